@@ -1,0 +1,3 @@
+fn main() {
+    println!("tandem {}", env!("CARGO_PKG_VERSION"));
+}

@@ -1,0 +1,91 @@
+//! The conversation vocabulary shared by the provider and the agent core.
+//!
+//! These types are provider-neutral: the provider module translates them to and from each wire
+//! format (OpenAI Chat Completions, Anthropic Messages).
+
+use serde::{Deserialize, Serialize};
+
+/// One message of a conversation, in the order the model sees them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "camelCase")]
+pub enum Message {
+    System {
+        content: String,
+    },
+    User {
+        content: String,
+    },
+    Assistant {
+        #[serde(default)]
+        content: String,
+        /// Reasoning text the model streamed (kept for the transcript; not sent back).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        reasoning: String,
+        #[serde(default, rename = "toolCalls", skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    Tool {
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+        content: String,
+    },
+}
+
+/// A tool call as the model made it. `arguments` is the raw JSON text the model produced, which
+/// may be malformed: validation is the tools' job, so the model can be told what was wrong.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// A tool offered to the model: a name, a description and a JSON Schema for its arguments.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolDefinition {
+    pub name: String,
+    pub description: String,
+    pub parameters: serde_json::Value,
+}
+
+/// Token counts the provider reported for one request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// Why the model stopped generating.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FinishReason {
+    /// A natural end (`stop`, Anthropic `end_turn`).
+    Stop,
+    /// The model asked for tools (`tool_calls`, Anthropic `tool_use`).
+    ToolCalls,
+    /// The output token limit was hit (`length`, Anthropic `max_tokens`).
+    Length,
+    /// A provider-side filter cut the answer.
+    ContentFilter,
+    /// Anything else, verbatim.
+    Other(String),
+}
+
+/// A piece of a streamed answer, relayed to the user as it arrives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Delta {
+    Text(String),
+    Reasoning(String),
+}
+
+/// A whole answer, reassembled from the stream.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Completion {
+    pub text: String,
+    pub reasoning: String,
+    /// Set when the model refused (OpenAI's `refusal` field).
+    pub refusal: Option<String>,
+    pub tool_calls: Vec<ToolCall>,
+    pub finish_reason: Option<FinishReason>,
+    pub usage: Option<Usage>,
+}

@@ -1,0 +1,235 @@
+//! What the agent can do to the workspace: read, list, search, write, edit, run.
+//!
+//! Every path is resolved against the workspace root before any I/O ([`Workspace::resolve`]).
+//! Read-only tools run at once ([`Prepared::Done`]); edits and commands come back as proposals
+//! that the agent core puts to the user, then applies ([`apply_edit`]) or runs ([`run_command`]).
+//! Knows nothing of models, sessions or editors.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::model::ToolDefinition;
+
+/// Why a tool call failed. Goes back to the model as the tool result, so it can correct itself.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize)]
+#[error("{kind}: {message}")]
+pub struct ToolError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl ToolError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// The error kinds, as `tandem tool` prints them and the model sees them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    NoSuchFile,
+    OutsideWorkspace,
+    BinaryFile,
+    TooLarge,
+    InvalidArguments,
+    UnknownTool,
+    Stale,
+    Timeout,
+    Cancelled,
+    Io,
+    // replace_in_file (see ../shared/edit-cases/README.md)
+    NotFound,
+    Ambiguous,
+    Overlap,
+    Placeholder,
+    Invalid,
+}
+
+impl ErrorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::NoSuchFile => "no_such_file",
+            ErrorKind::OutsideWorkspace => "outside_workspace",
+            ErrorKind::BinaryFile => "binary_file",
+            ErrorKind::TooLarge => "too_large",
+            ErrorKind::InvalidArguments => "invalid_arguments",
+            ErrorKind::UnknownTool => "unknown_tool",
+            ErrorKind::Stale => "stale",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Io => "io",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Ambiguous => "ambiguous",
+            ErrorKind::Overlap => "overlap",
+            ErrorKind::Placeholder => "placeholder",
+            ErrorKind::Invalid => "invalid",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A proposed change to one file, waiting for the user's decision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditProposal {
+    /// Absolute, resolved inside the workspace.
+    pub path: PathBuf,
+    /// Relative to the workspace root, with `/` separators: what the user and the model see.
+    pub display_path: String,
+    /// The file's text when the proposal was made; `None` when the file does not exist yet.
+    pub original: Option<String>,
+    /// The whole proposed text.
+    pub proposed: String,
+    /// Unified diff of `original` to `proposed` (`---`/`+++` headers, 3 lines of context).
+    pub diff: String,
+}
+
+/// A command the model wants to run, waiting for the user's decision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandProposal {
+    pub command: String,
+    /// Absolute, inside the workspace.
+    pub cwd: PathBuf,
+    /// Relative to the workspace root (`.` for the root).
+    pub display_cwd: String,
+    pub timeout: Duration,
+}
+
+/// What a tool call turned into.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Prepared {
+    /// A read-only tool ran; this is its output for the model.
+    Done(String),
+    /// `write_to_file` or `replace_in_file`: nothing is written until [`apply_edit`].
+    Edit(EditProposal),
+    /// `execute_command`: nothing runs until [`run_command`].
+    Command(CommandProposal),
+}
+
+/// What an applied edit did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppliedEdit {
+    /// The diff of what was written against what was on disk.
+    pub diff: String,
+    /// Lines added and removed.
+    pub added: usize,
+    pub removed: usize,
+}
+
+/// How a command ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandOutcome {
+    /// `None` when killed by a signal.
+    pub exit_code: Option<i32>,
+    /// stdout and stderr interleaved, head and tail kept with the middle elided and counted.
+    pub output: String,
+    pub timed_out: bool,
+    pub cancelled: bool,
+}
+
+/// The workspace a session works in: the one root every tool path resolves against.
+#[derive(Clone, Debug)]
+pub struct Workspace {
+    root: PathBuf,
+}
+
+impl Workspace {
+    /// The root is canonicalised once, so later checks compare real paths.
+    pub fn new(root: impl AsRef<Path>) -> std::io::Result<Self> {
+        Ok(Self {
+            root: std::fs::canonicalize(root.as_ref())?,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+/// The tools offered to the model, with their JSON Schemas.
+pub fn definitions() -> Vec<ToolDefinition> {
+    unimplemented!("tools::definitions")
+}
+
+/// What the model was last shown of each file (by `read_file`), for the staleness check: an edit
+/// that depends on what the model read is refused (`stale`) when the file changed since.
+#[derive(Debug, Default)]
+pub struct ReadTracker {
+    _private: (),
+}
+
+/// Per-session record of files' contents before the agent's writes, for `tandem/undo`.
+/// Lives on disk (in the session's data dir) so undo works after a restart and without git.
+#[derive(Debug)]
+pub struct UndoLog {
+    _private: (),
+}
+
+impl UndoLog {
+    /// Opens (or creates) the log kept in `dir`.
+    pub fn open(_dir: &Path) -> std::io::Result<Self> {
+        unimplemented!("UndoLog::open")
+    }
+
+    /// Puts back every file changed in `turn_id` and the turns after it (the last turn that wrote
+    /// anything when `None`), deleting files those turns created. Returns the display paths.
+    pub fn undo(&self, _ws: &Workspace, _turn_id: Option<&str>) -> Result<Vec<String>, ToolError> {
+        unimplemented!("UndoLog::undo")
+    }
+}
+
+/// Everything a tool call needs.
+pub struct ToolContext<'a> {
+    pub workspace: &'a Workspace,
+    pub reads: &'a ReadTracker,
+}
+
+/// Validates a tool call and runs it if it is read-only, or turns it into a proposal.
+/// `arguments` is the model's raw JSON text: malformed input is an `invalid_arguments` error that
+/// says what was wrong; an unknown name is `unknown_tool`.
+pub async fn prepare(
+    _ctx: &ToolContext<'_>,
+    _name: &str,
+    _arguments: &str,
+) -> Result<Prepared, ToolError> {
+    unimplemented!("tools::prepare")
+}
+
+/// Writes `content` (the proposal, or the user's edited version of it) atomically, after checking
+/// the file still holds `proposal.original` (else `stale`, nothing written). Saves the previous
+/// content in `undo` before the first write of `turn_id` to this file.
+pub fn apply_edit(
+    _ctx: &ToolContext<'_>,
+    _proposal: &EditProposal,
+    _content: &str,
+    _undo: &UndoLog,
+    _turn_id: &str,
+) -> Result<AppliedEdit, ToolError> {
+    unimplemented!("tools::apply_edit")
+}
+
+/// Runs an approved command in its own process group with stdin closed, relaying output as it
+/// comes; the timeout or `cancel` kills the whole group (within a second).
+pub async fn run_command(
+    _proposal: &CommandProposal,
+    _on_output: &mut (dyn FnMut(&str) + Send),
+    _cancel: tokio_util::sync::CancellationToken,
+) -> Result<CommandOutcome, ToolError> {
+    unimplemented!("tools::run_command")
+}
+
+/// A short human title for a tool call, e.g. `Read src/main.rs` or `Run cargo test`, from its
+/// raw arguments (falls back to the tool name when they don't parse).
+pub fn title(_name: &str, _arguments: &str) -> String {
+    unimplemented!("tools::title")
+}
