@@ -1,1 +1,222 @@
-//! (being written)
+//! Where the model is: configuration from the editor or the command line, the environment, or
+//! the local servers people run, first found wins (field by field).
+
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use serde::Deserialize;
+use tokio::sync::OnceCell;
+
+use crate::model::{Completion, Delta};
+use crate::provider::{
+    Api, ApiKey, CompletionRequest, Limits, ModelClient, ModelInfo, ProviderConfig, ProviderError,
+    ProviderErrorKind, http::HttpModelClient,
+};
+
+/// Provider settings as the editor (`initializationOptions.provider`) or the CLI gives them.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderOptions {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub api_key: Option<ApiKey>,
+    pub api: Option<Api>,
+}
+
+impl ProviderOptions {
+    /// Fills each unset field from `other`.
+    pub fn or(self, other: ProviderOptions) -> ProviderOptions {
+        ProviderOptions {
+            base_url: self.base_url.or(other.base_url),
+            model: self.model.or(other.model),
+            api_key: self.api_key.or(other.api_key),
+            api: self.api.or(other.api),
+        }
+    }
+
+    /// `TANDEM_BASE_URL`, `TANDEM_MODEL`, `TANDEM_API_KEY`, then `OPENAI_BASE_URL`,
+    /// `OPENAI_API_KEY` (with only an OpenAI key set, OpenAI's own endpoint).
+    pub fn from_env() -> ProviderOptions {
+        Self::from_lookup(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
+    }
+
+    fn from_lookup(get: impl Fn(&str) -> Option<String>) -> ProviderOptions {
+        let tandem_key = get("TANDEM_API_KEY");
+        let openai_key = get("OPENAI_API_KEY");
+        let base_url = get("TANDEM_BASE_URL")
+            .or_else(|| get("OPENAI_BASE_URL"))
+            .or_else(|| openai_key.as_ref().map(|_| OPENAI_URL.to_string()));
+        ProviderOptions {
+            base_url,
+            model: get("TANDEM_MODEL"),
+            api_key: tandem_key.or(openai_key).map(ApiKey::new),
+            api: None,
+        }
+    }
+}
+
+const OPENAI_URL: &str = "https://api.openai.com/v1";
+
+/// The local servers tried, in order, when nothing is configured.
+pub const LOCAL_SERVERS: [(&str, &str); 2] = [
+    ("LM Studio", "http://127.0.0.1:1234/v1"),
+    ("Ollama", "http://127.0.0.1:11434/v1"),
+];
+
+/// A model client that finds its endpoint and model on first use, so start-up never waits for
+/// the network.
+pub struct LazyClient {
+    options: ProviderOptions,
+    limits: Limits,
+    resolved: OnceCell<HttpModelClient>,
+}
+
+impl LazyClient {
+    pub fn new(options: ProviderOptions, limits: Limits) -> Self {
+        Self {
+            options,
+            limits,
+            resolved: OnceCell::new(),
+        }
+    }
+
+    async fn client(&self) -> Result<&HttpModelClient, ProviderError> {
+        self.resolved.get_or_try_init(|| self.resolve()).await
+    }
+
+    async fn resolve(&self) -> Result<HttpModelClient, ProviderError> {
+        let (base_url, api_key) = match &self.options.base_url {
+            Some(url) => (url.clone(), self.options.api_key.clone()),
+            None => (find_local_server().await?, None),
+        };
+        let mut config = ProviderConfig {
+            base_url,
+            model: self.options.model.clone().unwrap_or_default(),
+            api_key,
+            api: self.options.api.unwrap_or_default(),
+            limits: self.limits.clone(),
+        };
+        if config.model.is_empty() {
+            let lister = HttpModelClient::new(config.clone());
+            let models = lister.list_models().await?;
+            config.model = models
+                .first()
+                .map(|m| m.id.clone())
+                .ok_or_else(|| ProviderError {
+                    kind: ProviderErrorKind::BadResponse,
+                    message: format!(
+                        "{} offers no models: load one, or set TANDEM_MODEL",
+                        config.base_url
+                    ),
+                })?;
+        }
+        Ok(HttpModelClient::new(config))
+    }
+}
+
+/// The first local server that answers.
+async fn find_local_server() -> Result<String, ProviderError> {
+    for (_, url) in LOCAL_SERVERS {
+        if crate::provider::probe(url, Duration::from_millis(1500)).await {
+            return Ok(url.to_string());
+        }
+    }
+    Err(ProviderError {
+        kind: ProviderErrorKind::Connect,
+        message: no_server_message(),
+    })
+}
+
+fn no_server_message() -> String {
+    let tried: Vec<String> = LOCAL_SERVERS
+        .iter()
+        .map(|(name, url)| format!("{url} ({name})"))
+        .collect();
+    format!(
+        "no model server is configured, and none answered at {}. Start one of them, or \
+         configure one: set TANDEM_BASE_URL and TANDEM_MODEL (and TANDEM_API_KEY for a hosted \
+         service), pass --base-url and --model, or set initializationOptions.provider \
+         {{\"baseUrl\", \"model\", \"apiKey\"}}",
+        tried.join(" or ")
+    )
+}
+
+impl ModelClient for LazyClient {
+    fn complete<'a>(
+        &'a self,
+        request: CompletionRequest<'a>,
+        on_delta: &'a mut (dyn FnMut(Delta) + Send),
+    ) -> BoxFuture<'a, Result<Completion, ProviderError>> {
+        Box::pin(async move { self.client().await?.complete(request, on_delta).await })
+    }
+
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
+        Box::pin(async move { self.client().await?.list_models().await })
+    }
+
+    fn model(&self) -> &str {
+        match self.resolved.get() {
+            Some(client) => client.model(),
+            None => self.options.model.as_deref().unwrap_or(""),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env(pairs: &[(&str, &str)]) -> ProviderOptions {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        ProviderOptions::from_lookup(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn tandem_variables_win_over_openai_ones() {
+        let o = env(&[
+            ("TANDEM_BASE_URL", "http://a/v1"),
+            ("OPENAI_BASE_URL", "http://b/v1"),
+            ("TANDEM_API_KEY", "k1"),
+            ("OPENAI_API_KEY", "k2"),
+        ]);
+        assert_eq!(o.base_url.as_deref(), Some("http://a/v1"));
+        assert_eq!(o.api_key.unwrap().expose(), "k1");
+    }
+
+    #[test]
+    fn an_openai_key_alone_means_openai() {
+        let o = env(&[("OPENAI_API_KEY", "k2")]);
+        assert_eq!(o.base_url.as_deref(), Some(OPENAI_URL));
+    }
+
+    #[test]
+    fn nothing_set_leaves_the_endpoint_to_discovery() {
+        let o = env(&[]);
+        assert!(o.base_url.is_none() && o.model.is_none() && o.api_key.is_none());
+    }
+
+    #[test]
+    fn editor_options_win_field_by_field() {
+        let editor = ProviderOptions {
+            model: Some("m".into()),
+            ..Default::default()
+        };
+        let merged = editor.or(env(&[
+            ("TANDEM_BASE_URL", "http://a/v1"),
+            ("TANDEM_MODEL", "x"),
+        ]));
+        assert_eq!(merged.model.as_deref(), Some("m"));
+        assert_eq!(merged.base_url.as_deref(), Some("http://a/v1"));
+    }
+
+    #[test]
+    fn the_no_server_message_names_urls_and_settings() {
+        let m = no_server_message();
+        assert!(m.contains("http://127.0.0.1:1234/v1") && m.contains("http://127.0.0.1:11434/v1"));
+        assert!(m.contains("TANDEM_BASE_URL"));
+    }
+}

@@ -1,3 +1,136 @@
-fn main() {
-    println!("tandem {}", env!("CARGO_PKG_VERSION"));
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use tandem::config::ProviderOptions;
+use tandem::provider::{Api, ApiKey};
+
+/// Tandem: a coding agent that any editor can drive.
+#[derive(Parser)]
+#[command(name = "tandem", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve an editor: JSON-RPC with LSP framing on stdin/stdout.
+    Lsp(ServeArgs),
+    /// Chat in the terminal.
+    Chat(ChatArgs),
+    /// Run one workspace tool and print its result as JSON.
+    Tool(tandem::tool_cli::ToolArgs),
+}
+
+/// Where the model is. Unset options fall back to the environment, then to LM Studio or Ollama
+/// on this machine.
+#[derive(Args, Clone, Debug, Default)]
+struct ProviderArgs {
+    /// The OpenAI-compatible endpoint, e.g. http://127.0.0.1:1234/v1 [env: TANDEM_BASE_URL]
+    #[arg(long)]
+    base_url: Option<String>,
+    /// The model to use [env: TANDEM_MODEL]
+    #[arg(long)]
+    model: Option<String>,
+    /// The API key (visible to other users in the process list: prefer TANDEM_API_KEY)
+    #[arg(long)]
+    api_key: Option<String>,
+    /// The endpoint's API: openai (Chat Completions) or anthropic (Messages)
+    #[arg(long, value_parser = parse_api)]
+    api: Option<Api>,
+}
+
+fn parse_api(s: &str) -> Result<Api, String> {
+    match s {
+        "openai" => Ok(Api::OpenAi),
+        "anthropic" => Ok(Api::Anthropic),
+        _ => Err(format!("unknown API {s:?}: use openai or anthropic")),
+    }
+}
+
+impl ProviderArgs {
+    fn options(&self) -> ProviderOptions {
+        ProviderOptions {
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            api_key: self.api_key.clone().map(ApiKey::new),
+            api: self.api,
+        }
+    }
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    #[command(flatten)]
+    provider: ProviderArgs,
+    /// Where sessions are kept (default: the platform's data dir)
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// The most model requests in one turn (default 50)
+    #[arg(long)]
+    max_steps: Option<u32>,
+}
+
+#[derive(Args)]
+struct ChatArgs {
+    #[command(flatten)]
+    serve: ServeArgs,
+    /// The workspace (default: the current directory)
+    #[arg(long)]
+    root: Option<PathBuf>,
+    /// Run one turn with this prompt, then exit
+    #[arg(long)]
+    prompt: Option<String>,
+    /// Approve every edit and command without asking
+    #[arg(long)]
+    yes: bool,
+    /// Append each turn as one JSON line to this file
+    #[arg(long)]
+    json_log: Option<PathBuf>,
+    /// Commands (prefixes) that run without asking; repeatable
+    #[arg(long = "allow")]
+    allow_commands: Vec<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Tool(args) => ExitCode::from(tandem::tool_cli::run(args) as u8),
+        Command::Lsp(args) => {
+            runtime().block_on(tandem::lsp::serve(tandem::lsp::Overrides {
+                provider: args.provider.options(),
+                data_dir: args.data_dir,
+                max_steps: args.max_steps,
+            }));
+            ExitCode::SUCCESS
+        }
+        Command::Chat(args) => {
+            let options = tandem::chat::ChatOptions {
+                provider: args.serve.provider.options(),
+                data_dir: args.serve.data_dir,
+                max_steps: args.serve.max_steps,
+                root: args.root,
+                prompt: args.prompt,
+                yes: args.yes,
+                json_log: args.json_log,
+                allow_commands: args.allow_commands,
+            };
+            match runtime().block_on(tandem::chat::run(options)) {
+                Ok(code) => ExitCode::from(code),
+                Err(e) => {
+                    eprintln!("tandem: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("cannot start the async runtime")
 }

@@ -1,1 +1,335 @@
-//! (being written)
+//! The agent core: sessions, the turn loop, approvals and transcripts.
+//!
+//! It talks to the model through [`ModelClient`] and to the workspace through [`crate::tools`],
+//! and to whoever drives it through [`Frontend`]. It knows nothing of JSON-RPC, LSP or editors:
+//! every face (the LSP methods, plain LSP, ACP, the terminal chat) is a `Frontend`.
+
+pub mod approval;
+pub mod events;
+pub mod prompt;
+mod session;
+pub mod transcript;
+mod turn;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use tokio::sync::OnceCell;
+
+use crate::model::ToolDefinition;
+use crate::provider::{ModelClient, ModelInfo};
+use approval::{ApprovalPolicy, ApprovalReply, ApprovalRequest};
+use events::Event;
+use prompt::ContextItem;
+use session::Session;
+
+/// What a face must provide for a turn to run: somewhere to send updates, and a user to ask.
+pub trait Frontend: Send + Sync + 'static {
+    /// Something happened in a turn. Called in order; must not block.
+    fn update(&self, session_id: &str, turn_id: &str, event: Event);
+
+    /// Asks the user to approve an edit or a command. Dropping the future (on cancel) withdraws
+    /// the question.
+    fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply>;
+
+    /// The editor's errors and warnings for these files, once they settle after an edit.
+    /// Faces without an editor report none.
+    fn diagnostics(&self, _paths: Vec<PathBuf>) -> BoxFuture<'static, Vec<Diagnostic>> {
+        Box::pin(async { Vec::new() })
+    }
+}
+
+/// An error or warning the editor reports for a file.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnostic {
+    pub path: String,
+    /// One-based.
+    pub line: u32,
+    pub severity: String,
+    pub message: String,
+}
+
+/// How the agent runs, fixed at start.
+#[derive(Clone, Debug)]
+pub struct AgentSettings {
+    pub policy: ApprovalPolicy,
+    /// The most model requests in one turn.
+    pub max_steps: u32,
+    /// Where transcripts and undo data live.
+    pub data_dir: PathBuf,
+}
+
+impl AgentSettings {
+    pub const DEFAULT_MAX_STEPS: u32 = 50;
+
+    /// The platform's data dir (`~/.local/share/tandem` on Linux).
+    pub fn default_data_dir() -> PathBuf {
+        dirs::data_dir()
+            .unwrap_or_else(std::env::temp_dir)
+            .join("tandem")
+    }
+}
+
+/// A session as listed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    pub session_id: String,
+    pub title: String,
+    pub root: PathBuf,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+/// One entry of a session's history, as a face replays it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryEntry {
+    pub turn_id: String,
+    pub event: Event,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AgentError {
+    #[error("no session {0}")]
+    UnknownSession(String),
+    #[error("a turn is already running in session {0}; cancel it or wait for it to end")]
+    TurnRunning(String),
+    #[error("{0}")]
+    InvalidRoot(String),
+    #[error("{0}")]
+    Io(String),
+    #[error("{0}")]
+    Model(String),
+}
+
+/// The agent: every session of this process, and what they share.
+#[derive(Clone)]
+pub struct Agent {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    settings: AgentSettings,
+    client: Arc<dyn ModelClient>,
+    tools: Vec<ToolDefinition>,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    models: OnceCell<Vec<ModelInfo>>,
+}
+
+impl Agent {
+    pub fn new(settings: AgentSettings, client: Arc<dyn ModelClient>) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                settings,
+                client,
+                tools: crate::tools::definitions(),
+                sessions: Mutex::new(HashMap::new()),
+                models: OnceCell::new(),
+            }),
+        }
+    }
+
+    pub fn settings(&self) -> &AgentSettings {
+        &self.inner.settings
+    }
+
+    fn sessions_dir(&self) -> PathBuf {
+        self.inner.settings.data_dir.join("sessions")
+    }
+
+    /// Starts a session on `root`.
+    pub fn new_session(&self, root: &Path) -> Result<SessionInfo, AgentError> {
+        let session = Session::create(&self.sessions_dir(), root)?;
+        let info = session.info();
+        self.sessions()
+            .insert(info.session_id.clone(), Arc::new(session));
+        Ok(info)
+    }
+
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Session>>> {
+        self.inner
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The session, from memory or from its transcript on disk.
+    fn session(&self, session_id: &str) -> Result<Arc<Session>, AgentError> {
+        if let Some(s) = self.sessions().get(session_id) {
+            return Ok(s.clone());
+        }
+        let unknown = || AgentError::UnknownSession(session_id.to_string());
+        // Ids are ours: anything that isn't one can't name a file.
+        if session_id.is_empty() || !session_id.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Err(unknown());
+        }
+        let loaded = Session::load(&self.sessions_dir(), session_id).map_err(|_| unknown())?;
+        let loaded = Arc::new(loaded);
+        let mut sessions = self.sessions();
+        Ok(sessions
+            .entry(session_id.to_string())
+            .or_insert(loaded)
+            .clone())
+    }
+
+    /// Starts a turn and returns its id at once; the turn runs as its own task, reporting to
+    /// `frontend`. Refused while another turn of the session runs.
+    pub fn prompt(
+        &self,
+        session_id: &str,
+        text: String,
+        context: Vec<ContextItem>,
+        frontend: Arc<dyn Frontend>,
+    ) -> Result<String, AgentError> {
+        let session = self.session(session_id)?;
+        let (turn_id, cancel) = session.begin_turn()?;
+        let run = turn::Turn {
+            agent: self.clone(),
+            session,
+            turn_id: turn_id.clone(),
+            frontend,
+            cancel,
+        };
+        tokio::spawn(run.run(text, context));
+        Ok(turn_id)
+    }
+
+    /// Cancels the running turn, if any: its HTTP stream and command stop, and pending approvals
+    /// resolve as rejected.
+    pub fn cancel(&self, session_id: &str) -> Result<(), AgentError> {
+        self.session(session_id)?.cancel();
+        Ok(())
+    }
+
+    /// Every session on disk and in memory, most recently updated first.
+    pub fn list_sessions(&self) -> Vec<SessionInfo> {
+        let mut found: HashMap<String, SessionInfo> = HashMap::new();
+        if let Ok(dir) = std::fs::read_dir(self.sessions_dir()) {
+            for entry in dir.flatten() {
+                let path = entry.path();
+                if path.extension().is_some_and(|e| e == "jsonl")
+                    && let Some(info) = session::info_from_disk(&path)
+                {
+                    found.insert(info.session_id.clone(), info);
+                }
+            }
+        }
+        for s in self.sessions().values() {
+            let info = s.info();
+            found.insert(info.session_id.clone(), info);
+        }
+        let mut list: Vec<SessionInfo> = found.into_values().collect();
+        list.sort_by_key(|s| std::cmp::Reverse(s.updated_at));
+        list
+    }
+
+    /// A session's history, loading it from disk if needed; later prompts continue it with its
+    /// whole context.
+    pub fn load_session(&self, session_id: &str) -> Result<Vec<HistoryEntry>, AgentError> {
+        Ok(self.session(session_id)?.history())
+    }
+
+    /// The root of a session.
+    pub fn session_root(&self, session_id: &str) -> Result<PathBuf, AgentError> {
+        Ok(self.session(session_id)?.workspace.root().to_path_buf())
+    }
+
+    /// Puts back the files the agent changed in `turn_id` and the turns after it (the last turn
+    /// that changed anything when `None`). Refused while a turn runs.
+    pub async fn undo(
+        &self,
+        session_id: &str,
+        turn_id: Option<String>,
+    ) -> Result<Vec<String>, AgentError> {
+        let session = self.session(session_id)?;
+        if session.is_running() {
+            return Err(AgentError::TurnRunning(session_id.to_string()));
+        }
+        tokio::task::spawn_blocking(move || {
+            session
+                .undo
+                .undo(&session.workspace, turn_id.as_deref())
+                .map_err(|e| AgentError::Io(e.message))
+        })
+        .await
+        .map_err(|e| AgentError::Io(e.to_string()))?
+    }
+
+    /// Cancels every running turn and waits (briefly) for them to end, so no command outlives
+    /// the sidecar.
+    pub async fn shutdown(&self) {
+        let sessions: Vec<Arc<Session>> = self.sessions().values().cloned().collect();
+        for s in &sessions {
+            s.cancel();
+        }
+        for _ in 0..100 {
+            if !sessions.iter().any(|s| s.is_running()) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
+    /// The messages a turn added to the conversation, from the transcript.
+    pub fn turn_messages(
+        &self,
+        session_id: &str,
+        turn_id: &str,
+    ) -> Result<Vec<crate::model::Message>, AgentError> {
+        let session = self.session(session_id)?;
+        let records = transcript::read_records(session.transcript.path())
+            .map_err(|e| AgentError::Io(e.to_string()))?;
+        Ok(records
+            .into_iter()
+            .filter_map(|r| match r {
+                transcript::Record::Message {
+                    turn_id: t,
+                    message,
+                    ..
+                } if t == turn_id => Some(message),
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// The models the endpoint offers (asked once, then remembered).
+    pub async fn list_models(&self) -> Result<Vec<ModelInfo>, AgentError> {
+        self.inner
+            .models
+            .get_or_try_init(|| async {
+                self.inner
+                    .client
+                    .list_models()
+                    .await
+                    .map_err(|e| AgentError::Model(e.message))
+            })
+            .await
+            .cloned()
+    }
+
+    /// The model requests go to.
+    pub fn model(&self) -> String {
+        self.inner.client.model().to_string()
+    }
+
+    /// The current model's context window, where the endpoint tells it.
+    async fn context_window(&self) -> Option<u64> {
+        // Bounded: a slow `/models` must not hold up the turn.
+        let models = tokio::time::timeout(std::time::Duration::from_secs(2), self.list_models())
+            .await
+            .ok()?
+            .ok()?;
+        let current = self.inner.client.model();
+        models
+            .iter()
+            .find(|m| m.id == current)
+            .and_then(|m| m.context_window)
+    }
+}

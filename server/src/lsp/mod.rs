@@ -1,1 +1,287 @@
-//! (being written)
+//! `tandem lsp`: the agent over JSON-RPC with LSP framing on stdio.
+//!
+//! Translates the `tandem/*` methods (see [`crate::protocol`] and `docs/protocol.md`) to calls on
+//! the agent core. No handler waits for a turn: a prompt starts one and returns its id.
+
+mod frontend;
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::json;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::lsp_types::{
+    InitializeParams, InitializeResult, InitializedParams, ServerCapabilities, ServerInfo,
+};
+use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
+
+use crate::agent::{Agent, AgentError, AgentSettings};
+use crate::config::{LazyClient, ProviderOptions};
+use crate::protocol::{
+    self, ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
+    LoadSessionResult, NewSessionParams, NewSessionResult, PromptParams, PromptResult,
+    SessionParams, UndoParams, UndoResult, UpdateParams, error_code,
+};
+use crate::provider::Limits;
+use frontend::LspFrontend;
+
+/// What the command line says, before the editor's `initializationOptions` (which win).
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub provider: ProviderOptions,
+    pub data_dir: Option<PathBuf>,
+    pub max_steps: Option<u32>,
+}
+
+/// Serves one client on stdin/stdout until it exits.
+pub async fn serve(overrides: Overrides) {
+    let (service, socket) = LspService::build(|client| Backend::new(client, overrides))
+        .custom_method(protocol::NEW_SESSION, Backend::new_session)
+        .custom_method(protocol::PROMPT, Backend::prompt)
+        .custom_method(protocol::CANCEL, Backend::cancel)
+        .custom_method(protocol::LIST_SESSIONS, Backend::list_sessions)
+        .custom_method(protocol::LOAD_SESSION, Backend::load_session)
+        .custom_method(protocol::UNDO, Backend::undo)
+        .custom_method(protocol::LIST_MODELS, Backend::list_models)
+        .finish();
+    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+        .serve(service)
+        .await;
+}
+
+struct Backend {
+    client: Client,
+    overrides: Overrides,
+    ready: OnceLock<Ready>,
+}
+
+/// Set up by `initialize`.
+struct Ready {
+    agent: Agent,
+    frontend: Arc<LspFrontend>,
+    /// The client's workspace folders: the default session root is the first.
+    folders: Vec<PathBuf>,
+}
+
+fn agent_error(e: AgentError) -> Error {
+    let code = match e {
+        AgentError::UnknownSession(_) => error_code::UNKNOWN_SESSION,
+        AgentError::TurnRunning(_) => error_code::TURN_RUNNING,
+        AgentError::InvalidRoot(_) => error_code::INVALID_ROOT,
+        AgentError::Io(_) => error_code::IO_ERROR,
+        AgentError::Model(_) => error_code::MODEL_ERROR,
+    };
+    Error {
+        code: ErrorCode::ServerError(code),
+        message: e.to_string().into(),
+        data: None,
+    }
+}
+
+fn invalid_params(message: String) -> Error {
+    Error {
+        code: ErrorCode::InvalidParams,
+        message: message.into(),
+        data: None,
+    }
+}
+
+/// A path, or a `file://` URI, as a path.
+fn to_path(root: &str) -> Result<PathBuf> {
+    if root.starts_with("file:") {
+        let uri: tower_lsp_server::lsp_types::Uri = root
+            .parse()
+            .map_err(|_| invalid_params(format!("not a valid URI: {root}")))?;
+        return uri
+            .to_file_path()
+            .map(|p| p.into_owned())
+            .ok_or_else(|| invalid_params(format!("not a file URI: {root}")));
+    }
+    Ok(PathBuf::from(root))
+}
+
+impl Backend {
+    fn new(client: Client, overrides: Overrides) -> Self {
+        Self {
+            client,
+            overrides,
+            ready: OnceLock::new(),
+        }
+    }
+
+    fn ready(&self) -> Result<&Ready> {
+        self.ready
+            .get()
+            .ok_or_else(|| Error::new(ErrorCode::ServerError(-32002)))
+    }
+
+    async fn new_session(&self, params: NewSessionParams) -> Result<NewSessionResult> {
+        let ready = self.ready()?;
+        let root = match params.root.as_deref() {
+            Some(root) => to_path(root)?,
+            None => ready.folders.first().cloned().ok_or_else(|| {
+                invalid_params(
+                    "no root given and the client has no workspace folder; pass \"root\"".into(),
+                )
+            })?,
+        };
+        let info = ready.agent.new_session(&root).map_err(agent_error)?;
+        Ok(NewSessionResult {
+            session_id: info.session_id,
+        })
+    }
+
+    async fn prompt(&self, params: PromptParams) -> Result<PromptResult> {
+        let ready = self.ready()?;
+        if params.text.trim().is_empty() {
+            return Err(invalid_params("the prompt is empty".into()));
+        }
+        let turn_id = ready
+            .agent
+            .prompt(
+                &params.session_id,
+                params.text,
+                params.context,
+                ready.frontend.clone(),
+            )
+            .map_err(agent_error)?;
+        Ok(PromptResult { turn_id })
+    }
+
+    async fn cancel(&self, params: SessionParams) -> Result<Empty> {
+        self.ready()?
+            .agent
+            .cancel(&params.session_id)
+            .map_err(agent_error)?;
+        Ok(Empty {})
+    }
+
+    async fn list_sessions(&self) -> Result<ListSessionsResult> {
+        let agent = self.ready()?.agent.clone();
+        let sessions = tokio::task::spawn_blocking(move || agent.list_sessions())
+            .await
+            .map_err(|e| Error {
+                code: ErrorCode::InternalError,
+                message: e.to_string().into(),
+                data: None,
+            })?;
+        Ok(ListSessionsResult { sessions })
+    }
+
+    async fn load_session(&self, params: SessionParams) -> Result<LoadSessionResult> {
+        let ready = self.ready()?;
+        let entries = ready
+            .agent
+            .load_session(&params.session_id)
+            .map_err(agent_error)?
+            .into_iter()
+            .map(|entry| UpdateParams {
+                session_id: params.session_id.clone(),
+                turn_id: entry.turn_id,
+                event: entry.event,
+            })
+            .collect();
+        Ok(LoadSessionResult {
+            session_id: params.session_id,
+            entries,
+        })
+    }
+
+    async fn undo(&self, params: UndoParams) -> Result<UndoResult> {
+        let restored = self
+            .ready()?
+            .agent
+            .undo(&params.session_id, params.turn_id)
+            .await
+            .map_err(agent_error)?;
+        Ok(UndoResult { restored })
+    }
+
+    async fn list_models(&self) -> Result<ListModelsResult> {
+        let agent = &self.ready()?.agent;
+        let models = agent.list_models().await.map_err(agent_error)?;
+        Ok(ListModelsResult {
+            models,
+            current: agent.model(),
+        })
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let options: InitializationOptions = match params.initialization_options {
+            None | Some(serde_json::Value::Null) => InitializationOptions::default(),
+            Some(value) => serde_json::from_value(value)
+                .map_err(|e| invalid_params(format!("bad initializationOptions: {e}")))?,
+        };
+        let capabilities: ClientCapabilities = params
+            .capabilities
+            .experimental
+            .as_ref()
+            .and_then(|e| e.get("tandem"))
+            .and_then(|t| serde_json::from_value(t.clone()).ok())
+            .unwrap_or_default();
+        let mut folders: Vec<PathBuf> = params
+            .workspace_folders
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|f| f.uri.to_file_path().map(|p| p.into_owned()))
+            .collect();
+        #[allow(deprecated)]
+        if folders.is_empty()
+            && let Some(root) = params.root_uri.as_ref().and_then(|u| u.to_file_path())
+        {
+            folders.push(root.into_owned());
+        }
+        let provider = options
+            .provider
+            .unwrap_or_default()
+            .or(self.overrides.provider.clone())
+            .or(ProviderOptions::from_env());
+        let settings = AgentSettings {
+            policy: options.approval.unwrap_or_default(),
+            max_steps: options
+                .max_steps
+                .or(self.overrides.max_steps)
+                .unwrap_or(AgentSettings::DEFAULT_MAX_STEPS)
+                .max(1),
+            data_dir: options
+                .data_dir
+                .or(self.overrides.data_dir.clone())
+                .unwrap_or_else(AgentSettings::default_data_dir),
+        };
+        let agent = Agent::new(
+            settings,
+            Arc::new(LazyClient::new(provider, Limits::default())),
+        );
+        let ready = Ready {
+            agent,
+            frontend: LspFrontend::start(self.client.clone(), capabilities),
+            folders,
+        };
+        if self.ready.set(ready).is_err() {
+            return Err(Error::invalid_request());
+        }
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                experimental: Some(json!({
+                    "tandem": {"version": env!("CARGO_PKG_VERSION")}
+                })),
+                ..Default::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "tandem".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {}
+
+    async fn shutdown(&self) -> Result<()> {
+        if let Some(ready) = self.ready.get() {
+            ready.agent.shutdown().await;
+        }
+        Ok(())
+    }
+}
