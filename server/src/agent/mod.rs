@@ -316,7 +316,7 @@ impl Agent {
 
     /// The model requests go to.
     pub fn model(&self) -> String {
-        self.inner.client.model().to_string()
+        self.inner.client.model()
     }
 
     /// The current model's context window, where the endpoint tells it.

@@ -20,7 +20,7 @@ use crate::config::{LazyClient, ProviderOptions};
 use crate::protocol::{
     self, ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
     LoadSessionResult, NewSessionParams, NewSessionResult, PromptParams, PromptResult,
-    SessionParams, UndoParams, UndoResult, UpdateParams, error_code,
+    SessionParams, SetModelParams, UndoParams, UndoResult, UpdateParams, error_code,
 };
 use crate::provider::Limits;
 use frontend::LspFrontend;
@@ -43,6 +43,7 @@ pub async fn serve(overrides: Overrides) {
         .custom_method(protocol::LOAD_SESSION, Backend::load_session)
         .custom_method(protocol::UNDO, Backend::undo)
         .custom_method(protocol::LIST_MODELS, Backend::list_models)
+        .custom_method(protocol::SET_MODEL, Backend::set_model)
         .finish();
     Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
         .serve(service)
@@ -58,6 +59,7 @@ struct Backend {
 /// Set up by `initialize`.
 struct Ready {
     agent: Agent,
+    client: Arc<LazyClient>,
     frontend: Arc<LspFrontend>,
     /// The client's workspace folders: the default session root is the first.
     folders: Vec<PathBuf>,
@@ -197,6 +199,14 @@ impl Backend {
         Ok(UndoResult { restored })
     }
 
+    async fn set_model(&self, params: SetModelParams) -> Result<Empty> {
+        if params.model.trim().is_empty() {
+            return Err(invalid_params("the model name is empty".into()));
+        }
+        self.ready()?.client.set_model(params.model);
+        Ok(Empty {})
+    }
+
     async fn list_models(&self) -> Result<ListModelsResult> {
         let agent = &self.ready()?.agent;
         let models = agent.list_models().await.map_err(agent_error)?;
@@ -250,12 +260,11 @@ impl LanguageServer for Backend {
                 .or(self.overrides.data_dir.clone())
                 .unwrap_or_else(AgentSettings::default_data_dir),
         };
-        let agent = Agent::new(
-            settings,
-            Arc::new(LazyClient::new(provider, Limits::default())),
-        );
+        let client = Arc::new(LazyClient::new(provider, Limits::default()));
+        let agent = Agent::new(settings, client.clone());
         let ready = Ready {
             agent,
+            client,
             frontend: LspFrontend::start(self.client.clone(), capabilities),
             folders,
         };

@@ -144,7 +144,7 @@ pub trait ModelClient: Send + Sync {
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>>;
 
     /// The model requests go to.
-    fn model(&self) -> &str;
+    fn model(&self) -> String;
 }
 
 pub mod http {
@@ -167,7 +167,7 @@ pub mod http {
         fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
             unimplemented!()
         }
-        fn model(&self) -> &str {
+        fn model(&self) -> String {
             unimplemented!()
         }
     }
