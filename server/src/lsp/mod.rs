@@ -294,3 +294,4 @@ impl LanguageServer for Backend {
         Ok(())
     }
 }
+mod workspace_edit;
