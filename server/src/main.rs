@@ -18,6 +18,8 @@ struct Cli {
 enum Command {
     /// Serve an editor: JSON-RPC with LSP framing on stdin/stdout.
     Lsp(ServeArgs),
+    /// Serve an ACP client (Zed and others): Agent Client Protocol v1 on stdin/stdout.
+    Acp(ServeArgs),
     /// Chat in the terminal.
     Chat(ChatArgs),
     /// Run one workspace tool and print its result as JSON.
@@ -105,6 +107,20 @@ fn main() -> ExitCode {
                 max_steps: args.max_steps,
             }));
             ExitCode::SUCCESS
+        }
+        Command::Acp(args) => {
+            let options = tandem::acp::Options {
+                provider: args.provider.options(),
+                data_dir: args.data_dir,
+                max_steps: args.max_steps,
+            };
+            match runtime().block_on(tandem::acp::serve(options)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("tandem: {e}");
+                    ExitCode::FAILURE
+                }
+            }
         }
         Command::Chat(args) => {
             let options = tandem::chat::ChatOptions {
