@@ -11,6 +11,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{Completion, Delta, Message, ToolDefinition};
 
+pub mod anthropic;
+mod error_body;
+mod http;
+mod models;
+pub mod openai;
+pub mod sse;
+pub mod stream;
+
+pub use http::{HttpModelClient, probe};
+
 /// Which wire format the endpoint speaks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -112,6 +122,15 @@ pub struct ModelInfo {
 pub struct ProviderError {
     pub kind: ProviderErrorKind,
     pub message: String,
+}
+
+impl ProviderError {
+    pub fn new(kind: ProviderErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
