@@ -5,6 +5,7 @@ mod answer;
 mod failure;
 mod retry;
 
+use std::fmt;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -29,7 +30,6 @@ use super::{
 use crate::model::{Completion, Delta};
 
 /// Streams completions from one endpoint ([`ProviderConfig`]).
-#[derive(Debug)]
 pub struct HttpModelClient {
     config: ProviderConfig,
     /// Built on first use: building it loads the TLS roots, which `tandem lsp` start-up must not
@@ -221,6 +221,20 @@ impl HttpModelClient {
             }
             _ => self.config.base_url.clone(),
         }
+    }
+}
+
+/// Shows the configuration only: the key is masked, even where the base URL holds it.
+impl fmt::Debug for HttpModelClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let config = format!("{:?}", self.config);
+        let config = match self.config.api_key.as_ref().map(|k| k.expose()) {
+            Some(key) if !key.is_empty() => config.replace(key, "***"),
+            _ => config,
+        };
+        f.debug_struct("HttpModelClient")
+            .field("config", &format_args!("{config}"))
+            .finish_non_exhaustive()
     }
 }
 
