@@ -2,6 +2,14 @@
 //!
 //! Knows the wire formats (OpenAI Chat Completions, Anthropic Messages), SSE, retries and
 //! timeouts. Knows nothing of tools' behaviour, sessions or editors.
+//!
+//! - [`HttpModelClient`] is the [`ModelClient`] to use; [`probe`] finds a local server.
+//! - [`sse`] decodes event streams; [`openai`] and [`anthropic`] build request bodies and
+//!   reassemble answers (streamed, through a [`stream::StreamAccumulator`], or whole).
+//! - A stream that ends with neither an end marker (`[DONE]`, `message_stop`) nor a finish
+//!   reason was cut short: [`ProviderErrorKind::Interrupted`]. A request is retried (429, 5xx,
+//!   connection failures, a stream broken before anything was relayed) only while nothing of
+//!   the answer has reached the user.
 
 use std::fmt;
 use std::time::Duration;

@@ -152,3 +152,64 @@ impl<'a> From<&'a ToolDefinition> for Tool<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn body(messages: &[Message]) -> Value {
+        let request = CompletionRequest {
+            messages,
+            tools: &[],
+        };
+        serde_json::from_slice(&request_body("claude", request)).unwrap()
+    }
+
+    #[test]
+    fn later_system_messages_stay_in_place_as_user_text_and_turns_merge() {
+        let messages = [
+            Message::User {
+                content: "first".into(),
+            },
+            Message::Assistant {
+                content: String::new(),
+                reasoning: "nothing to say".into(),
+                tool_calls: vec![],
+            },
+            Message::System {
+                content: "The context was compacted.".into(),
+            },
+            Message::User {
+                content: "second".into(),
+            },
+        ];
+        let body = body(&messages);
+        assert!(body.get("system").is_none());
+        assert!(body.get("tools").is_none());
+        assert_eq!(
+            body["messages"],
+            json!([{"role": "user", "content": [
+                {"type": "text", "text": "first"},
+                {"type": "text", "text": "The context was compacted."},
+                {"type": "text", "text": "second"}
+            ]}])
+        );
+    }
+
+    #[test]
+    fn leading_system_messages_join_into_the_system_prompt() {
+        let messages = [
+            Message::System {
+                content: "One.".into(),
+            },
+            Message::System {
+                content: "Two.".into(),
+            },
+            Message::User {
+                content: "hi".into(),
+            },
+        ];
+        assert_eq!(body(&messages)["system"], json!("One.\n\nTwo."));
+    }
+}

@@ -8,8 +8,8 @@ use crate::provider::error_body::unexpected_body;
 use crate::provider::stream::StreamAccumulator;
 
 /// Parses a whole completion into choice 0's answer. A body holding only an `error` is the
-/// provider's error ([`ProviderErrorKind::Stream`]: it came with a 2xx status); anything else
-/// without choices is [`ProviderErrorKind::BadResponse`].
+/// provider's error ([`Stream`](crate::provider::ProviderErrorKind::Stream): it came with a 2xx status); anything else
+/// without choices is [`BadResponse`](crate::provider::ProviderErrorKind::BadResponse).
 pub fn parse_completion(body: &[u8]) -> Result<Completion, ProviderError> {
     let not_a_completion = |why: &str| {
         unexpected_body(
