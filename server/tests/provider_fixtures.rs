@@ -106,7 +106,7 @@ fn decode<A: StreamAccumulator>(
 /// what was relayed must add up to the answer.
 fn stream(file: &str) -> Run {
     let body = body_of(file);
-    let mut runs = [usize::MAX, 1, 7, 256].map(|size| {
+    let runs = [usize::MAX, 1, 7, 256].map(|size| {
         if is_anthropic(file) {
             decode::<AnthropicStream>(&body, size, |a| {
                 let signatures = a.thinking_signatures().into_iter().map(str::to_owned);
@@ -122,10 +122,7 @@ fn stream(file: &str) -> Run {
             "{file}: {size}-byte chunks change the result"
         );
     }
-    let run = std::mem::replace(
-        &mut runs[0],
-        decode::<OpenAiStream>(b"", 1, |_| (vec![], vec![])),
-    );
+    let [run, ..] = runs;
     let mut text = String::new();
     let mut reasoning = String::new();
     for delta in &run.relayed {
