@@ -145,16 +145,24 @@ fn render(found: &Found, limit: usize, regex: &str, start: &str) -> String {
             shown += 1;
         }
     }
-    let (total, files) = (found.total_matches, found.files_matched);
+    let total = found.total_matches;
+    let files = match found.files_matched {
+        1 => "1 file".to_string(),
+        n => format!("{n} files"),
+    };
     if (shown as u64) < total {
         let _ = write!(
             out,
-            "[showing {shown} of {total} matches in {files} files; {} more not shown. Narrow the \
-             search with path or glob, or raise limit]",
+            "[showing {shown} of {total} matches in {files}; {} more not shown. Narrow the search \
+             with path or glob, or raise limit]",
             total - shown as u64
         );
     } else {
-        let _ = write!(out, "[{total} matches in {files} files]");
+        let _ = write!(
+            out,
+            "[{total} {} in {files}]",
+            if total == 1 { "match" } else { "matches" }
+        );
     }
     out
 }
