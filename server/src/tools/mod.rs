@@ -196,20 +196,8 @@ pub async fn prepare(
 ) -> Result<Prepared, ToolError> {
     match name {
         "read_file" => read::read_file(ctx, args::parse(name, arguments)?).map(Prepared::Done),
-        "list_files" => {
-            let args = args::parse(name, arguments)?;
-            let ws = ctx.workspace.clone();
-            blocking(move || list::list_files(&ws, args))
-                .await
-                .map(Prepared::Done)
-        }
-        "search_files" => {
-            let args = args::parse(name, arguments)?;
-            let ws = ctx.workspace.clone();
-            blocking(move || search::search_files(&ws, args))
-                .await
-                .map(Prepared::Done)
-        }
+        "list_files" => on_tree(ctx, args::parse(name, arguments)?, list::list_files).await,
+        "search_files" => on_tree(ctx, args::parse(name, arguments)?, search::search_files).await,
         "write_to_file" => write::prepare(ctx, args::parse(name, arguments)?).map(Prepared::Edit),
         "replace_in_file" => edit::prepare(ctx, args::parse(name, arguments)?).map(Prepared::Edit),
         "execute_command" => {
@@ -225,17 +213,21 @@ pub async fn prepare(
     }
 }
 
-/// Walks and searches run on the blocking pool: they are CPU- and I/O-bound and may take a while
-/// on a large tree, and must not stall the runtime's workers.
-async fn blocking<T: Send + 'static>(
-    job: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
-) -> Result<T, ToolError> {
-    tokio::task::spawn_blocking(job).await.unwrap_or_else(|e| {
-        Err(ToolError::new(
+/// Runs a tool that walks the tree on the blocking pool: walks are CPU- and I/O-bound, may take a
+/// while on a large tree, and must not stall the runtime's workers.
+async fn on_tree<A: Send + 'static>(
+    ctx: &ToolContext<'_>,
+    args: A,
+    tool: fn(&Workspace, A) -> Result<String, ToolError>,
+) -> Result<Prepared, ToolError> {
+    let ws = ctx.workspace.clone();
+    match tokio::task::spawn_blocking(move || tool(&ws, args)).await {
+        Ok(result) => result.map(Prepared::Done),
+        Err(e) => Err(ToolError::new(
             ErrorKind::Io,
             format!("the tool's worker failed: {e}"),
-        ))
-    })
+        )),
+    }
 }
 
 /// Writes `content` (the proposal, or the user's edited version of it) atomically, after checking

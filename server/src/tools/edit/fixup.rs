@@ -196,10 +196,7 @@ pub(crate) fn strip_line_number(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn v(s: &[&str]) -> Vec<String> {
-        s.iter().map(|l| l.to_string()).collect()
-    }
+    use crate::tools::edit::owned as v;
 
     #[test]
     fn reindents_into_the_files_unit() {

@@ -203,10 +203,7 @@ pub(crate) fn decode_entities(line: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn v(s: &[&str]) -> Vec<String> {
-        s.iter().map(|l| l.to_string()).collect()
-    }
+    use crate::tools::edit::owned as v;
 
     fn tier_of(file: &[&str], search: &[&str]) -> Option<Tier> {
         match locate(file, &v(search), &v(&["x"])) {

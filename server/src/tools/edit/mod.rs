@@ -57,20 +57,26 @@ fn apply_blocks(text: &str, blocks: &[Block]) -> Result<String, ToolError> {
     }
     if failures.is_empty() {
         splices.sort_by_key(|(_, s)| s.start);
-        for pair in splices.windows(2) {
-            let ((a, first), (b, second)) = (&pair[0], &pair[1]);
-            if first.start + first.len > second.start {
-                let (a, b) = (a.min(b), a.max(b));
-                failures.push(ToolError::new(
-                    ErrorKind::Overlap,
-                    format!(
-                        "blocks {a} ({}) and {b} ({}) claim the same lines of the file. Make them \
-                         one block.",
-                        line_range(first.start, first.len),
-                        line_range(second.start, second.len)
-                    ),
-                ));
-            }
+        let overlaps: Vec<String> = splices
+            .windows(2)
+            .filter(|pair| pair[0].1.start + pair[0].1.len > pair[1].1.start)
+            .map(|pair| {
+                let ((a, first), (b, second)) = (&pair[0], &pair[1]);
+                format!(
+                    "Block {a} ({}) and block {b} ({}) claim the same lines of the file",
+                    line_range(first.start, first.len),
+                    line_range(second.start, second.len)
+                )
+            })
+            .collect();
+        if !overlaps.is_empty() {
+            return Err(ToolError::new(
+                ErrorKind::Overlap,
+                format!(
+                    "{}. Blocks must not share lines: make overlapping blocks one block.",
+                    overlaps.join("; ")
+                ),
+            ));
         }
     }
     if let Some(first) = failures.first() {
@@ -246,4 +252,10 @@ fn fit(found: &Found, matched: &[&str], unit: impl Fn() -> String) -> Vec<String
         replace = fixup::curl_quotes(replace, &found.search, matched);
     }
     replace
+}
+
+/// Owned lines, for the submodules' tests.
+#[cfg(test)]
+fn owned(lines: &[&str]) -> Vec<String> {
+    lines.iter().map(|l| l.to_string()).collect()
 }

@@ -126,10 +126,7 @@ fn invalid(message: String) -> ToolError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lines(s: &[&str]) -> Vec<String> {
-        s.iter().map(|l| l.to_string()).collect()
-    }
+    use crate::tools::edit::owned as lines;
 
     #[test]
     fn markers_new_legacy_and_stray_angle() {

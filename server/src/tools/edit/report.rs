@@ -186,10 +186,7 @@ fn dice(a: &[(char, char)], b: &[(char, char)]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn v(s: &[&str]) -> Vec<String> {
-        s.iter().map(|l| l.to_string()).collect()
-    }
+    use crate::tools::edit::owned as v;
 
     #[test]
     fn points_at_the_differing_interior_line() {
