@@ -20,6 +20,12 @@ const TREE_VERSION: &str = ".tandem-bench-tree-v1";
 const REGEX: &str = r"fn handle_[a-z]+_7\d\(";
 
 fn main() {
+    // `cargo bench` passes --bench; `cargo test --all-targets` runs this too, and must not build a
+    // 100,000-file tree in a debug build.
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("tools bench: skipped (run `cargo bench -p tandem --bench tools`)");
+        return;
+    }
     let rt = tokio::runtime::Runtime::new().unwrap();
     let tree = tree_dir();
     ensure_tree(&tree);
