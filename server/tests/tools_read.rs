@@ -138,6 +138,8 @@ fn list_files_is_capped_and_says_how_many_were_left_out() {
         "[showing 10 of 30 entries; 20 more not shown. List a subdirectory, or raise limit]"
     );
     assert_eq!(env.done("list_files", json!({})).lines().count(), 30);
+    let all = env.done("list_files", json!({"limit": u64::MAX}));
+    assert_eq!(all.lines().count(), 30);
 }
 
 #[test]
@@ -171,6 +173,8 @@ fn search_files_finds_sorted_hits_with_smart_case() {
         env.done("search_files", json!({"regex": "hello", "path": "docs"})),
         "docs/readme.md:1: Hello docs\ndocs/readme.md:2: hello again\n[2 matches in 1 file]"
     );
+    let all = env.done("search_files", json!({"regex": "hello", "limit": u64::MAX}));
+    assert!(all.ends_with("[4 matches in 3 files]"), "{all}");
     let none = env.done("search_files", json!({"regex": "nowhere"}));
     assert!(none.starts_with("No matches for /nowhere/"), "{none}");
 }

@@ -53,11 +53,6 @@ impl ReadTracker {
         self.lock().insert(path.to_path_buf(), fingerprint);
     }
 
-    /// Forgets `path` (e.g. after an undo put other bytes there).
-    pub fn forget(&self, path: &Path) {
-        self.lock().remove(path);
-    }
-
     /// `stale` when the model read `path` and its bytes (`None`: gone) changed since.
     pub(crate) fn check(
         &self,

@@ -222,7 +222,7 @@ impl Collector {
                 path: rel,
                 hits: sink.hits,
             });
-            if self.stored > 2 * self.limit + 64 {
+            if self.stored > self.limit.saturating_mul(2).saturating_add(64) {
                 self.prune();
             }
         }
