@@ -31,10 +31,7 @@ fn main() {
     ensure_tree(&tree);
     let ws = Workspace::new(&tree).unwrap();
     let reads = ReadTracker::new();
-    let ctx = ToolContext {
-        workspace: &ws,
-        reads: &reads,
-    };
+    let ctx = ToolContext::new(&ws, &reads);
     let call = |name: &str, args: serde_json::Value| -> String {
         match rt.block_on(tools::prepare(&ctx, name, &args.to_string())) {
             Ok(Prepared::Done(out)) => out,
@@ -127,10 +124,7 @@ fn bench_replace(rt: &tokio::runtime::Runtime) {
         let args = json!({"path": "big.rs", "diff": diff}).to_string();
         // A fresh tracker each time: the file is put back behind the tools' back between runs.
         let reads = ReadTracker::new();
-        let ctx = ToolContext {
-            workspace: &ws,
-            reads: &reads,
-        };
+        let ctx = ToolContext::new(&ws, &reads);
         let prepare = |ctx: &ToolContext<'_>| match rt.block_on(tools::prepare(
             ctx,
             "replace_in_file",
@@ -153,10 +147,7 @@ fn bench_replace(rt: &tokio::runtime::Runtime) {
             std::fs::write(&path, &text).unwrap();
             turn += 1;
             let reads = ReadTracker::new();
-            let ctx = ToolContext {
-                workspace: &ws,
-                reads: &reads,
-            };
+            let ctx = ToolContext::new(&ws, &reads);
             let p = prepare(&ctx);
             tools::apply_edit(&ctx, &p, &p.proposed, &undo, &turn.to_string()).unwrap();
         });

@@ -135,10 +135,7 @@ async fn execute(args: ToolCliArgs) -> Result<Value, ToolError> {
         )
     })?;
     let reads = ReadTracker::new();
-    let ctx = ToolContext {
-        workspace: &workspace,
-        reads: &reads,
-    };
+    let ctx = ToolContext::new(&workspace, &reads);
     match tools::prepare(&ctx, &args.name, &raw).await? {
         Prepared::Done(output) => Ok(json!({"ok": true, "output": output})),
         Prepared::Edit(proposal) if !args.yes => Ok(json!({

@@ -3,12 +3,12 @@
 //! Translates the `tandem/*` methods (see [`crate::protocol`] and `docs/protocol.md`) to calls on
 //! the agent core. No handler waits for a turn: a prompt starts one and returns its id.
 
+mod documents;
 mod frontend;
 mod plain;
 mod plain_commands;
 mod workspace_edit;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -32,6 +32,7 @@ use crate::protocol::{
 };
 use crate::provider::Limits;
 use frontend::LspFrontend;
+use documents::Documents;
 use plain::{PlainCapabilities, PlainFrontend};
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -73,8 +74,8 @@ struct Backend {
     ready: OnceLock<Ready>,
     /// A plain client's session: made on first use, replaced by `tandem.newSession`.
     current: Mutex<Option<String>>,
-    /// A plain client's open documents (full text sync), for the unsaved text of `tandem.ask`.
-    documents: Mutex<HashMap<Uri, String>>,
+    /// A plain client's open documents (full text sync): the agent reads their unsaved text.
+    documents: Documents,
 }
 
 /// Set up by `initialize`.
@@ -132,7 +133,7 @@ impl Backend {
             overrides,
             ready: OnceLock::new(),
             current: Mutex::new(None),
-            documents: Mutex::new(HashMap::new()),
+            documents: Documents::default(),
         }
     }
 
@@ -310,15 +311,13 @@ impl LanguageServer for Backend {
         let frontend: Arc<dyn Frontend> = if declared {
             LspFrontend::start(self.client.clone(), capabilities)
         } else {
-            let plain_caps = PlainCapabilities {
-                work_done_progress: params
-                    .capabilities
-                    .window
-                    .as_ref()
-                    .and_then(|w| w.work_done_progress)
-                    .unwrap_or(false),
-            };
-            PlainFrontend::start(self.client.clone(), plain_caps, folders.clone())
+            let plain_caps = PlainCapabilities::of(&params.capabilities);
+            PlainFrontend::start(
+                self.client.clone(),
+                plain_caps,
+                folders.clone(),
+                self.documents.clone(),
+            )
         };
         let ready = Ready {
             agent,
@@ -355,18 +354,19 @@ impl LanguageServer for Backend {
     async fn initialized(&self, _: InitializedParams) {}
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
-        lock(&self.documents).insert(params.text_document.uri, params.text_document.text);
+        self.documents
+            .set(&params.text_document.uri, params.text_document.text);
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
         // Full sync: the last change holds the whole text.
         if let Some(change) = params.content_changes.into_iter().last() {
-            lock(&self.documents).insert(params.text_document.uri, change.text);
+            self.documents.set(&params.text_document.uri, change.text);
         }
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
-        lock(&self.documents).remove(&params.text_document.uri);
+        self.documents.remove(&params.text_document.uri);
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {

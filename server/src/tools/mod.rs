@@ -184,6 +184,34 @@ pub fn definitions() -> Vec<ToolDefinition> {
 pub struct ToolContext<'a> {
     pub workspace: &'a Workspace,
     pub reads: &'a ReadTracker,
+    /// A file's text as the editor holds it (unsaved changes included), read and edited instead
+    /// of what is on disk. The face fetches it before the call; tools stay synchronous.
+    pub editor_text: Option<&'a EditorText>,
+}
+
+impl<'a> ToolContext<'a> {
+    pub fn new(workspace: &'a Workspace, reads: &'a ReadTracker) -> Self {
+        Self {
+            workspace,
+            reads,
+            editor_text: None,
+        }
+    }
+
+    /// The editor's text for `path`, when the face gave it.
+    pub(crate) fn editor_text_of(&self, path: &Path) -> Option<&str> {
+        self.editor_text
+            .filter(|e| e.path == path)
+            .map(|e| e.text.as_str())
+    }
+}
+
+/// The editor's text of one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditorText {
+    /// Absolute, as [`Workspace::resolve`] gives it.
+    pub path: PathBuf,
+    pub text: String,
 }
 
 /// Validates a tool call and runs it if it is read-only, or turns it into a proposal.
@@ -240,7 +268,32 @@ pub fn apply_edit(
     undo: &UndoLog,
     turn_id: &str,
 ) -> Result<AppliedEdit, ToolError> {
-    write::apply(ctx, proposal, content, undo, turn_id)
+    let path = write::begin(ctx, proposal, undo, turn_id)?;
+    write::to_disk(ctx, &path, content)?;
+    Ok(write::finish(ctx, proposal, &path, content))
+}
+
+/// For a face that writes through the editor: the first half of [`apply_edit`] (the `stale`
+/// check against the editor's text, or the disk's, and the undo save). Returns the resolved path;
+/// after the editor wrote `content` there, [`finish_edit`] says what was written.
+pub fn begin_edit(
+    ctx: &ToolContext<'_>,
+    proposal: &EditProposal,
+    undo: &UndoLog,
+    turn_id: &str,
+) -> Result<PathBuf, ToolError> {
+    write::begin(ctx, proposal, undo, turn_id)
+}
+
+/// The second half of an editor-written edit: remembers what the model now knows of the file and
+/// returns the diff written.
+pub fn finish_edit(
+    ctx: &ToolContext<'_>,
+    proposal: &EditProposal,
+    path: &Path,
+    content: &str,
+) -> AppliedEdit {
+    write::finish(ctx, proposal, path, content)
 }
 
 /// Runs an approved command in its own process group with stdin closed, relaying output as it

@@ -4,7 +4,7 @@
 use std::io::ErrorKind as IoKind;
 use std::path::Path;
 
-use super::{ErrorKind, ToolError, Workspace};
+use super::{ErrorKind, ToolContext, ToolError, Workspace};
 
 /// Files larger than this are refused (`too_large`): the model cannot use them whole anyway.
 pub(crate) const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
@@ -41,9 +41,16 @@ pub(crate) fn load(ws: &Workspace, path: &Path) -> Result<Option<String>, ToolEr
     into_text(&display, bytes).map(Some)
 }
 
-/// Like [`load`], for a file that must exist: a missing one is `no_such_file`.
-pub(crate) fn load_existing(ws: &Workspace, path: &Path) -> Result<String, ToolError> {
-    load(ws, path)?.ok_or_else(|| no_such_file(ws, path))
+/// The editor's text of `path` when the face gave it, else [`load`] from disk.
+pub(crate) fn load_for(ctx: &ToolContext<'_>, path: &Path) -> Result<Option<String>, ToolError> {
+    match ctx.editor_text_of(path) {
+        Some(text) if text.len() as u64 > MAX_FILE_BYTES => Err(too_large(
+            &ctx.workspace.display_path(path),
+            text.len() as u64,
+        )),
+        Some(text) => Ok(Some(text.to_string())),
+        None => load(ctx.workspace, path),
+    }
 }
 
 /// Refuses bytes with a NUL near the start, or that are not UTF-8.

@@ -1,6 +1,6 @@
 //! `write_to_file` proposals, and applying any approved edit ([`apply`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::args::WriteToFile;
 use super::{AppliedEdit, EditProposal, ErrorKind, ToolContext, ToolError, UndoLog, text};
@@ -10,7 +10,7 @@ pub(crate) fn prepare(ctx: &ToolContext<'_>, args: WriteToFile) -> Result<EditPr
     let path = ws.resolve_for_write(&args.path)?;
     let display = ws.display_path(&path);
     check_parent_is_directory(ws, &path)?;
-    let original = text::load(ws, &path)?;
+    let original = text::load_for(ctx, &path)?;
     ctx.reads
         .check(&path, &display, original.as_deref().map(str::as_bytes))?;
     let proposed = match &original {
@@ -81,25 +81,31 @@ fn check_parent_is_directory(ws: &super::Workspace, path: &Path) -> Result<(), T
     Ok(())
 }
 
-/// Writes `content` after checking the file still holds what the proposal was made against.
-pub(crate) fn apply(
+/// Checks the file still holds what the proposal was made against (the editor's text where the
+/// face gave it, else the disk's) and saves that for undo. Returns the path to write.
+pub(crate) fn begin(
     ctx: &ToolContext<'_>,
     proposal: &EditProposal,
-    content: &str,
     undo: &UndoLog,
     turn_id: &str,
-) -> Result<AppliedEdit, ToolError> {
+) -> Result<PathBuf, ToolError> {
     let ws = ctx.workspace;
     // Resolved again: the tree may have changed (a link swapped in) since the proposal.
     let path = ws.resolve_for_write(&proposal.path.to_string_lossy())?;
     let display = ws.display_path(&path);
-    let current = current_state(&path, &display)?;
+    let current = match ctx.editor_text_of(&path) {
+        Some(text) => {
+            let mode = current_state(&path, &display)?.map_or(0o644, |(_, mode)| mode);
+            Some((text.as_bytes().to_vec(), mode))
+        }
+        None => current_state(&path, &display)?,
+    };
     let current_bytes = current.as_ref().map(|(bytes, _)| bytes.as_slice());
     if current_bytes != proposal.original.as_deref().map(str::as_bytes) {
         let what = match (&current, &proposal.original) {
             (None, _) => "was deleted",
             (Some(_), None) => "was created",
-            _ => "changed on disk",
+            _ => "changed",
         };
         return Err(ToolError::new(
             ErrorKind::Stale,
@@ -116,16 +122,31 @@ pub(crate) fn apply(
             .as_ref()
             .map(|(bytes, mode)| (bytes.as_slice(), *mode)),
     )?;
-    super::atomic::write(&path, content.as_bytes(), None)
-        .map_err(|e| text::io_error(&display, &e))?;
-    ctx.reads.record(&path, content.as_bytes());
+    Ok(path)
+}
+
+/// Writes the file atomically.
+pub(crate) fn to_disk(ctx: &ToolContext<'_>, path: &Path, content: &str) -> Result<(), ToolError> {
+    super::atomic::write(path, content.as_bytes(), None)
+        .map_err(|e| text::io_error(&ctx.workspace.display_path(path), &e))
+}
+
+/// After the write: the model now knows the file holds `content`; the diff of what was written.
+pub(crate) fn finish(
+    ctx: &ToolContext<'_>,
+    proposal: &EditProposal,
+    path: &Path,
+    content: &str,
+) -> AppliedEdit {
+    ctx.reads.record(path, content.as_bytes());
+    let display = ctx.workspace.display_path(path);
     let (diff, stats) =
         super::diff::diff_and_stats(&display, proposal.original.as_deref(), content);
-    Ok(AppliedEdit {
+    AppliedEdit {
         diff,
         added: stats.added,
         removed: stats.removed,
-    })
+    }
 }
 
 /// The file's bytes and mode now, `None` when it does not exist.

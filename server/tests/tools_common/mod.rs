@@ -33,10 +33,7 @@ impl Env {
     }
 
     pub fn ctx(&self) -> ToolContext<'_> {
-        ToolContext {
-            workspace: &self.ws,
-            reads: &self.reads,
-        }
+        ToolContext::new(&self.ws, &self.reads)
     }
 
     pub fn path(&self, rel: &str) -> PathBuf {

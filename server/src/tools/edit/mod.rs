@@ -23,7 +23,7 @@ pub(crate) fn prepare(
     let ws = ctx.workspace;
     let path = ws.resolve_for_write(&args.path)?;
     let display = ws.display_path(&path);
-    let Some(file) = text::load(ws, &path)? else {
+    let Some(file) = text::load_for(ctx, &path)? else {
         let mut err = text::no_such_file(ws, &path);
         err.message
             .push_str(". replace_in_file edits existing files; write_to_file creates one");
