@@ -1,0 +1,122 @@
+//! Edits put to the user: accepted, rejected with feedback, accepted with the user's changes.
+
+use crate::support::*;
+
+pub const ORIGINAL: &str = "pub fn answer() -> u32 {\n    41\n}\n";
+pub const PROPOSED: &str = "pub fn answer() -> u32 {\n    42\n}\n";
+/// `replace_in_file`'s SEARCH/REPLACE block turning ORIGINAL into PROPOSED.
+pub const EDIT: &str = "------- SEARCH\n    41\n=======\n    42\n+++++++ REPLACE";
+
+/// The model asks to change `src/answer.rs`, then says `then`.
+pub fn edit_then(then: Reply) -> Scenario {
+    Scenario::new([
+        Reply::tool(
+            "replace_in_file",
+            json!({"path": "src/answer.rs", "diff": EDIT}),
+        )
+        .with_text("Changing the answer."),
+        then,
+    ])
+}
+
+/// One edit turn against a fresh sidecar with `replies` queued for its approval questions.
+async fn edit_turn(then: Reply, replies: Vec<Value>) -> (Env, MockServer, Sidecar, Turn) {
+    let env = Env::new();
+    env.write("src/answer.rs", ORIGINAL);
+    let mock = MockServer::start(edit_then(then));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    tandem.reply_approvals(replies).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Make the answer 42").await;
+    (env, mock, tandem, turn)
+}
+
+#[tokio::test]
+async fn an_accepted_edit_is_written_and_reported_with_its_diff() {
+    let (env, mock, tandem, turn) =
+        edit_turn(Reply::text("The answer is now 42."), vec![reply::accept()]).await;
+
+    let approvals = tandem.approvals();
+    assert_eq!(approvals.len(), 1, "{approvals:#?}");
+    let question = &approvals[0];
+    let call = turn.tool_calls()[0];
+    assert_eq!(question["kind"], "edit");
+    assert_eq!(question["sessionId"], turn.updates[0]["sessionId"]);
+    assert_eq!(question["turnId"], turn.updates[0]["turnId"]);
+    assert_eq!(question["toolCallId"], call["toolCallId"]);
+    assert_eq!(question["path"], env.path("src/answer.rs"));
+    assert_eq!(question["original"], ORIGINAL);
+    assert_eq!(question["proposed"], PROPOSED);
+    let diff = question["diff"].as_str().unwrap();
+    for line in ["--- ", "+++ ", "@@ ", "-    41", "+    42"] {
+        assert!(
+            diff.lines().any(|l| l.starts_with(line)),
+            "{line:?} missing from the diff:\n{diff}"
+        );
+    }
+
+    assert_eq!(env.read("src/answer.rs"), PROPOSED);
+    assert_eq!(turn.kinds(), ONE_TOOL_TURN, "{turn}");
+    let result = turn.tool_result();
+    assert_eq!(result["status"], "ok", "{result}");
+    let result_diff = result["diff"].as_str().expect("a diff with the result");
+    assert!(result_diff.contains("+    42"), "{result_diff}");
+    assert_eq!(turn.stop_reason(), "endTurn");
+
+    let requests = model_requests(&mock);
+    let told = tool_message(&requests[1], call["toolCallId"].as_str().unwrap());
+    assert!(told.contains("answer.rs"), "{told}");
+}
+
+#[tokio::test]
+async fn a_rejection_leaves_the_file_and_tells_the_model_why() {
+    let (env, mock, _tandem, turn) = edit_turn(
+        Reply::text("OK, using a constant.").expect_tool_result_contains("use a constant"),
+        vec![reply::reject("use a constant")],
+    )
+    .await;
+
+    assert_eq!(env.read("src/answer.rs"), ORIGINAL);
+    let result = turn.tool_result();
+    assert_eq!(result["status"], "rejected", "{result}");
+    assert!(result.get("diff").is_none(), "{result}");
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    assert!(turn.text().ends_with("OK, using a constant."));
+
+    let requests = model_requests(&mock);
+    assert_eq!(requests.len(), 2);
+    let call = turn.tool_calls()[0]["toolCallId"].as_str().unwrap();
+    let told = tool_message(&requests[1], call);
+    assert!(
+        told.contains("use a constant") && told.contains("reject"),
+        "{told}"
+    );
+}
+
+#[tokio::test]
+async fn an_edited_proposal_writes_the_users_version_and_says_so() {
+    let mine = "pub const ANSWER: u32 = 42;\n\npub fn answer() -> u32 {\n    ANSWER\n}\n";
+    let (env, mock, _tandem, turn) = edit_turn(
+        Reply::text("Thanks, I see you used a constant."),
+        vec![reply::accept_edited(mine)],
+    )
+    .await;
+
+    assert_eq!(env.read("src/answer.rs"), mine);
+    let result = turn.tool_result();
+    assert_eq!(result["status"], "ok", "{result}");
+    let diff = result["diff"].as_str().unwrap();
+    assert!(
+        diff.contains("+pub const ANSWER: u32 = 42;") && diff.contains("+    ANSWER"),
+        "the result's diff is what was written:\n{diff}"
+    );
+
+    let requests = model_requests(&mock);
+    let call = turn.tool_calls()[0]["toolCallId"].as_str().unwrap();
+    let told = tool_message(&requests[1], call);
+    assert!(told.contains("edited"), "{told}");
+    assert!(
+        told.contains("+pub const ANSWER: u32 = 42;") && told.contains("-    41"),
+        "the model gets the final diff against the file before: {told}"
+    );
+}

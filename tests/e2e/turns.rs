@@ -1,0 +1,182 @@
+//! Turns without approvals: a read, and tool calls the model got wrong.
+
+use crate::support::*;
+
+const TOOLS: [&str; 6] = [
+    "read_file",
+    "list_files",
+    "search_files",
+    "write_to_file",
+    "replace_in_file",
+    "execute_command",
+];
+
+#[tokio::test]
+async fn a_turn_with_a_read_streams_the_answer_and_feeds_the_file_back() {
+    let env = Env::new();
+    env.write("notes.txt", "alpha\nbeta\n");
+    let mock = MockServer::start(scenario("read-turn"));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "What is in notes.txt?").await;
+
+    assert_eq!(turn.kinds(), ONE_TOOL_TURN, "{turn}");
+    assert_eq!(turn.updates[0]["prompt"], "What is in notes.txt?");
+    let call_at = turn
+        .updates
+        .iter()
+        .position(|u| u["kind"] == "toolCall")
+        .unwrap();
+    let before = Turn::new(turn.updates[..call_at].to_vec());
+    let after = Turn::new(turn.updates[call_at..].to_vec());
+    assert_eq!(before.text(), "Let me look.");
+    assert_eq!(after.text(), "The notes list alpha and beta.");
+
+    let call = turn.tool_calls()[0];
+    assert_eq!(call["toolCallId"], "call_read_1");
+    assert_eq!(call["name"], "read_file");
+    assert_eq!(call["arguments"], json!({"path": "notes.txt"}));
+    let title = call["title"].as_str().unwrap();
+    assert!(title.contains("notes.txt"), "title {title:?}");
+
+    let result = turn.tool_result();
+    assert_eq!(result["toolCallId"], "call_read_1");
+    assert_eq!(result["status"], "ok");
+    let output = result["output"].as_str().unwrap();
+    // Numbered lines: line 1 holds alpha, line 2 beta.
+    assert!(
+        output
+            .lines()
+            .any(|l| l.contains("alpha") && l.trim_start().starts_with('1')),
+        "{output}"
+    );
+    assert!(
+        output
+            .lines()
+            .any(|l| l.contains("beta") && l.trim_start().starts_with('2')),
+        "{output}"
+    );
+
+    let usage = turn.of_kind("usage")[1];
+    assert_eq!(usage["promptTokens"], 120);
+    assert_eq!(usage["completionTokens"], 8);
+    assert_eq!(usage["contextWindow"], 32768);
+    assert_eq!(turn.stop_reason(), "endTurn");
+    assert!(turn.ended().get("error").is_none(), "{turn}");
+
+    let requests = model_requests(&mock);
+    assert_eq!(requests.len(), 2);
+    let first = &requests[0];
+    assert_eq!(first.body["model"], "mock-coder");
+    assert_eq!(first.body["stream"], true);
+    assert_eq!(
+        first.headers.get("authorization").map(String::as_str),
+        Some("Bearer sk-test-SECRET")
+    );
+    let offered: Vec<&str> = first.body["tools"]
+        .as_array()
+        .expect("tools offered")
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    for name in TOOLS {
+        assert!(offered.contains(&name), "{name} not offered: {offered:?}");
+    }
+    assert_eq!(roles(first), ["system", "user"]);
+    assert!(first.message_texts()[1].contains("What is in notes.txt?"));
+
+    // The second request carries the assistant's call and the file text as the tool result.
+    let second = &requests[1];
+    let assistant = second.messages_with_role("assistant");
+    let assistant = assistant.last().expect("an assistant message");
+    assert_eq!(assistant["content"], "Let me look.");
+    assert_eq!(assistant["tool_calls"][0]["id"], "call_read_1");
+    assert_eq!(assistant["tool_calls"][0]["type"], "function");
+    assert_eq!(assistant["tool_calls"][0]["function"]["name"], "read_file");
+    let arguments: Value = serde_json::from_str(
+        assistant["tool_calls"][0]["function"]["arguments"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(arguments, json!({"path": "notes.txt"}));
+    let fed_back = tool_message(second, "call_read_1");
+    assert!(
+        fed_back.contains("alpha") && fed_back.contains("beta"),
+        "{fed_back}"
+    );
+    assert_eq!(roles(second), ["system", "user", "assistant", "tool"]);
+}
+
+#[tokio::test]
+async fn malformed_tool_calls_are_errors_the_model_can_read() {
+    let env = Env::new();
+    env.write("notes.txt", "alpha\n");
+    let mock = MockServer::start(scenario("malformed-args"));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Read notes.txt").await;
+
+    // The turn goes on past the bad calls to the model's next answer.
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    assert!(
+        turn.text()
+            .ends_with("Sorry, I will call the tools properly.")
+    );
+    let calls = turn.tool_calls();
+    assert_eq!(calls.len(), 3, "{turn}");
+    // Unparseable arguments reach the client as the raw text.
+    assert_eq!(calls[0]["arguments"], "{not json");
+    assert_eq!(calls[2]["name"], "delete_everything");
+
+    let results = turn.tool_results();
+    assert_eq!(results.len(), 3, "{turn}");
+    let output = |i: usize| {
+        assert_eq!(results[i]["status"], "error", "{}", results[i]);
+        results[i]["output"].as_str().unwrap().to_string()
+    };
+    let bad_json = output(0);
+    assert!(
+        bad_json.contains("invalid") && bad_json.contains("read_file"),
+        "{bad_json}"
+    );
+    let bad_type = output(1);
+    assert!(
+        bad_type.contains("invalid") && (bad_type.contains("path") || bad_type.contains("42")),
+        "{bad_type}"
+    );
+    let unknown = output(2);
+    assert!(
+        unknown.contains("delete_everything") && unknown.contains("read_file"),
+        "the error should name the tool and the real ones: {unknown}"
+    );
+
+    let requests = model_requests(&mock);
+    assert_eq!(requests.len(), 2);
+    assert_eq!(tool_message(&requests[1], "call_bad_json"), bad_json);
+    assert_eq!(tool_message(&requests[1], "call_bad_type"), bad_type);
+    assert_eq!(tool_message(&requests[1], "call_unknown"), unknown);
+}
+
+#[tokio::test]
+async fn reasoning_streams_separately_from_the_answer() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([Reply::text("Four.")
+        .with_reasoning("Two plus two is four.")
+        .chunk_size(3)]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "2+2?").await;
+    assert_eq!(
+        turn.kinds(),
+        ["turnStarted", "reasoning", "text", "usage", "turnEnded"],
+        "{turn}"
+    );
+    let reasoning: String = turn
+        .of_kind("reasoning")
+        .iter()
+        .filter_map(|u| u["delta"].as_str())
+        .collect();
+    assert_eq!(reasoning, "Two plus two is four.");
+    assert_eq!(turn.text(), "Four.");
+}
