@@ -120,3 +120,60 @@ async fn an_edited_proposal_writes_the_users_version_and_says_so() {
         "the model gets the final diff against the file before: {told}"
     );
 }
+
+#[tokio::test]
+async fn a_new_file_is_proposed_without_an_original() {
+    let env = Env::new();
+    let content = "# Notes\n\nWritten by the agent.\n";
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "docs/notes.md", "content": content}),
+        ),
+        Reply::text("Created it."),
+    ]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    tandem.reply_approvals([reply::accept()]).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Write notes").await;
+
+    let question = &tandem.approvals()[0];
+    assert_eq!(question["kind"], "edit");
+    assert_eq!(question["path"], env.path("docs/notes.md"));
+    assert!(question.get("original").is_none(), "{question}");
+    assert_eq!(question["proposed"], content);
+    assert!(
+        question["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+Written by the agent.")
+    );
+    assert_eq!(turn.tool_result()["status"], "ok", "{turn}");
+    assert_eq!(env.read("docs/notes.md"), content);
+}
+
+#[tokio::test]
+async fn an_edit_whose_file_changed_while_asking_is_not_written() {
+    let env = Env::new();
+    env.write("src/answer.rs", ORIGINAL);
+    let mock = MockServer::start(edit_then(Reply::text("I will read it again.")));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn_ref = tandem.prompt(&session, "Make the answer 42").await;
+    tandem.wait_for_approvals(1).await;
+    // The user changes the file in the editor while the question is open.
+    let theirs = "pub fn answer() -> u32 {\n    43\n}\n";
+    env.write("src/answer.rs", theirs);
+    tandem.reply_approvals([reply::accept()]).await;
+    let turn = tandem.wait_for_turn_end(&turn_ref).await;
+
+    assert_eq!(env.read("src/answer.rs"), theirs);
+    let result = turn.tool_result();
+    assert_eq!(result["status"], "error", "{result}");
+    let call = turn.tool_calls()[0]["toolCallId"].as_str().unwrap();
+    let told = tool_message(&model_requests(&mock)[1], call);
+    assert!(
+        told.contains("stale") && told.contains("read_file"),
+        "{told}"
+    );
+}

@@ -182,3 +182,29 @@ async fn unknown_sessions_are_refused_with_their_code() {
     }
     assert!(mock.chat_requests().is_empty());
 }
+
+#[tokio::test]
+async fn undo_puts_files_back_after_a_restart() {
+    let env = Env::new();
+    env.write("src/answer.rs", crate::approvals::ORIGINAL);
+    let mock = MockServer::start(crate::approvals::edit_then(Reply::text("Done.")));
+    let first = Sidecar::start(&env, &mock, Options::default()).await;
+    first.reply_approvals([reply::accept()]).await;
+    let session = first.new_session().await;
+    first.run_turn(&session, "Make the answer 42").await;
+    assert_eq!(env.read("src/answer.rs"), crate::approvals::PROPOSED);
+    first.shutdown().await;
+
+    let second = Sidecar::start(&env, &mock, Options::default()).await;
+    let undone = second
+        .request("tandem/undo", json!({"sessionId": session}))
+        .await
+        .unwrap();
+    assert_eq!(undone, json!({"restored": ["src/answer.rs"]}));
+    assert_eq!(env.read("src/answer.rs"), crate::approvals::ORIGINAL);
+    let again = second
+        .request("tandem/undo", json!({"sessionId": session}))
+        .await
+        .unwrap();
+    assert_eq!(again, json!({"restored": []}), "nothing left to undo");
+}

@@ -180,3 +180,175 @@ async fn reasoning_streams_separately_from_the_answer() {
     assert_eq!(reasoning, "Two plus two is four.");
     assert_eq!(turn.text(), "Four.");
 }
+
+#[tokio::test]
+async fn attached_context_reaches_the_model_but_not_the_title() {
+    let env = Env::new();
+    env.write("src/lib.rs", "line one\nline two\nline three\n");
+    let mock = MockServer::start(Scenario::new([Reply::text("Line two says two.")]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let selection =
+        json!({"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}});
+    let turn_ref = tandem
+        .try_prompt_with(
+            json!({"sessionId": session, "text": "Explain this", "context": [
+                {"path": "src/lib.rs", "range": selection},
+                {"path": "draft.rs", "text": "fn unsaved_draft() {}"}
+            ]}),
+        )
+        .await
+        .unwrap();
+    let turn = tandem.wait_for_turn_end(&turn_ref).await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    assert_eq!(turn.updates[0]["prompt"], "Explain this");
+
+    let requests = model_requests(&mock);
+    let user = &requests[0].message_texts()[1];
+    assert!(user.starts_with("Explain this"), "{user}");
+    assert!(
+        user.contains("src/lib.rs") && user.contains("line two"),
+        "{user}"
+    );
+    assert!(
+        !user.contains("line one") && !user.contains("line three"),
+        "only the selected lines: {user}"
+    );
+    assert!(
+        user.contains("draft.rs") && user.contains("fn unsaved_draft() {}"),
+        "{user}"
+    );
+}
+
+/// A recorded provider stream from `../shared/fixtures/providers/`.
+fn fixture(name: &str) -> std::path::PathBuf {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/fixtures/providers")
+        .join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: the tests need ../shared beside the repository",
+        path.display()
+    );
+    path
+}
+
+#[tokio::test]
+async fn a_recorded_openai_stream_plays_through_the_sidecar() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([
+        Reply::sse(fixture("openai-text-usage.sse")),
+        Reply::sse(fixture("openai-tool-calls-parallel.sse")),
+        Reply::text("Those tools do not exist here.")
+            .expect_messages_contain("GetWeatherArgs")
+            .expect_messages_contain("get_stock_price"),
+    ]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+
+    let turn = tandem.run_turn(&session, "What's the weather?").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    let text = turn.text();
+    assert_eq!(text.len(), 159, "{text:?}");
+    assert!(text.starts_with("I'm unable to provide real-time weather"));
+    let usage = turn.of_kind("usage")[0];
+    assert_eq!(
+        (&usage["promptTokens"], &usage["completionTokens"]),
+        (&json!(14), &json!(30))
+    );
+
+    // Two calls in one response, arguments split mid-token, come out whole and in order.
+    let turn = tandem.run_turn(&session, "And the stock price?").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    let calls = turn.tool_calls();
+    assert_eq!(calls.len(), 2, "{turn}");
+    assert_eq!(calls[0]["toolCallId"], "call_JMW1whyEaYG438VE1OIflxA2");
+    assert_eq!(calls[0]["name"], "GetWeatherArgs");
+    assert_eq!(
+        calls[0]["arguments"],
+        json!({"city": "Edinburgh", "country": "GB", "units": "c"})
+    );
+    assert_eq!(calls[1]["toolCallId"], "call_DNYTawLBoN8fj3KN6qU9N1Ou");
+    assert_eq!(
+        calls[1]["arguments"],
+        json!({"ticker": "AAPL", "exchange": "NASDAQ"})
+    );
+    for result in turn.tool_results() {
+        assert_eq!(result["status"], "error", "{result}");
+    }
+    model_requests(&mock);
+}
+
+#[tokio::test]
+async fn the_step_cap_ends_a_turn_that_keeps_calling_tools() {
+    let env = Env::new();
+    env.write("a.txt", "a\n");
+    let list = || Reply::tool("list_files", json!({}));
+    let mock = MockServer::start(Scenario::new([list(), list(), list()]));
+    let options = Options {
+        max_steps: Some(2),
+        ..Options::default()
+    };
+    let tandem = Sidecar::start(&env, &mock, options).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "List forever").await;
+    assert_eq!(turn.stop_reason(), "maxSteps", "{turn}");
+    assert_eq!(turn.tool_results().len(), 2);
+    assert!(
+        turn.tool_results()[0]["output"]
+            .as_str()
+            .unwrap()
+            .contains("a.txt")
+    );
+    assert_eq!(model_requests(&mock).len(), 2);
+}
+
+#[tokio::test]
+async fn an_answer_cut_by_the_output_limit_is_an_error() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([
+        Reply::text("Once upon a").finish_reason("length")
+    ]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Tell me a story").await;
+    assert_eq!(turn.stop_reason(), "error", "{turn}");
+    assert_eq!(turn.text(), "Once upon a");
+    let error = turn.ended()["error"].as_str().unwrap_or("");
+    assert!(error.contains("limit"), "{error:?}");
+}
+
+#[tokio::test]
+async fn models_are_listed_and_switched() {
+    let env = Env::new();
+    let mock = MockServer::start(
+        Scenario::new([Reply::text("From the other model.")]).with_models([
+            mock_model::ModelEntry {
+                id: "mock-coder".into(),
+                context_length: Some(32768),
+            },
+            mock_model::ModelEntry {
+                id: "other-model".into(),
+                context_length: None,
+            },
+        ]),
+    );
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let listed = tandem
+        .request("tandem/listModels", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        listed,
+        json!({"models": [{"id": "mock-coder", "contextWindow": 32768}, {"id": "other-model"}],
+               "current": "mock-coder"})
+    );
+    tandem
+        .request("tandem/setModel", json!({"model": "other-model"}))
+        .await
+        .unwrap();
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Hi").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    assert_eq!(model_requests(&mock)[0].body["model"], "other-model");
+}

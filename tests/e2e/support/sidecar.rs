@@ -102,6 +102,8 @@ pub struct Options {
     pub approval: Value,
     /// Declare `experimental.tandem.approvals`.
     pub approvals: bool,
+    /// `initializationOptions.maxSteps`.
+    pub max_steps: Option<u32>,
 }
 
 impl Default for Options {
@@ -109,6 +111,7 @@ impl Default for Options {
         Self {
             approval: Value::Null,
             approvals: true,
+            max_steps: None,
         }
     }
 }
@@ -159,6 +162,9 @@ impl Sidecar {
         if !options.approval.is_null() {
             init_options["approval"] = options.approval;
         }
+        if let Some(max_steps) = options.max_steps {
+            init_options["maxSteps"] = json!(max_steps);
+        }
         let result = sidecar
             .rpc
             .request(
@@ -199,11 +205,15 @@ impl Sidecar {
     }
 
     pub async fn try_prompt(&self, session: &str, text: &str) -> Result<TurnRef, RpcError> {
-        let result = self
-            .request("tandem/prompt", json!({"sessionId": session, "text": text}))
-            .await?;
+        self.try_prompt_with(json!({"sessionId": session, "text": text}))
+            .await
+    }
+
+    /// `tandem/prompt` with these params (e.g. with `context`).
+    pub async fn try_prompt_with(&self, params: Value) -> Result<TurnRef, RpcError> {
+        let result = self.request("tandem/prompt", params.clone()).await?;
         Ok(TurnRef {
-            session_id: session.to_string(),
+            session_id: params["sessionId"].as_str().unwrap_or("").to_string(),
             turn_id: result["turnId"].as_str().expect("a turnId").to_string(),
         })
     }
