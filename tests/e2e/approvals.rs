@@ -20,7 +20,7 @@ pub fn edit_then(then: Reply) -> Scenario {
 }
 
 /// One edit turn against a fresh sidecar with `replies` queued for its approval questions.
-async fn edit_turn(then: Reply, replies: Vec<Value>) -> (Env, MockServer, Sidecar, Turn) {
+async fn edit_turn(then: Reply, replies: Vec<Answer>) -> (Env, MockServer, Sidecar, Turn) {
     let env = Env::new();
     env.write("src/answer.rs", ORIGINAL);
     let mock = MockServer::start(edit_then(then));
@@ -33,8 +33,11 @@ async fn edit_turn(then: Reply, replies: Vec<Value>) -> (Env, MockServer, Sideca
 
 #[tokio::test]
 async fn an_accepted_edit_is_written_and_reported_with_its_diff() {
-    let (env, mock, tandem, turn) =
-        edit_turn(Reply::text("The answer is now 42."), vec![reply::accept()]).await;
+    let (env, mock, tandem, turn) = edit_turn(
+        Reply::text("The answer is now 42."),
+        vec![reply::accept().into()],
+    )
+    .await;
 
     let approvals = tandem.approvals();
     assert_eq!(approvals.len(), 1, "{approvals:#?}");
@@ -72,7 +75,7 @@ async fn an_accepted_edit_is_written_and_reported_with_its_diff() {
 async fn a_rejection_leaves_the_file_and_tells_the_model_why() {
     let (env, mock, _tandem, turn) = edit_turn(
         Reply::text("OK, using a constant.").expect_tool_result_contains("use a constant"),
-        vec![reply::reject("use a constant")],
+        vec![reply::reject("use a constant").into()],
     )
     .await;
 
@@ -98,7 +101,7 @@ async fn an_edited_proposal_writes_the_users_version_and_says_so() {
     let mine = "pub const ANSWER: u32 = 42;\n\npub fn answer() -> u32 {\n    ANSWER\n}\n";
     let (env, mock, _tandem, turn) = edit_turn(
         Reply::text("Thanks, I see you used a constant."),
-        vec![reply::accept_edited(mine)],
+        vec![reply::accept_edited(mine).into()],
     )
     .await;
 
@@ -176,4 +179,74 @@ async fn an_edit_whose_file_changed_while_asking_is_not_written() {
         told.contains("stale") && told.contains("read_file"),
         "{told}"
     );
+}
+
+#[tokio::test]
+async fn an_approval_the_editor_fails_to_answer_counts_as_a_rejection() {
+    let (env, mock, _tandem, turn) = edit_turn(
+        Reply::text("The editor could not ask."),
+        vec![Answer::Error(-32603, "the diff view crashed".into())],
+    )
+    .await;
+    assert_eq!(env.read("src/answer.rs"), ORIGINAL);
+    assert_eq!(turn.tool_result()["status"], "rejected", "{turn}");
+    assert_eq!(turn.stop_reason(), "endTurn");
+    model_requests(&mock);
+}
+
+#[tokio::test]
+async fn problems_the_editor_reports_after_an_edit_reach_the_model() {
+    let env = Env::new();
+    env.write("src/answer.rs", ORIGINAL);
+    let mock = MockServer::start(edit_then(
+        Reply::text("I broke the types; fixing.").expect_tool_result_contains("mismatched types"),
+    ));
+    let options = Options {
+        diagnostics: true,
+        ..Options::default()
+    };
+    let tandem = Sidecar::start(&env, &mock, options).await;
+    // A problem present before the edit (not the model's doing), and one the edit adds.
+    let old = json!({"path": env.path("src/answer.rs"), "line": 1, "severity": "warning",
+                     "message": "unused function"});
+    let new = json!({"path": env.path("src/answer.rs"), "line": 2, "severity": "error",
+                     "message": "mismatched types: expected u32"});
+    let mut asked = 0;
+    let (before, after) = (old.clone(), vec![old, new]);
+    tandem.rpc.on_request(
+        "tandem/getDiagnostics",
+        Box::new(move |_| {
+            asked += 1;
+            let diagnostics = if asked == 1 {
+                json!([before])
+            } else {
+                json!(after)
+            };
+            json!({"diagnostics": diagnostics}).into()
+        }),
+    );
+    tandem.reply_approvals([reply::accept()]).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Make the answer 42").await;
+
+    let asked: Vec<Value> = tandem.inbox(|i| {
+        i.other
+            .iter()
+            .filter(|m| m["method"] == "tandem/getDiagnostics")
+            .map(|m| m["params"].clone())
+            .collect()
+    });
+    assert_eq!(
+        asked.len(),
+        2,
+        "asked before and after the edit: {asked:#?}"
+    );
+    assert_eq!(asked[0], json!({"paths": [env.path("src/answer.rs")]}));
+    let output = turn.tool_result()["output"].as_str().unwrap().to_string();
+    assert!(output.contains("mismatched types"), "{output}");
+    assert!(
+        !output.contains("unused function"),
+        "only new problems: {output}"
+    );
+    model_requests(&mock);
 }

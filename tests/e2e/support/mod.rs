@@ -8,7 +8,7 @@ mod turn;
 #[allow(unused_imports)]
 pub use mock_model::{MockServer, RecordedRequest, Reply, Scenario};
 #[allow(unused_imports)]
-pub use rpc::{RpcError, SAFETY};
+pub use rpc::{Answer, RpcError, SAFETY};
 pub use serde_json::{Value, json};
 pub use sidecar::{API_KEY, Env, Options, Sidecar};
 #[allow(unused_imports)]

@@ -21,6 +21,23 @@ pub struct RpcError {
     pub message: String,
 }
 
+/// What the client answers to a server request.
+#[derive(Clone, Debug)]
+pub enum Answer {
+    Result(Value),
+    /// A JSON-RPC error (as when the editor fails to show the question).
+    Error(i64, String),
+}
+
+impl From<Value> for Answer {
+    fn from(result: Value) -> Self {
+        Answer::Result(result)
+    }
+}
+
+/// Answers one kind of server request (other than approvals), given its params.
+pub type Handler = Box<dyn FnMut(&Value) -> Answer + Send>;
+
 /// Everything the server sent, as the client saw it.
 #[derive(Default)]
 pub struct Inbox {
@@ -32,7 +49,9 @@ pub struct Inbox {
     /// Any other message from the server.
     pub other: Vec<Value>,
     /// Scripted answers to approval requests, used in order.
-    replies: VecDeque<Value>,
+    replies: VecDeque<Answer>,
+    /// Answers to other server requests, by method.
+    handlers: HashMap<String, Handler>,
     /// Approval requests (their ids) that came when no reply was scripted.
     held: VecDeque<Value>,
     /// The server closed its output.
@@ -142,10 +161,10 @@ impl Connection {
     }
 
     /// Queues answers to approval requests; one waiting already is answered at once.
-    pub async fn reply_approvals(&self, replies: impl IntoIterator<Item = Value>) {
-        let ready: Vec<(Value, Value)> = {
+    pub async fn reply_approvals(&self, replies: impl IntoIterator<Item = impl Into<Answer>>) {
+        let ready: Vec<(Value, Answer)> = {
             let mut inbox = self.lock();
-            inbox.replies.extend(replies);
+            inbox.replies.extend(replies.into_iter().map(Into::into));
             let mut ready = Vec::new();
             while !inbox.held.is_empty() && !inbox.replies.is_empty() {
                 let id = inbox.held.pop_front().unwrap();
@@ -206,10 +225,20 @@ impl Connection {
             (self.context)()
         )
     }
+
+    /// Answers the server's `method` requests with `handler` from now on.
+    pub fn on_request(&self, method: &str, handler: Handler) {
+        self.lock().handlers.insert(method.to_string(), handler);
+    }
 }
 
-async fn answer(writer: &Writer, id: Value, result: Value) {
-    let message = json!({"jsonrpc": "2.0", "id": id, "result": result});
+async fn answer(writer: &Writer, id: Value, answer: Answer) {
+    let message = match answer {
+        Answer::Result(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Answer::Error(code, message) => {
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+        }
+    };
     // The server may be gone (a test that kills it); nothing to do then.
     let _ = write_frame(writer, &message).await;
 }
@@ -246,12 +275,15 @@ async fn read_loop<R: AsyncRead + Unpin>(
                 }
             }
             (Some(method), Some(id)) => {
-                lock().other.push(message.clone());
-                let result = match method {
-                    "tandem/getDiagnostics" => json!({"diagnostics": []}),
-                    _ => Value::Null,
+                let reply = {
+                    let mut inbox = lock();
+                    inbox.other.push(message.clone());
+                    match inbox.handlers.get_mut(method) {
+                        Some(handler) => handler(&message["params"]),
+                        None => Answer::Error(-32601, format!("the test client has no {method}")),
+                    }
                 };
-                answer(&writer, id, result).await;
+                answer(&writer, id, reply).await;
             }
             (Some(_), None) => lock().other.push(message),
             (None, None) => lock().other.push(message),

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio::io::AsyncReadExt;
 use tokio::process::{Child, Command};
 
-use super::rpc::{Connection, Inbox, RpcError, SAFETY};
+use super::rpc::{Answer, Connection, Inbox, RpcError, SAFETY};
 use super::turn::{Turn, TurnRef};
 
 /// The key every test configures; it must never show up where a user or a log could see it.
@@ -102,6 +102,8 @@ pub struct Options {
     pub approval: Value,
     /// Declare `experimental.tandem.approvals`.
     pub approvals: bool,
+    /// Declare `experimental.tandem.diagnostics`.
+    pub diagnostics: bool,
     /// `initializationOptions.maxSteps`.
     pub max_steps: Option<u32>,
 }
@@ -111,6 +113,7 @@ impl Default for Options {
         Self {
             approval: Value::Null,
             approvals: true,
+            diagnostics: false,
             max_steps: None,
         }
     }
@@ -173,7 +176,8 @@ impl Sidecar {
                     "processId": std::process::id(),
                     "rootUri": uri,
                     "workspaceFolders": [{"uri": uri, "name": "ws"}],
-                    "capabilities": {"experimental": {"tandem": {"approvals": options.approvals}}},
+                    "capabilities": {"experimental": {"tandem": {
+                        "approvals": options.approvals, "diagnostics": options.diagnostics}}},
                     "initializationOptions": init_options,
                 }),
             )
@@ -270,7 +274,7 @@ impl Sidecar {
     }
 
     /// Queues replies to approval requests.
-    pub async fn reply_approvals(&self, replies: impl IntoIterator<Item = Value>) {
+    pub async fn reply_approvals(&self, replies: impl IntoIterator<Item = impl Into<Answer>>) {
         self.rpc.reply_approvals(replies).await;
     }
 
