@@ -36,8 +36,8 @@ async fn a_stream_cut_mid_answer_ends_the_turn_with_an_error_and_the_sidecar_goe
     assert_eq!(turn.stop_reason(), "error", "{turn}");
     let error = turn.ended()["error"].as_str().unwrap_or("");
     assert!(
-        !error.trim().is_empty() && !error.contains("panicked"),
-        "the error should say what happened: {error:?}"
+        error.contains("model server") && !error.contains("panicked"),
+        "the error should say the model server's answer broke: {error:?}"
     );
     // What streamed before the cut was shown, and not repeated by a retry.
     assert_eq!(turn.text(), "partial ", "{turn}");
