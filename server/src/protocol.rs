@@ -24,6 +24,7 @@ pub const LIST_SESSIONS: &str = "tandem/listSessions";
 pub const LOAD_SESSION: &str = "tandem/loadSession";
 pub const UNDO: &str = "tandem/undo";
 pub const LIST_MODELS: &str = "tandem/listModels";
+pub const SET_MODEL: &str = "tandem/setModel";
 pub const UPDATE: &str = "tandem/update";
 pub const REQUEST_APPROVAL: &str = "tandem/requestApproval";
 pub const GET_DIAGNOSTICS: &str = "tandem/getDiagnostics";
@@ -153,6 +154,12 @@ pub struct ListModelsResult {
     pub models: Vec<ModelInfo>,
     /// The model prompts go to.
     pub current: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetModelParams {
+    pub model: String,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

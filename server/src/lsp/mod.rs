@@ -4,26 +4,39 @@
 //! the agent core. No handler waits for a turn: a prompt starts one and returns its id.
 
 mod frontend;
+mod plain;
+mod plain_commands;
+mod workspace_edit;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::json;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::lsp_types::{
-    InitializeParams, InitializeResult, InitializedParams, ServerCapabilities, ServerInfo,
+    CodeActionParams, CodeActionProviderCapability, CodeActionResponse,
+    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    ExecuteCommandOptions, ExecuteCommandParams, InitializeParams, InitializeResult,
+    InitializedParams, LSPAny, NumberOrString, ServerCapabilities, ServerInfo,
+    TextDocumentSyncCapability, TextDocumentSyncKind, Uri, WorkDoneProgressCancelParams,
 };
 use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
 
-use crate::agent::{Agent, AgentError, AgentSettings};
+use crate::agent::{Agent, AgentError, AgentSettings, Frontend};
 use crate::config::{LazyClient, ProviderOptions};
 use crate::protocol::{
     self, ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
     LoadSessionResult, NewSessionParams, NewSessionResult, PromptParams, PromptResult,
-    SessionParams, UndoParams, UndoResult, UpdateParams, error_code,
+    SessionParams, SetModelParams, UndoParams, UndoResult, UpdateParams, error_code,
 };
 use crate::provider::Limits;
 use frontend::LspFrontend;
+use plain::{PlainCapabilities, PlainFrontend};
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// What the command line says, before the editor's `initializationOptions` (which win).
 #[derive(Clone, Debug, Default)]
@@ -43,6 +56,11 @@ pub async fn serve(overrides: Overrides) {
         .custom_method(protocol::LOAD_SESSION, Backend::load_session)
         .custom_method(protocol::UNDO, Backend::undo)
         .custom_method(protocol::LIST_MODELS, Backend::list_models)
+        .custom_method(protocol::SET_MODEL, Backend::set_model)
+        .custom_method(
+            "window/workDoneProgress/cancel",
+            Backend::work_done_progress_cancel,
+        )
         .finish();
     Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
         .serve(service)
@@ -53,12 +71,19 @@ struct Backend {
     client: Client,
     overrides: Overrides,
     ready: OnceLock<Ready>,
+    /// A plain client's session: made on first use, replaced by `tandem.newSession`.
+    current: Mutex<Option<String>>,
+    /// A plain client's open documents (full text sync), for the unsaved text of `tandem.ask`.
+    documents: Mutex<HashMap<Uri, String>>,
 }
 
 /// Set up by `initialize`.
 struct Ready {
     agent: Agent,
-    frontend: Arc<LspFrontend>,
+    client: Arc<LazyClient>,
+    frontend: Arc<dyn Frontend>,
+    /// The client speaks only plain LSP (it did not declare `experimental.tandem`).
+    plain: bool,
     /// The client's workspace folders: the default session root is the first.
     folders: Vec<PathBuf>,
 }
@@ -106,6 +131,8 @@ impl Backend {
             client,
             overrides,
             ready: OnceLock::new(),
+            current: Mutex::new(None),
+            documents: Mutex::new(HashMap::new()),
         }
     }
 
@@ -197,6 +224,27 @@ impl Backend {
         Ok(UndoResult { restored })
     }
 
+    /// `window/workDoneProgress/cancel`: the user cancelled a turn from the editor's progress UI.
+    async fn work_done_progress_cancel(&self, params: WorkDoneProgressCancelParams) {
+        // Our tokens are `tandem/<session>/<turn>`.
+        if let NumberOrString::String(token) = params.token
+            && let Some(session) = token
+                .strip_prefix("tandem/")
+                .and_then(|t| t.split('/').next())
+            && let Ok(ready) = self.ready()
+        {
+            let _ = ready.agent.cancel(session);
+        }
+    }
+
+    async fn set_model(&self, params: SetModelParams) -> Result<Empty> {
+        if params.model.trim().is_empty() {
+            return Err(invalid_params("the model name is empty".into()));
+        }
+        self.ready()?.client.set_model(params.model);
+        Ok(Empty {})
+    }
+
     async fn list_models(&self) -> Result<ListModelsResult> {
         let agent = &self.ready()?.agent;
         let models = agent.list_models().await.map_err(agent_error)?;
@@ -250,20 +298,48 @@ impl LanguageServer for Backend {
                 .or(self.overrides.data_dir.clone())
                 .unwrap_or_else(AgentSettings::default_data_dir),
         };
-        let agent = Agent::new(
-            settings,
-            Arc::new(LazyClient::new(provider, Limits::default())),
-        );
+        let client = Arc::new(LazyClient::new(provider, Limits::default()));
+        let agent = Agent::new(settings, client.clone());
+        // A client that declared the tandem capability gets the tandem/* protocol; any other
+        // gets the agent through plain LSP requests.
+        let declared = params
+            .capabilities
+            .experimental
+            .as_ref()
+            .is_some_and(|e| e.get("tandem").is_some());
+        let frontend: Arc<dyn Frontend> = if declared {
+            LspFrontend::start(self.client.clone(), capabilities)
+        } else {
+            let plain_caps = PlainCapabilities {
+                work_done_progress: params
+                    .capabilities
+                    .window
+                    .as_ref()
+                    .and_then(|w| w.work_done_progress)
+                    .unwrap_or(false),
+            };
+            PlainFrontend::start(self.client.clone(), plain_caps, folders.clone())
+        };
         let ready = Ready {
             agent,
-            frontend: LspFrontend::start(self.client.clone(), capabilities),
+            client,
+            frontend,
+            plain: !declared,
             folders,
         };
         if self.ready.set(ready).is_err() {
             return Err(Error::invalid_request());
         }
+        let plain = !declared;
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
+                execute_command_provider: plain.then(|| ExecuteCommandOptions {
+                    commands: plain::COMMANDS.iter().map(|c| c.to_string()).collect(),
+                    work_done_progress_options: Default::default(),
+                }),
+                code_action_provider: plain.then_some(CodeActionProviderCapability::Simple(true)),
+                text_document_sync: plain
+                    .then_some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
                 experimental: Some(json!({
                     "tandem": {"version": env!("CARGO_PKG_VERSION")}
                 })),
@@ -277,6 +353,33 @@ impl LanguageServer for Backend {
     }
 
     async fn initialized(&self, _: InitializedParams) {}
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        lock(&self.documents).insert(params.text_document.uri, params.text_document.text);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        // Full sync: the last change holds the whole text.
+        if let Some(change) = params.content_changes.into_iter().last() {
+            lock(&self.documents).insert(params.text_document.uri, change.text);
+        }
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        lock(&self.documents).remove(&params.text_document.uri);
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        self.run_command(&params.command, params.arguments).await
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let ready = self.ready()?;
+        if !ready.plain || params.range.start == params.range.end {
+            return Ok(None);
+        }
+        Ok(Some(plain_commands::code_actions(&params)))
+    }
 
     async fn shutdown(&self) -> Result<()> {
         if let Some(ready) = self.ready.get() {
