@@ -120,7 +120,7 @@ async fn cancel_while_asking_withdraws_the_question() {
     assert_eq!(env.read("src/answer.rs"), crate::approvals::ORIGINAL);
     // A late "accept" for the withdrawn question must not write anything.
     tandem.reply_approvals([reply::accept()]).await;
-    let _ = tandem.request("tandem/listSessions", json!({})).await;
+    let _ = tandem.request("tandem/listSessions", Value::Null).await;
     assert_eq!(env.read("src/answer.rs"), crate::approvals::ORIGINAL);
 }
 

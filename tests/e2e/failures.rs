@@ -86,14 +86,14 @@ async fn the_api_key_never_leaks_to_the_client_or_the_data_dir() {
     ));
 
     let sessions = tandem
-        .request("tandem/listSessions", json!({}))
+        .request("tandem/listSessions", Value::Null)
         .await
         .unwrap();
     let history = tandem
         .request("tandem/loadSession", json!({"sessionId": session}))
         .await
         .unwrap();
-    let models = tandem.request("tandem/listModels", json!({})).await;
+    let models = tandem.request("tandem/listModels", Value::Null).await;
     let seen = tandem.inbox(|i| format!("{:?}{:?}{:?}", i.updates, i.approvals, i.other));
     let everything = format!("{seen}{sessions}{history}{models:?}");
     assert!(

@@ -11,5 +11,6 @@ mod chat_cli;
 mod commands;
 mod failures;
 mod policy;
+mod protocol;
 mod sessions;
 mod turns;

@@ -26,7 +26,7 @@ async fn a_session_resumes_after_a_clean_restart() {
 
     let second = Sidecar::start(&env, &mock, Options::default()).await;
     let listed = second
-        .request("tandem/listSessions", json!({}))
+        .request("tandem/listSessions", Value::Null)
         .await
         .unwrap();
     let listed = listed["sessions"].as_array().unwrap();
@@ -113,7 +113,7 @@ async fn a_session_resumes_after_a_crash_mid_turn() {
 
     let second = Sidecar::start(&env, &mock, Options::default()).await;
     let listed = second
-        .request("tandem/listSessions", json!({}))
+        .request("tandem/listSessions", Value::Null)
         .await
         .unwrap();
     let entry = listed["sessions"]

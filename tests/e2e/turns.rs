@@ -335,7 +335,7 @@ async fn models_are_listed_and_switched() {
     );
     let tandem = Sidecar::start(&env, &mock, Options::default()).await;
     let listed = tandem
-        .request("tandem/listModels", json!({}))
+        .request("tandem/listModels", Value::Null)
         .await
         .unwrap();
     assert_eq!(

@@ -10,7 +10,7 @@ pub use mock_model::{MockServer, RecordedRequest, Reply, Scenario};
 #[allow(unused_imports)]
 pub use rpc::{Answer, RpcError, SAFETY};
 pub use serde_json::{Value, json};
-pub use sidecar::{API_KEY, Env, Options, Sidecar};
+pub use sidecar::{API_KEY, Env, Options, Sidecar, initialize_params};
 #[allow(unused_imports)]
 pub use turn::{Turn, TurnRef};
 

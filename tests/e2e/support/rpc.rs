@@ -142,7 +142,11 @@ impl Connection {
 
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        // No params is sent as none, as editors do for methods that take none.
+        if !params.is_null() {
+            message["params"] = params;
+        }
         write_frame(&self.writer, &message)
             .await
             .unwrap_or_else(|e| panic!("cannot send {method}: {e}"));

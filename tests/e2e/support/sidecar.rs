@@ -119,6 +119,29 @@ impl Default for Options {
     }
 }
 
+/// `initialize` params as an editor with Tandem support sends them.
+pub fn initialize_params(env: &Env, mock: &MockServer, options: Options) -> Value {
+    let uri = format!("file://{}", env.workspace.display());
+    let mut init_options = json!({
+        "provider": {"baseUrl": mock.base_url(), "model": "mock-coder", "apiKey": API_KEY},
+        "dataDir": env.data_dir,
+    });
+    if !options.approval.is_null() {
+        init_options["approval"] = options.approval;
+    }
+    if let Some(max_steps) = options.max_steps {
+        init_options["maxSteps"] = json!(max_steps);
+    }
+    json!({
+        "processId": std::process::id(),
+        "rootUri": uri,
+        "workspaceFolders": [{"uri": uri, "name": "ws"}],
+        "capabilities": {"experimental": {"tandem": {
+            "approvals": options.approvals, "diagnostics": options.diagnostics}}},
+        "initializationOptions": init_options,
+    })
+}
+
 pub struct Sidecar {
     child: Child,
     pub rpc: Connection,
@@ -128,6 +151,18 @@ pub struct Sidecar {
 impl Sidecar {
     /// Spawns `tandem lsp` and initializes it against `mock`.
     pub async fn start(env: &Env, mock: &MockServer, options: Options) -> Sidecar {
+        let sidecar = Self::spawn(env);
+        let result = sidecar
+            .request("initialize", initialize_params(env, mock, options))
+            .await
+            .expect("initialize failed");
+        assert_eq!(result["serverInfo"]["name"], "tandem", "{result}");
+        sidecar.rpc.notify("initialized", json!({})).await;
+        sidecar
+    }
+
+    /// Spawns `tandem lsp`, not yet initialized.
+    pub fn spawn(env: &Env) -> Sidecar {
         let mut child = env
             .command()
             .arg("lsp")
@@ -156,36 +191,7 @@ impl Sidecar {
             child.stdin.take().unwrap(),
             Box::new(move || format!("tandem stderr:\n{}", shown.lock().unwrap())),
         );
-        let sidecar = Sidecar { child, rpc, stderr };
-        let uri = format!("file://{}", env.workspace.display());
-        let mut init_options = json!({
-            "provider": {"baseUrl": mock.base_url(), "model": "mock-coder", "apiKey": API_KEY},
-            "dataDir": env.data_dir,
-        });
-        if !options.approval.is_null() {
-            init_options["approval"] = options.approval;
-        }
-        if let Some(max_steps) = options.max_steps {
-            init_options["maxSteps"] = json!(max_steps);
-        }
-        let result = sidecar
-            .rpc
-            .request(
-                "initialize",
-                json!({
-                    "processId": std::process::id(),
-                    "rootUri": uri,
-                    "workspaceFolders": [{"uri": uri, "name": "ws"}],
-                    "capabilities": {"experimental": {"tandem": {
-                        "approvals": options.approvals, "diagnostics": options.diagnostics}}},
-                    "initializationOptions": init_options,
-                }),
-            )
-            .await
-            .expect("initialize failed");
-        assert_eq!(result["serverInfo"]["name"], "tandem", "{result}");
-        sidecar.rpc.notify("initialized", json!({})).await;
-        sidecar
+        Sidecar { child, rpc, stderr }
     }
 
     pub fn stderr(&self) -> String {
