@@ -57,6 +57,22 @@ async fn an_accepted_edit_is_written_and_reported_with_its_diff() {
             "{line:?} missing from the diff:\n{diff}"
         );
     }
+    // The question comes after the toolCall update it is about, before the result.
+    let order: Vec<String> = tandem.inbox(|i| {
+        i.log
+            .iter()
+            .map(|m| match m["method"].as_str() {
+                Some("tandem/update") => m["params"]["kind"].as_str().unwrap_or("?").to_string(),
+                other => other.unwrap_or("?").to_string(),
+            })
+            .collect()
+    });
+    let at = |what: &str| order.iter().position(|k| k == what).unwrap();
+    assert!(
+        at("toolCall") < at("tandem/requestApproval")
+            && at("tandem/requestApproval") < at("toolResult"),
+        "{order:?}"
+    );
 
     assert_eq!(env.read("src/answer.rs"), PROPOSED);
     assert_eq!(turn.kinds(), ONE_TOOL_TURN, "{turn}");

@@ -48,7 +48,39 @@ async fn cancel_mid_stream_ends_the_turn_and_keeps_what_was_said() {
     );
 }
 
-fn process_is_gone(pid: u32) -> bool {
+/// The command this scenario runs: it prints its pid, then sleeps in that same process.
+pub const SLEEPER: &str = "echo pid=$$; exec sleep 30";
+
+/// The pid the running command printed (see [`SLEEPER`]).
+pub async fn wait_for_pid(tandem: &Sidecar, turn: &TurnRef) -> u32 {
+    tandem
+        .rpc
+        .wait("the command's pid", |inbox| {
+            let output: String = turn
+                .updates_in(&inbox.updates)
+                .iter()
+                .filter(|u| u["kind"] == "toolOutput")
+                .filter_map(|u| u["delta"].as_str())
+                .collect();
+            let line = output.split("pid=").nth(1)?.split_once('\n')?.0;
+            line.trim().parse::<u32>().ok()
+        })
+        .await
+}
+
+/// Waits (within the safety net) for a process to be gone.
+pub async fn assert_gone(pid: u32) {
+    let deadline = std::time::Instant::now() + SAFETY;
+    while !process_is_gone(pid) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "process {pid} still runs"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+pub fn process_is_gone(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
         // A zombie is dead, just not yet reaped by its parent.
@@ -64,26 +96,14 @@ async fn cancel_mid_command_kills_the_process() {
     let env = Env::new();
     let mock = MockServer::start(Scenario::new([Reply::tool(
         "execute_command",
-        json!({"command": "echo pid=$$; exec sleep 30"}),
+        json!({"command": SLEEPER}),
     )]));
     let tandem = Sidecar::start(&env, &mock, Options::default()).await;
     tandem.reply_approvals([reply::accept()]).await;
     let session = tandem.new_session().await;
     let turn_ref = tandem.prompt(&session, "Sleep").await;
 
-    let pid = tandem
-        .rpc
-        .wait("the command's pid", |inbox| {
-            let output: String = turn_ref
-                .updates_in(&inbox.updates)
-                .iter()
-                .filter(|u| u["kind"] == "toolOutput")
-                .filter_map(|u| u["delta"].as_str())
-                .collect();
-            let line = output.split("pid=").nth(1)?.split_once('\n')?.0;
-            line.trim().parse::<u32>().ok()
-        })
-        .await;
+    let pid = wait_for_pid(&tandem, &turn_ref).await;
     assert!(!process_is_gone(pid), "the command is not running");
     tandem.cancel(&session).await;
     let turn = tandem.wait_for_turn_end(&turn_ref).await;
@@ -91,15 +111,7 @@ async fn cancel_mid_command_kills_the_process() {
     let result = turn.tool_result();
     assert_ne!(result["status"], "ok", "{result}");
 
-    // Killing takes a moment; the deadline is only a net.
-    let deadline = std::time::Instant::now() + SAFETY;
-    while !process_is_gone(pid) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "process {pid} still runs after the cancel"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    assert_gone(pid).await;
     // Nothing more was asked of the model after the cancel.
     assert_eq!(model_requests(&mock).len(), 1);
 }

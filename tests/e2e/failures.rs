@@ -66,7 +66,7 @@ async fn the_api_key_never_leaks_to_the_client_or_the_data_dir() {
         Reply::status(401).with_body(json!({"error": {"message": leak,
             "type": "invalid_request_error", "code": "invalid_api_key"}})),
     ]));
-    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let mut tandem = Sidecar::start(&env, &mock, Options::default()).await;
     let session = tandem.new_session().await;
     let ok = tandem.run_turn(&session, "Read notes.txt").await;
     assert_eq!(ok.stop_reason(), "endTurn", "{ok}");

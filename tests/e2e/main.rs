@@ -10,6 +10,7 @@ mod cancel;
 mod chat_cli;
 mod commands;
 mod failures;
+mod lifecycle;
 mod policy;
 mod protocol;
 mod sessions;

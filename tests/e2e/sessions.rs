@@ -17,7 +17,7 @@ async fn a_session_resumes_after_a_clean_restart() {
     env.write("notes.txt", "alpha\nbeta\n");
     let mock = MockServer::start(scenario("resume"));
 
-    let first = Sidecar::start(&env, &mock, Options::default()).await;
+    let mut first = Sidecar::start(&env, &mock, Options::default()).await;
     let session = first.new_session().await;
     let turn = first.run_turn(&session, "Summarize notes.txt").await;
     assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
@@ -188,7 +188,7 @@ async fn undo_puts_files_back_after_a_restart() {
     let env = Env::new();
     env.write("src/answer.rs", crate::approvals::ORIGINAL);
     let mock = MockServer::start(crate::approvals::edit_then(Reply::text("Done.")));
-    let first = Sidecar::start(&env, &mock, Options::default()).await;
+    let mut first = Sidecar::start(&env, &mock, Options::default()).await;
     first.reply_approvals([reply::accept()]).await;
     let session = first.new_session().await;
     first.run_turn(&session, "Make the answer 42").await;

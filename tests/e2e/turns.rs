@@ -352,3 +352,32 @@ async fn models_are_listed_and_switched() {
     assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
     assert_eq!(model_requests(&mock)[0].body["model"], "other-model");
 }
+
+#[tokio::test]
+async fn reads_outside_the_workspace_are_refused() {
+    let env = Env::new();
+    let outside = env.workspace.parent().unwrap().join("secret.txt");
+    std::fs::write(&outside, "TOP-SECRET-CONTENT\n").unwrap();
+    std::os::unix::fs::symlink(&outside, env.workspace.join("link.txt")).unwrap();
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool("read_file", json!({"path": "../secret.txt"}))
+            .and_tool("read_file", json!({"path": outside}))
+            .and_tool("read_file", json!({"path": "link.txt"})),
+        Reply::text("I cannot read those."),
+    ]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Read the secret").await;
+    let results = turn.tool_results();
+    assert_eq!(results.len(), 3, "{turn}");
+    for result in results {
+        assert_eq!(result["status"], "error", "{result}");
+        assert!(
+            result["output"].as_str().unwrap().contains("outside"),
+            "{result}"
+        );
+    }
+    assert!(!format!("{turn}").contains("TOP-SECRET"), "{turn}");
+    let requests = model_requests(&mock);
+    assert!(!requests[1].body.to_string().contains("TOP-SECRET"));
+}

@@ -54,11 +54,14 @@ pub struct Inbox {
     handlers: HashMap<String, Handler>,
     /// Approval requests (their ids) that came when no reply was scripted.
     held: VecDeque<Value>,
+    /// Every notification and request from the server, in the order they came.
+    pub log: Vec<Value>,
     /// The server closed its output.
     pub closed: bool,
 }
 
-type Writer = Arc<tokio::sync::Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
+/// The server's input; `None` once the client closed it.
+type Writer = Arc<tokio::sync::Mutex<Option<Box<dyn AsyncWrite + Send + Unpin>>>>;
 
 pub struct Connection {
     writer: Writer,
@@ -71,7 +74,12 @@ pub struct Connection {
 
 async fn write_frame(writer: &Writer, message: &Value) -> std::io::Result<()> {
     let body = message.to_string();
-    let mut w = writer.lock().await;
+    let mut guard = writer.lock().await;
+    let Some(w) = guard.as_mut() else {
+        return Err(std::io::Error::other(
+            "the client closed the server's input",
+        ));
+    };
     w.write_all(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes())
         .await?;
     w.flush().await
@@ -106,7 +114,7 @@ impl Connection {
         input: impl AsyncWrite + Send + Unpin + 'static,
         context: Box<dyn Fn() -> String + Send + Sync>,
     ) -> Self {
-        let writer: Writer = Arc::new(tokio::sync::Mutex::new(Box::new(input)));
+        let writer: Writer = Arc::new(tokio::sync::Mutex::new(Some(Box::new(input))));
         let inbox = Arc::new(Mutex::new(Inbox::default()));
         let (tx, changed) = watch::channel(0u64);
         tokio::spawn(read_loop(
@@ -230,6 +238,11 @@ impl Connection {
         )
     }
 
+    /// Closes the server's input, as an editor that goes away without `shutdown`.
+    pub async fn close(&self) {
+        self.writer.lock().await.take();
+    }
+
     /// Answers the server's `method` requests with `handler` from now on.
     pub fn on_request(&self, method: &str, handler: Handler) {
         self.lock().handlers.insert(method.to_string(), handler);
@@ -257,6 +270,9 @@ async fn read_loop<R: AsyncRead + Unpin>(
     while let Some(message) = read_frame(&mut reader).await {
         let method = message.get("method").and_then(Value::as_str);
         let id = message.get("id").cloned();
+        if method.is_some() {
+            lock().log.push(message.clone());
+        }
         match (method, id) {
             (None, Some(id)) => {
                 if let Some(id) = id.as_i64() {

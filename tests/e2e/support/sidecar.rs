@@ -293,14 +293,24 @@ impl Sidecar {
     }
 
     /// `shutdown`, then `exit`, as an editor closes; returns how the process ended.
-    pub async fn shutdown(mut self) -> ExitStatus {
+    pub async fn shutdown(&mut self) -> ExitStatus {
         self.request("shutdown", Value::Null)
             .await
             .expect("shutdown failed");
         self.rpc.notify("exit", Value::Null).await;
+        self.wait_for_exit("exit").await
+    }
+
+    /// Closes the sidecar's stdin without a word, as a crashed editor; returns how it ended.
+    pub async fn close_stdin(&mut self) -> ExitStatus {
+        self.rpc.close().await;
+        self.wait_for_exit("its stdin closed").await
+    }
+
+    async fn wait_for_exit(&mut self, after: &str) -> ExitStatus {
         match tokio::time::timeout(SAFETY, self.child.wait()).await {
             Ok(status) => status.expect("wait for tandem"),
-            Err(_) => panic!("tandem did not exit after exit\n{}", self.rpc.dump()),
+            Err(_) => panic!("tandem did not exit after {after}\n{}", self.rpc.dump()),
         }
     }
 
