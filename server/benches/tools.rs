@@ -47,45 +47,51 @@ fn main() {
         "tree: {} (100,000 files, 10,000 of them ignored)\n",
         tree.display()
     );
+    if !rg.exists() {
+        println!("/usr/bin/rg is absent: no ripgrep comparison (apt-get install ripgrep)\n");
+    }
     // list_files, uncapped, against `rg --files`.
-    let mut listed = 0;
-    let ours = median(|| {
-        let out = call(
-            "list_files",
-            json!({"recursive": true, "limit": 100_000_000}),
-        );
-        listed = out.lines().count();
-    });
+    let (mut listed, mut files) = (0, 0);
+    let (ours, theirs) = compare(
+        || {
+            listed = call(
+                "list_files",
+                json!({"recursive": true, "limit": 100_000_000}),
+            )
+            .lines()
+            .count()
+        },
+        rg.exists()
+            .then_some(|| files = run_rg(&tree, &["--files"])),
+    );
     report(
         "list_files recursive",
         ours,
         &format!("{listed} entries (files and directories)"),
     );
-    if rg.exists() {
-        let mut files = 0;
-        let theirs = median(|| files = run_rg(&tree, &["--files"]));
+    if let Some(theirs) = theirs {
         report("rg --files", theirs, &format!("{files} files"));
         println!("  ratio {:.2}x (goal <= 1.3x)\n", ratio(ours, theirs));
-    } else {
-        println!("  /usr/bin/rg is absent: no comparison (apt-get install ripgrep)\n");
     }
 
     // search_files, uncapped, against `rg -n` with the same (case-sensitive) regex.
-    let mut found = String::new();
-    let ours = median(|| {
-        found = call(
-            "search_files",
-            json!({"regex": REGEX, "caseSensitive": true, "limit": 100_000_000}),
-        );
-    });
+    let (mut found, mut lines) = (String::new(), 0);
+    let (ours, theirs) = compare(
+        || {
+            found = call(
+                "search_files",
+                json!({"regex": REGEX, "caseSensitive": true, "limit": 100_000_000}),
+            )
+        },
+        rg.exists()
+            .then_some(|| lines = run_rg(&tree, &["-n", "--no-heading", "--", REGEX])),
+    );
     report(
         &format!("search_files /{REGEX}/"),
         ours,
         found.lines().last().unwrap_or(""),
     );
-    if rg.exists() {
-        let mut lines = 0;
-        let theirs = median(|| lines = run_rg(&tree, &["-n", "--no-heading", "--", REGEX]));
+    if let Some(theirs) = theirs {
         report("rg -n", theirs, &format!("{lines} matching lines"));
         println!("  ratio {:.2}x (goal <= 1.3x)\n", ratio(ours, theirs));
     }
@@ -188,6 +194,35 @@ fn bench_diff() {
         t,
         &format!("{hunks} hunks; goal < 10 ms"),
     );
+}
+
+/// Medians of `ours` and `theirs`, run alternately so that a change in the machine's load
+/// weighs on both alike.
+fn compare(
+    mut ours: impl FnMut(),
+    mut theirs: Option<impl FnMut()>,
+) -> (Duration, Option<Duration>) {
+    let time = |f: &mut dyn FnMut()| {
+        let start = Instant::now();
+        f();
+        start.elapsed()
+    };
+    ours(); // warm-up: caches, page cache
+    if let Some(t) = theirs.as_mut() {
+        t();
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        a.push(time(&mut ours));
+        if let Some(t) = theirs.as_mut() {
+            b.push(time(t));
+        }
+    }
+    let mid = |mut v: Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    (mid(a), (!b.is_empty()).then(|| mid(b)))
 }
 
 fn median(mut f: impl FnMut()) -> Duration {

@@ -24,12 +24,7 @@ pub(crate) fn list_files(ws: &Workspace, args: ListFiles) -> Result<String, Tool
             ws.display_path(&start)
         ));
     }
-    // Only the first `limit` need ordering among themselves.
-    if total > limit {
-        entries.select_nth_unstable(limit);
-        entries.truncate(limit);
-    }
-    entries.sort_unstable();
+    entries.truncate(limit);
     let mut out = entries.join("\n");
     if total > limit {
         out.push_str(&format!(
@@ -42,28 +37,37 @@ pub(crate) fn list_files(ws: &Workspace, args: ListFiles) -> Result<String, Tool
 }
 
 /// Every entry below `start` the ignore rules let through (directories end in `/`), relative to
-/// `root`, unsorted. `recursive: false` stops at `start`'s children.
+/// `root`, sorted. `recursive: false` stops at `start`'s children.
 pub(crate) fn entries(root: &Path, start: &Path, recursive: bool) -> Vec<String> {
     let mut builder = walk::builder(start);
     if !recursive {
         builder.max_depth(Some(1));
     }
-    let per_thread = walk::parallel(&builder, Vec::new, |found: &mut Vec<String>, entry| {
-        if entry.depth() == 0 {
-            return;
-        }
-        let Ok(rel) = entry.path().strip_prefix(root) else {
-            return;
-        };
-        let mut name = super::paths::relative_display(rel);
-        if entry.file_type().is_some_and(|t| t.is_dir()) {
-            name.push('/');
-        }
-        found.push(name);
-    });
+    let per_thread = walk::parallel(
+        &builder,
+        walk::PerThread {
+            init: Vec::new,
+            visit: |found: &mut Vec<String>, entry: ignore::DirEntry| {
+                if entry.depth() == 0 {
+                    return;
+                }
+                let Ok(rel) = entry.path().strip_prefix(root) else {
+                    return;
+                };
+                let mut name = super::paths::relative_display(rel);
+                if entry.file_type().is_some_and(|t| t.is_dir()) {
+                    name.push('/');
+                }
+                found.push(name);
+            },
+            finish: |found: &mut Vec<String>| found.sort_unstable(),
+        },
+    );
     let mut all = Vec::with_capacity(per_thread.iter().map(Vec::len).sum());
     for part in per_thread {
         all.extend(part);
     }
+    // The stable sort finds the threads' sorted runs and only merges them.
+    all.sort();
     all
 }

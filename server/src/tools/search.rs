@@ -99,18 +99,21 @@ pub(crate) fn search(
     let builder = walk::builder(start);
     let per_thread = walk::parallel(
         &builder,
-        || Collector::new(limit),
-        |c: &mut Collector, entry| {
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return;
-            }
-            if glob.is_some_and(|g| !g.matched(entry.path(), false).is_whitelist()) {
-                return;
-            }
-            let Ok(rel) = entry.path().strip_prefix(root) else {
-                return;
-            };
-            c.search_file(matcher, entry.path(), super::paths::relative_display(rel));
+        walk::PerThread {
+            init: || Collector::new(limit),
+            visit: |c: &mut Collector, entry: ignore::DirEntry| {
+                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                    return;
+                }
+                if glob.is_some_and(|g| !g.matched(entry.path(), false).is_whitelist()) {
+                    return;
+                }
+                let Ok(rel) = entry.path().strip_prefix(root) else {
+                    return;
+                };
+                c.search_file(matcher, entry.path(), super::paths::relative_display(rel));
+            },
+            finish: |c: &mut Collector| c.files.sort_unstable_by(|a, b| a.path.cmp(&b.path)),
         },
     );
     let mut found = Found {
@@ -123,7 +126,8 @@ pub(crate) fn search(
         found.files_matched += c.files_matched;
         found.files.extend(c.files);
     }
-    found.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    // The stable sort finds the threads' sorted runs and only merges them.
+    found.files.sort_by(|a, b| a.path.cmp(&b.path));
     found
 }
 

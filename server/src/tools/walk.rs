@@ -18,63 +18,80 @@ pub(crate) fn builder(start: &Path) -> WalkBuilder {
     builder
 }
 
-/// Walks in parallel; each thread folds the entries it sees into its own `S` (made by `init`),
-/// and the states of all threads come back at the end. Unreadable entries are skipped.
-pub(crate) fn parallel<S, I, F>(builder: &WalkBuilder, init: I, visit: F) -> Vec<S>
+/// How each walker thread builds its share of the result.
+pub(crate) struct PerThread<I, V, F> {
+    /// Makes a thread's empty state.
+    pub init: I,
+    /// Folds one entry into the thread's state.
+    pub visit: V,
+    /// Runs on the thread when its walk is over (e.g. sorting, so that the work is parallel too).
+    pub finish: F,
+}
+
+/// Walks in parallel; each thread folds the entries it sees into its own `S`, and the states of
+/// all threads come back at the end. Unreadable entries are skipped.
+pub(crate) fn parallel<S, I, V, F>(builder: &WalkBuilder, per_thread: PerThread<I, V, F>) -> Vec<S>
 where
     S: Send,
     I: Fn() -> S + Sync,
-    F: Fn(&mut S, DirEntry) + Sync,
+    V: Fn(&mut S, DirEntry) + Sync,
+    F: Fn(&mut S) + Sync,
 {
     let out = Mutex::new(Vec::new());
     builder.build_parallel().visit(&mut Threads {
-        init: &init,
-        visit: &visit,
+        per_thread: &per_thread,
         out: &out,
     });
     out.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
-struct Threads<'a, S, I, F> {
-    init: &'a I,
-    visit: &'a F,
+struct Threads<'a, S, I, V, F> {
+    per_thread: &'a PerThread<I, V, F>,
     out: &'a Mutex<Vec<S>>,
 }
 
-impl<'a, S, I, F> ParallelVisitorBuilder<'a> for Threads<'a, S, I, F>
+impl<'a, S, I, V, F> ParallelVisitorBuilder<'a> for Threads<'a, S, I, V, F>
 where
     S: Send,
     I: Fn() -> S + Sync,
-    F: Fn(&mut S, DirEntry) + Sync,
+    V: Fn(&mut S, DirEntry) + Sync,
+    F: Fn(&mut S) + Sync,
 {
     fn build(&mut self) -> Box<dyn ParallelVisitor + 'a> {
         Box::new(Thread {
-            state: Some((self.init)()),
-            visit: self.visit,
+            state: Some((self.per_thread.init)()),
+            per_thread: self.per_thread,
             out: self.out,
         })
     }
 }
 
-struct Thread<'a, S: Send, F> {
+struct Thread<'a, S: Send, I, V, F: Fn(&mut S)> {
     state: Option<S>,
-    visit: &'a F,
+    per_thread: &'a PerThread<I, V, F>,
     out: &'a Mutex<Vec<S>>,
 }
 
-impl<S: Send, F: Fn(&mut S, DirEntry) + Sync> ParallelVisitor for Thread<'_, S, F> {
+impl<S, I, V, F> ParallelVisitor for Thread<'_, S, I, V, F>
+where
+    S: Send,
+    I: Sync,
+    V: Fn(&mut S, DirEntry) + Sync,
+    F: Fn(&mut S) + Sync,
+{
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
         if let (Ok(entry), Some(state)) = (entry, self.state.as_mut()) {
-            (self.visit)(state, entry);
+            (self.per_thread.visit)(state, entry);
         }
         WalkState::Continue
     }
 }
 
-impl<S: Send, F> Drop for Thread<'_, S, F> {
+impl<S: Send, I, V, F: Fn(&mut S)> Drop for Thread<'_, S, I, V, F> {
     // A thread's results join the others when it finishes.
     fn drop(&mut self) {
-        if let Some(state) = self.state.take() {
+        if let Some(mut state) = self.state.take() {
+            (self.per_thread.finish)(&mut state);
             self.out
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
