@@ -166,3 +166,23 @@ async fn a_prompt_while_a_turn_runs_is_refused() {
     });
     assert_eq!(started, 1);
 }
+
+#[tokio::test]
+async fn cancel_before_the_first_token_and_with_nothing_running() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([Reply::text("late").stall_after(0)]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    // Nothing running: nothing to do, and no error.
+    tandem.cancel(&session).await;
+    let turn_ref = tandem.prompt(&session, "Hello").await;
+    tandem.cancel(&session).await;
+    let turn = tandem.wait_for_turn_end(&turn_ref).await;
+    assert_eq!(turn.stop_reason(), "cancelled", "{turn}");
+    assert_eq!(
+        turn.of_kind("turnEnded").len(),
+        1,
+        "exactly one turnEnded: {turn}"
+    );
+    tandem.cancel(&session).await;
+}

@@ -381,3 +381,85 @@ async fn reads_outside_the_workspace_are_refused() {
     let requests = model_requests(&mock);
     assert!(!requests[1].body.to_string().contains("TOP-SECRET"));
 }
+
+#[tokio::test]
+async fn a_long_fast_stream_arrives_whole() {
+    // Multi-byte text, many deltas, written in large pieces: TCP and SSE boundaries fall
+    // anywhere, mid-character included.
+    const PIECE: &str = "héllo wörld 😊 ";
+    const N: usize = 20_000;
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([Reply::text(PIECE).repeat(N)]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Talk a lot").await;
+    assert_eq!(turn.stop_reason(), "endTurn");
+    let text = turn.text();
+    assert_eq!(text.len(), PIECE.len() * N);
+    assert!(text == PIECE.repeat(N), "the text came out garbled");
+}
+
+#[tokio::test]
+async fn tool_calls_without_an_id_or_arguments_still_work() {
+    // Some local servers send no call id, and no arguments for a call that needs none.
+    let env = Env::new();
+    env.write("a.txt", "a\n");
+    let mut call = Reply::tool("list_files", json!(""));
+    call.tool_calls[0].id = Some(String::new());
+    let mock = MockServer::start(Scenario::new([call, Reply::text("One file.")]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "List").await;
+    let id = turn.tool_calls()[0]["toolCallId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!id.is_empty(), "{turn}");
+    let result = turn.tool_result();
+    assert_eq!(result["toolCallId"], id.as_str());
+    assert_eq!(result["status"], "ok", "{result}");
+    assert!(result["output"].as_str().unwrap().contains("a.txt"));
+    // The model sees one consistent id on its call and on the result.
+    let requests = model_requests(&mock);
+    let assistant = &requests[1].messages_with_role("assistant")[0];
+    assert_eq!(assistant["tool_calls"][0]["id"], id.as_str());
+    tool_message(&requests[1], &id);
+}
+
+#[tokio::test]
+async fn tools_that_cannot_apply_fail_without_asking() {
+    let env = Env::new();
+    env.write("src/answer.rs", crate::approvals::ORIGINAL);
+    let outside = env.workspace.parent().unwrap().join("planted.txt");
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "../planted.txt", "content": "x"}),
+        )
+        .and_tool(
+            "replace_in_file",
+            json!({"path": "src/answer.rs",
+                   "diff": "------- SEARCH\n    99\n=======\n    42\n+++++++ REPLACE"}),
+        )
+        .and_tool("execute_command", json!({"command": "ls", "cwd": ".."})),
+        Reply::text("None of that worked."),
+    ]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Do odd things").await;
+    assert!(
+        tandem.approvals().is_empty(),
+        "nothing that can't apply is put to the user: {:#?}",
+        tandem.approvals()
+    );
+    let results = turn.tool_results();
+    assert_eq!(results.len(), 3, "{turn}");
+    for result in &results {
+        assert_eq!(result["status"], "error", "{result}");
+    }
+    assert!(results[0]["output"].as_str().unwrap().contains("outside"));
+    assert!(results[1]["output"].as_str().unwrap().contains("not_found"));
+    assert!(results[2]["output"].as_str().unwrap().contains("outside"));
+    assert!(!outside.exists());
+    assert_eq!(env.read("src/answer.rs"), crate::approvals::ORIGINAL);
+}
