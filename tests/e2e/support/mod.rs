@@ -5,13 +5,10 @@ pub mod rpc;
 mod sidecar;
 mod turn;
 
-#[allow(unused_imports)]
 pub use mock_model::{MockServer, RecordedRequest, Reply, Scenario};
-#[allow(unused_imports)]
-pub use rpc::{Answer, RpcError, SAFETY};
+pub use rpc::{Answer, SAFETY};
 pub use serde_json::{Value, json};
 pub use sidecar::{API_KEY, Env, Options, Sidecar, initialize_params};
-#[allow(unused_imports)]
 pub use turn::{Turn, TurnRef};
 
 /// The kinds of a turn where the model says something, calls one tool, then answers.
