@@ -17,8 +17,8 @@ use super::{Agent, Diagnostic, Frontend};
 use crate::model::{Completion, Delta, FinishReason, Message, ToolCall};
 use crate::provider::CompletionRequest;
 use crate::tools::{
-    self, AppliedEdit, CommandProposal, EditProposal, EditorText, ErrorKind, Prepared,
-    ToolContext, ToolError,
+    self, AppliedEdit, CommandProposal, EditProposal, EditorText, ErrorKind, Prepared, ToolContext,
+    ToolError,
 };
 
 pub(super) struct Turn {
@@ -502,7 +502,8 @@ impl Turn {
         match tools::run_command(&proposal, &mut on_output, self.cancel.clone()).await {
             Err(e) => Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
             Ok(outcome) => Outcome {
-                status: if outcome.exit_code == Some(0) && !outcome.timed_out && !outcome.cancelled {
+                status: if outcome.exit_code == Some(0) && !outcome.timed_out && !outcome.cancelled
+                {
                     ToolStatus::Ok
                 } else {
                     ToolStatus::Error

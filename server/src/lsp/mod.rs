@@ -13,13 +13,14 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::json;
-use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower::ServiceBuilder;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Request, Result};
 use tower_lsp_server::lsp_types::{
     CodeActionParams, CodeActionProviderCapability, CodeActionResponse,
     DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
     ExecuteCommandOptions, ExecuteCommandParams, InitializeParams, InitializeResult,
     InitializedParams, LSPAny, NumberOrString, ServerCapabilities, ServerInfo,
-    TextDocumentSyncCapability, TextDocumentSyncKind, Uri, WorkDoneProgressCancelParams,
+    TextDocumentSyncCapability, TextDocumentSyncKind, WorkDoneProgressCancelParams,
 };
 use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
 
@@ -27,12 +28,12 @@ use crate::agent::{Agent, AgentError, AgentSettings, Frontend};
 use crate::config::{LazyClient, ProviderOptions};
 use crate::protocol::{
     self, ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
-    LoadSessionResult, NewSessionParams, NewSessionResult, PromptParams, PromptResult,
+    LoadSessionResult, NewSessionParams, NewSessionResult, NoParams, PromptParams, PromptResult,
     SessionParams, SetModelParams, UndoParams, UndoResult, UpdateParams, error_code,
 };
 use crate::provider::Limits;
-use frontend::LspFrontend;
 use documents::Documents;
+use frontend::LspFrontend;
 use plain::{PlainCapabilities, PlainFrontend};
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -63,9 +64,30 @@ pub async fn serve(overrides: Overrides) {
             Backend::work_done_progress_cancel,
         )
         .finish();
+    let service = ServiceBuilder::new()
+        .map_request(default_params)
+        .service(service);
     Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
         .serve(service)
         .await;
+}
+
+/// Methods that take no params accept them absent as well as `{}`: clients differ, and the
+/// router takes one or the other. An absent `params` becomes `{}` here.
+fn default_params(request: Request) -> Request {
+    let takes_none = matches!(
+        request.method(),
+        protocol::LIST_SESSIONS | protocol::LIST_MODELS
+    );
+    if !takes_none || request.params().is_some() {
+        return request;
+    }
+    let (method, id, _) = request.into_parts();
+    let builder = Request::build(method).params(json!({}));
+    match id {
+        Some(id) => builder.id(id).finish(),
+        None => builder.finish(),
+    }
 }
 
 struct Backend {
@@ -184,7 +206,7 @@ impl Backend {
         Ok(Empty {})
     }
 
-    async fn list_sessions(&self) -> Result<ListSessionsResult> {
+    async fn list_sessions(&self, _: NoParams) -> Result<ListSessionsResult> {
         let agent = self.ready()?.agent.clone();
         let sessions = tokio::task::spawn_blocking(move || agent.list_sessions())
             .await
@@ -246,7 +268,7 @@ impl Backend {
         Ok(Empty {})
     }
 
-    async fn list_models(&self) -> Result<ListModelsResult> {
+    async fn list_models(&self, _: NoParams) -> Result<ListModelsResult> {
         let agent = &self.ready()?.agent;
         let models = agent.list_models().await.map_err(agent_error)?;
         Ok(ListModelsResult {
@@ -260,8 +282,14 @@ impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let options: InitializationOptions = match params.initialization_options {
             None | Some(serde_json::Value::Null) => InitializationOptions::default(),
-            Some(value) => serde_json::from_value(value)
-                .map_err(|e| invalid_params(format!("bad initializationOptions: {e}")))?,
+            // The path names the field, e.g. `maxSteps: invalid type: string "many", expected u32`.
+            Some(value) => serde_path_to_error::deserialize(value).map_err(|e| {
+                invalid_params(format!(
+                    "bad initializationOptions.{}: {}",
+                    e.path(),
+                    e.inner()
+                ))
+            })?,
         };
         let capabilities: ClientCapabilities = params
             .capabilities

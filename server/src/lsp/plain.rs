@@ -9,14 +9,14 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
-use tower_lsp_server::{Client, UriExt};
 use tower_lsp_server::lsp_types::notification::Progress;
 use tower_lsp_server::lsp_types::request::WorkDoneProgressCreate;
 use tower_lsp_server::lsp_types::{
-    ClientCapabilities, MessageActionItem, MessageType, ResourceOperationKind, Uri, NumberOrString, ProgressParams, ProgressParamsValue,
-    WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressCreateParams, WorkDoneProgressEnd,
-    WorkDoneProgressReport,
+    ClientCapabilities, MessageActionItem, MessageType, NumberOrString, ProgressParams,
+    ProgressParamsValue, ResourceOperationKind, Uri, WorkDoneProgress, WorkDoneProgressBegin,
+    WorkDoneProgressCreateParams, WorkDoneProgressEnd, WorkDoneProgressReport,
 };
+use tower_lsp_server::{Client, UriExt};
 
 use super::documents::Documents;
 use super::workspace_edit::{self, EditCapabilities};

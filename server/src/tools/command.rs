@@ -133,6 +133,20 @@ pub(crate) async fn run(
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat");
+    // If the sidecar itself is killed (SIGKILL leaves no chance to clean up), the shell goes
+    // with it. The kernel ties this to the spawning thread: a runtime worker, which lives as long
+    // as the sidecar. What the shell started in the background is reached by the group kill on
+    // every other way out (cancel, timeout, shutdown, a closed stdin).
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl is async-signal-safe and touches nothing of the parent's.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
     let mut child = command.spawn().map_err(spawn_error)?;
     // Our copies of the pipe's write end go with `command`: the pipe ends when the children close it.
     drop(command);
