@@ -11,8 +11,8 @@ use tokio::sync::OnceCell;
 
 use crate::model::{Completion, Delta};
 use crate::provider::{
-    Api, ApiKey, CompletionRequest, Limits, ModelClient, ModelInfo, ProviderConfig, ProviderError,
-    ProviderErrorKind, http::HttpModelClient,
+    Api, ApiKey, CompletionRequest, HttpModelClient, Limits, ModelClient, ModelInfo,
+    ProviderConfig, ProviderError, ProviderErrorKind,
 };
 
 /// Provider settings as the editor (`initializationOptions.provider`) or the CLI gives them.

@@ -13,7 +13,6 @@ pub mod agent;
 pub mod chat;
 pub mod config;
 pub mod lsp;
-mod merge_stubs;
 pub mod model;
 pub mod protocol;
 pub mod provider;

@@ -109,6 +109,17 @@ pub struct SessionParams {
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 pub struct Empty {}
 
+/// The params of a method that takes none: `{}`, `null` or `[]` (what an empty Lua table
+/// becomes) are all accepted.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(untagged)]
+pub enum NoParams {
+    #[default]
+    Null,
+    Object(Empty),
+    Array([(); 0]),
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListSessionsResult {

@@ -3,23 +3,24 @@
 //! Translates the `tandem/*` methods (see [`crate::protocol`] and `docs/protocol.md`) to calls on
 //! the agent core. No handler waits for a turn: a prompt starts one and returns its id.
 
+mod documents;
 mod frontend;
 mod plain;
 mod plain_commands;
 mod workspace_edit;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::json;
-use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower::ServiceBuilder;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Request, Result};
 use tower_lsp_server::lsp_types::{
     CodeActionParams, CodeActionProviderCapability, CodeActionResponse,
     DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
     ExecuteCommandOptions, ExecuteCommandParams, InitializeParams, InitializeResult,
     InitializedParams, LSPAny, NumberOrString, ServerCapabilities, ServerInfo,
-    TextDocumentSyncCapability, TextDocumentSyncKind, Uri, WorkDoneProgressCancelParams,
+    TextDocumentSyncCapability, TextDocumentSyncKind, WorkDoneProgressCancelParams,
 };
 use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
 
@@ -27,10 +28,11 @@ use crate::agent::{Agent, AgentError, AgentSettings, Frontend};
 use crate::config::{LazyClient, ProviderOptions};
 use crate::protocol::{
     self, ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
-    LoadSessionResult, NewSessionParams, NewSessionResult, PromptParams, PromptResult,
+    LoadSessionResult, NewSessionParams, NewSessionResult, NoParams, PromptParams, PromptResult,
     SessionParams, SetModelParams, UndoParams, UndoResult, UpdateParams, error_code,
 };
 use crate::provider::Limits;
+use documents::Documents;
 use frontend::LspFrontend;
 use plain::{PlainCapabilities, PlainFrontend};
 
@@ -62,9 +64,30 @@ pub async fn serve(overrides: Overrides) {
             Backend::work_done_progress_cancel,
         )
         .finish();
+    let service = ServiceBuilder::new()
+        .map_request(default_params)
+        .service(service);
     Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
         .serve(service)
         .await;
+}
+
+/// Methods that take no params accept them absent as well as `{}`: clients differ, and the
+/// router takes one or the other. An absent `params` becomes `{}` here.
+fn default_params(request: Request) -> Request {
+    let takes_none = matches!(
+        request.method(),
+        protocol::LIST_SESSIONS | protocol::LIST_MODELS
+    );
+    if !takes_none || request.params().is_some() {
+        return request;
+    }
+    let (method, id, _) = request.into_parts();
+    let builder = Request::build(method).params(json!({}));
+    match id {
+        Some(id) => builder.id(id).finish(),
+        None => builder.finish(),
+    }
 }
 
 struct Backend {
@@ -73,8 +96,8 @@ struct Backend {
     ready: OnceLock<Ready>,
     /// A plain client's session: made on first use, replaced by `tandem.newSession`.
     current: Mutex<Option<String>>,
-    /// A plain client's open documents (full text sync), for the unsaved text of `tandem.ask`.
-    documents: Mutex<HashMap<Uri, String>>,
+    /// A plain client's open documents (full text sync): the agent reads their unsaved text.
+    documents: Documents,
 }
 
 /// Set up by `initialize`.
@@ -132,7 +155,7 @@ impl Backend {
             overrides,
             ready: OnceLock::new(),
             current: Mutex::new(None),
-            documents: Mutex::new(HashMap::new()),
+            documents: Documents::default(),
         }
     }
 
@@ -183,7 +206,7 @@ impl Backend {
         Ok(Empty {})
     }
 
-    async fn list_sessions(&self) -> Result<ListSessionsResult> {
+    async fn list_sessions(&self, _: NoParams) -> Result<ListSessionsResult> {
         let agent = self.ready()?.agent.clone();
         let sessions = tokio::task::spawn_blocking(move || agent.list_sessions())
             .await
@@ -245,7 +268,7 @@ impl Backend {
         Ok(Empty {})
     }
 
-    async fn list_models(&self) -> Result<ListModelsResult> {
+    async fn list_models(&self, _: NoParams) -> Result<ListModelsResult> {
         let agent = &self.ready()?.agent;
         let models = agent.list_models().await.map_err(agent_error)?;
         Ok(ListModelsResult {
@@ -259,8 +282,14 @@ impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let options: InitializationOptions = match params.initialization_options {
             None | Some(serde_json::Value::Null) => InitializationOptions::default(),
-            Some(value) => serde_json::from_value(value)
-                .map_err(|e| invalid_params(format!("bad initializationOptions: {e}")))?,
+            // The path names the field, e.g. `maxSteps: invalid type: string "many", expected u32`.
+            Some(value) => serde_path_to_error::deserialize(value).map_err(|e| {
+                invalid_params(format!(
+                    "bad initializationOptions.{}: {}",
+                    e.path(),
+                    e.inner()
+                ))
+            })?,
         };
         let capabilities: ClientCapabilities = params
             .capabilities
@@ -310,15 +339,13 @@ impl LanguageServer for Backend {
         let frontend: Arc<dyn Frontend> = if declared {
             LspFrontend::start(self.client.clone(), capabilities)
         } else {
-            let plain_caps = PlainCapabilities {
-                work_done_progress: params
-                    .capabilities
-                    .window
-                    .as_ref()
-                    .and_then(|w| w.work_done_progress)
-                    .unwrap_or(false),
-            };
-            PlainFrontend::start(self.client.clone(), plain_caps, folders.clone())
+            let plain_caps = PlainCapabilities::of(&params.capabilities);
+            PlainFrontend::start(
+                self.client.clone(),
+                plain_caps,
+                folders.clone(),
+                self.documents.clone(),
+            )
         };
         let ready = Ready {
             agent,
@@ -355,18 +382,19 @@ impl LanguageServer for Backend {
     async fn initialized(&self, _: InitializedParams) {}
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
-        lock(&self.documents).insert(params.text_document.uri, params.text_document.text);
+        self.documents
+            .set(&params.text_document.uri, params.text_document.text);
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
         // Full sync: the last change holds the whole text.
         if let Some(change) = params.content_changes.into_iter().last() {
-            lock(&self.documents).insert(params.text_document.uri, change.text);
+            self.documents.set(&params.text_document.uri, change.text);
         }
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
-        lock(&self.documents).remove(&params.text_document.uri);
+        self.documents.remove(&params.text_document.uri);
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {

@@ -9,15 +9,17 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
-use tower_lsp_server::Client;
 use tower_lsp_server::lsp_types::notification::Progress;
 use tower_lsp_server::lsp_types::request::WorkDoneProgressCreate;
 use tower_lsp_server::lsp_types::{
-    MessageActionItem, MessageType, NumberOrString, ProgressParams, ProgressParamsValue,
-    WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressCreateParams, WorkDoneProgressEnd,
-    WorkDoneProgressReport,
+    ClientCapabilities, MessageActionItem, MessageType, NumberOrString, ProgressParams,
+    ProgressParamsValue, ResourceOperationKind, Uri, WorkDoneProgress, WorkDoneProgressBegin,
+    WorkDoneProgressCreateParams, WorkDoneProgressEnd, WorkDoneProgressReport,
 };
+use tower_lsp_server::{Client, UriExt};
 
+use super::documents::Documents;
+use super::workspace_edit::{self, EditCapabilities};
 use crate::agent::Frontend;
 use crate::agent::approval::{ApprovalKind, ApprovalReply, ApprovalRequest, Decision};
 use crate::agent::events::{Event, StopReason, ToolStatus};
@@ -41,6 +43,30 @@ const MAX_MESSAGE: usize = 4000;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PlainCapabilities {
     pub work_done_progress: bool,
+    pub edits: EditCapabilities,
+}
+
+impl PlainCapabilities {
+    pub fn of(caps: &ClientCapabilities) -> Self {
+        let edit = caps
+            .workspace
+            .as_ref()
+            .and_then(|w| w.workspace_edit.as_ref());
+        Self {
+            work_done_progress: caps
+                .window
+                .as_ref()
+                .and_then(|w| w.work_done_progress)
+                .unwrap_or(false),
+            edits: EditCapabilities {
+                document_changes: edit.and_then(|e| e.document_changes).unwrap_or(false),
+                create_files: edit
+                    .and_then(|e| e.resource_operations.as_ref())
+                    .is_some_and(|ops| ops.contains(&ResourceOperationKind::Create)),
+                change_annotations: edit.is_some_and(|e| e.change_annotation_support.is_some()),
+            },
+        }
+    }
 }
 
 enum Outgoing {
@@ -50,6 +76,10 @@ enum Outgoing {
 
 pub struct PlainFrontend {
     queue: mpsc::UnboundedSender<Outgoing>,
+    client: Client,
+    capabilities: PlainCapabilities,
+    folders: Vec<PathBuf>,
+    documents: Documents,
 }
 
 impl PlainFrontend {
@@ -57,18 +87,25 @@ impl PlainFrontend {
         client: Client,
         capabilities: PlainCapabilities,
         folders: Vec<PathBuf>,
+        documents: Documents,
     ) -> Arc<Self> {
         let (queue, rx) = mpsc::unbounded_channel();
         tokio::spawn(
             Forwarder {
-                client,
+                client: client.clone(),
                 capabilities,
-                folders,
+                folders: folders.clone(),
                 turn: None,
             }
             .run(rx),
         );
-        Arc::new(Self { queue })
+        Arc::new(Self {
+            queue,
+            client,
+            capabilities,
+            folders,
+            documents,
+        })
     }
 }
 
@@ -91,6 +128,42 @@ impl Frontend for PlainFrontend {
             rx.await
                 .unwrap_or_else(|_| ApprovalReply::reject("The editor connection is closed."))
         })
+    }
+
+    /// An open document's text as the editor holds it; the disk's for the others.
+    fn read_text(&self, path: &Path) -> Option<BoxFuture<'static, Result<String, String>>> {
+        let text = self.documents.get_path(path)?;
+        Some(Box::pin(async move { Ok(text) }))
+    }
+
+    /// Through `workspace/applyEdit`, so the edit lands in the editor's buffer and undo history.
+    /// A new file the client can't create goes to disk instead (there is no buffer to bypass).
+    fn write_text(
+        &self,
+        path: &Path,
+        original: Option<&str>,
+        content: &str,
+    ) -> Option<BoxFuture<'static, Result<(), String>>> {
+        let uri = Uri::from_file_path(path)?;
+        let shown = relative(path, &self.folders);
+        let description = format!("Tandem's edit of {shown}, as you approved it");
+        let edit = workspace_edit::build(
+            &uri,
+            original,
+            content,
+            &description,
+            self.capabilities.edits,
+        )?;
+        let client = self.client.clone();
+        Some(Box::pin(async move {
+            match client.apply_edit(edit).await {
+                Ok(answer) if answer.applied => Ok(()),
+                Ok(answer) => Err(answer
+                    .failure_reason
+                    .unwrap_or_else(|| "the editor answered applied: false".into())),
+                Err(e) => Err(format!("the editor failed the request: {}", e.message)),
+            }
+        }))
     }
 }
 

@@ -142,7 +142,7 @@ impl Backend {
             .ok_or_else(|| invalid_params("the location is not a file".into()))?
             .display()
             .to_string();
-        let text = lock(&self.documents).get(&location.uri).cloned();
+        let text = self.documents.get(&location.uri);
         let range = location.range.map(|r| CtxRange {
             start: CtxPosition {
                 line: r.start.line,
