@@ -749,14 +749,9 @@ mod tests {
             decision(&RequestPermissionOutcome::Cancelled).decision,
             Decision::Reject
         );
-        let options = serde_json::to_value(permission_options(ApprovalKind::Edit)).unwrap();
-        let kinds: Vec<&str> = options
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| o["kind"].as_str().unwrap())
-            .collect();
-        assert_eq!(kinds, ["allow_once", "allow_always", "reject_once"]);
+        let always = &permission_options(ApprovalKind::Command)[1];
+        assert_eq!(&*always.option_id.0, ALLOW_ALWAYS);
+        assert_eq!(always.name, "Always allow commands in this session");
     }
 
     #[test]

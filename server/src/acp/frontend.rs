@@ -15,7 +15,7 @@ use agent_client_protocol::v1::schema::{
     SessionNotification, SessionUpdate, WriteTextFileRequest,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{Client, Error, ErrorCode};
+use agent_client_protocol::{Client, Error, ErrorCode, JsonRpcRequest};
 use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
 
@@ -58,7 +58,12 @@ enum Outgoing {
         Vec<HistoryEntry>,
         Responder<LoadSessionResponse>,
     ),
+    /// A file request: sent in turn, so the client has seen the tool call it serves.
+    Request(SendRequest),
 }
+
+/// Sends one request on the connection (and hands its answer on).
+type SendRequest = Box<dyn FnOnce(&ConnectionTo<Client>) + Send>;
 
 /// What the connection's handlers and the forwarding task share.
 struct Shared {
@@ -97,7 +102,6 @@ impl Outbox {
     pub fn frontend(&self, session: SessionRef) -> Arc<SessionFrontend> {
         Arc::new(SessionFrontend {
             session: Arc::new(session),
-            shared: self.shared.clone(),
             fs: self.fs,
             queue: self.queue.clone(),
         })
@@ -139,22 +143,8 @@ impl Outbox {
 
 pub struct SessionFrontend {
     session: Arc<SessionRef>,
-    shared: Arc<Shared>,
     fs: FsCapabilities,
     queue: mpsc::UnboundedSender<Outgoing>,
-}
-
-/// Reads a file through the client (its buffer, unsaved changes included).
-async fn read_through(
-    cx: &ConnectionTo<Client>,
-    session_id: &str,
-    path: &Path,
-) -> Result<String, String> {
-    cx.send_request(ReadTextFileRequest::new(session_id.to_string(), path))
-        .block_task()
-        .await
-        .map(|r| r.content)
-        .map_err(|e| e.message)
 }
 
 impl Frontend for SessionFrontend {
@@ -178,54 +168,59 @@ impl Frontend for SessionFrontend {
         })
     }
 
+    /// Reads through the client: its buffer, unsaved changes included.
     fn read_text(&self, path: &Path) -> Option<BoxFuture<'static, Result<String, String>>> {
         // A file that isn't on disk has no buffer to read either (clients answer with an error):
         // let the core report it as missing.
         if !self.fs.read_text_file || !path.is_file() {
             return None;
         }
-        let cx = self.shared.cx.clone();
-        let session_id = self.session.id.clone();
-        let path = path.to_path_buf();
-        Some(Box::pin(async move {
-            read_through(&cx, &session_id, &path).await
-        }))
+        let request = ReadTextFileRequest::new(self.session.id.clone(), path);
+        Some(self.ask_client(request, |r| r.content))
     }
 
+    /// The core has just read the buffer through [`Self::read_text`] and checked it still holds
+    /// what the edit was proposed against, so the write itself needs no precondition.
     fn write_text(
         &self,
         path: &Path,
-        original: Option<&str>,
+        _original: Option<&str>,
         content: &str,
     ) -> Option<BoxFuture<'static, Result<(), String>>> {
         if !self.fs.write_text_file {
             return None;
         }
-        let cx = self.shared.cx.clone();
-        let session_id = self.session.id.clone();
-        let path = path.to_path_buf();
-        // ACP's write has no precondition, so check the buffer still holds what the user
-        // approved a change to: an edit made in the editor meanwhile must not be overwritten.
-        let expected = original
-            .filter(|_| self.fs.read_text_file)
-            .map(str::to_string);
-        let content = content.to_string();
-        Some(Box::pin(async move {
-            if let Some(expected) = expected {
-                let now = read_through(&cx, &session_id, &path).await?;
-                if now != expected {
-                    return Err(format!(
-                        "{} changed in the editor after the edit was proposed; nothing was written",
-                        path.display()
-                    ));
-                }
+        let request = WriteTextFileRequest::new(self.session.id.clone(), path, content);
+        Some(self.ask_client(request, |_| ()))
+    }
+}
+
+impl SessionFrontend {
+    /// Sends `request` through the queue and waits for the client's answer.
+    fn ask_client<R, T>(
+        &self,
+        request: R,
+        answer: impl FnOnce(R::Response) -> T + Send + 'static,
+    ) -> BoxFuture<'static, Result<T, String>>
+    where
+        R: JsonRpcRequest + Send + 'static,
+        T: Send + 'static,
+    {
+        let (tx, rx) = oneshot::channel();
+        let send = move |cx: &ConnectionTo<Client>| {
+            let sent = cx.send_request(request);
+            tokio::spawn(async move {
+                let _ = tx.send(sent.block_task().await.map(answer).map_err(|e| e.message));
+            });
+        };
+        let queued = self.queue.send(Outgoing::Request(Box::new(send)));
+        Box::pin(async move {
+            if queued.is_err() {
+                return Err("the editor connection is closed".to_string());
             }
-            cx.send_request(WriteTextFileRequest::new(session_id, path, content))
-                .block_task()
-                .await
-                .map(|_| ())
-                .map_err(|e| e.message)
-        }))
+            rx.await
+                .unwrap_or_else(|_| Err("the editor connection is closed".to_string()))
+        })
     }
 }
 
@@ -277,6 +272,10 @@ impl Forwarder {
                 self.flush();
                 let update = self.translator(&session).allowed(&tool_call_id);
                 self.notify(&session.id, update);
+            }
+            Outgoing::Request(send) => {
+                self.flush();
+                send(&self.shared.cx);
             }
             Outgoing::Replay(session, history, responder) => {
                 self.flush();
