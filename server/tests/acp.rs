@@ -19,6 +19,9 @@ use serde_json::{Value, json};
 /// Only for a test that would otherwise hang: nothing waits this long when things work.
 const SAFETY_NET: Duration = Duration::from_secs(60);
 
+/// As a permission answer: leave the question open (the user hasn't decided yet).
+const HOLD: &str = "hold";
+
 struct AcpClient {
     child: Child,
     stdin: Option<ChildStdin>,
@@ -32,8 +35,10 @@ struct AcpClient {
     reads: Vec<PathBuf>,
     /// `fs/write_text_file` calls: path and content.
     writes: Vec<(PathBuf, String)>,
-    /// The options to pick, in order, for permission requests.
+    /// The options to pick, in order, for permission requests (or [`HOLD`]).
     answers: VecDeque<&'static str>,
+    /// The ids of the permission requests left open.
+    held: Vec<Value>,
 }
 
 impl AcpClient {
@@ -76,6 +81,7 @@ impl AcpClient {
             reads: Vec::new(),
             writes: Vec::new(),
             answers: VecDeque::new(),
+            held: Vec::new(),
         }
     }
 
@@ -113,6 +119,11 @@ impl AcpClient {
             .unwrap_or_else(|e| panic!("not JSON on stdout ({e}): {line}"));
         self.log.push(message.clone());
         if let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) {
+            if method == "session/request_permission" && self.answers.front() == Some(&HOLD) {
+                self.answers.pop_front();
+                self.held.push(id.clone());
+                return message;
+            }
             let answer = self.answer(method, &message["params"]);
             let reply = match answer {
                 Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
@@ -551,6 +562,37 @@ fn cancel_mid_turn_answers_cancelled() {
     let next = client.prompt(&session, "Again");
     assert_eq!(client.result(next)["stopReason"], "end_turn");
     assert!(chunks(&client.updates(&session), "agent_message_chunk").ends_with("Back again."));
+    client.close();
+}
+
+#[test]
+fn cancel_while_asking_rejects_and_answers_cancelled() {
+    let mut f = fixture(
+        [Reply::tool(
+            "write_to_file",
+            json!({"path": "b.txt", "content": "b\n"}),
+        )],
+        false,
+    );
+    let (root, session) = (f.root.clone(), f.session.clone());
+    let client = &mut f.client;
+    client.answers.push_back(HOLD);
+    let prompt = client.prompt(&session, "Write b.txt");
+    client.wait_for(|m| m["method"] == "session/request_permission");
+    client.notify("session/cancel", json!({"sessionId": session}));
+    assert_eq!(client.result(prompt)["stopReason"], "cancelled");
+    let last = client
+        .updates(&session)
+        .into_iter()
+        .rfind(|u| u["sessionUpdate"] == "tool_call_update")
+        .unwrap();
+    assert_eq!(last["status"], "failed");
+    assert!(!root.join("b.txt").exists());
+    // The editor withdraws its question, as ACP asks, once it sees the cancel.
+    let held = client.held.pop().unwrap();
+    client.send(
+        json!({"jsonrpc": "2.0", "id": held, "result": {"outcome": {"outcome": "cancelled"}}}),
+    );
     client.close();
 }
 
