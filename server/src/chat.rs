@@ -87,6 +87,26 @@ struct ChatFrontend {
     ended: mpsc::UnboundedSender<(StopReason, Option<String>)>,
     /// What the terminal shows now, so pieces of text get their `ai>` once.
     state: Mutex<Shown>,
+    /// The last request's token counts, shown when the turn ends.
+    usage: Mutex<Option<String>>,
+    /// Paths are shown relative to it.
+    root: PathBuf,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One line for a tool's result: a one-line output as it is; else its size, and the closing
+/// status line a command's output ends with (`[exit code 0]`).
+fn summary(output: &str) -> String {
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    match lines.as_slice() {
+        [] => "done".to_string(),
+        [one] => one.to_string(),
+        [.., last] if last.starts_with('[') => format!("{} lines, {last}", lines.len() - 1),
+        _ => format!("{} lines", lines.len()),
+    }
 }
 
 #[derive(Default, PartialEq)]
@@ -106,7 +126,7 @@ fn out(text: &str) {
 
 impl ChatFrontend {
     fn switch_to(&self, next: Shown) -> bool {
-        let mut shown = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut shown = lock(&self.state);
         let changed = *shown != next;
         if changed && *shown != Shown::Nothing {
             out("\n");
@@ -143,13 +163,15 @@ impl Frontend for ChatFrontend {
             }
             Event::ToolResult { status, output, .. } => {
                 self.switch_to(Shown::Nothing);
-                let first = output.lines().next().unwrap_or("");
-                let line = match status {
-                    ToolStatus::Ok => format!("  ✓ {first}"),
-                    ToolStatus::Error => format!("  ✗ {first}"),
-                    ToolStatus::Rejected => format!("  ⊘ {first}"),
+                let mark = match status {
+                    ToolStatus::Ok => "✓",
+                    ToolStatus::Error => "✗",
+                    ToolStatus::Rejected => "⊘",
                 };
-                out(&format!("{}\n", s.dim(&line)));
+                out(&format!(
+                    "{}\n",
+                    s.dim(&format!("  {mark} {}", summary(&output)))
+                ));
             }
             Event::Usage {
                 prompt_tokens,
@@ -159,16 +181,15 @@ impl Frontend for ChatFrontend {
                 let window = context_window
                     .map(|w| format!(" of {w}"))
                     .unwrap_or_default();
-                self.switch_to(Shown::Nothing);
-                out(&format!(
-                    "{}\n",
-                    s.dim(&format!(
-                        "[{prompt_tokens}{window} tokens in, {completion_tokens} out]"
-                    ))
+                *lock(&self.usage) = Some(format!(
+                    "[{prompt_tokens}{window} tokens in, {completion_tokens} out]"
                 ));
             }
             Event::TurnEnded { stop_reason, error } => {
                 self.switch_to(Shown::Nothing);
+                if let Some(usage) = lock(&self.usage).take() {
+                    out(&format!("{}\n", s.dim(&usage)));
+                }
                 let _ = self.ended.send((stop_reason, error));
             }
         }
@@ -177,6 +198,7 @@ impl Frontend for ChatFrontend {
     fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply> {
         let s = self.style;
         let lines = self.lines.clone();
+        let root = self.root.clone();
         self.switch_to(Shown::Nothing);
         Box::pin(async move {
             let question = match request.kind {
@@ -187,13 +209,13 @@ impl Frontend for ChatFrontend {
                     ));
                     format!(
                         "Apply this edit to {}? [y]es, [n]o, [a]lways this session: ",
-                        request.path.as_deref().unwrap_or("?")
+                        relative(&root, request.path.as_deref().unwrap_or("?"))
                     )
                 }
                 ApprovalKind::Command => format!(
                     "Run `{}` in {}? [y]es, [n]o, [a]lways this session: ",
                     request.command.as_deref().unwrap_or(""),
-                    request.cwd.as_deref().unwrap_or(".")
+                    relative(&root, request.cwd.as_deref().unwrap_or("."))
                 ),
             };
             out(&s.bold(&question));
@@ -227,6 +249,14 @@ impl Frontend for ChatFrontend {
     }
 }
 
+fn relative(root: &std::path::Path, path: &str) -> String {
+    match std::path::Path::new(path).strip_prefix(root) {
+        Ok(p) if p.as_os_str().is_empty() => ".".to_string(),
+        Ok(p) => p.display().to_string(),
+        Err(_) => path.to_string(),
+    }
+}
+
 /// Runs the chat; returns the exit code (for `--prompt`: 0 when the turn ended normally).
 pub async fn run(options: ChatOptions) -> Result<u8, String> {
     let style = Style {
@@ -257,10 +287,10 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         settings,
         Arc::new(LazyClient::new(provider, Limits::default())),
     );
-    let mut session = agent
-        .new_session(&root)
-        .map_err(|e| e.to_string())?
-        .session_id;
+    let info = agent.new_session(&root).map_err(|e| e.to_string())?;
+    let mut session = info.session_id;
+    // The session's root is canonical; paths in approvals are made relative to it.
+    let root = info.root;
 
     let (line_tx, line_rx) = mpsc::unbounded_channel();
     tokio::spawn(async move {
@@ -278,6 +308,8 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         lines: lines.clone(),
         ended: ended_tx,
         state: Mutex::new(Shown::Nothing),
+        usage: Mutex::new(None),
+        root: root.clone(),
     });
     let log = JsonLog {
         path: options.json_log,
@@ -392,5 +424,29 @@ impl JsonLog {
         if let Err(e) = written {
             eprintln!("tandem: could not write {}: {e}", path.display());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_are_summed_up_in_a_line() {
+        assert_eq!(
+            summary("Applied the edit to a.rs (+1 -1)."),
+            "Applied the edit to a.rs (+1 -1)."
+        );
+        assert_eq!(summary("a\nb\n[exit code 0]"), "2 lines, [exit code 0]");
+        assert_eq!(summary("1 | x\n2 | y\n3 | z"), "3 lines");
+        assert_eq!(summary(""), "done");
+    }
+
+    #[test]
+    fn paths_are_shown_relative_to_the_root() {
+        let root = std::path::Path::new("/w");
+        assert_eq!(relative(root, "/w/src/a.rs"), "src/a.rs");
+        assert_eq!(relative(root, "/w"), ".");
+        assert_eq!(relative(root, "/elsewhere"), "/elsewhere");
     }
 }

@@ -9,6 +9,7 @@ mod approvals;
 mod cancel;
 mod chat_cli;
 mod commands;
+mod discovery;
 mod failures;
 mod lifecycle;
 mod policy;

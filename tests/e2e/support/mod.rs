@@ -5,7 +5,7 @@ pub mod rpc;
 mod sidecar;
 mod turn;
 
-pub use mock_model::{MockServer, RecordedRequest, Reply, Scenario};
+pub use mock_model::{MockServer, ModelEntry, RecordedRequest, Reply, Scenario};
 pub use rpc::{Answer, SAFETY};
 pub use serde_json::{Value, json};
 pub use sidecar::{API_KEY, Env, Options, Sidecar, initialize_params};
