@@ -97,8 +97,8 @@ impl Outbox {
         Self { shared, fs, queue }
     }
 
-    /// The frontend a turn of this session reports to. One per session, because ACP's file
-    /// requests name the session and [`Frontend::read_text`] does not.
+    /// The frontend a turn reports to, bound to its session (made for each prompt): ACP's file
+    /// requests name the session, and [`Frontend::read_text`] does not.
     pub fn frontend(&self, session: SessionRef) -> Arc<SessionFrontend> {
         Arc::new(SessionFrontend {
             session: Arc::new(session),
