@@ -15,7 +15,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::mpsc;
 
 use crate::agent::approval::{
-    ApprovalKind, ApprovalPolicy, ApprovalReply, ApprovalRequest, AutoApprove, Decision,
+    ApprovalKind, ApprovalPolicy, ApprovalReply, ApprovalRequest, Decision,
 };
 use crate::agent::events::{Event, StopReason, ToolStatus};
 use crate::agent::{Agent, AgentSettings, Frontend};
@@ -24,13 +24,12 @@ use crate::provider::Limits;
 
 pub struct ChatOptions {
     pub provider: ProviderOptions,
+    pub policy: ApprovalPolicy,
     pub data_dir: Option<PathBuf>,
     pub max_steps: Option<u32>,
     pub root: Option<PathBuf>,
     pub prompt: Option<String>,
-    pub yes: bool,
     pub json_log: Option<PathBuf>,
-    pub allow_commands: Vec<String>,
 }
 
 /// ANSI styles, or nothing when stdout is not a terminal (or NO_COLOR is set).
@@ -268,13 +267,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
     };
     let provider = options.provider.or(ProviderOptions::from_env());
     let settings = AgentSettings {
-        policy: ApprovalPolicy {
-            auto_approve: AutoApprove {
-                edit: options.yes,
-                command: options.yes,
-            },
-            allow_commands: options.allow_commands,
-        },
+        policy: options.policy,
         max_steps: options
             .max_steps
             .unwrap_or(AgentSettings::DEFAULT_MAX_STEPS)

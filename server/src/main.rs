@@ -3,6 +3,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+use tandem::agent::approval::{ApprovalPolicy, AutoApprove};
 use tandem::config::ProviderOptions;
 use tandem::provider::{Api, ApiKey};
 
@@ -78,6 +79,28 @@ struct ServeArgs {
     /// The most model requests in one turn (default 50)
     #[arg(long)]
     max_steps: Option<u32>,
+    /// Command prefixes that run without asking, e.g. --allow "cargo test"; repeatable
+    #[arg(long = "allow")]
+    allow_commands: Vec<String>,
+    /// Write every edit without asking
+    #[arg(long)]
+    auto_approve_edits: bool,
+    /// Run every command without asking
+    #[arg(long)]
+    auto_approve_commands: bool,
+}
+
+impl ServeArgs {
+    /// The approval policy the flags give (an editor's `initializationOptions.approval` wins).
+    fn policy(&self) -> ApprovalPolicy {
+        ApprovalPolicy {
+            auto_approve: AutoApprove {
+                edit: self.auto_approve_edits,
+                command: self.auto_approve_commands,
+            },
+            allow_commands: self.allow_commands.clone(),
+        }
+    }
 }
 
 #[derive(Args)]
@@ -96,9 +119,6 @@ struct ChatArgs {
     /// Append each turn as one JSON line to this file
     #[arg(long)]
     json_log: Option<PathBuf>,
-    /// Commands (prefixes) that run without asking; repeatable
-    #[arg(long = "allow")]
-    allow_commands: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -109,6 +129,7 @@ fn main() -> ExitCode {
         Command::Lsp(args) => {
             runtime().block_on(tandem::lsp::serve(tandem::lsp::Overrides {
                 provider: args.provider.options(),
+                policy: args.policy(),
                 data_dir: args.data_dir,
                 max_steps: args.max_steps,
             }));
@@ -117,6 +138,7 @@ fn main() -> ExitCode {
         Command::Acp(args) => {
             let options = tandem::acp::Options {
                 provider: args.provider.options(),
+                policy: args.policy(),
                 data_dir: args.data_dir,
                 max_steps: args.max_steps,
             };
@@ -129,15 +151,21 @@ fn main() -> ExitCode {
             }
         }
         Command::Chat(args) => {
+            let mut policy = args.serve.policy();
+            if args.yes {
+                policy.auto_approve = AutoApprove {
+                    edit: true,
+                    command: true,
+                };
+            }
             let options = tandem::chat::ChatOptions {
                 provider: args.serve.provider.options(),
+                policy,
                 data_dir: args.serve.data_dir,
                 max_steps: args.serve.max_steps,
                 root: args.root,
                 prompt: args.prompt,
-                yes: args.yes,
                 json_log: args.json_log,
-                allow_commands: args.allow_commands,
             };
             match runtime().block_on(tandem::chat::run(options)) {
                 Ok(code) => ExitCode::from(code),

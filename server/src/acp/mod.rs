@@ -10,7 +10,6 @@ mod frontend;
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
@@ -33,6 +32,7 @@ use frontend::{FsCapabilities, Outbox, SessionRef};
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub provider: ProviderOptions,
+    pub policy: ApprovalPolicy,
     pub data_dir: Option<PathBuf>,
     pub max_steps: Option<u32>,
 }
@@ -41,7 +41,7 @@ pub struct Options {
 pub async fn serve(options: Options) -> Result<(), String> {
     let provider = options.provider.or(ProviderOptions::from_env());
     let settings = AgentSettings {
-        policy: ApprovalPolicy::default(),
+        policy: options.policy,
         max_steps: options
             .max_steps
             .unwrap_or(AgentSettings::DEFAULT_MAX_STEPS)
@@ -142,11 +142,6 @@ fn not_initialized() -> Error {
     Error::new(ErrorCode::INVALID_REQUEST, "initialize first")
 }
 
-/// How long a prompt waits for the previous turn of its session to let go of it. The core
-/// reports the end of a turn just before it releases the session, so a quick client can get here
-/// in between.
-const RELEASE_WAIT: Duration = Duration::from_secs(2);
-
 impl Server {
     fn initialize(
         &self,
@@ -244,18 +239,7 @@ impl Server {
             id: id.clone(),
             root,
         });
-        let deadline = tokio::time::Instant::now() + RELEASE_WAIT;
-        let started = loop {
-            match self
-                .agent
-                .prompt(&id, text.clone(), context.clone(), frontend.clone())
-            {
-                Err(AgentError::TurnRunning(_)) if tokio::time::Instant::now() < deadline => {
-                    tokio::time::sleep(Duration::from_millis(5)).await;
-                }
-                started => break started,
-            }
-        };
+        let started = self.agent.prompt(&id, text, context, frontend);
         if let Err(e) = started
             && let Some(responder) = outbox.release_prompt(&id)
         {

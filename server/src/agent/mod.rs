@@ -208,14 +208,28 @@ impl Agent {
     ) -> Result<String, AgentError> {
         let session = self.session(session_id)?;
         let (turn_id, cancel) = session.begin_turn()?;
-        let run = turn::Turn {
+        let run = Arc::new(turn::Turn {
             agent: self.clone(),
             session,
             turn_id: turn_id.clone(),
             frontend,
             cancel,
-        };
-        tokio::spawn(run.run(text, context));
+        });
+        // A turn that panics must still end, or its session stays taken and its client waits.
+        tokio::spawn(async move {
+            let task = tokio::spawn({
+                let run = run.clone();
+                async move { run.run(text, context).await }
+            });
+            if let Err(e) = task.await {
+                let why = if e.is_panic() {
+                    "an internal error ended the turn (a bug in Tandem: please report it)"
+                } else {
+                    "the turn was stopped"
+                };
+                run.end(events::StopReason::Error, Some(why.to_string()));
+            }
+        });
         Ok(turn_id)
     }
 

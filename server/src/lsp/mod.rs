@@ -24,6 +24,7 @@ use tower_lsp_server::lsp_types::{
 };
 use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
 
+use crate::agent::approval::ApprovalPolicy;
 use crate::agent::{Agent, AgentError, AgentSettings, Frontend};
 use crate::config::{LazyClient, ProviderOptions};
 use crate::protocol::{
@@ -44,6 +45,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
     pub provider: ProviderOptions,
+    /// Used when `initializationOptions.approval` is absent.
+    pub policy: ApprovalPolicy,
     pub data_dir: Option<PathBuf>,
     pub max_steps: Option<u32>,
 }
@@ -316,7 +319,9 @@ impl LanguageServer for Backend {
             .or(self.overrides.provider.clone())
             .or(ProviderOptions::from_env());
         let settings = AgentSettings {
-            policy: options.approval.unwrap_or_default(),
+            policy: options
+                .approval
+                .unwrap_or_else(|| self.overrides.policy.clone()),
             max_steps: options
                 .max_steps
                 .or(self.overrides.max_steps)
