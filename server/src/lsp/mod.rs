@@ -7,6 +7,7 @@ mod documents;
 mod frontend;
 mod plain;
 mod plain_commands;
+mod stdio;
 mod workspace_edit;
 
 use std::path::PathBuf;
@@ -70,7 +71,7 @@ pub async fn serve(overrides: Overrides) {
     let service = ServiceBuilder::new()
         .map_request(default_params)
         .service(service);
-    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+    Server::new(stdio::input(), stdio::output(), socket)
         .serve(service)
         .await;
 }
