@@ -14,19 +14,13 @@ use time::OffsetDateTime;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::mpsc;
 
-use crate::agent::approval::{
-    ApprovalKind, ApprovalPolicy, ApprovalReply, ApprovalRequest, Decision,
-};
+use crate::agent::approval::{ApprovalKind, ApprovalReply, ApprovalRequest, Decision};
 use crate::agent::events::{Event, StopReason, ToolStatus};
-use crate::agent::{Agent, AgentSettings, Frontend};
-use crate::config::{LazyClient, ProviderOptions};
-use crate::provider::Limits;
+use crate::agent::{Agent, Frontend};
+use crate::config::StartOptions;
 
 pub struct ChatOptions {
-    pub provider: ProviderOptions,
-    pub policy: ApprovalPolicy,
-    pub data_dir: Option<PathBuf>,
-    pub max_steps: Option<u32>,
+    pub start: StartOptions,
     pub root: Option<PathBuf>,
     pub prompt: Option<String>,
     pub json_log: Option<PathBuf>,
@@ -265,21 +259,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         Some(root) => root,
         None => std::env::current_dir().map_err(|e| e.to_string())?,
     };
-    let provider = options.provider.or(ProviderOptions::from_env());
-    let settings = AgentSettings {
-        policy: options.policy,
-        max_steps: options
-            .max_steps
-            .unwrap_or(AgentSettings::DEFAULT_MAX_STEPS)
-            .max(1),
-        data_dir: options
-            .data_dir
-            .unwrap_or_else(AgentSettings::default_data_dir),
-    };
-    let agent = Agent::new(
-        settings,
-        Arc::new(LazyClient::new(provider, Limits::default())),
-    );
+    let (agent, _) = options.start.start();
     let info = agent.new_session(&root).map_err(|e| e.to_string())?;
     let mut session = info.session_id;
     // The session's root is canonical; paths in approvals are made relative to it.

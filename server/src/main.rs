@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use tandem::agent::approval::{ApprovalPolicy, AutoApprove};
-use tandem::config::ProviderOptions;
+use tandem::config::{ProviderOptions, StartOptions};
 use tandem::provider::{Api, ApiKey};
 
 /// Tandem: a coding agent that any editor can drive.
@@ -91,14 +91,19 @@ struct ServeArgs {
 }
 
 impl ServeArgs {
-    /// The approval policy the flags give (an editor's `initializationOptions.approval` wins).
-    fn policy(&self) -> ApprovalPolicy {
-        ApprovalPolicy {
-            auto_approve: AutoApprove {
-                edit: self.auto_approve_edits,
-                command: self.auto_approve_commands,
+    /// What the flags say (an editor's `initializationOptions` win, field by field).
+    fn start(&self) -> StartOptions {
+        StartOptions {
+            provider: self.provider.options(),
+            policy: ApprovalPolicy {
+                auto_approve: AutoApprove {
+                    edit: self.auto_approve_edits,
+                    command: self.auto_approve_commands,
+                },
+                allow_commands: self.allow_commands.clone(),
             },
-            allow_commands: self.allow_commands.clone(),
+            data_dir: self.data_dir.clone(),
+            max_steps: self.max_steps,
         }
     }
 }
@@ -127,42 +132,26 @@ fn main() -> ExitCode {
         // Its own parser, so even a usage error comes out as the one JSON object it promises.
         Command::Tool { argv } => ExitCode::from(tandem::tool_cli::main(&argv) as u8),
         Command::Lsp(args) => {
-            runtime().block_on(tandem::lsp::serve(tandem::lsp::Overrides {
-                provider: args.provider.options(),
-                policy: args.policy(),
-                data_dir: args.data_dir,
-                max_steps: args.max_steps,
-            }));
+            runtime().block_on(tandem::lsp::serve(args.start()));
             ExitCode::SUCCESS
         }
-        Command::Acp(args) => {
-            let options = tandem::acp::Options {
-                provider: args.provider.options(),
-                policy: args.policy(),
-                data_dir: args.data_dir,
-                max_steps: args.max_steps,
-            };
-            match runtime().block_on(tandem::acp::serve(options)) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("tandem: {e}");
-                    ExitCode::FAILURE
-                }
+        Command::Acp(args) => match runtime().block_on(tandem::acp::serve(args.start())) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("tandem: {e}");
+                ExitCode::FAILURE
             }
-        }
+        },
         Command::Chat(args) => {
-            let mut policy = args.serve.policy();
+            let mut start = args.serve.start();
             if args.yes {
-                policy.auto_approve = AutoApprove {
+                start.policy.auto_approve = AutoApprove {
                     edit: true,
                     command: true,
                 };
             }
             let options = tandem::chat::ChatOptions {
-                provider: args.serve.provider.options(),
-                policy,
-                data_dir: args.serve.data_dir,
-                max_steps: args.serve.max_steps,
+                start,
                 root: args.root,
                 prompt: args.prompt,
                 json_log: args.json_log,

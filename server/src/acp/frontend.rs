@@ -20,7 +20,7 @@ use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
 
 use super::convert::{self, Translator};
-use crate::agent::approval::{ApprovalReply, ApprovalRequest, Decision};
+use crate::agent::approval::{ApprovalReply, ApprovalRequest, Decision, queued_reply};
 use crate::agent::events::Event;
 use crate::agent::{Frontend, HistoryEntry};
 
@@ -159,13 +159,7 @@ impl Frontend for SessionFrontend {
         let sent = self
             .queue
             .send(Outgoing::Approval(self.session.clone(), request, tx));
-        Box::pin(async move {
-            if sent.is_err() {
-                return ApprovalReply::reject("The editor connection is closed.");
-            }
-            rx.await
-                .unwrap_or_else(|_| ApprovalReply::reject("The editor connection is closed."))
-        })
+        queued_reply(sent, rx)
     }
 
     /// Reads through the client: its buffer, unsaved changes included.

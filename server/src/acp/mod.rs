@@ -8,7 +8,6 @@
 mod convert;
 mod frontend;
 
-use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use agent_client_protocol::schema::ProtocolVersion;
@@ -22,37 +21,17 @@ use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error, ErrorCode, Stdio};
 use time::format_description::well_known::Rfc3339;
 
-use crate::agent::approval::ApprovalPolicy;
-use crate::agent::{Agent, AgentError, AgentSettings};
-use crate::config::{LazyClient, ProviderOptions};
-use crate::provider::Limits;
+use crate::agent::{Agent, AgentError};
 use frontend::{FsCapabilities, Outbox, SessionRef};
 
 /// What the command line says.
-#[derive(Clone, Debug, Default)]
-pub struct Options {
-    pub provider: ProviderOptions,
-    pub policy: ApprovalPolicy,
-    pub data_dir: Option<PathBuf>,
-    pub max_steps: Option<u32>,
-}
+pub type Options = crate::config::StartOptions;
 
 /// Serves one client on stdin/stdout until it closes stdin; then stops every running turn.
 pub async fn serve(options: Options) -> Result<(), String> {
-    let provider = options.provider.or(ProviderOptions::from_env());
-    let settings = AgentSettings {
-        policy: options.policy,
-        max_steps: options
-            .max_steps
-            .unwrap_or(AgentSettings::DEFAULT_MAX_STEPS)
-            .max(1),
-        data_dir: options
-            .data_dir
-            .unwrap_or_else(AgentSettings::default_data_dir),
-    };
-    let client = Arc::new(LazyClient::new(provider, Limits::default()));
+    let (agent, _) = options.start();
     let server = Arc::new(Server {
-        agent: Agent::new(settings, client),
+        agent,
         outbox: OnceLock::new(),
     });
     // Each handler holds its own reference to the server.

@@ -21,7 +21,9 @@ use tower_lsp_server::{Client, UriExt};
 use super::documents::Documents;
 use super::workspace_edit::{self, EditCapabilities};
 use crate::agent::Frontend;
-use crate::agent::approval::{ApprovalKind, ApprovalReply, ApprovalRequest, Decision};
+use crate::agent::approval::{
+    ApprovalKind, ApprovalReply, ApprovalRequest, Decision, queued_reply,
+};
 use crate::agent::events::{Event, StopReason, ToolStatus};
 
 /// The commands a plain client runs through `workspace/executeCommand`.
@@ -121,13 +123,7 @@ impl Frontend for PlainFrontend {
     fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply> {
         let (tx, rx) = oneshot::channel();
         let sent = self.queue.send(Outgoing::Approval(request, tx));
-        Box::pin(async move {
-            if sent.is_err() {
-                return ApprovalReply::reject("The editor connection is closed.");
-            }
-            rx.await
-                .unwrap_or_else(|_| ApprovalReply::reject("The editor connection is closed."))
-        })
+        queued_reply(sent, rx)
     }
 
     /// An open document's text as the editor holds it; the disk's for the others.
