@@ -155,9 +155,21 @@ impl Frontend for PlainFrontend {
             self.capabilities.edits,
         )?;
         let client = self.client.clone();
+        let (documents, path, content) = (
+            self.documents.clone(),
+            path.to_path_buf(),
+            content.to_string(),
+        );
         Some(Box::pin(async move {
             match client.apply_edit(edit).await {
-                Ok(answer) if answer.applied => Ok(()),
+                Ok(answer) if answer.applied => {
+                    // The buffer holds the new text now, but the client's didChange may come late
+                    // (Neovim waits 150 ms, eglot until Emacs is idle): without this, the next
+                    // edit of the file in the same turn would be checked against the old text
+                    // and refused as stale. The client's own didChange supersedes it.
+                    documents.set_path(path, content);
+                    Ok(())
+                }
                 Ok(answer) => Err(answer
                     .failure_reason
                     .unwrap_or_else(|| "the editor answered applied: false".into())),
