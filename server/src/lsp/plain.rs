@@ -240,6 +240,17 @@ impl Forwarder {
             }
             Event::Reasoning { .. } => {}
             Event::ToolCall { title, .. } => {
+                // The text before a tool call is a line of its own, in the log and in the answer:
+                // models rarely end it with a newline, and the next step's text would be glued on.
+                if let Some(view) = self.turn.as_mut() {
+                    let pending = std::mem::take(&mut view.pending_line);
+                    if !view.answer.is_empty() && !view.answer.ends_with('\n') {
+                        view.answer.push('\n');
+                    }
+                    if !pending.is_empty() {
+                        self.client.log_message(MessageType::INFO, pending).await;
+                    }
+                }
                 self.client
                     .log_message(MessageType::INFO, format!("Tandem: {title}"))
                     .await;
