@@ -439,7 +439,8 @@ async fn ask(client: &Client, message: String) -> ApprovalReply {
     let decision = match answer {
         Ok(Some(item)) if item.title == ACCEPT => Decision::Accept,
         Ok(Some(item)) if item.title == ALWAYS => Decision::AcceptAlways,
-        Ok(_) => return ApprovalReply::reject("The user rejected it in the editor."),
+        // Reject, or the question dismissed. No feedback: the model would take any as the user's.
+        Ok(_) => Decision::Reject,
         Err(e) => {
             return ApprovalReply::reject(format!(
                 "The editor could not ask the user ({}); nothing was done.",
