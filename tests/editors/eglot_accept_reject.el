@@ -1,4 +1,4 @@
-;;; The story of story.rs in Emacs with eglot, through the docs' setup.  -*- lexical-binding: t -*-
+;;; The story of story.rs in Emacs with eglot, through the docs' setup; then the transcript.  -*- lexical-binding: t -*-
 
 (require 'json)
 (require 'cl-lib)
@@ -84,7 +84,14 @@
   (setq tt-answers '("Reject"))
   (tandem-ask "Now make it 43")
   (tt-wait "the answer to the second question" (lambda () (>= (tt-count "messages") 2)))
-  (puthash "after_reject" (tt-buffer) tt-record))
+  (puthash "after_reject" (tt-buffer) tt-record)
+
+  ;; The command opens it in the selected window (which the command loop would make current).
+  (tandem-transcript)
+  (tt-wait "the transcript" (lambda () (string-suffix-p ".md" (or (buffer-file-name (window-buffer))
+                                                                  ""))))
+  (with-current-buffer (window-buffer)
+    (puthash "transcript" (tt-object "path" buffer-file-name "text" (buffer-string)) tt-record)))
 
 (let ((ok (condition-case err
               (progn (tt-main) t)

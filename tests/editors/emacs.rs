@@ -24,9 +24,31 @@ fn emacs(ws: &Workspace, mock: &MockServer, script: &str) -> Run {
 }
 
 #[test]
-fn accepted_edits_land_in_the_buffer_and_a_rejected_one_does_not() {
+fn accepted_edits_land_in_the_buffer_a_rejected_one_does_not_and_the_transcript_opens() {
     let ws = story::workspace();
     let mock = MockServer::start(story::scenario());
     let run = emacs(&ws, &mock, "eglot_accept_reject.el");
     story::check(&run, &ws, &mock);
+
+    // eglot 1.9 can't open the transcript for the server: the docs' command opens the path the
+    // command returns, and the server says where it is.
+    let path = run.get("/transcript/path").as_str().unwrap();
+    assert!(
+        path.starts_with(&ws.data_dir.join("transcripts").display().to_string()),
+        "{path}{}",
+        run.dump()
+    );
+    let text = run.get("/transcript/text").as_str().unwrap();
+    assert!(
+        text.contains("## You\n\nMake the answer 42") && text.contains("Leaving it at 42."),
+        "{text}{}",
+        run.dump()
+    );
+    let messages = run.strings("/messages", Some("message"));
+    assert_eq!(
+        messages[2..],
+        [format!("Tandem: the transcript is in {path}")],
+        "{}",
+        run.dump()
+    );
 }

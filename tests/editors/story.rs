@@ -89,7 +89,7 @@ pub fn check(run: &Run, ws: &Workspace, mock: &MockServer) {
 
     // The answer comes at the end of each turn; the log has it line by line, with the tools.
     let messages = run.strings("/messages", Some("message"));
-    assert_eq!(messages, [FIRST_ANSWER, SECOND_ANSWER], "{dump}");
+    assert_eq!(messages[..2], [FIRST_ANSWER, SECOND_ANSWER], "{dump}");
     let log = run.strings("/log", Some("message"));
     let expected_log = [
         "Changing the answer.",
