@@ -101,6 +101,11 @@ impl Backend {
                     })
                     .await
                     .unwrap_or(false);
+                if !shown {
+                    // Some clients can't open documents (Neovim 0.7, Emacs 28's eglot): say where it is.
+                    let message = format!("Tandem: the transcript is in {}", path.display());
+                    self.client.show_message(MessageType::INFO, message).await;
+                }
                 Ok(Some(json!({"path": path, "shown": shown})))
             }
             other => Err(Error {
