@@ -323,7 +323,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
                     .session_id;
                 out(&style.dim("New session.\n"));
             }
-            "/undo" => match agent.undo(&session, None).await {
+            "/undo" => match agent.undo(&session, None, frontend.as_ref()).await {
                 Ok(restored) if restored.is_empty() => out(&style.dim("Nothing to undo.\n")),
                 Ok(restored) => out(&style.dim(&format!("Restored: {}\n", restored.join(", ")))),
                 Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),

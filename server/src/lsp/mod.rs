@@ -233,10 +233,10 @@ impl Backend {
     }
 
     async fn undo(&self, params: UndoParams) -> Result<UndoResult> {
-        let restored = self
-            .ready()?
+        let ready = self.ready()?;
+        let restored = ready
             .agent
-            .undo(&params.session_id, params.turn_id)
+            .undo(&params.session_id, params.turn_id, ready.frontend.as_ref())
             .await
             .map_err(agent_error)?;
         Ok(UndoResult { restored })

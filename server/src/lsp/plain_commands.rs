@@ -75,7 +75,7 @@ impl Backend {
                 };
                 let restored = ready
                     .agent
-                    .undo(&session, None)
+                    .undo(&session, None, ready.frontend.as_ref())
                     .await
                     .map_err(agent_error)?;
                 let message = if restored.is_empty() {
