@@ -41,6 +41,23 @@ fn accepted_edits_land_in_the_buffer_and_a_rejected_one_does_not() {
     assert_eq!((begins, ends), (2, 2), "{}", run.dump());
     let titles = run.strings("/progress", Some("title"));
     assert_eq!(titles[0], "Tandem", "{}", run.dump());
+
+    // tandem.undo puts the buffer back as it was before the turn (the user's own unsaved line
+    // kept), through the editor: the file on disk is still untouched.
+    let messages = run.strings("/messages", Some("message"));
+    assert_eq!(
+        messages.get(2).map(String::as_str),
+        Some("Tandem: restored answer.py"),
+        "{}",
+        run.dump()
+    );
+    assert_eq!(
+        run.get("/after_undo/lines"),
+        &json!(["# The answer, unsaved.", "def answer():", "    return 41"]),
+        "{}",
+        run.dump()
+    );
+    assert_eq!(ws.read(story::FILE), story::ORIGINAL, "{}", run.dump());
 }
 
 #[test]

@@ -23,4 +23,11 @@ T.run(function()
     return #T.record.messages >= 2
   end)
   T.record.after_reject = T.buffer()
+
+  -- Undo the last turn that changed something (the first): through the editor, like the edits.
+  T.type('<leader>tu')
+  T.wait('the undo to be reported', function()
+    return #T.record.messages >= 3
+  end)
+  T.record.after_undo = T.buffer()
 end)
