@@ -15,6 +15,8 @@ pub mod lsp;
 mod merge_stubs;
 pub mod model;
 pub mod protocol;
+#[cfg(test)]
+mod protocol_ts;
 pub mod provider;
 pub mod tool_cli;
 pub mod tools;

@@ -44,20 +44,31 @@ pub mod error_code {
 }
 
 /// `initialize`'s `initializationOptions`.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializationOptions {
     #[serde(default)]
+    #[cfg_attr(
+        test,
+        ts(
+            optional,
+            type = "{ baseUrl?: string, model?: string, apiKey?: string, api?: \"openai\" | \"anthropic\" }"
+        )
+    )]
     pub provider: Option<ProviderOptions>,
     #[serde(default)]
     pub approval: Option<ApprovalPolicy>,
     #[serde(default)]
     pub max_steps: Option<u32>,
     #[serde(default)]
+    #[cfg_attr(test, ts(optional, type = "string"))]
     pub data_dir: Option<PathBuf>,
 }
 
 /// `capabilities.experimental.tandem` of the client's `initialize`.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientCapabilities {
@@ -69,6 +80,8 @@ pub struct ClientCapabilities {
     pub diagnostics: bool,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NewSessionParams {
@@ -77,12 +90,14 @@ pub struct NewSessionParams {
     pub root: Option<String>,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NewSessionResult {
     pub session_id: String,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptParams {
@@ -92,12 +107,14 @@ pub struct PromptParams {
     pub context: Vec<ContextItem>,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptResult {
     pub turn_id: String,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionParams {
@@ -105,15 +122,18 @@ pub struct SessionParams {
 }
 
 /// An empty object result (`{}`).
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 pub struct Empty {}
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListSessionsResult {
     pub sessions: Vec<SessionInfo>,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LoadSessionResult {
@@ -123,6 +143,7 @@ pub struct LoadSessionResult {
 }
 
 /// The params of the `tandem/update` notification.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateParams {
@@ -132,6 +153,8 @@ pub struct UpdateParams {
     pub event: Event,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UndoParams {
@@ -140,6 +163,7 @@ pub struct UndoParams {
     pub turn_id: Option<String>,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UndoResult {
@@ -147,6 +171,7 @@ pub struct UndoResult {
     pub restored: Vec<String>,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListModelsResult {
@@ -155,6 +180,7 @@ pub struct ListModelsResult {
     pub current: String,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GetDiagnosticsParams {
@@ -162,6 +188,7 @@ pub struct GetDiagnosticsParams {
     pub paths: Vec<String>,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GetDiagnosticsResult {
