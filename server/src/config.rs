@@ -1,6 +1,8 @@
 //! Where the model is: configuration from the editor or the command line, the environment, or
 //! the local servers people run, first found wins (field by field).
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
@@ -9,8 +11,8 @@ use tokio::sync::OnceCell;
 
 use crate::model::{Completion, Delta};
 use crate::provider::{
-    Api, ApiKey, CompletionRequest, Limits, ModelClient, ModelInfo, ProviderConfig, ProviderError,
-    ProviderErrorKind, http::HttpModelClient,
+    Api, ApiKey, CompletionRequest, HttpModelClient, Limits, ModelClient, ModelInfo,
+    ProviderConfig, ProviderError, ProviderErrorKind,
 };
 
 /// Provider settings as the editor (`initializationOptions.provider`) or the CLI gives them.
@@ -64,11 +66,16 @@ pub const LOCAL_SERVERS: [(&str, &str); 2] = [
 ];
 
 /// A model client that finds its endpoint and model on first use, so start-up never waits for
-/// the network.
+/// the network; the model can be switched later ([`LazyClient::set_model`]).
 pub struct LazyClient {
     options: ProviderOptions,
     limits: Limits,
-    resolved: OnceCell<HttpModelClient>,
+    /// The endpoint found, with its default model.
+    endpoint: OnceCell<ProviderConfig>,
+    /// The model the user picked, if any.
+    chosen: Mutex<Option<String>>,
+    /// One HTTP client per model used (they share nothing but the endpoint).
+    clients: Mutex<HashMap<String, Arc<HttpModelClient>>>,
 }
 
 impl LazyClient {
@@ -76,15 +83,33 @@ impl LazyClient {
         Self {
             options,
             limits,
-            resolved: OnceCell::new(),
+            endpoint: OnceCell::new(),
+            chosen: Mutex::new(None),
+            clients: Mutex::new(HashMap::new()),
         }
     }
 
-    async fn client(&self) -> Result<&HttpModelClient, ProviderError> {
-        self.resolved.get_or_try_init(|| self.resolve()).await
+    /// The model later requests go to.
+    pub fn set_model(&self, model: String) {
+        *lock(&self.chosen) = Some(model);
     }
 
-    async fn resolve(&self) -> Result<HttpModelClient, ProviderError> {
+    async fn client(&self) -> Result<Arc<HttpModelClient>, ProviderError> {
+        let endpoint = self.endpoint.get_or_try_init(|| self.resolve()).await?;
+        let model = lock(&self.chosen)
+            .clone()
+            .unwrap_or_else(|| endpoint.model.clone());
+        let mut clients = lock(&self.clients);
+        let client = clients.entry(model.clone()).or_insert_with(|| {
+            Arc::new(HttpModelClient::new(ProviderConfig {
+                model,
+                ..endpoint.clone()
+            }))
+        });
+        Ok(client.clone())
+    }
+
+    async fn resolve(&self) -> Result<ProviderConfig, ProviderError> {
         let (base_url, api_key) = match &self.options.base_url {
             Some(url) => (url.clone(), self.options.api_key.clone()),
             None => (find_local_server().await?, None),
@@ -96,7 +121,7 @@ impl LazyClient {
             api: self.options.api.unwrap_or_default(),
             limits: self.limits.clone(),
         };
-        if config.model.is_empty() {
+        if config.model.is_empty() && lock(&self.chosen).is_none() {
             let lister = HttpModelClient::new(config.clone());
             let models = lister.list_models().await?;
             config.model = models
@@ -110,8 +135,12 @@ impl LazyClient {
                     ),
                 })?;
         }
-        Ok(HttpModelClient::new(config))
+        Ok(config)
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The first local server that answers.
@@ -147,18 +176,25 @@ impl ModelClient for LazyClient {
         request: CompletionRequest<'a>,
         on_delta: &'a mut (dyn FnMut(Delta) + Send),
     ) -> BoxFuture<'a, Result<Completion, ProviderError>> {
-        Box::pin(async move { self.client().await?.complete(request, on_delta).await })
+        Box::pin(async move {
+            let client = self.client().await?;
+            client.complete(request, on_delta).await
+        })
     }
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
-        Box::pin(async move { self.client().await?.list_models().await })
+        Box::pin(async move {
+            let client = self.client().await?;
+            client.list_models().await
+        })
     }
 
-    fn model(&self) -> &str {
-        match self.resolved.get() {
-            Some(client) => client.model(),
-            None => self.options.model.as_deref().unwrap_or(""),
-        }
+    fn model(&self) -> String {
+        lock(&self.chosen)
+            .clone()
+            .or_else(|| self.endpoint.get().map(|e| e.model.clone()))
+            .or_else(|| self.options.model.clone())
+            .unwrap_or_default()
     }
 }
 

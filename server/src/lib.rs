@@ -12,7 +12,6 @@ pub mod agent;
 pub mod chat;
 pub mod config;
 pub mod lsp;
-mod merge_stubs;
 pub mod model;
 pub mod protocol;
 #[cfg(test)]

@@ -20,8 +20,13 @@ enum Command {
     Lsp(ServeArgs),
     /// Chat in the terminal.
     Chat(ChatArgs),
-    /// Run one workspace tool and print its result as JSON.
-    Tool(tandem::tool_cli::ToolArgs),
+    /// Run one workspace tool and print its result as JSON:
+    /// `tandem tool NAME [ARGS_JSON | -] [--root DIR] [--yes]`
+    Tool {
+        /// NAME [ARGS_JSON | -] [--root DIR] [--yes]
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        argv: Vec<String>,
+    },
 }
 
 /// Where the model is. Unset options fall back to the environment, then to LM Studio or Ollama
@@ -97,7 +102,8 @@ struct ChatArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Tool(args) => ExitCode::from(tandem::tool_cli::run(args) as u8),
+        // Its own parser, so even a usage error comes out as the one JSON object it promises.
+        Command::Tool { argv } => ExitCode::from(tandem::tool_cli::main(&argv) as u8),
         Command::Lsp(args) => {
             runtime().block_on(tandem::lsp::serve(tandem::lsp::Overrides {
                 provider: args.provider.options(),

@@ -24,6 +24,7 @@ pub const LIST_SESSIONS: &str = "tandem/listSessions";
 pub const LOAD_SESSION: &str = "tandem/loadSession";
 pub const UNDO: &str = "tandem/undo";
 pub const LIST_MODELS: &str = "tandem/listModels";
+pub const SET_MODEL: &str = "tandem/setModel";
 pub const UPDATE: &str = "tandem/update";
 pub const REQUEST_APPROVAL: &str = "tandem/requestApproval";
 pub const GET_DIAGNOSTICS: &str = "tandem/getDiagnostics";
@@ -126,6 +127,17 @@ pub struct SessionParams {
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 pub struct Empty {}
 
+/// The params of a method that takes none: `{}`, `null` or `[]` (what an empty Lua table
+/// becomes) are all accepted.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(untagged)]
+pub enum NoParams {
+    #[default]
+    Null,
+    Object(Empty),
+    Array([(); 0]),
+}
+
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -178,6 +190,13 @@ pub struct ListModelsResult {
     pub models: Vec<ModelInfo>,
     /// The model prompts go to.
     pub current: String,
+}
+
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetModelParams {
+    pub model: String,
 }
 
 #[cfg_attr(test, derive(ts_rs::TS))]

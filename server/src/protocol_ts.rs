@@ -34,6 +34,7 @@ fn export_all(cfg: &Config) {
     one::<UndoParams>(cfg);
     one::<UndoResult>(cfg);
     one::<ListModelsResult>(cfg);
+    one::<SetModelParams>(cfg);
     one::<GetDiagnosticsParams>(cfg);
     one::<GetDiagnosticsResult>(cfg);
     one::<ApprovalRequest>(cfg);

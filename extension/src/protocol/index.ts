@@ -4,8 +4,6 @@
 
 export type * from './generated';
 
-import type { ModelInfo } from './generated';
-
 export const Method = {
   newSession: 'tandem/newSession',
   prompt: 'tandem/prompt',
@@ -27,10 +25,3 @@ export const ErrorCode = {
   invalidRoot: 1004,
   ioError: 1005,
 } as const;
-
-/** `tandem/setModel` params. */
-export interface SetModelParams {
-  model: string;
-}
-
-export type { ModelInfo };

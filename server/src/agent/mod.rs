@@ -41,6 +41,24 @@ pub trait Frontend: Send + Sync + 'static {
     fn diagnostics(&self, _paths: Vec<PathBuf>) -> BoxFuture<'static, Vec<Diagnostic>> {
         Box::pin(async { Vec::new() })
     }
+
+    /// Reads a text file (absolute path, inside the workspace) through the editor, so the model
+    /// sees unsaved changes. `None`: the editor has nothing to say, read the disk.
+    fn read_text(&self, _path: &Path) -> Option<BoxFuture<'static, Result<String, String>>> {
+        None
+    }
+
+    /// Writes an approved edit through the editor (its buffer and undo history) instead of the
+    /// disk. `None`: the core writes the file itself. `Err` says why the editor did not apply it;
+    /// then nothing was written.
+    fn write_text(
+        &self,
+        _path: &Path,
+        _original: Option<&str>,
+        _content: &str,
+    ) -> Option<BoxFuture<'static, Result<(), String>>> {
+        None
+    }
 }
 
 /// An error or warning the editor reports for a file.
@@ -321,7 +339,7 @@ impl Agent {
 
     /// The model requests go to.
     pub fn model(&self) -> String {
-        self.inner.client.model().to_string()
+        self.inner.client.model()
     }
 
     /// The current model's context window, where the endpoint tells it.

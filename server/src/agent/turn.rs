@@ -1,6 +1,7 @@
 //! The turn loop: ask the model, run the tools it calls, feed the results back, until it answers
 //! with text alone, the step cap is reached, or the user cancels.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,7 +16,10 @@ use super::transcript::Record;
 use super::{Agent, Diagnostic, Frontend};
 use crate::model::{Completion, Delta, FinishReason, Message, ToolCall};
 use crate::provider::CompletionRequest;
-use crate::tools::{self, CommandProposal, EditProposal, Prepared, ToolContext};
+use crate::tools::{
+    self, AppliedEdit, CommandProposal, EditProposal, EditorText, ErrorKind, Prepared, ToolContext,
+    ToolError,
+};
 
 pub(super) struct Turn {
     pub agent: Agent,
@@ -283,9 +287,16 @@ impl Turn {
             arguments,
             title: tools::title(&call.name, &call.arguments),
         });
+        let editor_text = match file_argument(&call.name, &call.arguments) {
+            Some(path) => match self.session.workspace.resolve(&path) {
+                Ok(abs) => self.editor_text(&abs).await,
+                Err(_) => None,
+            },
+            None => None,
+        };
         let ctx = ToolContext {
-            workspace: &self.session.workspace,
-            reads: &self.session.reads,
+            editor_text: editor_text.as_ref(),
+            ..ToolContext::new(&self.session.workspace, &self.session.reads)
         };
         let prepared = tokio::select! {
             r = tools::prepare(&ctx, &call.name, &call.arguments) => r,
@@ -371,11 +382,10 @@ impl Turn {
             .is_some_and(|c| *c != proposal.proposed);
         let content = reply.content.as_deref().unwrap_or(&proposal.proposed);
         let before = self.diagnostics(&proposal).await;
-        let applied =
-            match tools::apply_edit(ctx, &proposal, content, &self.session.undo, &self.turn_id) {
-                Ok(applied) => applied,
-                Err(e) => return Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
-            };
+        let applied = match self.write(ctx, &proposal, content).await {
+            Ok(applied) => applied,
+            Err(e) => return Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
+        };
         let mut output = if edited {
             format!(
                 "The user edited your proposal before accepting it. What was written to {} \
@@ -406,6 +416,53 @@ impl Turn {
             status: ToolStatus::Ok,
             output,
             diff: Some(applied.diff),
+        }
+    }
+
+    /// The file's text as the editor holds it, when the face reads through the editor.
+    async fn editor_text(&self, path: &Path) -> Option<EditorText> {
+        let read = self.frontend.read_text(path)?;
+        let text = tokio::select! {
+            r = read => r.ok()?,
+            () = self.cancel.cancelled() => return None,
+        };
+        Some(EditorText {
+            path: path.to_path_buf(),
+            text,
+        })
+    }
+
+    /// Writes an approved edit: through the editor when the face does that, else to disk. Either
+    /// way the file is checked first against what the proposal was made from (the editor's text
+    /// now, when it has one).
+    async fn write(
+        &self,
+        ctx: &ToolContext<'_>,
+        proposal: &EditProposal,
+        content: &str,
+    ) -> Result<AppliedEdit, ToolError> {
+        let fresh = self.editor_text(&proposal.path).await;
+        let ctx = ToolContext {
+            editor_text: fresh.as_ref(),
+            ..ToolContext::new(ctx.workspace, ctx.reads)
+        };
+        let undo = &self.session.undo;
+        let Some(write) =
+            self.frontend
+                .write_text(&proposal.path, proposal.original.as_deref(), content)
+        else {
+            return tools::apply_edit(&ctx, proposal, content, undo, &self.turn_id);
+        };
+        let path = tools::begin_edit(&ctx, proposal, undo, &self.turn_id)?;
+        match write.await {
+            Ok(()) => Ok(tools::finish_edit(&ctx, proposal, &path, content)),
+            Err(why) => Err(ToolError::new(
+                ErrorKind::Io,
+                format!(
+                    "the editor did not apply the edit to {} ({why}); nothing was written",
+                    proposal.display_path
+                ),
+            )),
         }
     }
 
@@ -444,44 +501,29 @@ impl Turn {
         };
         match tools::run_command(&proposal, &mut on_output, self.cancel.clone()).await {
             Err(e) => Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
-            Ok(outcome) => {
-                let mut output = outcome.output;
-                if !output.is_empty() && !output.ends_with('\n') {
-                    output.push('\n');
-                }
-                let status = if outcome.cancelled {
-                    output.push_str("[cancelled by the user; the command was killed]");
-                    ToolStatus::Error
-                } else if outcome.timed_out {
-                    output.push_str(&format!(
-                        "[timed out after {} s; the command was killed]",
-                        proposal.timeout.as_secs()
-                    ));
-                    ToolStatus::Error
+            Ok(outcome) => Outcome {
+                status: if outcome.exit_code == Some(0) && !outcome.timed_out && !outcome.cancelled
+                {
+                    ToolStatus::Ok
                 } else {
-                    match outcome.exit_code {
-                        Some(0) => {
-                            output.push_str("[exit code 0]");
-                            ToolStatus::Ok
-                        }
-                        Some(code) => {
-                            output.push_str(&format!("[exit code {code}]"));
-                            ToolStatus::Error
-                        }
-                        None => {
-                            output.push_str("[killed by a signal]");
-                            ToolStatus::Error
-                        }
-                    }
-                };
-                Outcome {
-                    status,
-                    output,
-                    diff: None,
-                }
-            }
+                    ToolStatus::Error
+                },
+                output: outcome.report(),
+                diff: None,
+            },
         }
     }
+}
+
+/// The `path` argument of a tool call that reads or edits one file, so the editor's text of it
+/// can be fetched first. `None` for other tools and for arguments that don't parse (the tool
+/// itself says why).
+fn file_argument(name: &str, arguments: &str) -> Option<String> {
+    if !matches!(name, "read_file" | "write_to_file" | "replace_in_file") {
+        return None;
+    }
+    let args: serde_json::Value = serde_json::from_str(arguments).ok()?;
+    args.get("path")?.as_str().map(str::to_string)
 }
 
 /// What the model is told when the user says no.

@@ -3,27 +3,42 @@
 //! Translates the `tandem/*` methods (see [`crate::protocol`] and `docs/protocol.md`) to calls on
 //! the agent core. No handler waits for a turn: a prompt starts one and returns its id.
 
+mod documents;
 mod frontend;
+mod plain;
+mod plain_commands;
+mod workspace_edit;
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::json;
-use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower::ServiceBuilder;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Request, Result};
 use tower_lsp_server::lsp_types::{
-    InitializeParams, InitializeResult, InitializedParams, ServerCapabilities, ServerInfo,
+    CodeActionParams, CodeActionProviderCapability, CodeActionResponse,
+    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    ExecuteCommandOptions, ExecuteCommandParams, InitializeParams, InitializeResult,
+    InitializedParams, LSPAny, NumberOrString, ServerCapabilities, ServerInfo,
+    TextDocumentSyncCapability, TextDocumentSyncKind, WorkDoneProgressCancelParams,
 };
 use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
 
-use crate::agent::{Agent, AgentError, AgentSettings};
+use crate::agent::{Agent, AgentError, AgentSettings, Frontend};
 use crate::config::{LazyClient, ProviderOptions};
 use crate::protocol::{
     self, ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
-    LoadSessionResult, NewSessionParams, NewSessionResult, PromptParams, PromptResult,
-    SessionParams, UndoParams, UndoResult, UpdateParams, error_code,
+    LoadSessionResult, NewSessionParams, NewSessionResult, NoParams, PromptParams, PromptResult,
+    SessionParams, SetModelParams, UndoParams, UndoResult, UpdateParams, error_code,
 };
 use crate::provider::Limits;
+use documents::Documents;
 use frontend::LspFrontend;
+use plain::{PlainCapabilities, PlainFrontend};
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// What the command line says, before the editor's `initializationOptions` (which win).
 #[derive(Clone, Debug, Default)]
@@ -43,22 +58,55 @@ pub async fn serve(overrides: Overrides) {
         .custom_method(protocol::LOAD_SESSION, Backend::load_session)
         .custom_method(protocol::UNDO, Backend::undo)
         .custom_method(protocol::LIST_MODELS, Backend::list_models)
+        .custom_method(protocol::SET_MODEL, Backend::set_model)
+        .custom_method(
+            "window/workDoneProgress/cancel",
+            Backend::work_done_progress_cancel,
+        )
         .finish();
+    let service = ServiceBuilder::new()
+        .map_request(default_params)
+        .service(service);
     Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
         .serve(service)
         .await;
+}
+
+/// Methods that take no params accept them absent as well as `{}`: clients differ, and the
+/// router takes one or the other. An absent `params` becomes `{}` here.
+fn default_params(request: Request) -> Request {
+    let takes_none = matches!(
+        request.method(),
+        protocol::LIST_SESSIONS | protocol::LIST_MODELS
+    );
+    if !takes_none || request.params().is_some() {
+        return request;
+    }
+    let (method, id, _) = request.into_parts();
+    let builder = Request::build(method).params(json!({}));
+    match id {
+        Some(id) => builder.id(id).finish(),
+        None => builder.finish(),
+    }
 }
 
 struct Backend {
     client: Client,
     overrides: Overrides,
     ready: OnceLock<Ready>,
+    /// A plain client's session: made on first use, replaced by `tandem.newSession`.
+    current: Mutex<Option<String>>,
+    /// A plain client's open documents (full text sync): the agent reads their unsaved text.
+    documents: Documents,
 }
 
 /// Set up by `initialize`.
 struct Ready {
     agent: Agent,
-    frontend: Arc<LspFrontend>,
+    client: Arc<LazyClient>,
+    frontend: Arc<dyn Frontend>,
+    /// The client speaks only plain LSP (it did not declare `experimental.tandem`).
+    plain: bool,
     /// The client's workspace folders: the default session root is the first.
     folders: Vec<PathBuf>,
 }
@@ -106,6 +154,8 @@ impl Backend {
             client,
             overrides,
             ready: OnceLock::new(),
+            current: Mutex::new(None),
+            documents: Documents::default(),
         }
     }
 
@@ -156,7 +206,7 @@ impl Backend {
         Ok(Empty {})
     }
 
-    async fn list_sessions(&self) -> Result<ListSessionsResult> {
+    async fn list_sessions(&self, _: NoParams) -> Result<ListSessionsResult> {
         let agent = self.ready()?.agent.clone();
         let sessions = tokio::task::spawn_blocking(move || agent.list_sessions())
             .await
@@ -197,7 +247,28 @@ impl Backend {
         Ok(UndoResult { restored })
     }
 
-    async fn list_models(&self) -> Result<ListModelsResult> {
+    /// `window/workDoneProgress/cancel`: the user cancelled a turn from the editor's progress UI.
+    async fn work_done_progress_cancel(&self, params: WorkDoneProgressCancelParams) {
+        // Our tokens are `tandem/<session>/<turn>`.
+        if let NumberOrString::String(token) = params.token
+            && let Some(session) = token
+                .strip_prefix("tandem/")
+                .and_then(|t| t.split('/').next())
+            && let Ok(ready) = self.ready()
+        {
+            let _ = ready.agent.cancel(session);
+        }
+    }
+
+    async fn set_model(&self, params: SetModelParams) -> Result<Empty> {
+        if params.model.trim().is_empty() {
+            return Err(invalid_params("the model name is empty".into()));
+        }
+        self.ready()?.client.set_model(params.model);
+        Ok(Empty {})
+    }
+
+    async fn list_models(&self, _: NoParams) -> Result<ListModelsResult> {
         let agent = &self.ready()?.agent;
         let models = agent.list_models().await.map_err(agent_error)?;
         Ok(ListModelsResult {
@@ -211,8 +282,14 @@ impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let options: InitializationOptions = match params.initialization_options {
             None | Some(serde_json::Value::Null) => InitializationOptions::default(),
-            Some(value) => serde_json::from_value(value)
-                .map_err(|e| invalid_params(format!("bad initializationOptions: {e}")))?,
+            // The path names the field, e.g. `maxSteps: invalid type: string "many", expected u32`.
+            Some(value) => serde_path_to_error::deserialize(value).map_err(|e| {
+                invalid_params(format!(
+                    "bad initializationOptions.{}: {}",
+                    e.path(),
+                    e.inner()
+                ))
+            })?,
         };
         let capabilities: ClientCapabilities = params
             .capabilities
@@ -250,20 +327,46 @@ impl LanguageServer for Backend {
                 .or(self.overrides.data_dir.clone())
                 .unwrap_or_else(AgentSettings::default_data_dir),
         };
-        let agent = Agent::new(
-            settings,
-            Arc::new(LazyClient::new(provider, Limits::default())),
-        );
+        let client = Arc::new(LazyClient::new(provider, Limits::default()));
+        let agent = Agent::new(settings, client.clone());
+        // A client that declared the tandem capability gets the tandem/* protocol; any other
+        // gets the agent through plain LSP requests.
+        let declared = params
+            .capabilities
+            .experimental
+            .as_ref()
+            .is_some_and(|e| e.get("tandem").is_some());
+        let frontend: Arc<dyn Frontend> = if declared {
+            LspFrontend::start(self.client.clone(), capabilities)
+        } else {
+            let plain_caps = PlainCapabilities::of(&params.capabilities);
+            PlainFrontend::start(
+                self.client.clone(),
+                plain_caps,
+                folders.clone(),
+                self.documents.clone(),
+            )
+        };
         let ready = Ready {
             agent,
-            frontend: LspFrontend::start(self.client.clone(), capabilities),
+            client,
+            frontend,
+            plain: !declared,
             folders,
         };
         if self.ready.set(ready).is_err() {
             return Err(Error::invalid_request());
         }
+        let plain = !declared;
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
+                execute_command_provider: plain.then(|| ExecuteCommandOptions {
+                    commands: plain::COMMANDS.iter().map(|c| c.to_string()).collect(),
+                    work_done_progress_options: Default::default(),
+                }),
+                code_action_provider: plain.then_some(CodeActionProviderCapability::Simple(true)),
+                text_document_sync: plain
+                    .then_some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
                 experimental: Some(json!({
                     "tandem": {"version": env!("CARGO_PKG_VERSION")}
                 })),
@@ -277,6 +380,34 @@ impl LanguageServer for Backend {
     }
 
     async fn initialized(&self, _: InitializedParams) {}
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        self.documents
+            .set(&params.text_document.uri, params.text_document.text);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        // Full sync: the last change holds the whole text.
+        if let Some(change) = params.content_changes.into_iter().last() {
+            self.documents.set(&params.text_document.uri, change.text);
+        }
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        self.documents.remove(&params.text_document.uri);
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        self.run_command(&params.command, params.arguments).await
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let ready = self.ready()?;
+        if !ready.plain || params.range.start == params.range.end {
+            return Ok(None);
+        }
+        Ok(Some(plain_commands::code_actions(&params)))
+    }
 
     async fn shutdown(&self) -> Result<()> {
         if let Some(ready) = self.ready.get() {

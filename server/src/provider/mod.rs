@@ -2,6 +2,14 @@
 //!
 //! Knows the wire formats (OpenAI Chat Completions, Anthropic Messages), SSE, retries and
 //! timeouts. Knows nothing of tools' behaviour, sessions or editors.
+//!
+//! - [`HttpModelClient`] is the [`ModelClient`] to use; [`probe`] finds a local server.
+//! - [`sse`] decodes event streams; [`openai`] and [`anthropic`] build request bodies and
+//!   reassemble answers (streamed, through a [`stream::StreamAccumulator`], or whole).
+//! - A stream that ends with neither an end marker (`[DONE]`, `message_stop`) nor a finish
+//!   reason was cut short: [`ProviderErrorKind::Interrupted`]. A request is retried (429, 5xx,
+//!   connection failures, a stream broken before anything was relayed) only while nothing of
+//!   the answer has reached the user.
 
 use std::fmt;
 use std::time::Duration;
@@ -10,6 +18,16 @@ use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{Completion, Delta, Message, ToolDefinition};
+
+pub mod anthropic;
+mod error_body;
+mod http;
+mod models;
+pub mod openai;
+pub mod sse;
+pub mod stream;
+
+pub use http::{HttpModelClient, probe};
 
 /// Which wire format the endpoint speaks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,6 +134,15 @@ pub struct ProviderError {
     pub message: String,
 }
 
+impl ProviderError {
+    pub fn new(kind: ProviderErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProviderErrorKind {
     /// Could not connect (after retries).
@@ -146,36 +173,5 @@ pub trait ModelClient: Send + Sync {
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>>;
 
     /// The model requests go to.
-    fn model(&self) -> &str;
-}
-
-pub mod http {
-    //! TEMPORARY stand-in (see merge_stubs).
-    use super::*;
-    pub struct HttpModelClient;
-    impl HttpModelClient {
-        pub fn new(_c: ProviderConfig) -> Self {
-            unimplemented!()
-        }
-    }
-    impl ModelClient for HttpModelClient {
-        fn complete<'a>(
-            &'a self,
-            _r: CompletionRequest<'a>,
-            _d: &'a mut (dyn FnMut(Delta) + Send),
-        ) -> BoxFuture<'a, Result<Completion, ProviderError>> {
-            unimplemented!()
-        }
-        fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
-            unimplemented!()
-        }
-        fn model(&self) -> &str {
-            unimplemented!()
-        }
-    }
-}
-
-/// TEMPORARY stand-in.
-pub async fn probe(_url: &str, _t: Duration) -> bool {
-    unimplemented!()
+    fn model(&self) -> String;
 }

@@ -12,6 +12,25 @@ use serde::Serialize;
 
 use crate::model::ToolDefinition;
 
+mod args;
+mod atomic;
+mod command;
+mod defs;
+mod diff;
+mod edit;
+mod list;
+mod paths;
+mod read;
+mod search;
+mod text;
+mod undo;
+mod walk;
+mod write;
+
+pub use diff::unified_diff;
+pub use read::ReadTracker;
+pub use undo::UndoLog;
+
 /// Why a tool call failed. Goes back to the model as the tool result, so it can correct itself.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize)]
 #[error("{kind}: {message}")]
@@ -158,78 +177,137 @@ impl Workspace {
 
 /// The tools offered to the model, with their JSON Schemas.
 pub fn definitions() -> Vec<ToolDefinition> {
-    unimplemented!("tools::definitions")
-}
-
-/// What the model was last shown of each file (by `read_file`), for the staleness check: an edit
-/// that depends on what the model read is refused (`stale`) when the file changed since.
-#[derive(Debug, Default)]
-pub struct ReadTracker {
-    _private: (),
-}
-
-/// Per-session record of files' contents before the agent's writes, for `tandem/undo`.
-/// Lives on disk (in the session's data dir) so undo works after a restart and without git.
-#[derive(Debug)]
-pub struct UndoLog {
-    _private: (),
-}
-
-impl UndoLog {
-    /// Opens (or creates) the log kept in `dir`.
-    pub fn open(_dir: &Path) -> std::io::Result<Self> {
-        unimplemented!("UndoLog::open")
-    }
-
-    /// Puts back every file changed in `turn_id` and the turns after it (the last turn that wrote
-    /// anything when `None`), deleting files those turns created. Returns the display paths.
-    pub fn undo(&self, _ws: &Workspace, _turn_id: Option<&str>) -> Result<Vec<String>, ToolError> {
-        unimplemented!("UndoLog::undo")
-    }
+    defs::definitions()
 }
 
 /// Everything a tool call needs.
 pub struct ToolContext<'a> {
     pub workspace: &'a Workspace,
     pub reads: &'a ReadTracker,
+    /// A file's text as the editor holds it (unsaved changes included), read and edited instead
+    /// of what is on disk. The face fetches it before the call; tools stay synchronous.
+    pub editor_text: Option<&'a EditorText>,
+}
+
+impl<'a> ToolContext<'a> {
+    pub fn new(workspace: &'a Workspace, reads: &'a ReadTracker) -> Self {
+        Self {
+            workspace,
+            reads,
+            editor_text: None,
+        }
+    }
+
+    /// The editor's text for `path`, when the face gave it.
+    pub(crate) fn editor_text_of(&self, path: &Path) -> Option<&str> {
+        self.editor_text
+            .filter(|e| e.path == path)
+            .map(|e| e.text.as_str())
+    }
+}
+
+/// The editor's text of one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditorText {
+    /// Absolute, as [`Workspace::resolve`] gives it.
+    pub path: PathBuf,
+    pub text: String,
 }
 
 /// Validates a tool call and runs it if it is read-only, or turns it into a proposal.
 /// `arguments` is the model's raw JSON text: malformed input is an `invalid_arguments` error that
 /// says what was wrong; an unknown name is `unknown_tool`.
 pub async fn prepare(
-    _ctx: &ToolContext<'_>,
-    _name: &str,
-    _arguments: &str,
+    ctx: &ToolContext<'_>,
+    name: &str,
+    arguments: &str,
 ) -> Result<Prepared, ToolError> {
-    unimplemented!("tools::prepare")
+    match name {
+        "read_file" => read::read_file(ctx, args::parse(name, arguments)?).map(Prepared::Done),
+        "list_files" => on_tree(ctx, args::parse(name, arguments)?, list::list_files).await,
+        "search_files" => on_tree(ctx, args::parse(name, arguments)?, search::search_files).await,
+        "write_to_file" => write::prepare(ctx, args::parse(name, arguments)?).map(Prepared::Edit),
+        "replace_in_file" => edit::prepare(ctx, args::parse(name, arguments)?).map(Prepared::Edit),
+        "execute_command" => {
+            command::prepare(ctx.workspace, args::parse(name, arguments)?).map(Prepared::Command)
+        }
+        _ => Err(ToolError::new(
+            ErrorKind::UnknownTool,
+            format!(
+                "there is no tool named `{name}`; the tools are: {}",
+                defs::NAMES.join(", ")
+            ),
+        )),
+    }
+}
+
+/// Runs a tool that walks the tree on the blocking pool: walks are CPU- and I/O-bound, may take a
+/// while on a large tree, and must not stall the runtime's workers.
+async fn on_tree<A: Send + 'static>(
+    ctx: &ToolContext<'_>,
+    args: A,
+    tool: fn(&Workspace, A) -> Result<String, ToolError>,
+) -> Result<Prepared, ToolError> {
+    let ws = ctx.workspace.clone();
+    match tokio::task::spawn_blocking(move || tool(&ws, args)).await {
+        Ok(result) => result.map(Prepared::Done),
+        Err(e) => Err(ToolError::new(
+            ErrorKind::Io,
+            format!("the tool's worker failed: {e}"),
+        )),
+    }
 }
 
 /// Writes `content` (the proposal, or the user's edited version of it) atomically, after checking
 /// the file still holds `proposal.original` (else `stale`, nothing written). Saves the previous
 /// content in `undo` before the first write of `turn_id` to this file.
 pub fn apply_edit(
-    _ctx: &ToolContext<'_>,
-    _proposal: &EditProposal,
-    _content: &str,
-    _undo: &UndoLog,
-    _turn_id: &str,
+    ctx: &ToolContext<'_>,
+    proposal: &EditProposal,
+    content: &str,
+    undo: &UndoLog,
+    turn_id: &str,
 ) -> Result<AppliedEdit, ToolError> {
-    unimplemented!("tools::apply_edit")
+    let path = write::begin(ctx, proposal, undo, turn_id)?;
+    write::to_disk(ctx, &path, content)?;
+    Ok(write::finish(ctx, proposal, &path, content))
+}
+
+/// For a face that writes through the editor: the first half of [`apply_edit`] (the `stale`
+/// check against the editor's text, or the disk's, and the undo save). Returns the resolved path;
+/// after the editor wrote `content` there, [`finish_edit`] says what was written.
+pub fn begin_edit(
+    ctx: &ToolContext<'_>,
+    proposal: &EditProposal,
+    undo: &UndoLog,
+    turn_id: &str,
+) -> Result<PathBuf, ToolError> {
+    write::begin(ctx, proposal, undo, turn_id)
+}
+
+/// The second half of an editor-written edit: remembers what the model now knows of the file and
+/// returns the diff written.
+pub fn finish_edit(
+    ctx: &ToolContext<'_>,
+    proposal: &EditProposal,
+    path: &Path,
+    content: &str,
+) -> AppliedEdit {
+    write::finish(ctx, proposal, path, content)
 }
 
 /// Runs an approved command in its own process group with stdin closed, relaying output as it
 /// comes; the timeout or `cancel` kills the whole group (within a second).
 pub async fn run_command(
-    _proposal: &CommandProposal,
-    _on_output: &mut (dyn FnMut(&str) + Send),
-    _cancel: tokio_util::sync::CancellationToken,
+    proposal: &CommandProposal,
+    on_output: &mut (dyn FnMut(&str) + Send),
+    cancel: tokio_util::sync::CancellationToken,
 ) -> Result<CommandOutcome, ToolError> {
-    unimplemented!("tools::run_command")
+    command::run(proposal, on_output, cancel).await
 }
 
 /// A short human title for a tool call, e.g. `Read src/main.rs` or `Run cargo test`, from its
 /// raw arguments (falls back to the tool name when they don't parse).
-pub fn title(_name: &str, _arguments: &str) -> String {
-    unimplemented!("tools::title")
+pub fn title(name: &str, arguments: &str) -> String {
+    defs::title(name, arguments)
 }

@@ -23,6 +23,7 @@ export type * from "./PromptResult";
 export type * from "./Range";
 export type * from "./SessionInfo";
 export type * from "./SessionParams";
+export type * from "./SetModelParams";
 export type * from "./StopReason";
 export type * from "./ToolStatus";
 export type * from "./UndoParams";

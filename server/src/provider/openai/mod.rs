@@ -1,0 +1,10 @@
+//! OpenAI Chat Completions: the request body, the streamed answer, and a whole answer.
+
+mod request;
+mod stream;
+mod whole;
+mod wire;
+
+pub use request::request_body;
+pub use stream::OpenAiStream;
+pub use whole::parse_completion;

@@ -1,0 +1,441 @@
+//! `execute_command`: the user's shell, in the workspace, in its own process group with stdin
+//! closed; stdout and stderr share one pipe, so their lines interleave exactly as written; the
+//! timeout or cancellation kills the whole group (SIGTERM, then SIGKILL after a grace period).
+//!
+//! [`CommandOutcome::output`] holds the output text only: the first 100 lines (at most 8 KiB) and
+//! the last 100 lines (at most 8 KiB), with the middle replaced by one line
+//! `[... N lines elided ...]`. The exit status is in the other fields; [`CommandOutcome::report`]
+//! puts both in one text for the model.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+use tokio_util::sync::CancellationToken;
+
+use super::args::ExecuteCommand;
+use super::{CommandOutcome, CommandProposal, ErrorKind, ToolError, Workspace};
+
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+const MAX_TIMEOUT_SECONDS: f64 = 24.0 * 3600.0;
+/// Between SIGTERM and SIGKILL; short enough that cancelling takes well under a second.
+const KILL_GRACE: Duration = Duration::from_millis(500);
+/// After the shell exits, how long output from what it left running in the background is still
+/// collected before the pipe is abandoned.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(250);
+const KEEP_LINES: usize = 100;
+const KEEP_BYTES: usize = 8 * 1024;
+
+pub(crate) fn prepare(ws: &Workspace, args: ExecuteCommand) -> Result<CommandProposal, ToolError> {
+    if args.command.trim().is_empty() {
+        return Err(ToolError::new(
+            ErrorKind::InvalidArguments,
+            "command is empty",
+        ));
+    }
+    let cwd = ws.resolve(args.cwd.as_deref().unwrap_or("."))?;
+    if !cwd.is_dir() {
+        return Err(ToolError::new(
+            ErrorKind::InvalidArguments,
+            format!("cwd {} is not a directory", ws.display_path(&cwd)),
+        ));
+    }
+    let timeout = match args.timeout_seconds {
+        None => DEFAULT_TIMEOUT,
+        Some(s) if s.is_finite() && s > 0.0 && s <= MAX_TIMEOUT_SECONDS => {
+            Duration::from_secs_f64(s)
+        }
+        Some(s) => {
+            return Err(ToolError::new(
+                ErrorKind::InvalidArguments,
+                format!(
+                    "timeoutSeconds must be more than 0 and at most {MAX_TIMEOUT_SECONDS}, not {s}"
+                ),
+            ));
+        }
+    };
+    Ok(CommandProposal {
+        command: args.command,
+        display_cwd: ws.display_path(&cwd),
+        cwd,
+        timeout,
+    })
+}
+
+impl CommandOutcome {
+    /// The output followed by how the command ended, as the model should see it.
+    pub fn report(&self) -> String {
+        let mut out = self.output.clone();
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        let status = if self.timed_out {
+            "[timed out: the command and everything it started were killed]".to_string()
+        } else if self.cancelled {
+            "[cancelled by the user: the command and everything it started were killed]".to_string()
+        } else {
+            match self.exit_code {
+                Some(code) => format!("[exit code {code}]"),
+                None => "[killed by a signal]".to_string(),
+            }
+        };
+        out.push_str(&status);
+        out
+    }
+}
+
+/// Kills the process group if the run is dropped half-way (its task aborted).
+struct GroupGuard(Option<i32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.0 {
+            signal_group(pgid, libc::SIGKILL);
+        }
+    }
+}
+
+fn signal_group(pgid: i32, signal: i32) {
+    // SAFETY: killpg takes plain integers; a group that is gone gives ESRCH, which is fine.
+    unsafe {
+        libc::killpg(pgid, signal);
+    }
+}
+
+fn shell() -> String {
+    std::env::var("SHELL")
+        .ok()
+        .filter(|s| !s.is_empty() && std::path::Path::new(s).is_file())
+        .unwrap_or_else(|| "/bin/sh".to_string())
+}
+
+pub(crate) async fn run(
+    proposal: &CommandProposal,
+    on_output: &mut (dyn FnMut(&str) + Send),
+    cancel: CancellationToken,
+) -> Result<CommandOutcome, ToolError> {
+    let spawn_error = |e: std::io::Error| {
+        ToolError::new(ErrorKind::Io, format!("could not start the command: {e}"))
+    };
+    let (sender, mut receiver) = tokio::net::unix::pipe::pipe().map_err(spawn_error)?;
+    let write_end = sender.into_blocking_fd().map_err(spawn_error)?;
+    let write_end_too = write_end.try_clone().map_err(spawn_error)?;
+    let mut command = tokio::process::Command::new(shell());
+    command
+        .arg("-c")
+        .arg(&proposal.command)
+        .current_dir(&proposal.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(write_end))
+        .stderr(Stdio::from(write_end_too))
+        .process_group(0)
+        // Nothing may wait for a terminal that is not there.
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("PAGER", "cat")
+        .env("GIT_PAGER", "cat");
+    // If the sidecar itself is killed (SIGKILL leaves no chance to clean up), the shell goes
+    // with it. The kernel ties this to the spawning thread: a runtime worker, which lives as long
+    // as the sidecar. What the shell started in the background is reached by the group kill on
+    // every other way out (cancel, timeout, shutdown, a closed stdin).
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl is async-signal-safe and touches nothing of the parent's.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().map_err(spawn_error)?;
+    // Our copies of the pipe's write end go with `command`: the pipe ends when the children close it.
+    drop(command);
+    let pgid = child.id().map(|id| id as i32);
+    let mut guard = GroupGuard(pgid);
+
+    let mut keeper = Keeper::default();
+    let mut text = Utf8Chunks::default();
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut status = None;
+    let mut eof = false;
+    let (mut timed_out, mut cancelled) = (false, false);
+    let deadline = tokio::time::sleep(proposal.timeout);
+    tokio::pin!(deadline);
+    let mut relay = |bytes: &[u8], keeper: &mut Keeper, text: &mut Utf8Chunks| {
+        keeper.push(bytes);
+        let chunk = text.push(bytes);
+        if !chunk.is_empty() {
+            on_output(&chunk);
+        }
+    };
+
+    while status.is_none() || !eof {
+        tokio::select! {
+            read = receiver.read(&mut buf), if !eof => match read {
+                Ok(0) | Err(_) => eof = true,
+                Ok(n) => relay(&buf[..n], &mut keeper, &mut text),
+            },
+            exit = child.wait(), if status.is_none() => {
+                status = Some(exit.map_err(spawn_error)?);
+                // The shell is gone; something it started may hold the pipe open. Collect its
+                // output a little longer, then stop waiting for it.
+                deadline.as_mut().reset(tokio::time::Instant::now() + DRAIN_AFTER_EXIT);
+            }
+            _ = &mut deadline => {
+                timed_out = status.is_none();
+                break;
+            }
+            _ = cancel.cancelled(), if status.is_none() => { cancelled = true; break; }
+        }
+    }
+
+    if timed_out || cancelled {
+        if let Some(pgid) = pgid {
+            signal_group(pgid, libc::SIGTERM);
+        }
+        let grace = tokio::time::sleep(KILL_GRACE);
+        tokio::pin!(grace);
+        loop {
+            tokio::select! {
+                read = receiver.read(&mut buf), if !eof => match read {
+                    Ok(0) | Err(_) => eof = true,
+                    Ok(n) => relay(&buf[..n], &mut keeper, &mut text),
+                },
+                exit = child.wait(), if status.is_none() => status = exit.ok(),
+                _ = &mut grace => break,
+            }
+            if status.is_some() && eof {
+                break;
+            }
+        }
+        // Whatever ignored SIGTERM (or outlived the shell) goes now.
+        if let Some(pgid) = pgid {
+            signal_group(pgid, libc::SIGKILL);
+        }
+        if status.is_none() {
+            status = child.wait().await.ok();
+        }
+        // Collect what is still in the pipe, without waiting on a holder outside the group.
+        let drain = tokio::time::sleep(DRAIN_AFTER_EXIT);
+        tokio::pin!(drain);
+        while !eof {
+            tokio::select! {
+                read = receiver.read(&mut buf) => match read {
+                    Ok(0) | Err(_) => eof = true,
+                    Ok(n) => relay(&buf[..n], &mut keeper, &mut text),
+                },
+                _ = &mut drain => break,
+            }
+        }
+    }
+    guard.0 = None;
+    let tail = text.finish();
+    if !tail.is_empty() {
+        on_output(&tail);
+    }
+    Ok(CommandOutcome {
+        exit_code: status.and_then(|s| s.code()),
+        output: keeper.finish(),
+        timed_out,
+        cancelled,
+    })
+}
+
+/// Decodes a byte stream as UTF-8 across chunk boundaries (invalid bytes become U+FFFD).
+#[derive(Default)]
+struct Utf8Chunks {
+    pending: Vec<u8>,
+}
+
+impl Utf8Chunks {
+    fn push(&mut self, bytes: &[u8]) -> String {
+        self.pending.extend_from_slice(bytes);
+        let keep_from = match std::str::from_utf8(&self.pending) {
+            Ok(_) => self.pending.len(),
+            // An incomplete character at the end waits for the next chunk.
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => incomplete_tail_start(&self.pending),
+        };
+        let text = String::from_utf8_lossy(&self.pending[..keep_from]).into_owned();
+        self.pending.drain(..keep_from);
+        text
+    }
+
+    fn finish(&mut self) -> String {
+        let text = String::from_utf8_lossy(&self.pending).into_owned();
+        self.pending.clear();
+        text
+    }
+}
+
+/// Where a possibly incomplete UTF-8 character at the end of `bytes` starts (`bytes.len()` if none).
+fn incomplete_tail_start(bytes: &[u8]) -> usize {
+    for back in 1..=3.min(bytes.len()) {
+        let i = bytes.len() - back;
+        let b = bytes[i];
+        if b & 0xC0 != 0x80 {
+            let needed = match b {
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF7 => 4,
+                _ => 1,
+            };
+            return if needed > back { i } else { bytes.len() };
+        }
+    }
+    bytes.len()
+}
+
+/// Keeps the head and the tail of a stream, counting what falls between.
+#[derive(Default)]
+struct Keeper {
+    head: Vec<u8>,
+    head_lines: usize,
+    head_full: bool,
+    tail: Vec<u8>,
+    /// Bytes and line ends dropped from the front of `tail`.
+    dropped_bytes: u64,
+    dropped_newlines: u64,
+}
+
+impl Keeper {
+    fn push(&mut self, mut bytes: &[u8]) {
+        if !self.head_full {
+            let room = KEEP_BYTES - self.head.len();
+            let mut take = 0;
+            for &b in bytes.iter().take(room) {
+                take += 1;
+                if b == b'\n' {
+                    self.head_lines += 1;
+                    if self.head_lines == KEEP_LINES {
+                        break;
+                    }
+                }
+            }
+            self.head.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            if self.head_lines == KEEP_LINES || self.head.len() == KEEP_BYTES {
+                self.head_full = true;
+            }
+        }
+        self.tail.extend_from_slice(bytes);
+        if self.tail.len() > 4 * KEEP_BYTES {
+            let cut = self.tail.len() - KEEP_BYTES;
+            self.dropped_newlines += count_newlines(&self.tail[..cut]);
+            self.dropped_bytes += cut as u64;
+            self.tail.drain(..cut);
+        }
+    }
+
+    fn finish(self) -> String {
+        let Keeper {
+            mut head,
+            tail,
+            dropped_bytes,
+            dropped_newlines,
+            ..
+        } = self;
+        // The tail starts at a line start, holds at most KEEP_LINES lines and KEEP_BYTES bytes.
+        let mut cut = tail.len().saturating_sub(KEEP_BYTES);
+        if cut > 0 || dropped_bytes > 0 {
+            if let Some(nl) = tail[cut..].iter().position(|&b| b == b'\n') {
+                if cut + nl + 1 < tail.len() {
+                    cut += nl + 1;
+                }
+            }
+        }
+        let body = tail[cut..].strip_suffix(b"\n").unwrap_or(&tail[cut..]);
+        let lines = count_newlines(body) as usize + 1;
+        if lines > KEEP_LINES {
+            let mut extra = lines - KEEP_LINES;
+            for (i, &b) in tail[cut..].iter().enumerate() {
+                if b == b'\n' {
+                    extra -= 1;
+                    if extra == 0 {
+                        cut += i + 1;
+                        break;
+                    }
+                }
+            }
+        }
+        let elided_bytes = dropped_bytes + cut as u64;
+        if elided_bytes == 0 {
+            head.extend_from_slice(&tail);
+            return String::from_utf8_lossy(&head).into_owned();
+        }
+        let elided = &tail[..cut];
+        let mut elided_lines = dropped_newlines + count_newlines(elided);
+        if elided.last().is_some_and(|&b| b != b'\n') {
+            elided_lines += 1;
+        }
+        let mut out = String::from_utf8_lossy(&head).into_owned();
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&format!("[... {elided_lines} lines elided ...]\n"));
+        out.push_str(&String::from_utf8_lossy(&tail[cut..]));
+        out
+    }
+}
+
+fn count_newlines(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keep(text: &str) -> String {
+        let mut k = Keeper::default();
+        // Odd chunk sizes, so boundaries fall anywhere.
+        for chunk in text.as_bytes().chunks(7) {
+            k.push(chunk);
+        }
+        k.finish()
+    }
+
+    #[test]
+    fn short_output_is_kept_whole() {
+        let text: String = (0..150).map(|i| format!("line {i}\n")).collect();
+        assert_eq!(keep(&text), text);
+        assert_eq!(keep("no newline"), "no newline");
+    }
+
+    #[test]
+    fn long_output_keeps_head_and_tail_and_counts_the_middle() {
+        let text: String = (1..=12_345).map(|i| format!("line {i}\n")).collect();
+        let out = keep(&text);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "line 1");
+        assert_eq!(lines[99], "line 100");
+        assert_eq!(lines[100], "[... 12145 lines elided ...]");
+        assert_eq!(lines[101], "line 12246");
+        assert_eq!(*lines.last().unwrap(), "line 12345");
+        assert_eq!(lines.len(), 201);
+    }
+
+    #[test]
+    fn long_lines_are_bounded_by_bytes() {
+        let text: String = (0..100)
+            .map(|_| format!("{}\n", "x".repeat(1000)))
+            .collect();
+        let out = keep(&text);
+        assert!(out.len() <= 2 * KEEP_BYTES + 100, "{}", out.len());
+        assert!(out.contains(" lines elided ...]"));
+    }
+
+    #[test]
+    fn utf8_split_across_chunks() {
+        let mut d = Utf8Chunks::default();
+        let bytes = "é€😀".as_bytes();
+        let mut out = String::new();
+        for b in bytes {
+            out.push_str(&d.push(std::slice::from_ref(b)));
+        }
+        out.push_str(&d.finish());
+        assert_eq!(out, "é€😀");
+        let mut d = Utf8Chunks::default();
+        assert_eq!(d.push(b"a\xffb"), "a\u{fffd}b");
+    }
+}

@@ -1,0 +1,232 @@
+//! The undo log: files' contents before the agent's writes, kept on disk so that undo works after
+//! a restart and without git.
+//!
+//! Layout of the log's directory: `manifest.jsonl`, one record a line (a file's state saved before
+//! a turn's first write to it, or a set of saves undone), and `blobs/<seq>`, the saved bytes. The
+//! blob and the manifest line are made durable before the file is written, so a crash at any point
+//! leaves a log that can put the file back.
+
+use std::collections::BTreeSet;
+use std::fs::OpenOptions;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use super::{ErrorKind, ToolError, Workspace, atomic};
+
+const MANIFEST: &str = "manifest.jsonl";
+const BLOBS: &str = "blobs";
+
+/// Per-session record of files' contents before the agent's writes, for `tandem/undo`.
+/// Lives on disk (in the session's data dir) so undo works after a restart and without git.
+#[derive(Debug)]
+pub struct UndoLog {
+    dir: PathBuf,
+    state: Mutex<Vec<Save>>,
+}
+
+/// A file's state before the first write of a turn to it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Save {
+    seq: u64,
+    turn: String,
+    /// Relative to the workspace root, as shown to the user.
+    path: String,
+    /// `false`: the turn created the file, so undo deletes it.
+    existed: bool,
+    /// Permission bits of the file that existed.
+    #[serde(default)]
+    mode: Option<u32>,
+    #[serde(skip)]
+    undone: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase")]
+enum Record {
+    Save(Save),
+    Undone { seqs: Vec<u64> },
+}
+
+impl UndoLog {
+    /// Opens (or creates) the log kept in `dir`.
+    pub fn open(dir: &Path) -> std::io::Result<Self> {
+        std::fs::create_dir_all(dir.join(BLOBS))?;
+        let mut saves: Vec<Save> = Vec::new();
+        match std::fs::File::open(dir.join(MANIFEST)) {
+            Ok(file) => {
+                for line in std::io::BufReader::new(file).lines() {
+                    // A line torn by a crash mid-append is not a record.
+                    let Ok(record) = serde_json::from_str::<Record>(&line?) else {
+                        continue;
+                    };
+                    match record {
+                        Record::Save(save) => saves.push(save),
+                        Record::Undone { seqs } => {
+                            for save in saves.iter_mut().filter(|s| seqs.contains(&s.seq)) {
+                                save.undone = true;
+                            }
+                        }
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            state: Mutex::new(saves),
+        })
+    }
+
+    /// Saves a file's state (`previous`: its bytes and mode, `None` when it does not exist) before
+    /// the first write of `turn` to it; later writes of the same turn keep the first state.
+    pub(crate) fn save_before(
+        &self,
+        turn: &str,
+        display_path: &str,
+        previous: Option<(&[u8], u32)>,
+    ) -> Result<(), ToolError> {
+        let mut saves = self.lock();
+        if saves
+            .iter()
+            .any(|s| !s.undone && s.turn == turn && s.path == display_path)
+        {
+            return Ok(());
+        }
+        let seq = saves.last().map_or(1, |s| s.seq + 1);
+        if let Some((bytes, _)) = previous {
+            atomic::write(&self.blob(seq), bytes, Some(0o600)).map_err(|e| self.error(&e))?;
+        }
+        let save = Save {
+            seq,
+            turn: turn.to_string(),
+            path: display_path.to_string(),
+            existed: previous.is_some(),
+            mode: previous.map(|(_, mode)| mode),
+            undone: false,
+        };
+        self.append(&Record::Save(save.clone()))?;
+        saves.push(save);
+        Ok(())
+    }
+
+    /// Puts back every file changed in `turn_id` and the turns after it (the last turn that wrote
+    /// anything when `None`), deleting files those turns created. Returns the display paths.
+    /// What is undone once is not undone again.
+    pub fn undo(&self, ws: &Workspace, turn_id: Option<&str>) -> Result<Vec<String>, ToolError> {
+        let mut saves = self.lock();
+        let live = |s: &Save| !s.undone;
+        let turn = match turn_id {
+            Some(turn) => turn.to_string(),
+            None => match saves.iter().rev().find(|s| live(s)) {
+                Some(last) => last.turn.clone(),
+                None => return Ok(Vec::new()),
+            },
+        };
+        let Some(from) = saves.iter().position(|s| live(s) && s.turn == turn) else {
+            return Err(ToolError::new(
+                ErrorKind::InvalidArguments,
+                format!("turn {turn} changed no file that is not already undone"),
+            ));
+        };
+        let range: Vec<usize> = (from..saves.len()).filter(|&i| live(&saves[i])).collect();
+        // For each file, its state before the first of these writes is the one to restore.
+        let mut restored = BTreeSet::new();
+        let mut tried = BTreeSet::new();
+        let mut failures = Vec::new();
+        for &i in &range {
+            let save = &saves[i];
+            if !tried.insert(save.path.as_str()) {
+                continue;
+            }
+            match self.restore(ws, save) {
+                Ok(()) => {
+                    restored.insert(save.path.clone());
+                }
+                Err(e) => failures.push(format!("{}: {}", save.path, e.message)),
+            }
+        }
+        let undone: Vec<u64> = range
+            .iter()
+            .map(|&i| &saves[i])
+            .filter(|s| restored.contains(&s.path))
+            .map(|s| s.seq)
+            .collect();
+        if !undone.is_empty() {
+            self.append(&Record::Undone {
+                seqs: undone.clone(),
+            })?;
+            for save in saves.iter_mut().filter(|s| undone.contains(&s.seq)) {
+                save.undone = true;
+            }
+        }
+        if !failures.is_empty() {
+            return Err(ToolError::new(
+                ErrorKind::Io,
+                format!(
+                    "could not undo every file ({} put back). Failed: {}",
+                    restored.len(),
+                    failures.join("; ")
+                ),
+            ));
+        }
+        Ok(restored.into_iter().collect())
+    }
+
+    fn restore(&self, ws: &Workspace, save: &Save) -> Result<(), ToolError> {
+        let path = ws.resolve_for_write(&save.path)?;
+        if save.existed {
+            let bytes = std::fs::read(self.blob(save.seq)).map_err(|e| self.error(&e))?;
+            atomic::write(&path, &bytes, save.mode)
+                .map_err(|e| super::text::io_error(&save.path, &e))
+        } else {
+            match std::fs::remove_file(&path) {
+                Ok(()) => {
+                    if let Some(parent) = path.parent() {
+                        atomic::sync_dir(parent);
+                    }
+                    Ok(())
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(super::text::io_error(&save.path, &e)),
+            }
+        }
+    }
+
+    /// Appends one record and waits until it is on disk.
+    fn append(&self, record: &Record) -> Result<(), ToolError> {
+        let mut line = serde_json::to_string(record)
+            .map_err(|e| ToolError::new(ErrorKind::Io, format!("undo log: {e}")))?;
+        line.push('\n');
+        let result = (|| {
+            let mut file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(self.dir.join(MANIFEST))?;
+            file.write_all(line.as_bytes())?;
+            file.sync_data()
+        })();
+        result.map_err(|e| self.error(&e))
+    }
+
+    fn blob(&self, seq: u64) -> PathBuf {
+        self.dir.join(BLOBS).join(seq.to_string())
+    }
+
+    fn error(&self, e: &std::io::Error) -> ToolError {
+        ToolError::new(
+            ErrorKind::Io,
+            format!(
+                "the undo log in {} failed: {e}; nothing was written",
+                self.dir.display()
+            ),
+        )
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Save>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}

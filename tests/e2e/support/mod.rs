@@ -1,0 +1,90 @@
+//! The harness: a scripted model ([`mock_model`]), the real sidecar ([`Sidecar`]) and an
+//! editor-like client ([`rpc::Connection`]).
+
+pub mod rpc;
+mod sidecar;
+mod turn;
+
+pub use mock_model::{MockServer, ModelEntry, RecordedRequest, Reply, Scenario};
+pub use rpc::{Answer, SAFETY};
+pub use serde_json::{Value, json};
+pub use sidecar::{API_KEY, Env, Options, Sidecar, initialize_params};
+pub use turn::{Turn, TurnRef};
+
+/// The kinds of a turn where the model says something, calls one tool, then answers.
+pub const ONE_TOOL_TURN: [&str; 8] = [
+    "turnStarted",
+    "text",
+    "usage",
+    "toolCall",
+    "toolResult",
+    "text",
+    "usage",
+    "turnEnded",
+];
+
+/// The roles of a request's messages, in order.
+pub fn roles(request: &RecordedRequest) -> Vec<String> {
+    request
+        .messages()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap_or("?").to_string())
+        .collect()
+}
+
+/// `tests/scenarios/NAME.json`.
+pub fn scenario(name: &str) -> Scenario {
+    let path = format!(
+        "{}/../tests/scenarios/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Approval replies, as an editor sends them.
+pub mod reply {
+    use super::{Value, json};
+
+    pub fn accept() -> Value {
+        json!({"decision": "accept"})
+    }
+
+    pub fn accept_always() -> Value {
+        json!({"decision": "acceptAlways"})
+    }
+
+    /// Accept the user's own version of the file.
+    pub fn accept_edited(content: &str) -> Value {
+        json!({"decision": "accept", "content": content})
+    }
+
+    pub fn reject(feedback: &str) -> Value {
+        json!({"decision": "reject", "feedback": feedback})
+    }
+}
+
+/// The chat requests the mock got; fails the test when the mock itself reported a problem
+/// (a request with no reply left, an expectation not met).
+pub fn model_requests(mock: &MockServer) -> Vec<RecordedRequest> {
+    let failures = mock.failures();
+    assert!(
+        failures.is_empty(),
+        "the mock model reported: {failures:#?}"
+    );
+    mock.chat_requests()
+}
+
+/// The `role: tool` message answering `call_id` in a request.
+pub fn tool_message(request: &RecordedRequest, call_id: &str) -> String {
+    request
+        .messages_with_role("tool")
+        .into_iter()
+        .find(|m| m["tool_call_id"] == call_id)
+        .and_then(|m| m["content"].as_str().map(str::to_string))
+        .unwrap_or_else(|| {
+            panic!(
+                "no tool message for {call_id} in {:#}",
+                Value::Array(request.messages().to_vec())
+            )
+        })
+}

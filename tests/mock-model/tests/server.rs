@@ -1,0 +1,268 @@
+//! The mock, seen from an HTTP client.
+
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use mock_model::{MockServer, Reply, Scenario};
+use serde_json::{Value, json};
+
+fn chat_body(stream: bool) -> Value {
+    json!({"model": "mock-coder", "stream": stream,
+           "stream_options": {"include_usage": true},
+           "messages": [{"role": "user", "content": "hi"}]})
+}
+
+async fn post(mock: &MockServer, body: &Value) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(format!("{}/chat/completions", mock.base_url()))
+        .bearer_auth("sk-test")
+        .json(body)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// The JSON payloads of an SSE body, `[DONE]` as a string.
+fn events(body: &str) -> Vec<Value> {
+    body.split("\n\n")
+        .filter_map(|e| e.strip_prefix("data: "))
+        .map(|d| serde_json::from_str(d).unwrap_or(Value::String(d.to_string())))
+        .collect()
+}
+
+#[tokio::test]
+async fn streams_text_and_records_the_request() {
+    let mock = MockServer::start(Scenario::new([Reply::text("Hello there").usage(7, 2)]));
+    let response = post(&mock, &chat_body(true)).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["content-type"].to_str().unwrap(),
+        "text/event-stream"
+    );
+    let all = events(&response.text().await.unwrap());
+    assert_eq!(all.last().unwrap(), "[DONE]");
+    let text: String = all
+        .iter()
+        .filter_map(|e| e.pointer("/choices/0/delta/content")?.as_str())
+        .collect();
+    assert_eq!(text, "Hello there");
+    assert_eq!(all[all.len() - 2]["usage"]["completion_tokens"], 2);
+
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].path, "/v1/chat/completions");
+    assert_eq!(requests[0].headers["authorization"], "Bearer sk-test");
+    assert_eq!(requests[0].message_texts(), vec!["hi".to_string()]);
+}
+
+#[tokio::test]
+async fn non_streaming_requests_get_a_whole_completion() {
+    let mock = MockServer::start(Scenario::new([Reply::tool(
+        "read_file",
+        json!({"path": "a"}),
+    )
+    .with_text("Looking")]));
+    let body: Value = post(&mock, &chat_body(false)).await.json().await.unwrap();
+    assert_eq!(body["object"], "chat.completion");
+    let message = &body["choices"][0]["message"];
+    assert_eq!(message["content"], "Looking");
+    assert_eq!(
+        message["tool_calls"][0]["function"]["arguments"],
+        r#"{"path":"a"}"#
+    );
+    assert_eq!(body["choices"][0]["finish_reason"], "tool_calls");
+}
+
+#[tokio::test]
+async fn lists_models_with_their_context_length() {
+    let mock = MockServer::start(Scenario::default());
+    let body: Value = reqwest::get(format!("{}/models", mock.base_url()))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        body,
+        json!({"object": "list", "data": [{"id": "mock-coder", "object": "model",
+               "owned_by": "mock-model", "context_length": 32768}]})
+    );
+}
+
+#[tokio::test]
+async fn scripted_errors_and_running_out_are_openai_errors() {
+    let mock = MockServer::start(Scenario::new([Reply::status(429)
+        .header("Retry-After", "0")
+        .with_body(json!({"error": {"message": "Rate limit reached"}}))]));
+    let first = post(&mock, &chat_body(true)).await;
+    assert_eq!(first.status(), 429);
+    assert_eq!(first.headers()["retry-after"], "0");
+    let body: Value = first.json().await.unwrap();
+    assert_eq!(body["error"]["message"], "Rate limit reached");
+
+    let second = post(&mock, &chat_body(true)).await;
+    assert_eq!(second.status(), 500);
+    let body: Value = second.json().await.unwrap();
+    assert_eq!(
+        body["error"]["message"],
+        "mock-model: no scripted response left (request 2)"
+    );
+    assert_eq!(mock.failures().len(), 1);
+}
+
+#[tokio::test]
+async fn a_failed_expectation_says_what_was_expected_and_what_came() {
+    let mock = MockServer::start(Scenario::new([
+        Reply::text("ok").expect_tool_result_contains("use a constant")
+    ]));
+    let mut body = chat_body(true);
+    body["messages"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"role": "tool", "tool_call_id": "c1", "content": "Applied the edit."}));
+    let response = post(&mock, &body).await;
+    assert_eq!(response.status(), 500);
+    let body: Value = response.json().await.unwrap();
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("use a constant") && message.contains("Applied the edit."),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_cut_stream_breaks_off_after_n_events() {
+    let mock = MockServer::start(Scenario::new([Reply::text("partial answer that gets cut")
+        .chunk_size(4)
+        .cut_after(3)]));
+    let response = post(&mock, &chat_body(true)).await;
+    let mut stream = response.bytes_stream();
+    let mut received = Vec::new();
+    let mut broke = false;
+    while let Some(piece) = stream.next().await {
+        match piece {
+            Ok(bytes) => received.extend_from_slice(&bytes),
+            Err(_) => {
+                broke = true;
+                break;
+            }
+        }
+    }
+    assert!(broke, "the body ended cleanly");
+    let all = events(&String::from_utf8(received).unwrap());
+    assert_eq!(all.len(), 3, "{all:?}");
+    assert_eq!(all[2]["choices"][0]["delta"]["content"], "ial ");
+}
+
+#[tokio::test]
+async fn a_stalled_stream_sends_n_events_then_nothing() {
+    let mock = MockServer::start(Scenario::new([Reply::text("abcdefgh")
+        .chunk_size(1)
+        .stall_after(2)]));
+    let response = post(&mock, &chat_body(true)).await;
+    let mut stream = response.bytes_stream();
+    let mut received = String::new();
+    while events(&received).len() < 2 {
+        let bytes = stream.next().await.unwrap().unwrap();
+        received.push_str(std::str::from_utf8(&bytes).unwrap());
+    }
+    // Nothing more comes while the client waits (bounded wait: this checks silence).
+    let more = tokio::time::timeout(Duration::from_millis(300), stream.next()).await;
+    assert!(more.is_err(), "data after the stall: {more:?}");
+    assert_eq!(events(&received).len(), 2);
+}
+
+#[tokio::test]
+async fn delays_pace_the_events() {
+    let mock = MockServer::start(Scenario::new([Reply::text("abcd")
+        .chunk_size(1)
+        .delay_ms(30)]));
+    let started = Instant::now();
+    let text = post(&mock, &chat_body(true)).await.text().await.unwrap();
+    // 8 events (role, 4 deltas, finish, usage, done), each after a 30 ms pause.
+    assert!(started.elapsed() >= Duration::from_millis(8 * 30));
+    assert_eq!(events(&text).len(), 8);
+}
+
+#[tokio::test]
+async fn replays_a_recorded_stream() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/fixtures/providers/openai-tool-call-single.sse"
+    );
+    if !std::path::Path::new(fixture).exists() {
+        eprintln!("skipped: {fixture} is not here");
+        return;
+    }
+    let mock = MockServer::start(Scenario::new([Reply::sse(fixture)]));
+    let text = post(&mock, &chat_body(true)).await.text().await.unwrap();
+    assert_eq!(text.as_bytes(), std::fs::read(fixture).unwrap());
+}
+
+#[tokio::test]
+async fn repeat_streams_many_deltas() {
+    const N: usize = 200_000;
+    let mock = MockServer::start(Scenario::new([Reply::text("x").repeat(N)]));
+    let started = Instant::now();
+    let text = post(&mock, &chat_body(true)).await.text().await.unwrap();
+    let elapsed = started.elapsed();
+    let deltas = text.matches(r#""delta":{"content":"x"}"#).count();
+    assert_eq!(deltas, N);
+    eprintln!(
+        "{N} deltas in {elapsed:?} ({:.0}/s)",
+        N as f64 / elapsed.as_secs_f64()
+    );
+}
+
+#[test]
+fn the_binary_prints_its_url_and_serves_its_requests() {
+    use std::io::BufRead;
+    let dir = std::env::temp_dir().join(format!("mock-model-bin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("scenario.json");
+    std::fs::write(&file, r#"{"responses": [{"text": "hi"}]}"#).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mock-model"))
+        .arg("--scenario")
+        .arg(&file)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line: {line:?}"))
+        .to_string();
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/v1"));
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let requests: Value = runtime.block_on(async {
+        let client = reqwest::Client::new();
+        let answer = client
+            .post(format!("{url}/chat/completions"))
+            .json(&chat_body(true))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(answer.contains(r#""content":"hi""#), "{answer}");
+        let origin = url.strip_suffix("/v1").unwrap();
+        client
+            .get(format!("{origin}/__mock/requests"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(requests.as_array().unwrap().len(), 1);
+    assert_eq!(requests[0]["body"]["messages"][0]["content"], "hi");
+}
