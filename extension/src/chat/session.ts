@@ -214,8 +214,10 @@ export class ChatSession {
       return;
     }
     const root = this.root();
+    // The sidecar keeps the root it resolved (symlinks followed).
+    const roots = root ? [root, await fs.realpath(root).catch(() => root)] : [];
     const picks = sessions
-      .filter((s) => !root || s.root === root)
+      .filter((s) => roots.length === 0 || roots.includes(s.root))
       .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
       .map((s) => ({
         label: s.title || '(untitled)',
