@@ -51,6 +51,7 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
   );
   const withNote = button('Reject with note…', () => {
     noteRow.classList.remove('hidden');
+    noteRow.scrollIntoView({ block: 'nearest' });
     note.focus();
   }, 'secondary');
   const accept = button(req.kind === 'command' ? 'Run' : 'Accept', () => ctx.onDecide(req.toolCallId, 'accept'), 'primary');
@@ -139,6 +140,7 @@ export function syncChildren(parent: HTMLElement, desired: readonly Node[]): voi
 export class TranscriptView {
   private readonly items = new Map<string, { key: string; el: HTMLElement }>();
   private readonly blocks = new Map<string, HTMLElement>();
+  private shownBlocks = 0;
 
   constructor(private readonly root: HTMLElement) {}
 
@@ -188,12 +190,15 @@ export class TranscriptView {
       return;
     }
     syncChildren(this.root, t.blocks.map((b) => this.block(b, ctx)));
-    if (atBottom) this.root.scrollTop = this.root.scrollHeight;
+    // Follow the stream while the user is at the end, and jump to a new turn or notice.
+    if (atBottom || t.blocks.length > this.shownBlocks) this.root.scrollTop = this.root.scrollHeight;
+    this.shownBlocks = t.blocks.length;
   }
 
   /** Forgets cached elements, e.g. when another session is shown. */
   clear(): void {
     this.items.clear();
     this.blocks.clear();
+    this.shownBlocks = 0;
   }
 }

@@ -17,17 +17,19 @@ export class DiffView implements vscode.Disposable {
     ];
   }
 
-  /** The proposal's URI: the tool call id, then the file's workspace path (for its language). */
+  /**
+   * The proposal's URI: the file's workspace path (so the editor knows its language and the
+   * breadcrumbs read well), and the tool call in the query (two proposals for one file differ).
+   */
   static uri(scheme: string, r: ApprovalRequest): vscode.Uri {
-    const rel = vscode.workspace.asRelativePath(r.path ?? 'untitled', false);
-    return vscode.Uri.from({ scheme, path: `/${encodeURIComponent(r.toolCallId)}/${rel}` });
+    const rel = vscode.workspace.asRelativePath(r.path ?? 'untitled', false).replace(/^\/+/, '');
+    return vscode.Uri.from({ scheme, path: `/${rel}`, query: new URLSearchParams({ call: r.toolCallId }).toString() });
   }
 
   /** The tool call a proposal URI belongs to. */
   static toolCallId(uri: vscode.Uri): string | undefined {
     if (uri.scheme !== PROPOSAL_SCHEME) return undefined;
-    const first = uri.path.split('/')[1];
-    return first ? decodeURIComponent(first) : undefined;
+    return new URLSearchParams(uri.query).get('call') ?? undefined;
   }
 
   async show(r: ApprovalRequest): Promise<void> {

@@ -8,7 +8,6 @@ import {
   ErrorAction,
   LanguageClient,
   State,
-  TransportKind,
   type CancellationToken,
   type CloseHandlerResult,
   type ErrorHandlerResult,
@@ -109,7 +108,8 @@ export class Sidecar implements vscode.Disposable {
     const client = new LanguageClient(
       'tandem',
       'Tandem',
-      { command: binary.path, args: ['lsp'], transport: TransportKind.stdio },
+      // No `transport`: with one, the client appends --stdio, which `tandem lsp` does not take.
+      { command: binary.path, args: ['lsp'] },
       {
         // No documents are synchronised: the sidecar reads the workspace itself.
         documentSelector: [],
