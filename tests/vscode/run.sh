@@ -32,6 +32,10 @@ fi
 
 if [ ! -x "$code_server" ] || ! "$node24_dir/bin/node" "$code_server" --version 2>/dev/null | grep -q "^$CODE_SERVER_VERSION "; then
   step "Installing code-server $CODE_SERVER_VERSION into $cache/cs (its native modules compile: minutes)"
+  for pkg in libkrb5-dev libxkbfile-dev libsecret-1-dev; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
+      { echo "e2e: code-server's native modules need $pkg: apt-get install -y libkrb5-dev libxkbfile-dev libsecret-1-dev" >&2; exit 1; }
+  done
   # code-server runs on Node 24, and node-gyp must build against Node 24's headers.
   PATH="$node24_dir/bin:$PATH" npm_config_nodedir="$node24_dir" \
     npm i -g --prefix "$cache/cs" --no-audit --no-fund --loglevel=error \
