@@ -349,7 +349,36 @@ step('when the sidecar dies the user is told, it restarts, and the chat reloads 
   await page.locator('.notifications-toasts', { hasText: 'stopped unexpectedly' }).first().waitFor({ timeout: 10_000 });
   assert.match(await chat().locator('.turn .user').first().textContent(), /Say hello/, 'the session was reloaded');
   await shot('13-sidecar-restarted');
-  await send('Still there?');
+});
+
+step('a selection and an @file mention go with the prompt as context', async () => {
+  // Select the first three lines of greet.js and add them from the command palette.
+  await page.keyboard.press('Control+P');
+  await page.locator('.quick-input-widget input').fill('greet.js');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.js' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  const editor = page.locator('.editor-instance .monaco-editor').first();
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('Control+Home');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+ArrowDown');
+  await page.keyboard.press('F1');
+  await page.locator('.quick-input-widget input').fill('>Tandem: Add Selection to Chat');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Add Selection to Chat' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await chat().locator('.chip', { hasText: 'greet.js:1-3' }).waitFor({ timeout: 10_000 });
+
+  // Type an @mention and take the completion.
+  const prompt = chat().locator('textarea.prompt');
+  await prompt.click();
+  await prompt.pressSequentially('Still there? Explain @gre');
+  await chat().locator('.mentions .mention', { hasText: 'greet.js' }).first().waitFor({ timeout: 10_000 });
+  await shot('14-context-attached');
+  await prompt.press('Enter');
+  assert.equal(await prompt.inputValue(), 'Still there? Explain @greet.js ');
+  await prompt.press('Enter');
+  // The mock answers only if the request held both pieces of context (scenario.json).
   await until('the answer came', async () => (await lastTurn().locator('.answer').count()) > 0 && (await lastTurn().locator('.answer').first().textContent()).includes('still here'));
   await turnDone();
+  assert.equal(await chat().locator('.chip').count(), 0, 'the attachments went with the prompt');
+  await shot('15-answer-with-context');
 });
