@@ -5,6 +5,9 @@ import type { PendingApproval } from '../../src/shared/messages';
 import { TranscriptView, type RenderContext } from '../../webview/render';
 import { buildTranscript } from '../../webview/transcript';
 
+// jsdom has no layout, so no scrollIntoView.
+Element.prototype.scrollIntoView ??= () => undefined;
+
 const u = (e: Record<string, unknown>): UpdateParams => ({ sessionId: 's', turnId: 't1', ...e }) as UpdateParams;
 
 function context(pending: PendingApproval[] = [], runningTurn: string | null = 't1'): RenderContext & { decide: ReturnType<typeof vi.fn> } {
