@@ -54,6 +54,8 @@ step "Packaging the extension"
 (cd "$repo" && TANDEM_SKIP_CARGO=1 node scripts/package.mjs >/dev/null)
 
 step "Running the test"
+# Each run gets a fresh e2e-* dir (profiles, logs, workspace); the last one stays for a look.
+rm -rf "$cache"/e2e-*
 vsix=$(ls "$repo"/dist/*.vsix)
 export TANDEM_E2E_CACHE="$cache" E2E_NODE24="$node24_dir/bin/node" E2E_CODE_SERVER="$code_server" \
   E2E_VSIX="$vsix" E2E_MOCK_MODEL="$repo/target/release/mock-model"
