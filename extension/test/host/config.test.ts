@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { initializationOptions, type SettingReader } from '../../src/config';
 
 function reader(values: Record<string, unknown>): SettingReader {
@@ -19,7 +20,7 @@ describe('initializationOptions', () => {
       'sk-1',
       undefined,
     );
-    expect(o).toEqual({
+    assert.deepEqual(o, {
       provider: { baseUrl: 'http://127.0.0.1:1234/v1', model: 'qwen', apiKey: 'sk-1' },
       approval: { autoApprove: { edit: false, command: true }, allowCommands: ['cargo test', 'git status'] },
       maxSteps: 12,
@@ -28,13 +29,13 @@ describe('initializationOptions', () => {
 
   it('leaves unset values to the sidecar, and the picked model wins over the setting', () => {
     const o = initializationOptions(reader({ 'provider.model': 'a', 'provider.baseUrl': '' }), '', 'b');
-    expect(o.provider).toEqual({ model: 'b' });
-    expect(o.approval).toEqual({ autoApprove: { edit: false, command: false }, allowCommands: [] });
-    expect(o.maxSteps).toBeUndefined();
+    assert.deepEqual(o.provider, { model: 'b' });
+    assert.deepEqual(o.approval, { autoApprove: { edit: false, command: false }, allowCommands: [] });
+    assert.equal(o.maxSteps, undefined);
   });
 
   it('never reads the API key from settings', () => {
     const o = initializationOptions(reader({ 'provider.apiKey': 'leaked', apiKey: 'leaked' }), undefined, undefined);
-    expect(JSON.stringify(o)).not.toContain('leaked');
+    assert.doesNotMatch(JSON.stringify(o), /leaked/);
   });
 });

@@ -1,20 +1,21 @@
-import { describe, expect, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { chatPage, contentSecurityPolicy, makeNonce } from '../../src/chat/html';
 
 describe('the chat page', () => {
   it('allows only our nonce-tagged script and nothing inline or remote', () => {
     const csp = contentSecurityPolicy('vscode-webview://x', 'abc');
-    expect(csp).toContain("default-src 'none'");
-    expect(csp).toContain("script-src 'nonce-abc'");
-    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https:|\*/);
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'nonce-abc'/);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https:|\*/);
   });
 
   it('tags the one script with the nonce', () => {
     const nonce = makeNonce();
-    expect(nonce).toMatch(/^[A-Za-z0-9]{16,}$/);
-    expect(makeNonce()).not.toBe(nonce);
+    assert.match(nonce, /^[A-Za-z0-9]{16,}$/);
+    assert.notEqual(makeNonce(), nonce);
     const page = chatPage({ cspSource: 'vscode-webview://x', nonce, scriptUri: 'vscode-webview://x/main.js', styleUri: 'vscode-webview://x/style.css' });
-    expect(page.match(/<script/g)).toHaveLength(1);
-    expect(page).toContain(`<script nonce="${nonce}" src="vscode-webview://x/main.js">`);
+    assert.equal(page.match(/<script/g)?.length, 1);
+    assert.ok(page.includes(`<script nonce="${nonce}" src="vscode-webview://x/main.js">`));
   });
 });

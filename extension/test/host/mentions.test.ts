@@ -1,16 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { extractMentions } from '../../src/chat/mentions';
 
 describe('extractMentions', () => {
   it('finds @paths at the start or after whitespace, once each', () => {
-    expect(extractMentions('@src/a.ts explain, then compare with @lib/b.rs and @src/a.ts')).toEqual(['src/a.ts', 'lib/b.rs']);
+    assert.deepEqual(extractMentions('@src/a.ts explain, then compare with @lib/b.rs and @src/a.ts'), ['src/a.ts', 'lib/b.rs']);
   });
 
   it('drops sentence punctuation and ignores e-mail addresses', () => {
-    expect(extractMentions('look at @README.md. Mail me@example.com (see @docs/x.md)')).toEqual(['README.md', 'docs/x.md']);
+    assert.deepEqual(extractMentions('look at @README.md. Mail me@example.com (see @docs/x.md)'), ['README.md', 'docs/x.md']);
   });
 
   it('finds nothing in a bare @', () => {
-    expect(extractMentions('@ alone')).toEqual([]);
+    assert.deepEqual(extractMentions('@ alone'), []);
   });
 });

@@ -1,17 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { parseWebviewMessage } from '../../src/shared/messages';
 
 describe('parseWebviewMessage', () => {
   it('accepts the messages the webview sends', () => {
-    expect(parseWebviewMessage({ type: 'ready' })).toEqual({ type: 'ready' });
-    expect(parseWebviewMessage({ type: 'decide', toolCallId: 'c', decision: 'reject', feedback: 'use a constant' })).toEqual({
+    assert.deepEqual(parseWebviewMessage({ type: 'ready' }), { type: 'ready' });
+    assert.deepEqual(parseWebviewMessage({ type: 'decide', toolCallId: 'c', decision: 'reject', feedback: 'use a constant' }), {
       type: 'decide',
       toolCallId: 'c',
       decision: 'reject',
       feedback: 'use a constant',
     });
     const attachment = { label: 'a.ts:1-2', item: { path: '/w/a.ts', range: { start: { line: 0, character: 0 }, end: { line: 2, character: 0 } } } };
-    expect(parseWebviewMessage({ type: 'send', text: 'hi', attachments: [attachment] })).toEqual({ type: 'send', text: 'hi', attachments: [attachment] });
+    assert.deepEqual(parseWebviewMessage({ type: 'send', text: 'hi', attachments: [attachment] }), { type: 'send', text: 'hi', attachments: [attachment] });
   });
 
   it('refuses anything else', () => {
@@ -25,7 +26,7 @@ describe('parseWebviewMessage', () => {
       { type: 'send', text: 'x', attachments: [{ label: 'a', item: { path: 3 } }] },
       { type: 'setModel', model: '' },
     ]) {
-      expect(parseWebviewMessage(bad)).toBeUndefined();
+      assert.equal(parseWebviewMessage(bad), undefined, JSON.stringify(bad));
     }
   });
 });

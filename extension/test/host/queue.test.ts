@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { ApprovalQueue } from '../../src/approvals/queue';
 import type { ApprovalReply, ApprovalRequest } from '../../src/protocol';
 
@@ -19,18 +20,18 @@ describe('ApprovalQueue', () => {
     add(req('c1', 'command'));
     add(req('e1', 'edit'));
     add(req('e2', 'edit'));
-    expect(q.requests.map((r) => r.toolCallId)).toEqual(['c1', 'e1', 'e2']);
-    expect(q.headEdit?.request.toolCallId).toBe('e1');
+    assert.deepEqual(q.requests.map((r) => r.toolCallId), ['c1', 'e1', 'e2']);
+    assert.equal(q.headEdit?.request.toolCallId, 'e1');
   });
 
   it('answers a request once, then forgets it', () => {
     const { q, replies, add } = setup();
     add(req('e1', 'edit'));
     add(req('e2', 'edit'));
-    expect(q.settle('e1', { decision: 'accept', content: 'mine' })).toBe(true);
-    expect(q.settle('e1', { decision: 'reject' })).toBe(false);
-    expect(replies.get('e1')).toEqual({ decision: 'accept', content: 'mine' });
-    expect(q.headEdit?.request.toolCallId).toBe('e2');
+    assert.equal(q.settle('e1', { decision: 'accept', content: 'mine' }), true);
+    assert.equal(q.settle('e1', { decision: 'reject' }), false);
+    assert.deepEqual(replies.get('e1'), { decision: 'accept', content: 'mine' });
+    assert.equal(q.headEdit?.request.toolCallId, 'e2');
   });
 
   it("drops a finished turn's requests as rejected and keeps the others", () => {
@@ -38,8 +39,8 @@ describe('ApprovalQueue', () => {
     add(req('e1', 'edit', 't1'));
     add(req('c2', 'command', 't2'));
     const dropped = q.drop((r) => r.turnId === 't1', 'The turn ended.');
-    expect(dropped.map((r) => r.toolCallId)).toEqual(['e1']);
-    expect(replies.get('e1')).toEqual({ decision: 'reject', feedback: 'The turn ended.' });
-    expect(q.requests.map((r) => r.toolCallId)).toEqual(['c2']);
+    assert.deepEqual(dropped.map((r) => r.toolCallId), ['e1']);
+    assert.deepEqual(replies.get('e1'), { decision: 'reject', feedback: 'The turn ended.' });
+    assert.deepEqual(q.requests.map((r) => r.toolCallId), ['c2']);
   });
 });

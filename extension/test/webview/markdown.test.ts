@@ -1,13 +1,14 @@
-// @vitest-environment jsdom
-import { describe, expect, it } from 'vitest';
+import './dom';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { renderCode, renderMarkdown } from '../../webview/markdown';
 
 describe('renderMarkdown', () => {
   it('renders markdown with highlighted code', () => {
     const html = renderMarkdown('**bold** and `code`\n\n```rust\nfn main() {}\n```');
-    expect(html).toContain('<strong>bold</strong>');
-    expect(html).toContain('<code>code</code>');
-    expect(html).toContain('<span class="hljs-keyword">fn</span>');
+    assert.ok(html.includes('<strong>bold</strong>'), html);
+    assert.ok(html.includes('<code>code</code>'), html);
+    assert.ok(html.includes('<span class="hljs-keyword">fn</span>'), html);
   });
 
   it('lets nothing the model writes run script or post messages', () => {
@@ -24,13 +25,13 @@ describe('renderMarkdown', () => {
     for (const a of attacks) {
       const html = renderMarkdown(a);
       const doc = new DOMParser().parseFromString(`<body>${html}</body>`, 'text/html');
-      expect(doc.querySelectorAll('script, img, iframe, button, form, [onerror], [onclick], [data-action]')).toHaveLength(0);
-      for (const link of doc.querySelectorAll('a')) expect(link.getAttribute('href') ?? '').toMatch(/^(https?:|mailto:|$)/);
+      assert.equal(doc.querySelectorAll('script, img, iframe, button, form, [onerror], [onclick], [data-action]').length, 0, html);
+      for (const link of doc.querySelectorAll('a')) assert.match(link.getAttribute('href') ?? '', /^(https?:|mailto:|$)/, html);
     }
   });
 
   it('escapes code blocks and diffs', () => {
-    expect(renderCode('<b>not bold</b>', 'plaintext')).toContain('&lt;b&gt;not bold&lt;/b&gt;');
-    expect(renderCode('-a\n+b\n', 'diff')).toContain('hljs-addition');
+    assert.ok(renderCode('<b>not bold</b>', 'plaintext').includes('&lt;b&gt;not bold&lt;/b&gt;'));
+    assert.ok(renderCode('-a\n+b\n', 'diff').includes('hljs-addition'));
   });
 });

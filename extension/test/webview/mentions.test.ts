@@ -1,17 +1,19 @@
-import { describe, expect, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { completeMention, mentionAtCaret } from '../../webview/mentions';
 
 describe('@file completion', () => {
   it('finds the mention being typed', () => {
-    expect(mentionAtCaret('explain @src/ma', 15)).toEqual({ start: 8, query: 'src/ma' });
-    expect(mentionAtCaret('@', 1)).toEqual({ start: 0, query: '' });
-    expect(mentionAtCaret('mail me@x', 9)).toBeNull();
-    expect(mentionAtCaret('@a.ts done', 10)).toBeNull();
+    assert.deepEqual(mentionAtCaret('explain @src/ma', 15), { start: 8, query: 'src/ma' });
+    assert.deepEqual(mentionAtCaret('@', 1), { start: 0, query: '' });
+    assert.equal(mentionAtCaret('mail me@x', 9), null);
+    assert.equal(mentionAtCaret('@a.ts done', 10), null);
   });
 
   it('replaces the partial mention with the path and moves the caret past it', () => {
     const text = 'explain @src/ma please';
-    const m = mentionAtCaret(text, 15)!;
-    expect(completeMention(text, m, 15, 'src/main.rs')).toEqual({ text: 'explain @src/main.rs please', caret: 21 });
+    const m = mentionAtCaret(text, 15);
+    assert.ok(m);
+    assert.deepEqual(completeMention(text, m, 15, 'src/main.rs'), { text: 'explain @src/main.rs please', caret: 21 });
   });
 });

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import type { UpdateParams } from '../../src/protocol';
 import type { LogEntry } from '../../src/shared/messages';
 import { buildTranscript, usageView, type ToolItem, type Turn } from '../../webview/transcript';
@@ -13,7 +14,7 @@ describe('the transcript', () => {
       u('t1', { kind: 'reasoning', delta: 'look.' }),
       u('t1', { kind: 'text', delta: 'I will ' }),
       u('t1', { kind: 'text', delta: 'run the tests.' }),
-      u('t1', { kind: 'toolCall', toolCallId: 'c1', name: 'run_command', arguments: { command: 'cargo test' }, title: 'cargo test' }),
+      u('t1', { kind: 'toolCall', toolCallId: 'c1', name: 'execute_command', arguments: { command: 'cargo test' }, title: 'cargo test' }),
       u('t1', { kind: 'toolOutput', toolCallId: 'c1', delta: 'running 3 tests\n' }),
       u('t1', { kind: 'toolOutput', toolCallId: 'c1', delta: 'ok\n' }),
       u('t1', { kind: 'toolResult', toolCallId: 'c1', status: 'ok', output: 'running 3 tests\nok\n' }),
@@ -23,34 +24,36 @@ describe('the transcript', () => {
     ];
     const t = buildTranscript(entries);
     const turn = t.blocks[0] as Turn;
-    expect(turn.items.map((i) => i.type)).toEqual(['user', 'reasoning', 'text', 'tool', 'text']);
-    expect(turn.items.map((i) => ('text' in i ? i.text : ''))).toEqual(['fix it', 'Let me look.', 'I will run the tests.', '', 'All green.']);
+    assert.deepEqual(turn.items.map((i) => i.type), ['user', 'reasoning', 'text', 'tool', 'text']);
+    assert.deepEqual(turn.items.map((i) => ('text' in i ? i.text : '')), ['fix it', 'Let me look.', 'I will run the tests.', '', 'All green.']);
     const tool = turn.items[3] as ToolItem;
-    expect(tool).toMatchObject({ state: 'ok', output: 'running 3 tests\nok\n', title: 'cargo test' });
-    expect(turn.ended).toEqual({ stopReason: 'endTurn' });
-    expect(t.usage).toEqual({ promptTokens: 1200, completionTokens: 80, contextWindow: 32768 });
+    assert.equal(tool.state, 'ok');
+    assert.equal(tool.output, 'running 3 tests\nok\n');
+    assert.equal(tool.title, 'cargo test');
+    assert.deepEqual(turn.ended, { stopReason: 'endTurn' });
+    assert.deepEqual(t.usage, { promptTokens: 1200, completionTokens: 80, contextWindow: 32768 });
   });
 
   it('streams a command output into its card and bumps the revision', () => {
     const t = buildTranscript([
-      u('t1', { kind: 'toolCall', toolCallId: 'c1', name: 'run_command', arguments: {}, title: 'make' }),
+      u('t1', { kind: 'toolCall', toolCallId: 'c1', name: 'execute_command', arguments: {}, title: 'make' }),
       u('t1', { kind: 'toolOutput', toolCallId: 'c1', delta: 'a' }),
     ]);
     const tool = (t.blocks[0] as Turn).items[0] as ToolItem;
-    expect(tool.state).toBe('running');
-    expect(tool.output).toBe('a');
-    expect(tool.rev).toBe(1);
+    assert.equal(tool.state, 'running');
+    assert.equal(tool.output, 'a');
+    assert.equal(tool.rev, 1);
   });
 
   it('marks tools cut off by the end of a turn as failed, and keeps a rejected one rejected', () => {
     const t = buildTranscript([
       u('t1', { kind: 'toolCall', toolCallId: 'e1', name: 'write_to_file', arguments: {}, title: 'Edit a.ts' }),
       u('t1', { kind: 'toolResult', toolCallId: 'e1', status: 'rejected', output: 'The user rejected the edit: use a constant' }),
-      u('t1', { kind: 'toolCall', toolCallId: 'c2', name: 'run_command', arguments: {}, title: 'sleep 100' }),
+      u('t1', { kind: 'toolCall', toolCallId: 'c2', name: 'execute_command', arguments: {}, title: 'sleep 100' }),
       u('t1', { kind: 'turnEnded', stopReason: 'cancelled' }),
     ]);
     const items = (t.blocks[0] as Turn).items as ToolItem[];
-    expect(items.map((i) => i.state)).toEqual(['rejected', 'error']);
+    assert.deepEqual(items.map((i) => i.state), ['rejected', 'error']);
   });
 
   it('keeps notices between turns and separates turns', () => {
@@ -60,16 +63,16 @@ describe('the transcript', () => {
       u('t2', { kind: 'turnStarted', prompt: 'b' }),
       u('t2', { kind: 'turnEnded', stopReason: 'error', error: 'model unreachable' }),
     ]);
-    expect(t.blocks.map((b) => b.kind)).toEqual(['turn', 'notice', 'turn']);
-    expect((t.blocks[2] as Turn).ended).toEqual({ stopReason: 'error', error: 'model unreachable' });
+    assert.deepEqual(t.blocks.map((b) => b.kind), ['turn', 'notice', 'turn']);
+    assert.deepEqual((t.blocks[2] as Turn).ended, { stopReason: 'error', error: 'model unreachable' });
   });
 });
 
 describe('usageView', () => {
   it('shows the tokens against the window, from the model list when the update has none', () => {
-    expect(usageView({ promptTokens: 12000, completionTokens: 345 }, 128000)).toEqual({ text: '12.3k / 128k tokens', fraction: 12345 / 128000 });
-    expect(usageView({ promptTokens: 900, completionTokens: 100, contextWindow: 4000 }, undefined)).toEqual({ text: '1.0k / 4.0k tokens', fraction: 0.25 });
-    expect(usageView({ promptTokens: 900, completionTokens: 50 }, undefined)).toEqual({ text: '950 tokens' });
-    expect(usageView(undefined, 100)).toBeUndefined();
+    assert.deepEqual(usageView({ promptTokens: 12000, completionTokens: 345 }, 128000), { text: '12.3k / 128k tokens', fraction: 12345 / 128000 });
+    assert.deepEqual(usageView({ promptTokens: 900, completionTokens: 100, contextWindow: 4000 }, undefined), { text: '1.0k / 4.0k tokens', fraction: 0.25 });
+    assert.deepEqual(usageView({ promptTokens: 900, completionTokens: 50 }, undefined), { text: '950 tokens' });
+    assert.equal(usageView(undefined, 100), undefined);
   });
 });
