@@ -41,7 +41,9 @@ export class ChatSession {
   private readonly ended = new Set<string>();
   private models: ModelInfo[] = [];
   private currentModel: string | null = null;
-  private post: (m: HostMessage) => void = () => undefined;
+  private post: ((m: HostMessage) => void) | undefined;
+  /** Attachments added before the chat view first opened. */
+  private readonly queued: Attachment[] = [];
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -63,25 +65,32 @@ export class ChatSession {
     this.postStatus();
     this.postApprovals();
     post({ type: 'models', models: this.models, current: this.currentModel });
+    for (const attachment of this.queued.splice(0)) post({ type: 'attach', attachment });
+  }
+
+  /** To the webview, if one is open (a new one gets everything in `attach`). */
+  private toView(m: HostMessage): void {
+    this.post?.(m);
   }
 
   postApprovals(): void {
     const pending = this.approvals.pending.map((r) => (r.path ? { ...r, displayPath: vscode.workspace.asRelativePath(r.path, false) } : r));
-    this.post({ type: 'approvals', pending });
+    this.toView({ type: 'approvals', pending });
   }
 
   postStatus(): void {
-    this.post({ type: 'status', runningTurn: this.runningTurn, sidecar: this.sidecar.state });
+    this.toView({ type: 'status', runningTurn: this.runningTurn, sidecar: this.sidecar.state });
     void vscode.commands.executeCommand('setContext', 'tandem.turnRunning', this.runningTurn !== null);
   }
 
   postAttachment(attachment: Attachment): void {
-    this.post({ type: 'attach', attachment });
+    if (this.post) this.post({ type: 'attach', attachment });
+    else this.queued.push(attachment);
   }
 
   private append(...entries: LogEntry[]): void {
     this.log.push(...entries);
-    this.post({ type: 'append', entries });
+    this.toView({ type: 'append', entries });
   }
 
   private notice(level: Notice['level'], text: string): void {
@@ -94,7 +103,7 @@ export class ChatSession {
     this.runningTurn = null;
     this.ended.clear();
     void this.context.workspaceState.update(SESSION_KEY, id ?? undefined);
-    this.post({ type: 'reset', sessionId: id, entries });
+    this.toView({ type: 'reset', sessionId: id, entries });
     this.postStatus();
   }
 
@@ -261,7 +270,7 @@ export class ChatSession {
       this.models = [];
       this.currentModel = this.pickedModel ?? (vscode.workspace.getConfiguration('tandem').get<string>('provider.model') || null);
     }
-    this.post({ type: 'models', models: this.models, current: this.currentModel });
+    this.toView({ type: 'models', models: this.models, current: this.currentModel });
   }
 
   async setModel(model: string): Promise<void> {
@@ -272,7 +281,7 @@ export class ChatSession {
     } catch (e) {
       void vscode.window.showErrorMessage(`Could not switch the model: ${errorText(e)}`);
     }
-    this.post({ type: 'models', models: this.models, current: this.currentModel });
+    this.toView({ type: 'models', models: this.models, current: this.currentModel });
   }
 
   /** The configured model changed: it replaces the one picked in the chat. */
@@ -289,7 +298,7 @@ export class ChatSession {
       .map((u) => vscode.workspace.asRelativePath(u, false))
       .sort((a, b) => rank(a, q) - rank(b, q) || a.length - b.length || a.localeCompare(b))
       .slice(0, 12);
-    this.post({ type: 'fileMatches', query, paths });
+    this.toView({ type: 'fileMatches', query, paths });
   }
 }
 

@@ -31,7 +31,10 @@ export class ChatView implements vscode.WebviewViewProvider {
       scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'main.js')).toString(),
       styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'style.css')).toString(),
     });
-    const post = (m: HostMessage) => void view.webview.postMessage(m);
+    // A disposed view (the user moved or closed it) takes no more messages; a new one gets all.
+    const post = (m: HostMessage) => {
+      if (this.view === view) view.webview.postMessage(m).then(undefined, () => undefined);
+    };
     view.webview.onDidReceiveMessage((raw: unknown) => {
       const m = parseWebviewMessage(raw);
       if (!m) return;
