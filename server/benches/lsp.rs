@@ -38,7 +38,8 @@ struct Lsp {
     child: Child,
     stdin: ChildStdin,
     next_id: u64,
-    messages: mpsc::Receiver<(Instant, Value)>,
+    /// Each message with when it was read: a monotonic instant and wall-clock nanoseconds.
+    messages: mpsc::Receiver<(Instant, u128, Value)>,
 }
 
 fn read_frame(reader: &mut BufReader<ChildStdout>) -> Option<Value> {
@@ -79,7 +80,7 @@ impl Lsp {
         let (tx, messages) = mpsc::channel();
         thread::spawn(move || {
             while let Some(msg) = read_frame(&mut stdout) {
-                if tx.send((Instant::now(), msg)).is_err() {
+                if tx.send((Instant::now(), now_ns(), msg)).is_err() {
                     break;
                 }
             }
@@ -103,7 +104,7 @@ impl Lsp {
         let id = self.next_id;
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         loop {
-            let (_, msg) = self
+            let (_, _, msg) = self
                 .messages
                 .recv_timeout(Duration::from_secs(30))
                 .expect("no answer");
@@ -231,11 +232,10 @@ fn relay(count: usize, pace: Option<Duration>) -> (usize, f64, Vec<f64>) {
     let mut received = 0;
     let (mut first, mut last) = (None, Instant::now());
     loop {
-        let (at, msg) = lsp
+        let (at, ns, msg) = lsp
             .messages
             .recv_timeout(Duration::from_secs(60))
             .expect("turn stalled");
-        let ns = now_ns();
         let params = &msg["params"];
         match params["kind"].as_str() {
             Some("text") => {

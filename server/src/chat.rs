@@ -14,23 +14,16 @@ use time::OffsetDateTime;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::mpsc;
 
-use crate::agent::approval::{
-    ApprovalKind, ApprovalPolicy, ApprovalReply, ApprovalRequest, AutoApprove, Decision,
-};
+use crate::agent::approval::{ApprovalKind, ApprovalReply, ApprovalRequest, Decision};
 use crate::agent::events::{Event, StopReason, ToolStatus};
-use crate::agent::{Agent, AgentSettings, Frontend};
-use crate::config::{LazyClient, ProviderOptions};
-use crate::provider::Limits;
+use crate::agent::{Agent, Frontend};
+use crate::config::StartOptions;
 
 pub struct ChatOptions {
-    pub provider: ProviderOptions,
-    pub data_dir: Option<PathBuf>,
-    pub max_steps: Option<u32>,
+    pub start: StartOptions,
     pub root: Option<PathBuf>,
     pub prompt: Option<String>,
-    pub yes: bool,
     pub json_log: Option<PathBuf>,
-    pub allow_commands: Vec<String>,
 }
 
 /// ANSI styles, or nothing when stdout is not a terminal (or NO_COLOR is set).
@@ -87,6 +80,26 @@ struct ChatFrontend {
     ended: mpsc::UnboundedSender<(StopReason, Option<String>)>,
     /// What the terminal shows now, so pieces of text get their `ai>` once.
     state: Mutex<Shown>,
+    /// The last request's token counts, shown when the turn ends.
+    usage: Mutex<Option<String>>,
+    /// Paths are shown relative to it.
+    root: PathBuf,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One line for a tool's result: a one-line output as it is; else its size, and the closing
+/// status line a command's output ends with (`[exit code 0]`).
+fn summary(output: &str) -> String {
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    match lines.as_slice() {
+        [] => "done".to_string(),
+        [one] => one.to_string(),
+        [.., last] if last.starts_with('[') => format!("{} lines, {last}", lines.len() - 1),
+        _ => format!("{} lines", lines.len()),
+    }
 }
 
 #[derive(Default, PartialEq)]
@@ -106,7 +119,7 @@ fn out(text: &str) {
 
 impl ChatFrontend {
     fn switch_to(&self, next: Shown) -> bool {
-        let mut shown = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut shown = lock(&self.state);
         let changed = *shown != next;
         if changed && *shown != Shown::Nothing {
             out("\n");
@@ -143,13 +156,15 @@ impl Frontend for ChatFrontend {
             }
             Event::ToolResult { status, output, .. } => {
                 self.switch_to(Shown::Nothing);
-                let first = output.lines().next().unwrap_or("");
-                let line = match status {
-                    ToolStatus::Ok => format!("  ✓ {first}"),
-                    ToolStatus::Error => format!("  ✗ {first}"),
-                    ToolStatus::Rejected => format!("  ⊘ {first}"),
+                let mark = match status {
+                    ToolStatus::Ok => "✓",
+                    ToolStatus::Error => "✗",
+                    ToolStatus::Rejected => "⊘",
                 };
-                out(&format!("{}\n", s.dim(&line)));
+                out(&format!(
+                    "{}\n",
+                    s.dim(&format!("  {mark} {}", summary(&output)))
+                ));
             }
             Event::Usage {
                 prompt_tokens,
@@ -159,16 +174,15 @@ impl Frontend for ChatFrontend {
                 let window = context_window
                     .map(|w| format!(" of {w}"))
                     .unwrap_or_default();
-                self.switch_to(Shown::Nothing);
-                out(&format!(
-                    "{}\n",
-                    s.dim(&format!(
-                        "[{prompt_tokens}{window} tokens in, {completion_tokens} out]"
-                    ))
+                *lock(&self.usage) = Some(format!(
+                    "[{prompt_tokens}{window} tokens in, {completion_tokens} out]"
                 ));
             }
             Event::TurnEnded { stop_reason, error } => {
                 self.switch_to(Shown::Nothing);
+                if let Some(usage) = lock(&self.usage).take() {
+                    out(&format!("{}\n", s.dim(&usage)));
+                }
                 let _ = self.ended.send((stop_reason, error));
             }
         }
@@ -177,6 +191,7 @@ impl Frontend for ChatFrontend {
     fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply> {
         let s = self.style;
         let lines = self.lines.clone();
+        let root = self.root.clone();
         self.switch_to(Shown::Nothing);
         Box::pin(async move {
             let question = match request.kind {
@@ -187,13 +202,13 @@ impl Frontend for ChatFrontend {
                     ));
                     format!(
                         "Apply this edit to {}? [y]es, [n]o, [a]lways this session: ",
-                        request.path.as_deref().unwrap_or("?")
+                        relative(&root, request.path.as_deref().unwrap_or("?"))
                     )
                 }
                 ApprovalKind::Command => format!(
                     "Run `{}` in {}? [y]es, [n]o, [a]lways this session: ",
                     request.command.as_deref().unwrap_or(""),
-                    request.cwd.as_deref().unwrap_or(".")
+                    relative(&root, request.cwd.as_deref().unwrap_or("."))
                 ),
             };
             out(&s.bold(&question));
@@ -227,6 +242,14 @@ impl Frontend for ChatFrontend {
     }
 }
 
+fn relative(root: &std::path::Path, path: &str) -> String {
+    match std::path::Path::new(path).strip_prefix(root) {
+        Ok(p) if p.as_os_str().is_empty() => ".".to_string(),
+        Ok(p) => p.display().to_string(),
+        Err(_) => path.to_string(),
+    }
+}
+
 /// Runs the chat; returns the exit code (for `--prompt`: 0 when the turn ended normally).
 pub async fn run(options: ChatOptions) -> Result<u8, String> {
     let style = Style {
@@ -236,31 +259,11 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         Some(root) => root,
         None => std::env::current_dir().map_err(|e| e.to_string())?,
     };
-    let provider = options.provider.or(ProviderOptions::from_env());
-    let settings = AgentSettings {
-        policy: ApprovalPolicy {
-            auto_approve: AutoApprove {
-                edit: options.yes,
-                command: options.yes,
-            },
-            allow_commands: options.allow_commands,
-        },
-        max_steps: options
-            .max_steps
-            .unwrap_or(AgentSettings::DEFAULT_MAX_STEPS)
-            .max(1),
-        data_dir: options
-            .data_dir
-            .unwrap_or_else(AgentSettings::default_data_dir),
-    };
-    let agent = Agent::new(
-        settings,
-        Arc::new(LazyClient::new(provider, Limits::default())),
-    );
-    let mut session = agent
-        .new_session(&root)
-        .map_err(|e| e.to_string())?
-        .session_id;
+    let (agent, _) = options.start.start();
+    let info = agent.new_session(&root).map_err(|e| e.to_string())?;
+    let mut session = info.session_id;
+    // The session's root is canonical; paths in approvals are made relative to it.
+    let root = info.root;
 
     let (line_tx, line_rx) = mpsc::unbounded_channel();
     tokio::spawn(async move {
@@ -278,6 +281,8 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         lines: lines.clone(),
         ended: ended_tx,
         state: Mutex::new(Shown::Nothing),
+        usage: Mutex::new(None),
+        root: root.clone(),
     });
     let log = JsonLog {
         path: options.json_log,
@@ -318,7 +323,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
                     .session_id;
                 out(&style.dim("New session.\n"));
             }
-            "/undo" => match agent.undo(&session, None).await {
+            "/undo" => match agent.undo(&session, None, frontend.as_ref()).await {
                 Ok(restored) if restored.is_empty() => out(&style.dim("Nothing to undo.\n")),
                 Ok(restored) => out(&style.dim(&format!("Restored: {}\n", restored.join(", ")))),
                 Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
@@ -392,5 +397,29 @@ impl JsonLog {
         if let Err(e) = written {
             eprintln!("tandem: could not write {}: {e}", path.display());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_are_summed_up_in_a_line() {
+        assert_eq!(
+            summary("Applied the edit to a.rs (+1 -1)."),
+            "Applied the edit to a.rs (+1 -1)."
+        );
+        assert_eq!(summary("a\nb\n[exit code 0]"), "2 lines, [exit code 0]");
+        assert_eq!(summary("1 | x\n2 | y\n3 | z"), "3 lines");
+        assert_eq!(summary(""), "done");
+    }
+
+    #[test]
+    fn paths_are_shown_relative_to_the_root() {
+        let root = std::path::Path::new("/w");
+        assert_eq!(relative(root, "/w/src/a.rs"), "src/a.rs");
+        assert_eq!(relative(root, "/w"), ".");
+        assert_eq!(relative(root, "/elsewhere"), "/elsewhere");
     }
 }

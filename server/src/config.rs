@@ -2,6 +2,7 @@
 //! the local servers people run, first found wins (field by field).
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -9,11 +10,42 @@ use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use tokio::sync::OnceCell;
 
+use crate::agent::approval::ApprovalPolicy;
+use crate::agent::{Agent, AgentSettings};
 use crate::model::{Completion, Delta};
 use crate::provider::{
     Api, ApiKey, CompletionRequest, HttpModelClient, Limits, ModelClient, ModelInfo,
     ProviderConfig, ProviderError, ProviderErrorKind,
 };
+
+/// How a face starts the agent: what its command line (or the editor) says, the rest from the
+/// environment and the defaults.
+#[derive(Clone, Debug, Default)]
+pub struct StartOptions {
+    pub provider: ProviderOptions,
+    pub policy: ApprovalPolicy,
+    pub data_dir: Option<PathBuf>,
+    pub max_steps: Option<u32>,
+}
+
+impl StartOptions {
+    /// The agent, and its model client (for switching models).
+    pub fn start(self) -> (Agent, Arc<LazyClient>) {
+        let settings = AgentSettings {
+            policy: self.policy,
+            max_steps: self
+                .max_steps
+                .unwrap_or(AgentSettings::DEFAULT_MAX_STEPS)
+                .max(1),
+            data_dir: self
+                .data_dir
+                .unwrap_or_else(AgentSettings::default_data_dir),
+        };
+        let provider = self.provider.or(ProviderOptions::from_env());
+        let client = Arc::new(LazyClient::new(provider, Limits::default()));
+        (Agent::new(settings, client.clone()), client)
+    }
+}
 
 /// Provider settings as the editor (`initializationOptions.provider`) or the CLI gives them.
 #[derive(Clone, Debug, Default, Deserialize)]

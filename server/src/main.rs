@@ -3,7 +3,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use tandem::config::ProviderOptions;
+use tandem::agent::approval::{ApprovalPolicy, AutoApprove};
+use tandem::config::{ProviderOptions, StartOptions};
 use tandem::provider::{Api, ApiKey};
 
 /// Tandem: a coding agent that any editor can drive.
@@ -18,6 +19,8 @@ struct Cli {
 enum Command {
     /// Serve an editor: JSON-RPC with LSP framing on stdin/stdout.
     Lsp(ServeArgs),
+    /// Serve an ACP client (Zed and others): Agent Client Protocol v1 on stdin/stdout.
+    Acp(ServeArgs),
     /// Chat in the terminal.
     Chat(ChatArgs),
     /// Run one workspace tool and print its result as JSON:
@@ -76,6 +79,33 @@ struct ServeArgs {
     /// The most model requests in one turn (default 50)
     #[arg(long)]
     max_steps: Option<u32>,
+    /// Command prefixes that run without asking, e.g. --allow "cargo test"; repeatable
+    #[arg(long = "allow")]
+    allow_commands: Vec<String>,
+    /// Write every edit without asking
+    #[arg(long)]
+    auto_approve_edits: bool,
+    /// Run every command without asking
+    #[arg(long)]
+    auto_approve_commands: bool,
+}
+
+impl ServeArgs {
+    /// What the flags say (an editor's `initializationOptions` win, field by field).
+    fn start(&self) -> StartOptions {
+        StartOptions {
+            provider: self.provider.options(),
+            policy: ApprovalPolicy {
+                auto_approve: AutoApprove {
+                    edit: self.auto_approve_edits,
+                    command: self.auto_approve_commands,
+                },
+                allow_commands: self.allow_commands.clone(),
+            },
+            data_dir: self.data_dir.clone(),
+            max_steps: self.max_steps,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -94,9 +124,6 @@ struct ChatArgs {
     /// Append each turn as one JSON line to this file
     #[arg(long)]
     json_log: Option<PathBuf>,
-    /// Commands (prefixes) that run without asking; repeatable
-    #[arg(long = "allow")]
-    allow_commands: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -105,23 +132,29 @@ fn main() -> ExitCode {
         // Its own parser, so even a usage error comes out as the one JSON object it promises.
         Command::Tool { argv } => ExitCode::from(tandem::tool_cli::main(&argv) as u8),
         Command::Lsp(args) => {
-            runtime().block_on(tandem::lsp::serve(tandem::lsp::Overrides {
-                provider: args.provider.options(),
-                data_dir: args.data_dir,
-                max_steps: args.max_steps,
-            }));
+            runtime().block_on(tandem::lsp::serve(args.start()));
             ExitCode::SUCCESS
         }
+        Command::Acp(args) => match runtime().block_on(tandem::acp::serve(args.start())) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("tandem: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Chat(args) => {
+            let mut start = args.serve.start();
+            if args.yes {
+                start.policy.auto_approve = AutoApprove {
+                    edit: true,
+                    command: true,
+                };
+            }
             let options = tandem::chat::ChatOptions {
-                provider: args.serve.provider.options(),
-                data_dir: args.serve.data_dir,
-                max_steps: args.serve.max_steps,
+                start,
                 root: args.root,
                 prompt: args.prompt,
-                yes: args.yes,
                 json_log: args.json_log,
-                allow_commands: args.allow_commands,
             };
             match runtime().block_on(tandem::chat::run(options)) {
                 Ok(code) => ExitCode::from(code),

@@ -117,6 +117,23 @@ pub struct ApprovalReply {
     pub feedback: Option<String>,
 }
 
+/// The answer a face's queue will bring: the user's, or a rejection if the connection to the
+/// editor closed first (`sent` is whether the question could be queued at all).
+pub fn queued_reply<E: Send + 'static>(
+    sent: Result<(), E>,
+    reply: tokio::sync::oneshot::Receiver<ApprovalReply>,
+) -> futures_util::future::BoxFuture<'static, ApprovalReply> {
+    const CLOSED: &str = "The editor connection is closed.";
+    Box::pin(async move {
+        if sent.is_err() {
+            return ApprovalReply::reject(CLOSED);
+        }
+        reply
+            .await
+            .unwrap_or_else(|_| ApprovalReply::reject(CLOSED))
+    })
+}
+
 impl ApprovalReply {
     pub fn reject(feedback: impl Into<String>) -> Self {
         Self {

@@ -132,6 +132,21 @@ pub enum AgentError {
     Model(String),
 }
 
+/// Puts a file back through the editor, when the editor holds it and can take the write; `None`
+/// when it can't (then the disk is written).
+async fn restore_in_editor(
+    frontend: &dyn Frontend,
+    item: &crate::tools::Restore,
+) -> Option<Result<(), String>> {
+    let content = std::str::from_utf8(item.content.as_deref()?).ok()?;
+    let current = match frontend.read_text(&item.path) {
+        Some(read) => read.await.ok(),
+        None => std::fs::read_to_string(&item.path).ok(),
+    };
+    let write = frontend.write_text(&item.path, current.as_deref(), content)?;
+    Some(write.await)
+}
+
 /// The agent: every session of this process, and what they share.
 #[derive(Clone)]
 pub struct Agent {
@@ -213,14 +228,28 @@ impl Agent {
     ) -> Result<String, AgentError> {
         let session = self.session(session_id)?;
         let (turn_id, cancel) = session.begin_turn()?;
-        let run = turn::Turn {
+        let run = Arc::new(turn::Turn {
             agent: self.clone(),
             session,
             turn_id: turn_id.clone(),
             frontend,
             cancel,
-        };
-        tokio::spawn(run.run(text, context));
+        });
+        // A turn that panics must still end, or its session stays taken and its client waits.
+        tokio::spawn(async move {
+            let task = tokio::spawn({
+                let run = run.clone();
+                async move { run.run(text, context).await }
+            });
+            if let Err(e) = task.await {
+                let why = if e.is_panic() {
+                    "an internal error ended the turn (a bug in Tandem: please report it)"
+                } else {
+                    "the turn was stopped"
+                };
+                run.end(events::StopReason::Error, Some(why.to_string()));
+            }
+        });
         Ok(turn_id)
     }
 
@@ -265,24 +294,35 @@ impl Agent {
     }
 
     /// Puts back the files the agent changed in `turn_id` and the turns after it (the last turn
-    /// that changed anything when `None`). Refused while a turn runs.
+    /// that changed anything when `None`). A file the editor holds goes back through the editor
+    /// (`frontend.write_text`, as the edit came), the others on disk. Refused while a turn runs.
     pub async fn undo(
         &self,
         session_id: &str,
         turn_id: Option<String>,
+        frontend: &dyn Frontend,
     ) -> Result<Vec<String>, AgentError> {
         let session = self.session(session_id)?;
         if session.is_running() {
             return Err(AgentError::TurnRunning(session_id.to_string()));
         }
-        tokio::task::spawn_blocking(move || {
-            session
-                .undo
-                .undo(&session.workspace, turn_id.as_deref())
-                .map_err(|e| AgentError::Io(e.message))
-        })
-        .await
-        .map_err(|e| AgentError::Io(e.to_string()))?
+        let io = |e: crate::tools::ToolError| AgentError::Io(e.message);
+        let plan = session
+            .undo
+            .plan(&session.workspace, turn_id.as_deref())
+            .map_err(io)?;
+        let (mut done, mut failures) = (Vec::new(), Vec::new());
+        for item in &plan.items {
+            let result = match restore_in_editor(frontend, item).await {
+                Some(result) => result,
+                None => item.restore_to_disk().map_err(|e| e.message),
+            };
+            match result {
+                Ok(()) => done.push(item.display_path.clone()),
+                Err(why) => failures.push(format!("{}: {why}", item.display_path)),
+            }
+        }
+        session.undo.commit(&plan, &done, &failures).map_err(io)
     }
 
     /// Cancels every running turn and waits (briefly) for them to end, so no command outlives

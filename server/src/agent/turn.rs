@@ -64,10 +64,16 @@ impl Outcome {
 const DIAGNOSTICS_WAIT: Duration = Duration::from_secs(5);
 
 impl Turn {
-    pub async fn run(self, text: String, context: Vec<ContextItem>) {
+    pub async fn run(&self, text: String, context: Vec<ContextItem>) {
         let (stop_reason, error) = self.run_steps(text, context).await;
-        self.emit(Event::TurnEnded { stop_reason, error });
+        self.end(stop_reason, error);
+    }
+
+    /// Releases the session, then says so: a client that prompts again as soon as it sees
+    /// `TurnEnded` must find the session free.
+    pub fn end(&self, stop_reason: StopReason, error: Option<String>) {
         self.session.end_turn();
+        self.emit(Event::TurnEnded { stop_reason, error });
     }
 
     /// Sends an event to the face and, unless it is a streaming piece, into the history.

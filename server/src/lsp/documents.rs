@@ -19,8 +19,12 @@ impl Documents {
 
     pub fn set(&self, uri: &Uri, text: String) {
         if let Some(path) = uri.to_file_path() {
-            self.lock().insert(path.into_owned(), text);
+            self.set_path(path.into_owned(), text);
         }
+    }
+
+    pub fn set_path(&self, path: PathBuf, text: String) {
+        self.lock().insert(path, text);
     }
 
     pub fn remove(&self, uri: &Uri) {

@@ -8,7 +8,7 @@ use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
 use tower_lsp_server::Client;
 
-use crate::agent::approval::{ApprovalReply, ApprovalRequest};
+use crate::agent::approval::{ApprovalReply, ApprovalRequest, queued_reply};
 use crate::agent::events::Event;
 use crate::agent::{Diagnostic, Frontend};
 use crate::protocol::{
@@ -129,13 +129,7 @@ impl Frontend for LspFrontend {
         }
         let (tx, rx) = oneshot::channel();
         let sent = self.queue.send(Outgoing::Approval(request, tx));
-        Box::pin(async move {
-            if sent.is_err() {
-                return ApprovalReply::reject("The editor connection is closed.");
-            }
-            rx.await
-                .unwrap_or_else(|_| ApprovalReply::reject("The editor connection is closed."))
-        })
+        queued_reply(sent, rx)
     }
 
     fn diagnostics(&self, paths: Vec<PathBuf>) -> BoxFuture<'static, Vec<Diagnostic>> {

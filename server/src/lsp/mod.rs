@@ -7,6 +7,7 @@ mod documents;
 mod frontend;
 mod plain;
 mod plain_commands;
+mod stdio;
 mod workspace_edit;
 
 use std::path::PathBuf;
@@ -24,14 +25,13 @@ use tower_lsp_server::lsp_types::{
 };
 use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
 
-use crate::agent::{Agent, AgentError, AgentSettings, Frontend};
-use crate::config::{LazyClient, ProviderOptions};
+use crate::agent::{Agent, AgentError, Frontend};
+use crate::config::{LazyClient, StartOptions};
 use crate::protocol::{
     self, ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
     LoadSessionResult, NewSessionParams, NewSessionResult, NoParams, PromptParams, PromptResult,
     SessionParams, SetModelParams, UndoParams, UndoResult, UpdateParams, error_code,
 };
-use crate::provider::Limits;
 use documents::Documents;
 use frontend::LspFrontend;
 use plain::{PlainCapabilities, PlainFrontend};
@@ -40,13 +40,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// What the command line says, before the editor's `initializationOptions` (which win).
-#[derive(Clone, Debug, Default)]
-pub struct Overrides {
-    pub provider: ProviderOptions,
-    pub data_dir: Option<PathBuf>,
-    pub max_steps: Option<u32>,
-}
+/// What the command line says; the editor's `initializationOptions` win field by field.
+pub type Overrides = StartOptions;
 
 /// Serves one client on stdin/stdout until it exits.
 pub async fn serve(overrides: Overrides) {
@@ -67,7 +62,7 @@ pub async fn serve(overrides: Overrides) {
     let service = ServiceBuilder::new()
         .map_request(default_params)
         .service(service);
-    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+    Server::new(stdio::input(), stdio::output(), socket)
         .serve(service)
         .await;
 }
@@ -238,10 +233,10 @@ impl Backend {
     }
 
     async fn undo(&self, params: UndoParams) -> Result<UndoResult> {
-        let restored = self
-            .ready()?
+        let ready = self.ready()?;
+        let restored = ready
             .agent
-            .undo(&params.session_id, params.turn_id)
+            .undo(&params.session_id, params.turn_id, ready.frontend.as_ref())
             .await
             .map_err(agent_error)?;
         Ok(UndoResult { restored })
@@ -310,25 +305,14 @@ impl LanguageServer for Backend {
         {
             folders.push(root.into_owned());
         }
-        let provider = options
-            .provider
-            .unwrap_or_default()
-            .or(self.overrides.provider.clone())
-            .or(ProviderOptions::from_env());
-        let settings = AgentSettings {
-            policy: options.approval.unwrap_or_default(),
-            max_steps: options
-                .max_steps
-                .or(self.overrides.max_steps)
-                .unwrap_or(AgentSettings::DEFAULT_MAX_STEPS)
-                .max(1),
-            data_dir: options
-                .data_dir
-                .or(self.overrides.data_dir.clone())
-                .unwrap_or_else(AgentSettings::default_data_dir),
-        };
-        let client = Arc::new(LazyClient::new(provider, Limits::default()));
-        let agent = Agent::new(settings, client.clone());
+        let overrides = self.overrides.clone();
+        let (agent, client) = StartOptions {
+            provider: options.provider.unwrap_or_default().or(overrides.provider),
+            policy: options.approval.unwrap_or(overrides.policy),
+            data_dir: options.data_dir.or(overrides.data_dir),
+            max_steps: options.max_steps.or(overrides.max_steps),
+        }
+        .start();
         // A client that declared the tandem capability gets the tandem/* protocol; any other
         // gets the agent through plain LSP requests.
         let declared = params

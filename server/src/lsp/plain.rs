@@ -21,7 +21,9 @@ use tower_lsp_server::{Client, UriExt};
 use super::documents::Documents;
 use super::workspace_edit::{self, EditCapabilities};
 use crate::agent::Frontend;
-use crate::agent::approval::{ApprovalKind, ApprovalReply, ApprovalRequest, Decision};
+use crate::agent::approval::{
+    ApprovalKind, ApprovalReply, ApprovalRequest, Decision, queued_reply,
+};
 use crate::agent::events::{Event, StopReason, ToolStatus};
 
 /// The commands a plain client runs through `workspace/executeCommand`.
@@ -121,13 +123,7 @@ impl Frontend for PlainFrontend {
     fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply> {
         let (tx, rx) = oneshot::channel();
         let sent = self.queue.send(Outgoing::Approval(request, tx));
-        Box::pin(async move {
-            if sent.is_err() {
-                return ApprovalReply::reject("The editor connection is closed.");
-            }
-            rx.await
-                .unwrap_or_else(|_| ApprovalReply::reject("The editor connection is closed."))
-        })
+        queued_reply(sent, rx)
     }
 
     /// An open document's text as the editor holds it; the disk's for the others.
@@ -155,9 +151,21 @@ impl Frontend for PlainFrontend {
             self.capabilities.edits,
         )?;
         let client = self.client.clone();
+        let (documents, path, content) = (
+            self.documents.clone(),
+            path.to_path_buf(),
+            content.to_string(),
+        );
         Some(Box::pin(async move {
             match client.apply_edit(edit).await {
-                Ok(answer) if answer.applied => Ok(()),
+                Ok(answer) if answer.applied => {
+                    // The buffer holds the new text now, but the client's didChange may come late
+                    // (Neovim waits 150 ms, eglot until Emacs is idle): without this, the next
+                    // edit of the file in the same turn would be checked against the old text
+                    // and refused as stale. The client's own didChange supersedes it.
+                    documents.set_path(path, content);
+                    Ok(())
+                }
                 Ok(answer) => Err(answer
                     .failure_reason
                     .unwrap_or_else(|| "the editor answered applied: false".into())),
@@ -228,6 +236,17 @@ impl Forwarder {
             }
             Event::Reasoning { .. } => {}
             Event::ToolCall { title, .. } => {
+                // The text before a tool call is a line of its own, in the log and in the answer:
+                // models rarely end it with a newline, and the next step's text would be glued on.
+                if let Some(view) = self.turn.as_mut() {
+                    let pending = std::mem::take(&mut view.pending_line);
+                    if !view.answer.is_empty() && !view.answer.ends_with('\n') {
+                        view.answer.push('\n');
+                    }
+                    if !pending.is_empty() {
+                        self.client.log_message(MessageType::INFO, pending).await;
+                    }
+                }
                 self.client
                     .log_message(MessageType::INFO, format!("Tandem: {title}"))
                     .await;
@@ -416,7 +435,8 @@ async fn ask(client: &Client, message: String) -> ApprovalReply {
     let decision = match answer {
         Ok(Some(item)) if item.title == ACCEPT => Decision::Accept,
         Ok(Some(item)) if item.title == ALWAYS => Decision::AcceptAlways,
-        Ok(_) => return ApprovalReply::reject("The user rejected it in the editor."),
+        // Reject, or the question dismissed. No feedback: the model would take any as the user's.
+        Ok(_) => Decision::Reject,
         Err(e) => {
             return ApprovalReply::reject(format!(
                 "The editor could not ask the user ({}); nothing was done.",

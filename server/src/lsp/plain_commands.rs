@@ -75,7 +75,7 @@ impl Backend {
                 };
                 let restored = ready
                     .agent
-                    .undo(&session, None)
+                    .undo(&session, None, ready.frontend.as_ref())
                     .await
                     .map_err(agent_error)?;
                 let message = if restored.is_empty() {
@@ -101,6 +101,11 @@ impl Backend {
                     })
                     .await
                     .unwrap_or(false);
+                if !shown {
+                    // Some clients can't open documents (Neovim 0.7, Emacs 28's eglot): say where it is.
+                    let message = format!("Tandem: the transcript is in {}", path.display());
+                    self.client.show_message(MessageType::INFO, message).await;
+                }
                 Ok(Some(json!({"path": path, "shown": shown})))
             }
             other => Err(Error {

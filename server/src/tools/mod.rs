@@ -29,7 +29,7 @@ mod write;
 
 pub use diff::unified_diff;
 pub use read::ReadTracker;
-pub use undo::UndoLog;
+pub use undo::{Restore, UndoLog, UndoPlan};
 
 /// Why a tool call failed. Goes back to the model as the tool result, so it can correct itself.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize)]

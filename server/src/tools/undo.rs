@@ -6,7 +6,6 @@
 //! blob and the manifest line are made durable before the file is written, so a crash at any point
 //! leaves a log that can put the file back.
 
-use std::collections::BTreeSet;
 use std::fs::OpenOptions;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -18,6 +17,45 @@ use super::{ErrorKind, ToolError, Workspace, atomic};
 
 const MANIFEST: &str = "manifest.jsonl";
 const BLOBS: &str = "blobs";
+
+/// What an undo puts back: one item per file.
+#[derive(Debug, Default)]
+pub struct UndoPlan {
+    pub items: Vec<Restore>,
+}
+
+/// One file to put back.
+#[derive(Debug)]
+pub struct Restore {
+    seqs: Vec<u64>,
+    /// Relative to the workspace root.
+    pub display_path: String,
+    /// Absolute, resolved inside the workspace.
+    pub path: PathBuf,
+    /// The bytes to put back; `None`: the turn created the file, so it is deleted.
+    pub content: Option<Vec<u8>>,
+    mode: Option<u32>,
+}
+
+impl Restore {
+    /// Puts the file back on disk (atomically, with its permissions), or deletes a created one.
+    pub fn restore_to_disk(&self) -> Result<(), ToolError> {
+        match &self.content {
+            Some(bytes) => atomic::write(&self.path, bytes, self.mode)
+                .map_err(|e| super::text::io_error(&self.display_path, &e)),
+            None => match std::fs::remove_file(&self.path) {
+                Ok(()) => {
+                    if let Some(parent) = self.path.parent() {
+                        atomic::sync_dir(parent);
+                    }
+                    Ok(())
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(super::text::io_error(&self.display_path, &e)),
+            },
+        }
+    }
+}
 
 /// Per-session record of files' contents before the agent's writes, for `tandem/undo`.
 /// Lives on disk (in the session's data dir) so undo works after a restart and without git.
@@ -117,13 +155,28 @@ impl UndoLog {
     /// anything when `None`), deleting files those turns created. Returns the display paths.
     /// What is undone once is not undone again.
     pub fn undo(&self, ws: &Workspace, turn_id: Option<&str>) -> Result<Vec<String>, ToolError> {
-        let mut saves = self.lock();
+        let plan = self.plan(ws, turn_id)?;
+        let mut done = Vec::new();
+        let mut failures = Vec::new();
+        for item in &plan.items {
+            match item.restore_to_disk() {
+                Ok(()) => done.push(item.display_path.clone()),
+                Err(e) => failures.push(format!("{}: {}", item.display_path, e.message)),
+            }
+        }
+        self.commit(&plan, &done, &failures)
+    }
+
+    /// What undoing `turn_id` (and the turns after it) would put back, for a caller that writes
+    /// some files its own way (through an editor); then [`UndoLog::commit`].
+    pub fn plan(&self, ws: &Workspace, turn_id: Option<&str>) -> Result<UndoPlan, ToolError> {
+        let saves = self.lock();
         let live = |s: &Save| !s.undone;
         let turn = match turn_id {
             Some(turn) => turn.to_string(),
             None => match saves.iter().rev().find(|s| live(s)) {
                 Some(last) => last.turn.clone(),
-                None => return Ok(Vec::new()),
+                None => return Ok(UndoPlan::default()),
             },
         };
         let Some(from) = saves.iter().position(|s| live(s) && s.turn == turn) else {
@@ -132,28 +185,45 @@ impl UndoLog {
                 format!("turn {turn} changed no file that is not already undone"),
             ));
         };
-        let range: Vec<usize> = (from..saves.len()).filter(|&i| live(&saves[i])).collect();
-        // For each file, its state before the first of these writes is the one to restore.
-        let mut restored = BTreeSet::new();
-        let mut tried = BTreeSet::new();
-        let mut failures = Vec::new();
-        for &i in &range {
-            let save = &saves[i];
-            if !tried.insert(save.path.as_str()) {
+        let range: Vec<&Save> = saves[from..].iter().filter(|s| live(s)).collect();
+        let mut items: Vec<Restore> = Vec::new();
+        for save in &range {
+            // For each file, its state before the first of these writes is the one to restore.
+            if let Some(item) = items.iter_mut().find(|i| i.display_path == save.path) {
+                item.seqs.push(save.seq);
                 continue;
             }
-            match self.restore(ws, save) {
-                Ok(()) => {
-                    restored.insert(save.path.clone());
-                }
-                Err(e) => failures.push(format!("{}: {}", save.path, e.message)),
-            }
+            let path = ws.resolve_for_write(&save.path)?;
+            let content = if save.existed {
+                Some(std::fs::read(self.blob(save.seq)).map_err(|e| self.error(&e))?)
+            } else {
+                None
+            };
+            items.push(Restore {
+                seqs: vec![save.seq],
+                display_path: save.path.clone(),
+                path,
+                content,
+                mode: save.mode,
+            });
         }
-        let undone: Vec<u64> = range
+        Ok(UndoPlan { items })
+    }
+
+    /// Records which files of `plan` were put back (by display path), so they are not undone
+    /// twice; returns them, or an error naming the `failures`.
+    pub fn commit(
+        &self,
+        plan: &UndoPlan,
+        done: &[String],
+        failures: &[String],
+    ) -> Result<Vec<String>, ToolError> {
+        let mut saves = self.lock();
+        let undone: Vec<u64> = plan
+            .items
             .iter()
-            .map(|&i| &saves[i])
-            .filter(|s| restored.contains(&s.path))
-            .map(|s| s.seq)
+            .filter(|i| done.contains(&i.display_path))
+            .flat_map(|i| i.seqs.iter().copied())
             .collect();
         if !undone.is_empty() {
             self.append(&Record::Undone {
@@ -168,32 +238,14 @@ impl UndoLog {
                 ErrorKind::Io,
                 format!(
                     "could not undo every file ({} put back). Failed: {}",
-                    restored.len(),
+                    done.len(),
                     failures.join("; ")
                 ),
             ));
         }
-        Ok(restored.into_iter().collect())
-    }
-
-    fn restore(&self, ws: &Workspace, save: &Save) -> Result<(), ToolError> {
-        let path = ws.resolve_for_write(&save.path)?;
-        if save.existed {
-            let bytes = std::fs::read(self.blob(save.seq)).map_err(|e| self.error(&e))?;
-            atomic::write(&path, &bytes, save.mode)
-                .map_err(|e| super::text::io_error(&save.path, &e))
-        } else {
-            match std::fs::remove_file(&path) {
-                Ok(()) => {
-                    if let Some(parent) = path.parent() {
-                        atomic::sync_dir(parent);
-                    }
-                    Ok(())
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                Err(e) => Err(super::text::io_error(&save.path, &e)),
-            }
-        }
+        let mut restored: Vec<String> = done.to_vec();
+        restored.sort();
+        Ok(restored)
     }
 
     /// Appends one record and waits until it is on disk.

@@ -1,0 +1,673 @@
+//! `tandem acp` end to end: the real binary, driven by a scripted ACP client written here by hand
+//! (newline-delimited JSON-RPC), against the scripted mock model.
+//!
+//! The client plays an editor: it answers `fs/read_text_file` from in-memory "unsaved buffers"
+//! (so a test can tell an editor read from a disk read), records `fs/write_text_file` without
+//! touching the disk, and answers permission requests from a script. Nothing here depends on
+//! timing: every wait is for a message, with a generous timeout only as a safety net.
+
+use std::collections::{HashMap, VecDeque};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+use mock_model::{MockServer, Reply, Scenario};
+use serde_json::{Value, json};
+
+/// Only for a test that would otherwise hang: nothing waits this long when things work.
+const SAFETY_NET: Duration = Duration::from_secs(60);
+
+/// As a permission answer: leave the question open (the user hasn't decided yet).
+const HOLD: &str = "hold";
+
+struct AcpClient {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    next_id: u64,
+    /// Every message from the agent, in order of arrival.
+    log: Vec<Value>,
+    /// The editor's unsaved text, by absolute path.
+    buffers: HashMap<PathBuf, String>,
+    /// Paths read through `fs/read_text_file`.
+    reads: Vec<PathBuf>,
+    /// `fs/write_text_file` calls: path and content.
+    writes: Vec<(PathBuf, String)>,
+    /// The options to pick, in order, for permission requests (or [`HOLD`]).
+    answers: VecDeque<&'static str>,
+    /// The ids of the permission requests left open.
+    held: Vec<Value>,
+}
+
+impl AcpClient {
+    fn spawn(base_url: &str, data_dir: &Path) -> AcpClient {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tandem"));
+        command
+            .arg("acp")
+            .arg("--base-url")
+            .arg(base_url)
+            .arg("--model")
+            .arg("mock-coder")
+            .arg("--data-dir")
+            .arg(data_dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        for (name, _) in std::env::vars() {
+            if name.starts_with("TANDEM_") || name.starts_with("OPENAI_") {
+                command.env_remove(name);
+            }
+        }
+        let mut child = command.spawn().expect("cannot start tandem acp");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        AcpClient {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            next_id: 1,
+            log: Vec::new(),
+            buffers: HashMap::new(),
+            reads: Vec::new(),
+            writes: Vec::new(),
+            answers: VecDeque::new(),
+            held: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, message: Value) {
+        let stdin = self.stdin.as_mut().expect("stdin is closed");
+        let mut line = serde_json::to_string(&message).unwrap();
+        line.push('\n');
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// The next message from the agent, after answering it if it is a request to the editor.
+    fn recv(&mut self) -> Value {
+        let line = match self.lines.recv_timeout(SAFETY_NET) {
+            Ok(line) => line,
+            Err(RecvTimeoutError::Timeout) => {
+                panic!("no message from the agent; got so far: {:#?}", self.log)
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                panic!("the agent closed stdout; got so far: {:#?}", self.log)
+            }
+        };
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("not JSON on stdout ({e}): {line}"));
+        self.log.push(message.clone());
+        if let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) {
+            if method == "session/request_permission" && self.answers.front() == Some(&HOLD) {
+                self.answers.pop_front();
+                self.held.push(id.clone());
+                return message;
+            }
+            let answer = self.answer(method, &message["params"]);
+            let reply = match answer {
+                Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+            };
+            self.send(reply);
+        }
+        message
+    }
+
+    /// What the editor says to the agent's requests.
+    fn answer(&mut self, method: &str, params: &Value) -> Result<Value, Value> {
+        match method {
+            "fs/read_text_file" => {
+                let path = PathBuf::from(params["path"].as_str().unwrap());
+                self.reads.push(path.clone());
+                let content = match self.buffers.get(&path) {
+                    Some(text) => text.clone(),
+                    None => std::fs::read_to_string(&path).map_err(
+                        |e| json!({"code": -32002, "message": format!("{}: {e}", path.display())}),
+                    )?,
+                };
+                Ok(json!({"content": content}))
+            }
+            "fs/write_text_file" => {
+                let path = PathBuf::from(params["path"].as_str().unwrap());
+                let content = params["content"].as_str().unwrap().to_string();
+                self.buffers.insert(path.clone(), content.clone());
+                self.writes.push((path, content));
+                Ok(json!({}))
+            }
+            "session/request_permission" => {
+                let choice = self
+                    .answers
+                    .pop_front()
+                    .unwrap_or_else(|| panic!("unexpected permission request: {params}"));
+                Ok(json!({"outcome": {"outcome": "selected", "optionId": choice}}))
+            }
+            _ => Err(json!({"code": -32601, "message": format!("no method {method}")})),
+        }
+    }
+
+    /// Reads until the response to `id`; returns it whole (`result` or `error`).
+    fn response(&mut self, id: u64) -> Value {
+        loop {
+            let message = self.recv();
+            if message.get("method").is_none() && message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    fn result(&mut self, id: u64) -> Value {
+        let response = self.response(id);
+        assert!(
+            response.get("error").is_none(),
+            "request {id} failed: {response}"
+        );
+        response["result"].clone()
+    }
+
+    /// Reads until a message satisfies `wanted`.
+    fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let message = self.recv();
+            if wanted(&message) {
+                return message;
+            }
+        }
+    }
+
+    fn initialize(&mut self, fs: bool) -> Value {
+        let id = self.request(
+            "initialize",
+            json!({
+                "protocolVersion": 1,
+                "clientCapabilities": {"fs": {"readTextFile": fs, "writeTextFile": fs}, "terminal": false},
+                "clientInfo": {"name": "scripted-test-client", "version": "0"},
+            }),
+        );
+        self.result(id)
+    }
+
+    fn new_session(&mut self, cwd: &Path) -> String {
+        let id = self.request("session/new", json!({"cwd": cwd, "mcpServers": []}));
+        self.result(id)["sessionId"].as_str().unwrap().to_string()
+    }
+
+    fn prompt(&mut self, session: &str, text: &str) -> u64 {
+        self.request(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]}),
+        )
+    }
+
+    /// The `session/update` payloads received so far for `session`, in order.
+    fn updates(&self, session: &str) -> Vec<Value> {
+        self.log
+            .iter()
+            .filter(|m| m["method"] == "session/update" && m["params"]["sessionId"] == session)
+            .map(|m| m["params"]["update"].clone())
+            .collect()
+    }
+
+    /// Where in the log the first message satisfying `wanted` is.
+    fn position(&self, wanted: impl Fn(&Value) -> bool) -> usize {
+        self.log
+            .iter()
+            .position(wanted)
+            .unwrap_or_else(|| panic!("not in the log: {:#?}", self.log))
+    }
+
+    /// Closes stdin, as an editor does, and waits for the agent to exit.
+    fn close(&mut self) {
+        drop(self.stdin.take());
+        for _ in 0..600 {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "tandem acp exited with {status}");
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("tandem acp did not exit after stdin closed");
+    }
+}
+
+impl Drop for AcpClient {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The concatenated text of the updates of one kind.
+fn chunks(updates: &[Value], kind: &str) -> String {
+    updates
+        .iter()
+        .filter(|u| u["sessionUpdate"] == kind)
+        .filter_map(|u| u["content"]["text"].as_str())
+        .collect()
+}
+
+fn workspace() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    // Session roots are canonical, and so are the paths the agent sends.
+    let root = dir.path().canonicalize().unwrap();
+    (dir, root)
+}
+
+/// A workspace, a data dir, the mock serving `replies`, and a client with a session on the
+/// workspace (offering the editor's file methods when `fs`).
+struct Fixture {
+    _workspace: tempfile::TempDir,
+    data: tempfile::TempDir,
+    root: PathBuf,
+    mock: MockServer,
+    client: AcpClient,
+    session: String,
+}
+
+fn fixture(replies: impl IntoIterator<Item = Reply>, fs: bool) -> Fixture {
+    let (workspace, root) = workspace();
+    let data = tempfile::tempdir().unwrap();
+    let mock = MockServer::start(Scenario::new(replies));
+    let mut client = AcpClient::spawn(&mock.base_url(), data.path());
+    client.initialize(fs);
+    let session = client.new_session(&root);
+    Fixture {
+        _workspace: workspace,
+        data,
+        root,
+        mock,
+        client,
+        session,
+    }
+}
+
+fn is_tool_call(message: &Value, title_word: &str) -> bool {
+    let update = &message["params"]["update"];
+    message["method"] == "session/update"
+        && update["sessionUpdate"] == "tool_call"
+        && update["title"]
+            .as_str()
+            .is_some_and(|t| t.contains(title_word))
+}
+
+#[test]
+fn full_turn_reads_and_writes_through_the_editor_with_permission_and_diff() {
+    let mut f = fixture(
+        [
+            Reply::tool("read_file", json!({"path": "a.txt"})).with_reasoning("Let me read it."),
+            // The model saw the editor's unsaved text, not the disk's.
+            Reply::tool(
+                "write_to_file",
+                json!({"path": "a.txt", "content": "one\nthree\n"}),
+            )
+            .expect_tool_result_contains("TWO unsaved"),
+            Reply::text("Done: two is now three."),
+        ],
+        true,
+    );
+    let (root, session) = (f.root.clone(), f.session.clone());
+    let (client, mock) = (&mut f.client, &f.mock);
+    let init = client.log[0]["result"].clone();
+    assert_eq!(init["protocolVersion"], 1);
+    assert_eq!(init["agentCapabilities"]["loadSession"], true);
+    assert_eq!(
+        init["agentCapabilities"]["promptCapabilities"]["embeddedContext"],
+        true
+    );
+    assert_eq!(init["agentInfo"]["name"], "tandem");
+
+    let file = root.join("a.txt");
+    std::fs::write(&file, "one\ntwo\n").unwrap();
+    client
+        .buffers
+        .insert(file.clone(), "one\nTWO unsaved\n".into());
+    client.answers.push_back("allow_once");
+    let prompt = client.prompt(&session, "Change two to three in a.txt");
+    assert_eq!(client.result(prompt)["stopReason"], "end_turn");
+    assert_eq!(mock.failures(), Vec::<String>::new());
+
+    // File access went through the editor, and the disk was left alone.
+    assert!(client.reads.contains(&file), "reads: {:?}", client.reads);
+    assert_eq!(
+        client.writes,
+        vec![(file.clone(), "one\nthree\n".to_string())]
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\ntwo\n");
+
+    let updates = client.updates(&session);
+    assert_eq!(chunks(&updates, "agent_thought_chunk"), "Let me read it.");
+    assert_eq!(
+        chunks(&updates, "agent_message_chunk"),
+        "Done: two is now three."
+    );
+    let read = updates
+        .iter()
+        .find(|u| u["sessionUpdate"] == "tool_call" && u["kind"] == "read")
+        .expect("a read tool call");
+    assert_eq!(read["locations"][0]["path"], json!(file));
+    assert_eq!(read["status"], "in_progress");
+    let edit = updates
+        .iter()
+        .find(|u| u["sessionUpdate"] == "tool_call" && u["kind"] == "edit")
+        .expect("an edit tool call");
+    let edit_id = edit["toolCallId"].clone();
+    assert_eq!(edit["rawInput"]["path"], "a.txt");
+    assert_eq!(edit["locations"][0]["path"], json!(file));
+
+    let diff = json!({
+        "type": "diff",
+        "path": file,
+        "oldText": "one\nTWO unsaved\n",
+        "newText": "one\nthree\n",
+    });
+    // Each request to the editor came after the tool call it serves.
+    let read_at = client.position(|m| m["method"] == "fs/read_text_file");
+    assert!(client.position(|m| is_tool_call(m, "a.txt")) < read_at);
+    // The permission request came after the tool call it is about, and shows the diff.
+    let asked_at = client.position(|m| m["method"] == "session/request_permission");
+    let asked = client.log[asked_at]["params"].clone();
+    assert!(
+        client.position(|m| is_tool_call(m, "a.txt") && m["params"]["update"]["kind"] == "edit")
+            < asked_at
+    );
+    assert_eq!(asked["sessionId"], session.as_str());
+    assert_eq!(asked["toolCall"]["toolCallId"], edit_id);
+    assert_eq!(asked["toolCall"]["content"], json!([diff.clone()]));
+    let options: Vec<(&str, &str)> = asked["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["optionId"].as_str().unwrap(), o["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        options,
+        [
+            ("allow_once", "allow_once"),
+            ("allow_always", "allow_always"),
+            ("reject_once", "reject_once")
+        ]
+    );
+
+    let finished: Vec<&Value> = updates
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "tool_call_update" && u["toolCallId"] == edit_id)
+        .collect();
+    assert_eq!(finished.first().unwrap()["status"], "in_progress");
+    let last = finished.last().unwrap();
+    assert_eq!(last["status"], "completed");
+    assert_eq!(last["content"], json!([diff]));
+
+    // The answer to the prompt came after every update of the turn.
+    let answered_at = client.position(|m| m["id"] == json!(prompt) && m.get("method").is_none());
+    let last_update = client
+        .log
+        .iter()
+        .rposition(|m| m["method"] == "session/update")
+        .unwrap();
+    assert!(last_update < answered_at);
+    client.close();
+}
+
+#[test]
+fn reject_then_allow_always() {
+    let mut f = fixture(
+        [
+            Reply::tool(
+                "write_to_file",
+                json!({"path": "b.txt", "content": "nope\n"}),
+            ),
+            Reply::text("OK, leaving it.").expect_tool_result_contains("rejected"),
+            Reply::tool("write_to_file", json!({"path": "c.txt", "content": "c\n"})),
+            Reply::tool("write_to_file", json!({"path": "d.txt", "content": "d\n"})),
+            Reply::text("Wrote both."),
+        ],
+        false,
+    );
+    let (root, session) = (f.root.clone(), f.session.clone());
+    let (client, mock) = (&mut f.client, &f.mock);
+    client.answers.push_back("reject_once");
+    let first = client.prompt(&session, "Write b.txt");
+    assert_eq!(client.result(first)["stopReason"], "end_turn");
+    let updates = client.updates(&session);
+    let rejected = updates
+        .iter()
+        .rfind(|u| u["sessionUpdate"] == "tool_call_update")
+        .unwrap();
+    assert_eq!(rejected["status"], "failed");
+    let shown = rejected["content"].to_string();
+    assert!(shown.contains("rejected"), "{shown}");
+    assert!(!root.join("b.txt").exists());
+
+    // "Always" covers the rest of the session's edits: one question for two edits.
+    client.answers.push_back("allow_always");
+    let second = client.prompt(&session, "Write c.txt and d.txt");
+    assert_eq!(client.result(second)["stopReason"], "end_turn");
+    assert!(client.answers.is_empty());
+    let asked = client
+        .log
+        .iter()
+        .filter(|m| m["method"] == "session/request_permission")
+        .count();
+    assert_eq!(asked, 2);
+    assert_eq!(std::fs::read_to_string(root.join("c.txt")).unwrap(), "c\n");
+    assert_eq!(std::fs::read_to_string(root.join("d.txt")).unwrap(), "d\n");
+    assert_eq!(mock.failures(), Vec::<String>::new());
+    client.close();
+}
+
+#[test]
+fn command_output_streams_into_the_tool_call() {
+    let mut f = fixture(
+        [
+            Reply::tool(
+                "execute_command",
+                json!({"command": "printf 'alpha\\nbeta\\n'"}),
+            ),
+            Reply::text("Ran it.").expect_tool_result_contains("beta"),
+        ],
+        false,
+    );
+    let session = f.session.clone();
+    let (client, mock) = (&mut f.client, &f.mock);
+    client.answers.push_back("allow_once");
+    let prompt = client.prompt(&session, "Run it");
+    assert_eq!(client.result(prompt)["stopReason"], "end_turn");
+    assert_eq!(mock.failures(), Vec::<String>::new());
+
+    let updates = client.updates(&session);
+    let call = updates
+        .iter()
+        .find(|u| u["sessionUpdate"] == "tool_call")
+        .unwrap();
+    assert_eq!(call["kind"], "execute");
+    let asked = client.position(|m| m["method"] == "session/request_permission");
+    let shown = client.log[asked]["params"]["toolCall"]["content"].to_string();
+    assert!(shown.contains("printf"), "{shown}");
+    let last = updates
+        .iter()
+        .rfind(|u| u["sessionUpdate"] == "tool_call_update")
+        .unwrap();
+    assert_eq!(last["status"], "completed");
+    let output = last["content"][0]["content"]["text"].as_str().unwrap();
+    assert!(output.contains("alpha\nbeta"), "{output}");
+    client.close();
+}
+
+#[test]
+fn prompt_context_reaches_the_model() {
+    let mut f = fixture(
+        [Reply::text("Seen.")
+            .expect_messages_contain("fn on_disk() {}")
+            .expect_messages_contain("fn unsaved() {}")],
+        false,
+    );
+    let (root, session) = (f.root.clone(), f.session.clone());
+    let (client, mock) = (&mut f.client, &f.mock);
+    std::fs::write(root.join("disk.rs"), "fn on_disk() {}\n").unwrap();
+    let uri = |name: &str| format!("file://{}", root.join(name).display());
+    let prompt = client.request(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [
+            {"type": "text", "text": "Compare "},
+            {"type": "resource_link", "name": "disk.rs", "uri": uri("disk.rs")},
+            {"type": "text", "text": " with "},
+            {"type": "resource", "resource": {"uri": uri("open.rs"), "text": "fn unsaved() {}\n"}},
+        ]}),
+    );
+    assert_eq!(client.result(prompt)["stopReason"], "end_turn");
+    assert_eq!(mock.failures(), Vec::<String>::new());
+    client.close();
+}
+
+#[test]
+fn cancel_mid_turn_answers_cancelled() {
+    let mut f = fixture(
+        [
+            // One piece of text, then the stream stalls until the agent hangs up.
+            Reply::text("Thinking about it for a long while").stall_after(2),
+            Reply::text("Back again."),
+        ],
+        false,
+    );
+    let session = f.session.clone();
+    let client = &mut f.client;
+    let prompt = client.prompt(&session, "Think");
+    client.wait_for(|m| m["params"]["update"]["sessionUpdate"] == "agent_message_chunk");
+    client.notify("session/cancel", json!({"sessionId": session}));
+    assert_eq!(client.result(prompt)["stopReason"], "cancelled");
+
+    // The session goes on.
+    let next = client.prompt(&session, "Again");
+    assert_eq!(client.result(next)["stopReason"], "end_turn");
+    assert!(chunks(&client.updates(&session), "agent_message_chunk").ends_with("Back again."));
+    client.close();
+}
+
+#[test]
+fn cancel_while_asking_rejects_and_answers_cancelled() {
+    let mut f = fixture(
+        [Reply::tool(
+            "write_to_file",
+            json!({"path": "b.txt", "content": "b\n"}),
+        )],
+        false,
+    );
+    let (root, session) = (f.root.clone(), f.session.clone());
+    let client = &mut f.client;
+    client.answers.push_back(HOLD);
+    let prompt = client.prompt(&session, "Write b.txt");
+    client.wait_for(|m| m["method"] == "session/request_permission");
+    client.notify("session/cancel", json!({"sessionId": session}));
+    assert_eq!(client.result(prompt)["stopReason"], "cancelled");
+    let last = client
+        .updates(&session)
+        .into_iter()
+        .rfind(|u| u["sessionUpdate"] == "tool_call_update")
+        .unwrap();
+    assert_eq!(last["status"], "failed");
+    assert!(!root.join("b.txt").exists());
+    // The editor withdraws its question, as ACP asks, once it sees the cancel.
+    let held = client.held.pop().unwrap();
+    client.send(
+        json!({"jsonrpc": "2.0", "id": held, "result": {"outcome": {"outcome": "cancelled"}}}),
+    );
+    client.close();
+}
+
+#[test]
+fn model_error_answers_the_prompt_with_an_error() {
+    let mut f = fixture(
+        [Reply::status(400).with_body(json!({"error": {"message": "no such model here"}}))],
+        false,
+    );
+    let session = f.session.clone();
+    let client = &mut f.client;
+    let prompt = client.prompt(&session, "Hello");
+    let response = client.response(prompt);
+    assert_eq!(response["error"]["code"], -32603, "{response}");
+    let message = response["error"]["message"].as_str().unwrap();
+    assert!(message.contains("no such model here"), "{message}");
+    client.close();
+}
+
+#[test]
+fn load_after_restart_replays_history() {
+    let mut f = fixture(
+        [
+            Reply::tool("read_file", json!({"path": "a.txt"})),
+            Reply::text("It says one, two."),
+        ],
+        false,
+    );
+    let (root, session) = (f.root.clone(), f.session.clone());
+    let client = &mut f.client;
+    std::fs::write(root.join("a.txt"), "one\ntwo\n").unwrap();
+    let prompt = client.prompt(&session, "What is in a.txt?");
+    assert_eq!(client.result(prompt)["stopReason"], "end_turn");
+    client.close();
+
+    // A new process on the same data dir.
+    let mock = MockServer::start(Scenario::new([
+        Reply::text("Still here.").expect_messages_contain("It says one, two.")
+    ]));
+    let mut client = AcpClient::spawn(&mock.base_url(), f.data.path());
+    client.initialize(false);
+    let listed = client.request("session/list", json!({"cwd": root}));
+    let listed = client.result(listed);
+    assert_eq!(listed["sessions"][0]["sessionId"], session.as_str());
+    assert_eq!(listed["sessions"][0]["title"], "What is in a.txt?");
+
+    let load = client.request(
+        "session/load",
+        json!({"sessionId": session, "cwd": root, "mcpServers": []}),
+    );
+    client.result(load);
+    // Every update of the replay came before the answer.
+    let updates = client.updates(&session);
+    let kinds: Vec<&str> = updates
+        .iter()
+        .map(|u| u["sessionUpdate"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "user_message_chunk",
+            "tool_call",
+            "tool_call_update",
+            "agent_message_chunk"
+        ],
+        "{updates:#?}"
+    );
+    assert_eq!(updates[0]["content"]["text"], "What is in a.txt?");
+    assert_eq!(updates[1]["kind"], "read");
+    assert_eq!(updates[2]["status"], "completed");
+    assert_eq!(updates[3]["content"]["text"], "It says one, two.");
+
+    // The loaded session goes on with its whole conversation.
+    let prompt = client.prompt(&session, "And now?");
+    assert_eq!(client.result(prompt)["stopReason"], "end_turn");
+    assert_eq!(mock.failures(), Vec::<String>::new());
+    client.close();
+}

@@ -1,0 +1,107 @@
+;;; The story of story.rs in Emacs with eglot, through the docs' setup; then the transcript.  -*- lexical-binding: t -*-
+
+(require 'json)
+(require 'cl-lib)
+(require 'subr-x)
+
+(defvar tt-record (make-hash-table :test 'equal)
+  "What happened, written as JSON for the Rust test.")
+(defvar tt-answers nil "The titles the approval questions get, in order.")
+
+(defun tt-save ()
+  (with-temp-file (getenv "TANDEM_TEST_RESULTS")
+    (insert (json-serialize tt-record))))
+
+(defun tt-object (&rest pairs)
+  (let ((object (make-hash-table :test 'equal)))
+    (while pairs
+      (puthash (pop pairs) (pop pairs) object))
+    object))
+
+(defun tt-push (key value)
+  (puthash key (vconcat (gethash key tt-record []) (vector value)) tt-record)
+  (tt-save))
+
+(defun tt-count (key) (length (gethash key tt-record [])))
+
+(defun tt-wait (what predicate)
+  (tt-push "steps" (concat "wait for " what))
+  (let ((deadline (+ (float-time) 60)))
+    (while (not (funcall predicate))
+      (when (> (float-time) deadline)
+        (error "timed out waiting for %s" what))
+      (accept-process-output nil 0.05))))
+
+(defun tt-buffer ()
+  "The current buffer as the user sees it."
+  (tt-object "lines" (vconcat (split-string (string-remove-suffix
+                                             "\n" (buffer-substring-no-properties
+                                                   (point-min) (point-max)))
+                                            "\n"))
+             "modified" (if (buffer-modified-p) t :false)))
+
+;; What the server shows, recorded before eglot's own handlers show it.
+(cl-defmethod eglot-handle-notification :before
+  (_server (_method (eql window/showMessage)) &key type message &allow-other-keys)
+  (tt-push "messages" (tt-object "type" type "message" message)))
+(cl-defmethod eglot-handle-notification :before
+  (_server (_method (eql window/logMessage)) &key type message &allow-other-keys)
+  (tt-push "log" (tt-object "type" type "message" message)))
+(cl-defmethod eglot-handle-request :before
+  (_server (_method (eql window/showMessageRequest)) &key message actions &allow-other-keys)
+  (tt-push "questions" (tt-object "message" message
+                                  "actions" (vconcat (mapcar (lambda (a) (plist-get a :title))
+                                                             actions)))))
+
+;; eglot asks with `completing-read', which in batch mode reads stdin: the user answers here.
+(advice-add 'completing-read :override
+            (lambda (&rest _)
+              (let ((answer (pop tt-answers))
+                    (questions (gethash "questions" tt-record)))
+                (puthash "answer" (or answer :null) (aref questions (1- (length questions))))
+                (tt-save)
+                answer)))
+
+(defun tt-main ()
+  (load (getenv "TANDEM_TEST_SETUP") nil t t)
+  (find-file (expand-file-name "answer.py" (getenv "TANDEM_TEST_ROOT")))
+  ;; An unsaved change of the user's: the agent must work on the buffer, not on the disk.
+  (goto-char (point-min))
+  (insert "# The answer, unsaved.\n")
+  (let ((eglot-sync-connect t))
+    (call-interactively #'eglot))
+  (tt-wait "the sidecar to start" (lambda () (eglot-current-server)))
+
+  (setq tt-answers '("Accept" "Accept"))
+  (transient-mark-mode 1)
+  (push-mark (point-min) t t)
+  (goto-char (point-max))
+  (tandem-ask "Make the answer 42")
+  (deactivate-mark)
+  (tt-wait "the answer to the first question" (lambda () (>= (tt-count "messages") 1)))
+  (puthash "after_accept" (tt-buffer) tt-record)
+
+  (setq tt-answers '("Reject"))
+  (tandem-ask "Now make it 43")
+  (tt-wait "the answer to the second question" (lambda () (>= (tt-count "messages") 2)))
+  (puthash "after_reject" (tt-buffer) tt-record)
+
+  ;; The command opens it in the selected window (which the command loop would make current).
+  (tandem-transcript)
+  (tt-wait "the transcript" (lambda () (string-suffix-p ".md" (or (buffer-file-name (window-buffer))
+                                                                  ""))))
+  (with-current-buffer (window-buffer)
+    (puthash "transcript" (tt-object "path" buffer-file-name "text" (buffer-string)) tt-record)))
+
+(let ((ok (condition-case err
+              (progn (tt-main) t)
+            (error (puthash "error" (format "%S" err) tt-record)
+                   ;; eglot's log of the JSON-RPC traffic tells what went wrong.
+                   (when-let ((server (ignore-errors (eglot-current-server))))
+                     (with-current-buffer (jsonrpc-events-buffer server)
+                       (puthash "events" (buffer-substring-no-properties (point-min) (point-max))
+                                tt-record)))
+                   nil))))
+  (when ok (puthash "finished" t tt-record))
+  (tt-save)
+  (kill-emacs (if ok 0 1)))

@@ -1,0 +1,104 @@
+//! Neovim (0.7, Debian's) with the setup of docs/editors.md.
+
+use mock_model::{MockServer, Reply, Scenario};
+use serde_json::{Value, json};
+
+use crate::harness::{NEOVIM, Run, Workspace, docs_snippet, scripts_dir};
+use crate::story;
+
+/// Runs `script` in headless Neovim with the docs' setup.
+fn nvim(ws: &Workspace, mock: &MockServer, script: &str) -> Run {
+    NEOVIM.require();
+    std::fs::write(&ws.setup, docs_snippet("nvim-0.7")).unwrap();
+    let luafile = format!("luafile {}", scripts_dir().join(script).display());
+    ws.run_editor(
+        mock,
+        "nvim",
+        &[
+            "--headless",
+            "-u",
+            "NONE",
+            "-i",
+            "NONE",
+            "-n",
+            "-c",
+            &luafile,
+        ],
+    )
+}
+
+#[test]
+fn accepted_edits_land_in_the_buffer_and_a_rejected_one_does_not() {
+    let ws = story::workspace();
+    let mock = MockServer::start(story::scenario());
+    let run = nvim(&ws, &mock, "nvim_accept_reject.lua");
+    story::check(&run, &ws, &mock);
+
+    // Neovim shows progress: one begin and one end per turn, the tools reported between.
+    let kinds = run.strings("/progress", Some("kind"));
+    let begins = kinds.iter().filter(|k| *k == "begin").count();
+    let ends = kinds.iter().filter(|k| *k == "end").count();
+    assert_eq!((begins, ends), (2, 2), "{}", run.dump());
+    let titles = run.strings("/progress", Some("title"));
+    assert_eq!(titles[0], "Tandem", "{}", run.dump());
+}
+
+#[test]
+fn code_actions_the_transcript_and_cancel() {
+    let ws = story::workspace();
+    let mock = MockServer::start(Scenario::new([
+        Reply::text("The code is fine.").expect_messages_contain("The editor reports:"),
+        // A turn that never ends on its own: the user cancels it.
+        Reply::text("Thinking it over").stall_after(3),
+    ]));
+    let run = nvim(&ws, &mock, "nvim_actions_transcript_cancel.lua");
+    run.assert_finished();
+    let dump = run.dump();
+
+    // An empty selection gets no actions; a selection gets both, in Neovim's menu.
+    assert_eq!(run.get("/empty_selection"), &Value::Null, "{dump}");
+    assert_eq!(
+        run.strings("/menu", None),
+        ["Tandem: Ask about this", "Tandem: Fix this"],
+        "{dump}"
+    );
+    // "Fix this" asks about the selected lines, with the problems the editor reports.
+    let failures = mock.failures();
+    assert!(failures.is_empty(), "{failures:#?}{dump}");
+    let requests = mock.chat_requests();
+    let prompt = requests[0].message_texts().join("\n");
+    for part in [
+        "Fix the problems in this code.",
+        "- line 2: error: the answer is 42",
+        "lines=\"1-2\"",
+    ] {
+        assert!(prompt.contains(part), "{part:?} not in {prompt}{dump}");
+    }
+
+    // The transcript opens in a split; it is Markdown in the data dir, with the whole exchange.
+    let path = run.get("/transcript/path").as_str().unwrap();
+    assert!(
+        path.starts_with(&ws.data_dir.join("transcripts").display().to_string())
+            && path.ends_with(".md"),
+        "{path}{dump}"
+    );
+    let shown = run.strings("/transcript/lines", None).join("\n");
+    assert!(
+        shown.contains("## You\n\nFix the problems in this code.")
+            && shown.contains("## Tandem\n\nThe code is fine."),
+        "{shown}{dump}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(path).unwrap().trim_end(),
+        shown.trim_end()
+    );
+
+    // Cancelled from the key mapping: the turn ends with a warning.
+    let messages = run.get("/messages");
+    assert_eq!(messages[0]["message"], "The code is fine.", "{dump}");
+    assert_eq!(
+        messages[1],
+        json!({"type": 2, "message": "Tandem: cancelled."}),
+        "{dump}"
+    );
+}

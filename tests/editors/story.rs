@@ -1,0 +1,126 @@
+//! The story every editor plays, and what the user must see in it.
+//!
+//! `answer.py` is open; the user types a line above it (unsaved) and asks, with the three lines
+//! selected, to make the answer 42. The model edits the file twice in that turn; the user accepts
+//! both. Then the user asks to make it 43, and rejects that edit. The second turn's SEARCH text
+//! (`return 42`) is only in the editor's buffer, never on disk: the agent must read the buffer.
+
+use mock_model::{MockServer, Reply, Scenario};
+use serde_json::{Value, json};
+
+use crate::harness::{Run, Workspace};
+
+pub const FILE: &str = "answer.py";
+/// The file on disk, before and after: edits go to the buffer only.
+pub const ORIGINAL: &str = "def answer():\n    return 41\n";
+pub const FIRST_PROMPT: &str = "Make the answer 42";
+pub const SECOND_PROMPT: &str = "Now make it 43";
+/// The buffer after the accepted edits (and after the rejected one).
+pub const ACCEPTED: [&str; 3] = [
+    "# The answer, unsaved.",
+    "def answer() -> int:",
+    "    return 42",
+];
+
+/// The model's replies: what each turn's final message must show.
+const FIRST_ANSWER: &str = "Changing the answer.\nAnd the signature.\nThe answer is now 42.";
+const SECOND_ANSWER: &str = "Changing it again.\nLeaving it at 42.";
+
+fn edit(search: &str, replace: &str) -> Value {
+    json!({"path": FILE,
+           "diff": format!("------- SEARCH\n{search}\n=======\n{replace}\n+++++++ REPLACE")})
+}
+
+pub fn scenario() -> Scenario {
+    // The texts before the tool calls have no newline at the end, as models write them.
+    Scenario::new([
+        Reply::tool("replace_in_file", edit("    return 41", "    return 42"))
+            .with_text("Changing the answer."),
+        Reply::tool(
+            "replace_in_file",
+            edit("def answer():", "def answer() -> int:"),
+        )
+        .with_text("And the signature.")
+        .expect_tool_result_contains("Applied the edit"),
+        Reply::text("The answer is now 42.").expect_tool_result_contains("Applied the edit"),
+        Reply::tool("replace_in_file", edit("    return 42", "    return 43"))
+            .with_text("Changing it again."),
+        Reply::text("Leaving it at 42.").expect_tool_result_contains("The user rejected this edit"),
+    ])
+}
+
+pub fn workspace() -> Workspace {
+    let ws = Workspace::new();
+    ws.write(FILE, ORIGINAL);
+    ws
+}
+
+/// What every editor must show: the questions, the buffer, the disk, the messages, the log, and
+/// what the model was sent.
+pub fn check(run: &Run, ws: &Workspace, mock: &MockServer) {
+    run.assert_finished();
+    let dump = run.dump();
+
+    let questions = run.get("/questions").as_array().unwrap();
+    let answers: Vec<&Value> = questions.iter().map(|q| &q["answer"]).collect();
+    assert_eq!(answers, ["Accept", "Accept", "Reject"], "{dump}");
+    for q in questions {
+        assert_eq!(
+            q["message"], "Tandem wants to edit answer.py (+1 −1 lines). Apply?",
+            "{dump}"
+        );
+        assert_eq!(
+            q["actions"],
+            json!(["Accept", "Reject", "Always"]),
+            "{dump}"
+        );
+    }
+
+    // Accepted: the edits are in the buffer, beside the user's unsaved line, and only there.
+    assert_eq!(run.get("/after_accept/lines"), &json!(ACCEPTED), "{dump}");
+    assert_eq!(run.get("/after_accept/modified"), &json!(true), "{dump}");
+    // Rejected: nothing changed.
+    assert_eq!(run.get("/after_reject/lines"), &json!(ACCEPTED), "{dump}");
+    assert_eq!(
+        ws.read(FILE),
+        ORIGINAL,
+        "the file was written behind the editor's back{dump}"
+    );
+
+    // The answer comes at the end of each turn; the log has it line by line, with the tools.
+    let messages = run.strings("/messages", Some("message"));
+    assert_eq!(messages[..2], [FIRST_ANSWER, SECOND_ANSWER], "{dump}");
+    let log = run.strings("/log", Some("message"));
+    let expected_log = [
+        "Changing the answer.",
+        "Tandem: Edit answer.py",
+        "Tandem: done: Applied the edit to answer.py (+1 -1).",
+        "And the signature.",
+        "Tandem: Edit answer.py",
+        "Tandem: done: Applied the edit to answer.py (+1 -1).",
+        "The answer is now 42.",
+        "Changing it again.",
+        "Tandem: Edit answer.py",
+        "Tandem: rejected: The user rejected this edit.",
+        "Leaving it at 42.",
+    ];
+    assert_eq!(log, expected_log, "{dump}");
+
+    // The model saw the selection as the buffer had it.
+    let failures = mock.failures();
+    assert!(
+        failures.is_empty(),
+        "the mock model reported {failures:#?}{dump}"
+    );
+    let requests = mock.chat_requests();
+    assert_eq!(requests.len(), 5, "{dump}");
+    let first = requests[0].message_texts().join("\n");
+    assert!(
+        first.contains(FIRST_PROMPT)
+            && first.contains("lines=\"1-3\"")
+            && first.contains("# The answer, unsaved.\ndef answer():\n    return 41"),
+        "the first prompt lacks the selection as the buffer had it: {first}{dump}"
+    );
+    let second = requests[3].message_texts().join("\n");
+    assert!(second.contains(SECOND_PROMPT), "{second}{dump}");
+}
