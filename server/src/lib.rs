@@ -15,6 +15,8 @@ pub mod config;
 pub mod lsp;
 pub mod model;
 pub mod protocol;
+#[cfg(test)]
+mod protocol_ts;
 pub mod provider;
 pub mod tool_cli;
 pub mod tools;

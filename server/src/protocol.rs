@@ -45,20 +45,31 @@ pub mod error_code {
 }
 
 /// `initialize`'s `initializationOptions`.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializationOptions {
     #[serde(default)]
+    #[cfg_attr(
+        test,
+        ts(
+            optional,
+            type = "{ baseUrl?: string, model?: string, apiKey?: string, api?: \"openai\" | \"anthropic\" }"
+        )
+    )]
     pub provider: Option<ProviderOptions>,
     #[serde(default)]
     pub approval: Option<ApprovalPolicy>,
     #[serde(default)]
     pub max_steps: Option<u32>,
     #[serde(default)]
+    #[cfg_attr(test, ts(optional, type = "string"))]
     pub data_dir: Option<PathBuf>,
 }
 
 /// `capabilities.experimental.tandem` of the client's `initialize`.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientCapabilities {
@@ -70,6 +81,8 @@ pub struct ClientCapabilities {
     pub diagnostics: bool,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NewSessionParams {
@@ -78,12 +91,14 @@ pub struct NewSessionParams {
     pub root: Option<String>,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NewSessionResult {
     pub session_id: String,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptParams {
@@ -93,12 +108,14 @@ pub struct PromptParams {
     pub context: Vec<ContextItem>,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptResult {
     pub turn_id: String,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionParams {
@@ -106,6 +123,7 @@ pub struct SessionParams {
 }
 
 /// An empty object result (`{}`).
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 pub struct Empty {}
 
@@ -120,12 +138,14 @@ pub enum NoParams {
     Array([(); 0]),
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListSessionsResult {
     pub sessions: Vec<SessionInfo>,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LoadSessionResult {
@@ -135,6 +155,7 @@ pub struct LoadSessionResult {
 }
 
 /// The params of the `tandem/update` notification.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateParams {
@@ -144,6 +165,8 @@ pub struct UpdateParams {
     pub event: Event,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UndoParams {
@@ -152,6 +175,7 @@ pub struct UndoParams {
     pub turn_id: Option<String>,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UndoResult {
@@ -159,6 +183,7 @@ pub struct UndoResult {
     pub restored: Vec<String>,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListModelsResult {
@@ -167,12 +192,14 @@ pub struct ListModelsResult {
     pub current: String,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SetModelParams {
     pub model: String,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GetDiagnosticsParams {
@@ -180,6 +207,7 @@ pub struct GetDiagnosticsParams {
     pub paths: Vec<String>,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GetDiagnosticsResult {

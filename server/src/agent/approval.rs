@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// The user's standing policy, fixed when the sidecar starts. Nothing the model says or reads can
 /// change it; only the user's own `acceptAlways` widens it, for one session.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalPolicy {
@@ -14,6 +15,7 @@ pub struct ApprovalPolicy {
     pub allow_commands: Vec<String>,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AutoApprove {
@@ -53,6 +55,7 @@ fn has_shell_control(command: &str) -> bool {
     })
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ApprovalKind {
@@ -61,6 +64,8 @@ pub enum ApprovalKind {
 }
 
 /// A question to the user: may this edit be written, or this command run?
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalRequest {
@@ -88,6 +93,7 @@ pub struct ApprovalRequest {
     pub cwd: Option<String>,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Decision {
@@ -97,6 +103,8 @@ pub enum Decision {
 }
 
 /// The user's answer.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalReply {

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// One thing that happened in a turn.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(
     tag = "kind",
@@ -21,6 +22,7 @@ pub enum Event {
     ToolCall {
         tool_call_id: String,
         name: String,
+        #[cfg_attr(test, ts(type = "unknown"))]
         arguments: serde_json::Value,
         title: String,
     },
@@ -49,6 +51,7 @@ pub enum Event {
     },
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ToolStatus {
@@ -57,6 +60,7 @@ pub enum ToolStatus {
     Rejected,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum StopReason {

@@ -62,6 +62,7 @@ pub trait Frontend: Send + Sync + 'static {
 }
 
 /// An error or warning the editor reports for a file.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Diagnostic {
@@ -94,15 +95,19 @@ impl AgentSettings {
 }
 
 /// A session as listed.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfo {
     pub session_id: String,
     pub title: String,
+    #[cfg_attr(test, ts(type = "string"))]
     pub root: PathBuf,
     #[serde(with = "time::serde::rfc3339")]
+    #[cfg_attr(test, ts(type = "string"))]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
+    #[cfg_attr(test, ts(type = "string"))]
     pub updated_at: OffsetDateTime,
 }
 

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::tools::Workspace;
 
 /// A piece of the workspace the user attached to a prompt.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextItem {
@@ -21,12 +23,14 @@ pub struct ContextItem {
 }
 
 /// Zero-based, end-exclusive character positions, as in LSP.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Range {
     pub start: Position,
     pub end: Position,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Position {
     pub line: u32,

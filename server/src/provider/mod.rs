@@ -115,6 +115,8 @@ pub struct CompletionRequest<'a> {
 }
 
 /// A model the endpoint offers (`GET {baseUrl}/models`).
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelInfo {

@@ -1,0 +1,310 @@
+// The chat's state on the host: which session is shown, its transcript (the sidecar's updates as
+// they came), the running turn and the model list. The webview renders what this posts.
+
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ApprovalController } from '../approvals/controller';
+import type {
+  ListModelsResult,
+  ListSessionsResult,
+  LoadSessionResult,
+  ModelInfo,
+  NewSessionResult,
+  PromptResult,
+  SetModelParams,
+  UndoResult,
+  UpdateParams,
+} from '../protocol';
+import { ErrorCode, Method } from '../protocol';
+import type { Attachment, HostMessage, LogEntry, Notice } from '../shared/messages';
+import type { Sidecar } from '../sidecar/connection';
+import { extractMentions } from './mentions';
+
+const SESSION_KEY = 'tandem.sessionId';
+const MODEL_KEY = 'tandem.pickedModel';
+
+function errorText(e: unknown): string {
+  if (e && typeof e === 'object' && 'message' in e && typeof e.message === 'string') return e.message;
+  return String(e);
+}
+
+function errorCode(e: unknown): number | undefined {
+  return e && typeof e === 'object' && 'code' in e && typeof e.code === 'number' ? e.code : undefined;
+}
+
+export class ChatSession {
+  private sessionId: string | null;
+  private log: LogEntry[] = [];
+  private runningTurn: string | null = null;
+  /** Turns whose `turnEnded` came before their `prompt` reply. */
+  private readonly ended = new Set<string>();
+  private models: ModelInfo[] = [];
+  private currentModel: string | null = null;
+  private post: ((m: HostMessage) => void) | undefined;
+  /** Attachments added before the chat view first opened. */
+  private readonly queued: Attachment[] = [];
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly sidecar: Sidecar,
+    private readonly approvals: ApprovalController,
+  ) {
+    this.sessionId = context.workspaceState.get<string>(SESSION_KEY) ?? null;
+  }
+
+  /** The model picked in the chat, which wins over `tandem.provider.model`. */
+  get pickedModel(): string | undefined {
+    return this.context.globalState.get<string>(MODEL_KEY);
+  }
+
+  /** Connects a (new) webview and sends it everything. */
+  attach(post: (m: HostMessage) => void): void {
+    this.post = post;
+    post({ type: 'reset', sessionId: this.sessionId, entries: this.log });
+    this.postStatus();
+    this.postApprovals();
+    post({ type: 'models', models: this.models, current: this.currentModel });
+    for (const attachment of this.queued.splice(0)) post({ type: 'attach', attachment });
+  }
+
+  /** To the webview, if one is open (a new one gets everything in `attach`). */
+  private toView(m: HostMessage): void {
+    this.post?.(m);
+  }
+
+  postApprovals(): void {
+    const pending = this.approvals.pending.map((r) => (r.path ? { ...r, displayPath: vscode.workspace.asRelativePath(r.path, false) } : r));
+    this.toView({ type: 'approvals', pending });
+  }
+
+  postStatus(): void {
+    this.toView({ type: 'status', runningTurn: this.runningTurn, sidecar: this.sidecar.state });
+    void vscode.commands.executeCommand('setContext', 'tandem.turnRunning', this.runningTurn !== null);
+  }
+
+  postAttachment(attachment: Attachment): void {
+    if (this.post) this.post({ type: 'attach', attachment });
+    else this.queued.push(attachment);
+  }
+
+  private append(...entries: LogEntry[]): void {
+    this.log.push(...entries);
+    this.toView({ type: 'append', entries });
+  }
+
+  private notice(level: Notice['level'], text: string): void {
+    this.append({ kind: 'notice', level, text });
+  }
+
+  private setSession(id: string | null, entries: LogEntry[]): void {
+    this.sessionId = id;
+    this.log = entries;
+    this.runningTurn = null;
+    this.ended.clear();
+    void this.context.workspaceState.update(SESSION_KEY, id ?? undefined);
+    this.toView({ type: 'reset', sessionId: id, entries });
+    this.postStatus();
+  }
+
+  /** `tandem/update`. */
+  onUpdate(u: UpdateParams): void {
+    if (u.sessionId !== this.sessionId) return;
+    this.append(u);
+    if (u.kind === 'turnEnded') {
+      this.approvals.dropTurn(u.turnId);
+      this.ended.add(u.turnId);
+      if (this.runningTurn === u.turnId) {
+        this.runningTurn = null;
+        this.postStatus();
+      }
+    }
+  }
+
+  private root(): string | undefined {
+    return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  }
+
+  /** Workspace files named as `@path` in the prompt, as context. */
+  private async mentioned(text: string): Promise<Attachment[]> {
+    const root = this.root();
+    if (!root) return [];
+    const found: Attachment[] = [];
+    for (const rel of extractMentions(text)) {
+      const abs = path.resolve(root, rel);
+      if (!abs.startsWith(root + path.sep)) continue;
+      const stat = await fs.stat(abs).catch(() => undefined);
+      if (stat?.isFile()) found.push({ label: rel, item: { path: rel } });
+    }
+    return found;
+  }
+
+  async send(text: string, attachments: Attachment[]): Promise<void> {
+    if (this.runningTurn) return;
+    try {
+      if (!this.sessionId) {
+        const root = this.root();
+        if (!root) {
+          this.notice('error', 'Open a folder first: Tandem works in a workspace folder.');
+          return;
+        }
+        const created = await this.sidecar.request<NewSessionResult>(Method.newSession, { root });
+        this.setSession(created.sessionId, []);
+      }
+      const mentioned = await this.mentioned(text);
+      const context = [...attachments, ...mentioned.filter((m) => !attachments.some((a) => a.item.path === m.item.path))].map((a) => a.item);
+      const { turnId } = await this.sidecar.request<PromptResult>(Method.prompt, { sessionId: this.sessionId, text, context });
+      if (!this.ended.has(turnId)) {
+        this.runningTurn = turnId;
+        this.postStatus();
+      }
+    } catch (e) {
+      const code = errorCode(e);
+      if (code === ErrorCode.unknownSession) {
+        this.setSession(null, []);
+        this.notice('error', 'That chat is gone from the sidecar; starting a new one. Send the prompt again.');
+      } else if (code === ErrorCode.turnRunning) {
+        this.notice('error', 'A turn is still running in this chat; stop it first.');
+      } else {
+        this.notice('error', `Could not send the prompt: ${errorText(e)}`);
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (!this.sessionId) return;
+    try {
+      await this.sidecar.request(Method.cancel, { sessionId: this.sessionId });
+    } catch (e) {
+      this.notice('error', `Could not stop the turn: ${errorText(e)}`);
+    }
+  }
+
+  async newChat(): Promise<void> {
+    if (this.runningTurn) await this.stop();
+    this.setSession(null, []);
+  }
+
+  /** Shows a stored session. */
+  async open(sessionId: string): Promise<void> {
+    if (this.runningTurn && sessionId !== this.sessionId) await this.stop();
+    const loaded = await this.sidecar.request<LoadSessionResult>(Method.loadSession, { sessionId });
+    this.setSession(loaded.sessionId, loaded.entries);
+  }
+
+  /**
+   * The sidecar restarted, after dying (`crashed`) or because a setting changed: reload the
+   * session from its transcript; a turn that was running is gone.
+   */
+  async reload(crashed: boolean): Promise<void> {
+    this.approvals.dropAll('The sidecar restarted.');
+    const notices: Notice[] = crashed
+      ? [{ kind: 'notice', level: 'error', text: 'Tandem’s sidecar stopped unexpectedly and was restarted; the chat was reloaded from its transcript.' }]
+      : [];
+    const id = this.sessionId;
+    let entries: LogEntry[] = [];
+    if (id) {
+      try {
+        entries = (await this.sidecar.request<LoadSessionResult>(Method.loadSession, { sessionId: id })).entries;
+      } catch {
+        // Nothing was stored yet: the chat starts over.
+      }
+    }
+    this.setSession(entries.length > 0 ? id : null, [...entries, ...notices]);
+    await this.refreshModels();
+  }
+
+  async pickSession(): Promise<void> {
+    let sessions: ListSessionsResult['sessions'];
+    try {
+      sessions = (await this.sidecar.request<ListSessionsResult>(Method.listSessions, {})).sessions;
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not list sessions: ${errorText(e)}`);
+      return;
+    }
+    const root = this.root();
+    // The sidecar keeps the root it resolved (symlinks followed).
+    const roots = root ? [root, await fs.realpath(root).catch(() => root)] : [];
+    const picks = sessions
+      .filter((s) => roots.length === 0 || roots.includes(s.root))
+      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
+      .map((s) => ({
+        label: s.title || '(untitled)',
+        description: new Date(s.updatedAt).toLocaleString(),
+        detail: s.sessionId === this.sessionId ? 'current chat' : undefined,
+        sessionId: s.sessionId,
+      }));
+    if (picks.length === 0) {
+      void vscode.window.showInformationMessage('No past chats in this workspace yet.');
+      return;
+    }
+    const pick = await vscode.window.showQuickPick(picks, { title: 'Tandem: reopen a chat', placeHolder: 'Past chats in this workspace, newest first' });
+    if (!pick) return;
+    try {
+      await this.open(pick.sessionId);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not open that chat: ${errorText(e)}`);
+    }
+  }
+
+  async undoLastTurn(): Promise<void> {
+    if (!this.sessionId) {
+      void vscode.window.showInformationMessage('Nothing to undo: this chat has no turns yet.');
+      return;
+    }
+    try {
+      const { restored } = await this.sidecar.request<UndoResult>(Method.undo, { sessionId: this.sessionId });
+      this.notice('info', restored.length > 0 ? `Undid the last turn's edits: restored ${restored.join(', ')}.` : 'The last turn changed no files; nothing to undo.');
+    } catch (e) {
+      this.notice('error', `Could not undo: ${errorText(e)}`);
+    }
+  }
+
+  async refreshModels(): Promise<void> {
+    try {
+      const r = await this.sidecar.request<ListModelsResult>(Method.listModels, {});
+      this.models = r.models;
+      this.currentModel = r.current || null;
+    } catch {
+      // No endpoint reachable yet: the picker shows the configured model alone.
+      this.models = [];
+      this.currentModel = this.pickedModel ?? (vscode.workspace.getConfiguration('tandem').get<string>('provider.model') || null);
+    }
+    this.toView({ type: 'models', models: this.models, current: this.currentModel });
+  }
+
+  async setModel(model: string): Promise<void> {
+    try {
+      await this.sidecar.request(Method.setModel, { model } satisfies SetModelParams);
+      this.currentModel = model;
+      await this.context.globalState.update(MODEL_KEY, model);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not switch the model: ${errorText(e)}`);
+    }
+    this.toView({ type: 'models', models: this.models, current: this.currentModel });
+  }
+
+  /** The configured model changed: it replaces the one picked in the chat. */
+  async clearPickedModel(): Promise<void> {
+    await this.context.globalState.update(MODEL_KEY, undefined);
+    const model = vscode.workspace.getConfiguration('tandem').get<string>('provider.model');
+    if (model) await this.setModel(model);
+  }
+
+  async findFiles(query: string): Promise<void> {
+    const q = query.replace(/[[\]{}*?!]/g, '');
+    const uris = await vscode.workspace.findFiles(q ? `**/*${q}*` : '**/*', '**/{node_modules,target,.git,dist,out}/**', 200);
+    const paths = uris
+      .map((u) => vscode.workspace.asRelativePath(u, false))
+      .sort((a, b) => rank(a, q) - rank(b, q) || a.length - b.length || a.localeCompare(b))
+      .slice(0, 12);
+    this.toView({ type: 'fileMatches', query, paths });
+  }
+}
+
+/** Files whose name starts with the query come first, then whose name contains it. */
+function rank(rel: string, q: string): number {
+  const name = path.basename(rel).toLowerCase();
+  const lq = q.toLowerCase();
+  return name.startsWith(lq) ? 0 : name.includes(lq) ? 1 : 2;
+}

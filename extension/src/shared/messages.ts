@@ -1,0 +1,118 @@
+// The messages between the extension host and the chat webview. Shared by both bundles, so it
+// must not import `vscode` or touch the DOM.
+//
+// The host owns the truth: the transcript is the sidecar's updates as the host logged them, and
+// the webview only renders it. A webview that is recreated gets it all again in one `reset`.
+
+import type { ApprovalRequest, ContextItem, ModelInfo, UpdateParams } from '../protocol';
+
+/** A line the extension itself adds to the transcript (sidecar restarts, undo results, errors). */
+export interface Notice {
+  kind: 'notice';
+  level: 'info' | 'error';
+  text: string;
+}
+
+export type LogEntry = UpdateParams | Notice;
+
+/** A piece of context waiting to go with the next prompt. */
+export interface Attachment {
+  /** What the chip shows, e.g. `src/main.rs:10-20`. */
+  label: string;
+  item: ContextItem;
+}
+
+/** An approval request as the chat shows it. */
+export interface PendingApproval extends ApprovalRequest {
+  /** The edited file relative to the workspace. */
+  displayPath?: string;
+}
+
+export type SidecarState = 'starting' | 'running' | 'stopped';
+
+export type HostMessage =
+  | { type: 'reset'; sessionId: string | null; entries: LogEntry[] }
+  | { type: 'append'; entries: LogEntry[] }
+  | { type: 'status'; runningTurn: string | null; sidecar: SidecarState }
+  | { type: 'approvals'; pending: PendingApproval[] }
+  | { type: 'models'; models: ModelInfo[]; current: string | null }
+  | { type: 'attach'; attachment: Attachment }
+  | { type: 'fileMatches'; query: string; paths: string[] };
+
+export type Decision = 'accept' | 'reject';
+
+export type ChatCommand = 'newChat' | 'showHistory' | 'undoLastTurn' | 'setApiKey';
+
+export type WebviewMessage =
+  | { type: 'ready' }
+  | { type: 'send'; text: string; attachments: Attachment[] }
+  | { type: 'stop' }
+  | { type: 'decide'; toolCallId: string; decision: Decision; feedback?: string }
+  | { type: 'openDiff'; toolCallId: string }
+  | { type: 'setModel'; model: string }
+  | { type: 'findFiles'; query: string }
+  | { type: 'command'; command: ChatCommand };
+
+const CHAT_COMMANDS: readonly string[] = ['newChat', 'showHistory', 'undoLastTurn', 'setApiKey'];
+
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+function isString(x: unknown): x is string {
+  return typeof x === 'string';
+}
+
+function isPosition(x: unknown): boolean {
+  return isRecord(x) && Number.isInteger(x.line) && Number.isInteger(x.character);
+}
+
+function isAttachment(x: unknown): x is Attachment {
+  if (!isRecord(x) || !isString(x.label) || !isRecord(x.item)) return false;
+  const { path, text, range } = x.item;
+  return (
+    isString(path) &&
+    (text === undefined || isString(text)) &&
+    (range === undefined || (isRecord(range) && isPosition(range.start) && isPosition(range.end)))
+  );
+}
+
+/**
+ * The webview's message if it is one the host understands, else `undefined`. The webview runs
+ * only our own script, but the host still checks every field before acting on it.
+ */
+export function parseWebviewMessage(x: unknown): WebviewMessage | undefined {
+  if (!isRecord(x)) return undefined;
+  switch (x.type) {
+    case 'ready':
+    case 'stop':
+      return { type: x.type };
+    case 'send':
+      return isString(x.text) && Array.isArray(x.attachments) && x.attachments.every(isAttachment)
+        ? { type: 'send', text: x.text, attachments: x.attachments }
+        : undefined;
+    case 'decide':
+      if (!isString(x.toolCallId) || (x.decision !== 'accept' && x.decision !== 'reject')) {
+        return undefined;
+      }
+      if (x.feedback !== undefined && !isString(x.feedback)) return undefined;
+      return {
+        type: 'decide',
+        toolCallId: x.toolCallId,
+        decision: x.decision,
+        ...(x.feedback ? { feedback: x.feedback } : {}),
+      };
+    case 'openDiff':
+      return isString(x.toolCallId) ? { type: 'openDiff', toolCallId: x.toolCallId } : undefined;
+    case 'setModel':
+      return isString(x.model) && x.model !== '' ? { type: 'setModel', model: x.model } : undefined;
+    case 'findFiles':
+      return isString(x.query) ? { type: 'findFiles', query: x.query } : undefined;
+    case 'command':
+      return isString(x.command) && CHAT_COMMANDS.includes(x.command)
+        ? { type: 'command', command: x.command as ChatCommand }
+        : undefined;
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,219 @@
+// The sidecar process and the JSON-RPC connection to it, through vscode-languageclient. Knows
+// the transport, restarts and capabilities; what the messages mean is for the rest.
+
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  ErrorAction,
+  LanguageClient,
+  State,
+  type CancellationToken,
+  type CloseHandlerResult,
+  type ErrorHandlerResult,
+  type StaticFeature,
+} from 'vscode-languageclient/node';
+import type {
+  ApprovalReply,
+  ApprovalRequest,
+  GetDiagnosticsParams,
+  GetDiagnosticsResult,
+  InitializationOptions,
+  UpdateParams,
+} from '../protocol';
+import { Method } from '../protocol';
+import type { SidecarState } from '../shared/messages';
+import { resolveBinary } from './binary';
+
+/** Declares `experimental.tandem`: this client answers approvals and diagnostics requests. */
+const tandemCapabilities: StaticFeature = {
+  fillClientCapabilities(capabilities) {
+    capabilities.experimental = { ...(capabilities.experimental ?? {}), tandem: { approvals: true, diagnostics: true } };
+  },
+  initialize() {},
+  getState: () => ({ kind: 'static' }),
+  clear() {},
+};
+
+/** A binary unpacked from a .vsix may have lost its executable bit; put it back if we may. */
+function ensureExecutable(file: string): void {
+  if (process.platform === 'win32') return;
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+  } catch {
+    try {
+      fs.chmodSync(file, 0o755);
+    } catch {
+      // Starting it will fail and say why.
+    }
+  }
+}
+
+export interface SidecarHandlers {
+  update(params: UpdateParams): void;
+  approval(request: ApprovalRequest, token: CancellationToken): Promise<ApprovalReply>;
+  diagnostics(params: GetDiagnosticsParams): Promise<GetDiagnosticsResult>;
+}
+
+/** Restarts allowed after crashes within RESTART_WINDOW_MS before giving up. */
+const MAX_RESTARTS = 4;
+const RESTART_WINDOW_MS = 3 * 60_000;
+
+export class Sidecar implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private crashes: number[] = [];
+  private crashed = false;
+  private readonly stateEmitter = new vscode.EventEmitter<SidecarState>();
+  private readonly recoveredEmitter = new vscode.EventEmitter<void>();
+  /** The sidecar's state as the chat shows it. */
+  readonly onDidChangeState = this.stateEmitter.event;
+  /** The sidecar is running again after it died: the chat reloads its session. */
+  readonly onDidRecover = this.recoveredEmitter.event;
+  private current: SidecarState = 'stopped';
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly output: vscode.OutputChannel,
+    private readonly options: () => Promise<InitializationOptions>,
+    private readonly handlers: SidecarHandlers,
+  ) {}
+
+  get state(): SidecarState {
+    return this.current;
+  }
+
+  private setState(s: SidecarState): void {
+    this.current = s;
+    this.stateEmitter.fire(s);
+  }
+
+  /** Starts the sidecar with the settings as they are now. */
+  async start(): Promise<void> {
+    const serverPath = vscode.workspace.getConfiguration('tandem').get<string>('serverPath');
+    const binary = resolveBinary(serverPath, this.context.extensionPath, process.platform, process.arch, (p) => {
+      try {
+        return fs.statSync(p).isFile();
+      } catch {
+        return false;
+      }
+    });
+    if ('error' in binary) {
+      this.setState('stopped');
+      this.output.appendLine(binary.error);
+      void vscode.window.showErrorMessage(binary.error);
+      return;
+    }
+    ensureExecutable(binary.path);
+    const initializationOptions = await this.options();
+    const client = new LanguageClient(
+      'tandem',
+      'Tandem',
+      // No `transport`: with one, the client appends --stdio, which `tandem lsp` does not take.
+      { command: binary.path, args: ['lsp'] },
+      {
+        // No documents are synchronised: the sidecar reads the workspace itself.
+        documentSelector: [],
+        outputChannel: this.output,
+        initializationOptions,
+        errorHandler: {
+          error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue, handled: true }),
+          closed: () => this.onClosed(),
+        },
+      },
+    );
+    client.registerFeature(tandemCapabilities);
+    client.onNotification(Method.update, (p: UpdateParams) => this.handlers.update(p));
+    client.onRequest(Method.requestApproval, (r: ApprovalRequest, token: CancellationToken) => this.handlers.approval(r, token));
+    client.onRequest(Method.getDiagnostics, (p: GetDiagnosticsParams) => this.handlers.diagnostics(p));
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running) {
+        this.setState('running');
+        if (this.crashed) {
+          this.crashed = false;
+          this.recoveredEmitter.fire();
+        }
+      } else {
+        this.setState(e.newState === State.Starting ? 'starting' : 'stopped');
+      }
+    });
+    this.client = client;
+    this.setState('starting');
+    try {
+      await client.start();
+    } catch (e) {
+      this.output.appendLine(`Starting the sidecar failed: ${String(e)}`);
+      this.setState('stopped');
+    }
+  }
+
+  /** The connection closed without us asking: tell the user, and restart unless it keeps dying. */
+  private onClosed(): CloseHandlerResult {
+    const now = Date.now();
+    this.crashes = [...this.crashes.filter((t) => now - t < RESTART_WINDOW_MS), now];
+    if (this.crashes.length > MAX_RESTARTS) {
+      return {
+        action: CloseAction.DoNotRestart,
+        message: `Tandem's sidecar stopped ${this.crashes.length} times in 3 minutes and will not be restarted. See the Tandem output; "Tandem: Restart Sidecar" tries again.`,
+      };
+    }
+    this.crashed = true;
+    void vscode.window.showWarningMessage("Tandem's sidecar stopped unexpectedly. It is being restarted and the chat reloaded.");
+    return { action: CloseAction.Restart, handled: true };
+  }
+
+  /** Stops and starts again, e.g. after a setting it reads at start changed. */
+  async restart(): Promise<void> {
+    await this.stop();
+    this.crashes = [];
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      try {
+        await client.stop(2000);
+      } catch (e) {
+        this.output.appendLine(`Stopping the sidecar: ${String(e)}`);
+      }
+      await client.dispose().catch(() => undefined);
+    }
+    this.setState('stopped');
+  }
+
+  /** Resolves when the sidecar is running (it may be starting or restarting), or fails after a while. */
+  private whenRunning(timeoutMs = 30_000): Promise<void> {
+    if (this.current === 'running') return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        sub.dispose();
+        reject(new Error("Tandem's sidecar is not running. See the Tandem output."));
+      }, timeoutMs);
+      const sub = this.onDidChangeState((s) => {
+        if (s === 'running') {
+          clearTimeout(timer);
+          sub.dispose();
+          resolve();
+        }
+      });
+    });
+  }
+
+  /** Sends a `tandem/*` request, waiting for a sidecar that is still starting. */
+  async request<R>(method: string, params: object): Promise<R> {
+    if (!this.client) throw new Error("Tandem's sidecar is not running. See the Tandem output.");
+    await this.whenRunning();
+    const client = this.client;
+    if (!client || !client.isRunning()) {
+      throw new Error("Tandem's sidecar is not running.");
+    }
+    return client.sendRequest<R>(method, params);
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.stateEmitter.dispose();
+    this.recoveredEmitter.dispose();
+  }
+}

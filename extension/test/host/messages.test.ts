@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseWebviewMessage } from '../../src/shared/messages';
+
+describe('parseWebviewMessage', () => {
+  it('accepts the messages the webview sends', () => {
+    assert.deepEqual(parseWebviewMessage({ type: 'ready' }), { type: 'ready' });
+    assert.deepEqual(parseWebviewMessage({ type: 'decide', toolCallId: 'c', decision: 'reject', feedback: 'use a constant' }), {
+      type: 'decide',
+      toolCallId: 'c',
+      decision: 'reject',
+      feedback: 'use a constant',
+    });
+    const attachment = { label: 'a.ts:1-2', item: { path: '/w/a.ts', range: { start: { line: 0, character: 0 }, end: { line: 2, character: 0 } } } };
+    assert.deepEqual(parseWebviewMessage({ type: 'send', text: 'hi', attachments: [attachment] }), { type: 'send', text: 'hi', attachments: [attachment] });
+  });
+
+  it('refuses anything else', () => {
+    for (const bad of [
+      null,
+      'ready',
+      { type: 'eval', code: 'x' },
+      { type: 'decide', toolCallId: 'c', decision: 'acceptAlways' },
+      { type: 'decide', toolCallId: 1, decision: 'accept' },
+      { type: 'command', command: 'workbench.action.terminal.sendSequence' },
+      { type: 'send', text: 'x', attachments: [{ label: 'a', item: { path: 3 } }] },
+      { type: 'setModel', model: '' },
+    ]) {
+      assert.equal(parseWebviewMessage(bad), undefined, JSON.stringify(bad));
+    }
+  });
+});

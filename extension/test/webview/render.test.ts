@@ -1,0 +1,74 @@
+import './dom';
+import assert from 'node:assert/strict';
+import { describe, it, mock } from 'node:test';
+import type { UpdateParams } from '../../src/protocol';
+import type { Decision, PendingApproval } from '../../src/shared/messages';
+import { TranscriptView, type RenderContext } from '../../webview/render';
+import { buildTranscript } from '../../webview/transcript';
+
+const u = (e: Record<string, unknown>): UpdateParams => ({ sessionId: 's', turnId: 't1', ...e }) as UpdateParams;
+
+function context(pending: PendingApproval[] = [], runningTurn: string | null = 't1') {
+  const decide = mock.fn((_id: string, _decision: Decision, _feedback?: string) => undefined);
+  const ctx: RenderContext = {
+    pending: new Map(pending.map((r) => [r.toolCallId, r])),
+    runningTurn,
+    expanded: {},
+    onToggle: () => undefined,
+    onDecide: decide,
+    onOpenDiff: () => undefined,
+  };
+  return { ctx, decide };
+}
+
+const buttonNamed = (root: HTMLElement, name: string) => {
+  const b = [...root.querySelectorAll('button')].find((x) => x.textContent === name);
+  assert.ok(b, `no ${name} button`);
+  return b;
+};
+
+describe('TranscriptView', () => {
+  const entries = [
+    u({ kind: 'turnStarted', prompt: 'run it' }),
+    u({ kind: 'toolCall', toolCallId: 'c1', name: 'execute_command', arguments: {}, title: 'npm test' }),
+  ];
+  const command: PendingApproval = { sessionId: 's', turnId: 't1', toolCallId: 'c1', kind: 'command', command: 'npm test', cwd: '/w' };
+
+  it('shows a command approval with its working directory, and reports the decision with a note', () => {
+    const root = document.createElement('div');
+    const { ctx, decide } = context([command]);
+    new TranscriptView(root).render(buildTranscript(entries), ctx);
+    assert.equal(root.querySelector('.approval .command')?.textContent, 'npm test');
+    assert.equal(root.querySelector('.approval .cwd')?.textContent, 'in /w');
+    assert.equal(root.querySelector('.tool-state')?.textContent, 'awaiting approval');
+    buttonNamed(root, 'Reject with note…').click();
+    (root.querySelector('textarea.note') as HTMLTextAreaElement).value = ' use npm run test:unit ';
+    buttonNamed(root, 'Send rejection').click();
+    assert.deepEqual(decide.mock.calls.at(-1)?.arguments, ['c1', 'reject', 'use npm run test:unit']);
+  });
+
+  it('keeps unchanged elements in place while a turn streams, so a typed note keeps its focus', () => {
+    const root = document.createElement('div');
+    document.body.append(root);
+    const view = new TranscriptView(root);
+    const { ctx } = context([command]);
+    const t = buildTranscript(entries);
+    view.render(t, ctx);
+    const note = root.querySelector('textarea.note') as HTMLTextAreaElement;
+    note.focus();
+    t.blocks.push(...buildTranscript([{ kind: 'notice', level: 'info', text: 'x' }]).blocks);
+    view.render(t, ctx);
+    assert.equal(root.querySelector('textarea.note'), note);
+    assert.equal(document.activeElement, note);
+  });
+
+  it('drops the approval box when the request is gone and shows the final state', () => {
+    const root = document.createElement('div');
+    const view = new TranscriptView(root);
+    const t = buildTranscript([...entries, u({ kind: 'toolResult', toolCallId: 'c1', status: 'rejected', output: 'no' }), u({ kind: 'turnEnded', stopReason: 'cancelled' })]);
+    view.render(t, context([], null).ctx);
+    assert.equal(root.querySelector('.approval'), null);
+    assert.equal(root.querySelector('.tool-state')?.textContent, 'rejected');
+    assert.equal(root.querySelector('.turn-end')?.textContent, 'Stopped.');
+  });
+});

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { UpdateParams } from '../../src/protocol';
+import type { LogEntry } from '../../src/shared/messages';
+import { buildTranscript, usageView, type ToolItem, type Turn } from '../../webview/transcript';
+
+const u = (turnId: string, e: Record<string, unknown>): UpdateParams => ({ sessionId: 's', turnId, ...e }) as UpdateParams;
+
+describe('the transcript', () => {
+  it('folds a streamed turn into a prompt, reasoning, text and tool cards', () => {
+    const entries: LogEntry[] = [
+      u('t1', { kind: 'turnStarted', prompt: 'fix it' }),
+      u('t1', { kind: 'reasoning', delta: 'Let me ' }),
+      u('t1', { kind: 'reasoning', delta: 'look.' }),
+      u('t1', { kind: 'text', delta: 'I will ' }),
+      u('t1', { kind: 'text', delta: 'run the tests.' }),
+      u('t1', { kind: 'toolCall', toolCallId: 'c1', name: 'execute_command', arguments: { command: 'cargo test' }, title: 'cargo test' }),
+      u('t1', { kind: 'toolOutput', toolCallId: 'c1', delta: 'running 3 tests\n' }),
+      u('t1', { kind: 'toolOutput', toolCallId: 'c1', delta: 'ok\n' }),
+      u('t1', { kind: 'toolResult', toolCallId: 'c1', status: 'ok', output: 'running 3 tests\nok\n' }),
+      u('t1', { kind: 'text', delta: 'All green.' }),
+      u('t1', { kind: 'usage', promptTokens: 1200, completionTokens: 80, contextWindow: 32768 }),
+      u('t1', { kind: 'turnEnded', stopReason: 'endTurn' }),
+    ];
+    const t = buildTranscript(entries);
+    const turn = t.blocks[0] as Turn;
+    assert.deepEqual(turn.items.map((i) => i.type), ['user', 'reasoning', 'text', 'tool', 'text']);
+    assert.deepEqual(turn.items.map((i) => ('text' in i ? i.text : '')), ['fix it', 'Let me look.', 'I will run the tests.', '', 'All green.']);
+    const tool = turn.items[3] as ToolItem;
+    assert.equal(tool.state, 'ok');
+    assert.equal(tool.output, 'running 3 tests\nok\n');
+    assert.equal(tool.title, 'cargo test');
+    assert.deepEqual(turn.ended, { stopReason: 'endTurn' });
+    assert.deepEqual(t.usage, { promptTokens: 1200, completionTokens: 80, contextWindow: 32768 });
+  });
+
+  it('streams a command output into its card and bumps the revision', () => {
+    const t = buildTranscript([
+      u('t1', { kind: 'toolCall', toolCallId: 'c1', name: 'execute_command', arguments: {}, title: 'make' }),
+      u('t1', { kind: 'toolOutput', toolCallId: 'c1', delta: 'a' }),
+    ]);
+    const tool = (t.blocks[0] as Turn).items[0] as ToolItem;
+    assert.equal(tool.state, 'running');
+    assert.equal(tool.output, 'a');
+    assert.equal(tool.rev, 1);
+  });
+
+  it('marks tools cut off by the end of a turn as failed, and keeps a rejected one rejected', () => {
+    const t = buildTranscript([
+      u('t1', { kind: 'toolCall', toolCallId: 'e1', name: 'write_to_file', arguments: {}, title: 'Edit a.ts' }),
+      u('t1', { kind: 'toolResult', toolCallId: 'e1', status: 'rejected', output: 'The user rejected the edit: use a constant' }),
+      u('t1', { kind: 'toolCall', toolCallId: 'c2', name: 'execute_command', arguments: {}, title: 'sleep 100' }),
+      u('t1', { kind: 'turnEnded', stopReason: 'cancelled' }),
+    ]);
+    const items = (t.blocks[0] as Turn).items as ToolItem[];
+    assert.deepEqual(items.map((i) => i.state), ['rejected', 'error']);
+  });
+
+  it('keeps notices between turns and separates turns', () => {
+    const t = buildTranscript([
+      u('t1', { kind: 'turnStarted', prompt: 'a' }),
+      { kind: 'notice', level: 'error', text: 'The sidecar restarted.' },
+      u('t2', { kind: 'turnStarted', prompt: 'b' }),
+      u('t2', { kind: 'turnEnded', stopReason: 'error', error: 'model unreachable' }),
+    ]);
+    assert.deepEqual(t.blocks.map((b) => b.kind), ['turn', 'notice', 'turn']);
+    assert.deepEqual((t.blocks[2] as Turn).ended, { stopReason: 'error', error: 'model unreachable' });
+  });
+});
+
+describe('usageView', () => {
+  it('shows the tokens against the window, from the model list when the update has none', () => {
+    assert.deepEqual(usageView({ promptTokens: 12000, completionTokens: 345 }, 128000), { text: '12.3k / 128k tokens', fraction: 12345 / 128000 });
+    assert.deepEqual(usageView({ promptTokens: 900, completionTokens: 100, contextWindow: 4000 }, undefined), { text: '1.0k / 4.0k tokens', fraction: 0.25 });
+    assert.deepEqual(usageView({ promptTokens: 900, completionTokens: 50 }, undefined), { text: '950 tokens' });
+    assert.equal(usageView(undefined, 100), undefined);
+  });
+});

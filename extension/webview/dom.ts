@@ -1,0 +1,36 @@
+// A tiny element builder. Text always goes in as text; the only HTML that enters the page is
+// markdown.ts's sanitized output.
+
+type Child = Node | string | null | undefined | false;
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: { class?: string; title?: string; attrs?: Record<string, string> } = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  if (props.class) el.className = props.class;
+  if (props.title) el.title = props.title;
+  for (const [k, v] of Object.entries(props.attrs ?? {})) el.setAttribute(k, v);
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(typeof c === 'string' ? document.createTextNode(c) : c);
+  }
+  return el;
+}
+
+export function button(label: string, onClick: () => void, cls = '', title = ''): HTMLButtonElement {
+  const b = h('button', { class: cls, title }, label);
+  b.type = 'button';
+  b.addEventListener('click', (e) => {
+    e.preventDefault();
+    onClick();
+  });
+  return b;
+}
+
+/** Sets sanitized HTML (from markdown.ts only). */
+export function sanitizedHtml(el: HTMLElement, html: string): HTMLElement {
+  el.innerHTML = html;
+  return el;
+}

@@ -1,0 +1,140 @@
+// The chat webview: renders what the host sends and forwards what the user does. It decides
+// nothing; the host and the sidecar do.
+
+import type { ModelInfo } from '../src/protocol';
+import type { Attachment, HostMessage, LogEntry, PendingApproval, SidecarState, WebviewMessage } from '../src/shared/messages';
+import { Composer } from './composer';
+import { h } from './dom';
+import { TranscriptView } from './render';
+import { applyEntry, buildTranscript, usageView, type Transcript } from './transcript';
+
+interface VsCodeApi<S> {
+  postMessage(message: WebviewMessage): void;
+  getState(): S | undefined;
+  setState(state: S): void;
+}
+declare function acquireVsCodeApi<S>(): VsCodeApi<S>;
+
+/** What survives the view being hidden and shown, or the window reloading. */
+interface Persisted {
+  draft: string;
+  attachments: Attachment[];
+  expanded: Record<string, boolean>;
+}
+
+const vscode = acquireVsCodeApi<Persisted>();
+const persisted: Persisted = { draft: '', attachments: [], expanded: {}, ...vscode.getState() };
+
+let transcript: Transcript = buildTranscript([]);
+let pending = new Map<string, PendingApproval>();
+let runningTurn: string | null = null;
+let sidecar: SidecarState = 'starting';
+let models: ModelInfo[] = [];
+let currentModel: string | null = null;
+
+const post = (m: WebviewMessage) => vscode.postMessage(m);
+const save = () => vscode.setState({ ...persisted, draft: composer.draft, attachments: [...composer.attached] });
+
+// Header: the model picker and the context in use (New Chat and History are in the view's title bar).
+const modelSelect = h('select', { class: 'model', title: 'Model for the next prompts', attrs: { 'aria-label': 'Model' } });
+modelSelect.addEventListener('change', () => post({ type: 'setModel', model: modelSelect.value }));
+const usage = h('span', { class: 'usage', title: 'Tokens in the context of the last request, against the model’s context window' });
+const usageFill = h('div', { class: 'usage-fill' });
+const header = h('div', { class: 'header' }, h('div', { class: 'header-row' }, modelSelect, usage), h('div', { class: 'usage-bar' }, usageFill));
+const banner = h('div', { class: 'banner hidden', attrs: { role: 'alert' } });
+const log = h('div', { class: 'log', attrs: { role: 'log', 'aria-live': 'polite' } });
+const view = new TranscriptView(log);
+const composer = new Composer({
+  send: (text, attachments) => post({ type: 'send', text, attachments }),
+  stop: () => post({ type: 'stop' }),
+  findFiles: (query) => post({ type: 'findFiles', query }),
+  changed: save,
+});
+composer.restore(persisted.draft, persisted.attachments);
+document.body.append(header, banner, log, composer.el);
+
+function renderHeader(): void {
+  const ids = models.map((m) => m.id);
+  if (currentModel && !ids.includes(currentModel)) ids.unshift(currentModel);
+  modelSelect.replaceChildren(...ids.map((id) => h('option', { attrs: { value: id } }, id)));
+  if (ids.length === 0) modelSelect.append(h('option', { attrs: { value: '' } }, 'No models'));
+  modelSelect.value = currentModel ?? '';
+  const window = models.find((m) => m.id === currentModel)?.contextWindow ?? undefined;
+  const u = usageView(transcript.usage, window);
+  usage.textContent = u?.text ?? '';
+  // Through the CSSOM: the CSP allows no style attributes.
+  usageFill.style.width = `${Math.round((u?.fraction ?? 0) * 100)}%`;
+  usageFill.classList.toggle('high', (u?.fraction ?? 0) > 0.8);
+}
+
+function renderBanner(): void {
+  const text = sidecar === 'stopped' ? 'Tandem’s sidecar is not running. Run “Tandem: Restart Sidecar” or check the Tandem output.' : sidecar === 'starting' ? 'Starting Tandem…' : '';
+  banner.textContent = text;
+  banner.classList.toggle('hidden', text === '');
+}
+
+// Redraws are batched to one per frame: a fast stream sends many small updates.
+let scheduled = false;
+function render(): void {
+  if (scheduled) return;
+  scheduled = true;
+  requestAnimationFrame(() => {
+    scheduled = false;
+    view.render(transcript, {
+      pending,
+      runningTurn,
+      expanded: persisted.expanded,
+      onToggle(id, open) {
+        persisted.expanded[id] = open;
+        save();
+      },
+      onDecide(toolCallId, decision, feedback) {
+        post({ type: 'decide', toolCallId, decision, ...(feedback ? { feedback } : {}) });
+      },
+      onOpenDiff(toolCallId) {
+        post({ type: 'openDiff', toolCallId });
+      },
+    });
+    renderHeader();
+    renderBanner();
+    composer.setRunning(runningTurn !== null);
+  });
+}
+
+function appendEntries(entries: LogEntry[]): void {
+  for (const e of entries) applyEntry(transcript, e);
+}
+
+window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
+  const m = event.data;
+  switch (m.type) {
+    case 'reset':
+      view.clear();
+      transcript = buildTranscript(m.entries);
+      break;
+    case 'append':
+      appendEntries(m.entries);
+      break;
+    case 'status':
+      runningTurn = m.runningTurn;
+      sidecar = m.sidecar;
+      break;
+    case 'approvals':
+      pending = new Map(m.pending.map((r) => [r.toolCallId, r]));
+      break;
+    case 'models':
+      models = m.models;
+      currentModel = m.current;
+      break;
+    case 'attach':
+      composer.attach(m.attachment);
+      break;
+    case 'fileMatches':
+      composer.showMatches(m.query, m.paths);
+      return;
+  }
+  render();
+});
+
+render();
+post({ type: 'ready' });

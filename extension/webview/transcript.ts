@@ -1,0 +1,194 @@
+// The chat as a model: the host's log of sidecar updates folded into turns and items. Pure, so
+// it is tested without a DOM; render.ts turns it into elements.
+
+import type { ToolStatus, StopReason } from '../src/protocol';
+import type { LogEntry } from '../src/shared/messages';
+
+interface Base {
+  /** Stable across updates: the render cache and the user's expand/collapse state key on it. */
+  id: string;
+  /** Bumped on every change, so the renderer redraws only what changed. */
+  rev: number;
+}
+
+export interface UserItem extends Base {
+  type: 'user';
+  text: string;
+}
+
+export interface TextItem extends Base {
+  type: 'text';
+  text: string;
+}
+
+export interface ReasoningItem extends Base {
+  type: 'reasoning';
+  text: string;
+}
+
+export type ToolState = 'running' | ToolStatus;
+
+export interface ToolItem extends Base {
+  type: 'tool';
+  name: string;
+  title: string;
+  arguments: unknown;
+  state: ToolState;
+  output: string;
+  diff?: string;
+}
+
+export type Item = UserItem | TextItem | ReasoningItem | ToolItem;
+
+export interface Turn {
+  kind: 'turn';
+  turnId: string;
+  items: Item[];
+  ended?: { stopReason: StopReason; error?: string };
+}
+
+export interface NoticeBlock {
+  kind: 'notice';
+  id: string;
+  level: 'info' | 'error';
+  text: string;
+}
+
+export type Block = Turn | NoticeBlock;
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  contextWindow?: number;
+}
+
+export interface Transcript {
+  blocks: Block[];
+  usage?: Usage;
+}
+
+export function emptyTranscript(): Transcript {
+  return { blocks: [] };
+}
+
+function turnFor(t: Transcript, turnId: string): Turn {
+  const last = t.blocks[t.blocks.length - 1];
+  if (last?.kind === 'turn' && last.turnId === turnId) return last;
+  // Updates of a turn arrive together; a turn already closed by a notice is found further back.
+  for (let i = t.blocks.length - 1; i >= 0; i--) {
+    const b = t.blocks[i];
+    if (b?.kind === 'turn' && b.turnId === turnId) return b;
+  }
+  const turn: Turn = { kind: 'turn', turnId, items: [] };
+  t.blocks.push(turn);
+  return turn;
+}
+
+function findTool(turn: Turn, toolCallId: string): ToolItem | undefined {
+  for (let i = turn.items.length - 1; i >= 0; i--) {
+    const item = turn.items[i];
+    if (item?.type === 'tool' && item.id === toolCallId) return item;
+  }
+  return undefined;
+}
+
+/** Appends a text or reasoning delta to the turn's last item of that type, or starts one. */
+function appendStream(turn: Turn, type: 'text' | 'reasoning', delta: string): void {
+  const last = turn.items[turn.items.length - 1];
+  if (last?.type === type) {
+    last.text += delta;
+    last.rev++;
+    return;
+  }
+  turn.items.push({ type, id: `${turn.turnId}:${turn.items.length}`, rev: 0, text: delta });
+}
+
+/** Folds one log entry into the transcript, in place. */
+export function applyEntry(t: Transcript, entry: LogEntry): void {
+  if (entry.kind === 'notice') {
+    t.blocks.push({ kind: 'notice', id: `notice:${t.blocks.length}`, level: entry.level, text: entry.text });
+    return;
+  }
+  const turn = turnFor(t, entry.turnId);
+  switch (entry.kind) {
+    case 'turnStarted':
+      turn.items.push({ type: 'user', id: `${turn.turnId}:prompt`, rev: 0, text: entry.prompt });
+      return;
+    case 'text':
+    case 'reasoning':
+      appendStream(turn, entry.kind, entry.delta);
+      return;
+    case 'toolCall':
+      turn.items.push({
+        type: 'tool',
+        id: entry.toolCallId,
+        rev: 0,
+        name: entry.name,
+        title: entry.title,
+        arguments: entry.arguments,
+        state: 'running',
+        output: '',
+      });
+      return;
+    case 'toolOutput': {
+      const tool = findTool(turn, entry.toolCallId);
+      if (tool) {
+        tool.output += entry.delta;
+        tool.rev++;
+      }
+      return;
+    }
+    case 'toolResult': {
+      const tool = findTool(turn, entry.toolCallId);
+      if (tool) {
+        tool.state = entry.status;
+        tool.output = entry.output;
+        if (entry.diff != null) tool.diff = entry.diff;
+        tool.rev++;
+      }
+      return;
+    }
+    case 'usage':
+      t.usage = {
+        promptTokens: entry.promptTokens,
+        completionTokens: entry.completionTokens,
+        ...(entry.contextWindow != null ? { contextWindow: entry.contextWindow } : {}),
+      };
+      return;
+    case 'turnEnded':
+      turn.ended = {
+        stopReason: entry.stopReason,
+        ...(entry.error != null ? { error: entry.error } : {}),
+      };
+      // A tool still "running" when its turn ended was cut off (cancelled, or the sidecar died).
+      for (const item of turn.items) {
+        if (item.type === 'tool' && item.state === 'running') {
+          item.state = 'error';
+          item.rev++;
+        }
+      }
+      return;
+  }
+}
+
+export function buildTranscript(entries: readonly LogEntry[]): Transcript {
+  const t = emptyTranscript();
+  for (const e of entries) applyEntry(t, e);
+  return t;
+}
+
+export interface UsageView {
+  /** E.g. `12.3k / 128k tokens`. */
+  text: string;
+  /** Share of the context window in use, 0..1, when the window is known. */
+  fraction?: number;
+}
+
+/** The usage line: tokens in the context against the window, when known. */
+export function usageView(usage: Usage | undefined, fallbackWindow: number | undefined): UsageView | undefined {
+  if (!usage) return undefined;
+  const used = usage.promptTokens + usage.completionTokens;
+  const window = usage.contextWindow ?? fallbackWindow;
+  const fmt = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(n >= 100_000 ? 0 : 1)}k` : String(n));
+  return window ? { text: `${fmt(used)} / ${fmt(window)} tokens`, fraction: Math.min(1, used / window) } : { text: `${fmt(used)} tokens` };
+}

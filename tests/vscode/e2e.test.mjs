@@ -1,0 +1,384 @@
+// Tandem in real VS Code: code-server with the built .vsix installed, the real sidecar, and the
+// scripted mock model (scenario.json, one reply per model request, in the order below). Driven
+// like a user would, through Debian's Chromium; screenshots of each state go to
+// tests/e2e/screenshots/. Run by tests/vscode/run.sh, which sets the E2E_* variables.
+
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, '..', '..');
+const shots = join(repo, 'tests', 'e2e', 'screenshots');
+const env = (name) => {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run tests/vscode/run.sh`);
+  return v;
+};
+
+/** Process groups started here; each is killed whole on exit. */
+const groups = [];
+function startGroup(cmd, args, options) {
+  const child = spawn(cmd, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  groups.push(child);
+  return child;
+}
+function killAll() {
+  for (const child of groups.splice(0)) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+process.on('exit', killAll);
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    killAll();
+    process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves with the first match of `re` in the child's output, keeping a log of it all. */
+function waitForOutput(child, re, logFile, timeoutMs = 30_000) {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${re} in:\n${seen}`)), timeoutMs);
+    const onData = (chunk) => {
+      writeFileSync(logFile, chunk, { flag: 'a' });
+      seen += chunk;
+      const m = re.exec(seen);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`exited (${code}) before printing ${re}:\n${seen}`)));
+  });
+}
+
+async function until(what, check, timeoutMs = 30_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+let run, workspace, page, browser, csProcess;
+let broken = false;
+
+/**
+ * One user-visible step. The steps build on each other, so after a failure the rest are skipped;
+ * the failing screen is saved next to the others.
+ */
+function step(name, fn) {
+  test(name, async (t) => {
+    if (broken) return t.skip('an earlier step failed');
+    try {
+      await fn();
+    } catch (e) {
+      broken = true;
+      await shot(`failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => undefined);
+      throw e;
+    }
+  });
+}
+
+/** The extension's output channel (the sidecar's stderr included), for a failure's report. */
+function tandemLog() {
+  const logs = join(run, 'ud', 'logs');
+  const found = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else if (e.name.endsWith('-Tandem.log')) found.push(join(dir, e.name));
+    }
+  };
+  try {
+    walk(logs);
+  } catch {
+    return '(no logs)';
+  }
+  return found.map((f) => readFileSync(f, 'utf8')).join('\n') || '(no Tandem log)';
+}
+
+const chat = () => page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+const shot = async (name) => page.screenshot({ path: join(shots, `${name}.png`) });
+const diffEditors = () => page.locator('.monaco-diff-editor');
+
+async function send(text) {
+  const prompt = chat().locator('textarea.prompt');
+  await prompt.click();
+  await prompt.fill(text);
+  await prompt.press('Enter');
+}
+
+/** The last turn has finished: no spinner, Send enabled. */
+async function turnDone() {
+  await chat().locator('.working').waitFor({ state: 'detached', timeout: 60_000 });
+  await chat().locator('button.send:not([disabled])').waitFor({ timeout: 10_000 });
+}
+
+const lastTurn = () => chat().locator('.turn').last();
+/** An action in the chat view's title bar. */
+const viewAction = (title) => page.locator(`.part.sidebar .action-label[aria-label^="${title}"]:visible`).first();
+
+before(async () => {
+  rmSync(shots, { recursive: true, force: true });
+  mkdirSync(shots, { recursive: true });
+  run = mkdtempSync(join(env('TANDEM_E2E_CACHE'), 'e2e-'));
+  workspace = join(run, 'workspace');
+  cpSync(join(here, 'workspace'), workspace, { recursive: true });
+  for (const d of ['ud/User', 'ext', 'home', 'config', 'data', 'cache', 'chromium']) mkdirSync(join(run, d), { recursive: true });
+
+  // The mock model.
+  const mock = startGroup(env('E2E_MOCK_MODEL'), ['--scenario', join(here, 'scenario.json')], {});
+  const [, baseUrl] = await waitForOutput(mock, /listening on (http:\/\/127\.0\.0\.1:\d+\/v1)/, join(run, 'mock-model.log'));
+
+  // VS Code's settings: nothing phones home, VS Code's own chat stays out of the way, and the
+  // sidecar is pointed at the mock.
+  writeFileSync(
+    join(run, 'ud', 'User', 'settings.json'),
+    JSON.stringify(
+      {
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': 'off',
+        'update.mode': 'none',
+        'telemetry.telemetryLevel': 'off',
+        'workbench.enableExperiments': false,
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'chat.disableAIFeatures': true,
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        'diffEditor.renderSideBySide': true,
+        'diffEditor.useInlineViewWhenSpaceIsLimited': false,
+        'security.workspace.trust.enabled': false,
+        // The run dir sits inside the repository: no "open the parent repository?" toast.
+        'git.openRepositoryInParentFolders': 'never',
+        'tandem.provider.baseUrl': baseUrl,
+        'tandem.provider.model': 'mock-coder',
+      },
+      null,
+      2,
+    ),
+  );
+
+  const node24 = env('E2E_NODE24');
+  const codeServer = env('E2E_CODE_SERVER');
+  const csEnv = {
+    PATH: `${dirname(node24)}:${process.env.PATH}`,
+    HOME: join(run, 'home'),
+    XDG_CONFIG_HOME: join(run, 'config'),
+    XDG_DATA_HOME: join(run, 'data'),
+    XDG_CACHE_HOME: join(run, 'cache'),
+    LANG: 'C.UTF-8',
+  };
+  const dirs = ['--user-data-dir', join(run, 'ud'), '--extensions-dir', join(run, 'ext')];
+  execFileSync(node24, [codeServer, ...dirs, '--install-extension', env('E2E_VSIX')], { env: csEnv, stdio: 'pipe' });
+
+  const port = await freePort();
+  csProcess = startGroup(
+    node24,
+    [codeServer, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', ...dirs, workspace],
+    { env: csEnv },
+  );
+  await waitForOutput(csProcess, /HTTP server listening/, join(run, 'code-server.log'), 60_000);
+
+  browser = await chromium.launchPersistentContext(join(run, 'chromium'), {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = browser.pages()[0] ?? (await browser.newPage());
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+  await page.waitForSelector('.monaco-workbench .part.activitybar', { timeout: 60_000 });
+});
+
+after(async () => {
+  if (broken && run) console.error(`--- Tandem output (${run}) ---\n${tandemLog().slice(-6000)}`);
+  await browser?.close().catch(() => undefined);
+  killAll();
+});
+
+step('the chat view opens from the activity bar, with the endpoint’s models', async () => {
+  await page.locator('.activitybar .action-item a[aria-label^="Tandem"]').click();
+  await chat().locator('textarea.prompt').waitFor({ timeout: 60_000 });
+  const options = chat().locator('select.model option');
+  await until('the model list arrived', async () => (await options.count()) === 2);
+  assert.deepEqual(await options.allTextContents(), ['mock-coder', 'mock-reasoner']);
+  assert.equal(await chat().locator('select.model').inputValue(), 'mock-coder');
+});
+
+step('a prompt gets a streamed, highlighted answer with its reasoning collapsed', async () => {
+  await send('Say hello and show me a code sample');
+  const answer = lastTurn().locator('.answer');
+  await answer.first().waitFor();
+  await until('the answer streamed in', async () => (await answer.last().textContent())?.includes('code is highlighted'));
+  await turnDone();
+  assert.match(await lastTurn().locator('.user').textContent(), /Say hello/);
+  assert.equal(await lastTurn().locator('.answer strong').first().textContent(), 'Tandem');
+  assert.ok((await lastTurn().locator('pre.code .hljs-keyword').count()) > 0, 'the code block is highlighted');
+  const reasoning = lastTurn().locator('details.reasoning');
+  assert.equal(await reasoning.getAttribute('open'), null, 'reasoning starts collapsed');
+  assert.match(await chat().locator('.usage').textContent(), /tokens/);
+  await shot('01-streamed-answer');
+});
+
+step('an edit opens a diff without taking the focus; the user changes the proposal and accepts it', async () => {
+  await send('Use a template literal in greet.js');
+  await diffEditors().first().waitFor({ timeout: 60_000 });
+  await lastTurn().locator('.approval').waitFor();
+  // The user was typing in the chat: the diff opened beside, and the prompt box kept the focus.
+  assert.ok(await chat().locator('textarea.prompt').evaluate((el) => el.ownerDocument.activeElement === el), 'the chat kept the focus');
+  await shot('02-edit-proposed');
+
+  // The proposal (right side) is editable: add a line, then accept from the editor title bar.
+  const modified = diffEditors().first().locator('.editor.modified .view-lines');
+  await modified.click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('\n// checked by a human');
+  // Monaco renders spaces as no-break spaces.
+  await until('the edit shows in the proposal', async () => (await modified.textContent())?.replace(/\u00a0/g, ' ').includes('checked by a human'));
+  await page.waitForTimeout(800); // the diff recomputes after typing
+  await shot('03-edit-changed-by-user');
+  await page.locator('.editor-actions .action-label[aria-label^="Accept Edit"]').first().click();
+
+  await diffEditors().first().waitFor({ state: 'detached', timeout: 20_000 });
+  await turnDone();
+  const onDisk = readFileSync(join(workspace, 'greet.js'), 'utf8');
+  assert.match(onDisk, /return `Hello, \$\{name\}!`;/, 'the proposal was written');
+  assert.match(onDisk, /\/\/ checked by a human/, "the user's change was written");
+  assert.equal(await lastTurn().locator('.tool .tool-state').first().textContent(), 'done');
+  assert.match(await lastTurn().locator('.answer').last().textContent(), /with your change kept/);
+  await shot('04-edit-accepted');
+});
+
+step('an edit rejected with a note in the chat closes its diff and the model reads the note', async () => {
+  await send('Rename greet to sayHello');
+  await diffEditors().first().waitFor({ timeout: 60_000 });
+  const approval = lastTurn().locator('.approval');
+  await approval.getByRole('button', { name: 'Reject with note…' }).click();
+  await approval.locator('textarea.note').fill('keep the name greet, other modules import it');
+  await shot('05-edit-reject-with-note');
+  await approval.getByRole('button', { name: 'Send rejection' }).click();
+  await diffEditors().first().waitFor({ state: 'detached', timeout: 20_000 });
+  await turnDone();
+  assert.equal(await lastTurn().locator('.tool .tool-state').first().textContent(), 'rejected');
+  assert.match(await lastTurn().locator('.answer').last().textContent(), /keep the name/);
+  assert.doesNotMatch(readFileSync(join(workspace, 'greet.js'), 'utf8'), /sayHello/);
+  await shot('06-edit-rejected');
+});
+
+step('a command approval shows the command and its directory; once run, its output streams into the card', async () => {
+  await send('Run the tests');
+  const approval = lastTurn().locator('.approval-command');
+  await approval.waitFor({ timeout: 60_000 });
+  assert.match(await approval.locator('.command').textContent(), /for i in 1 2 3/);
+  assert.equal(await approval.locator('.cwd code').textContent(), realpathSync(workspace));
+  await shot('07-command-approval');
+  await approval.getByRole('button', { name: 'Run' }).click();
+  const output = lastTurn().locator('.tool .output');
+  await until('the first line of output streamed', async () => (await output.count()) > 0 && (await output.first().textContent()).includes('test 1 ... ok'), 20_000);
+  await turnDone();
+  assert.match(await output.first().textContent(), /test 3 \.\.\. ok/);
+  assert.match(await lastTurn().locator('.answer').last().textContent(), /All 3 tests pass/);
+  await lastTurn().locator('.tool summary').first().click();
+  await lastTurn().locator('.tool .output').first().waitFor();
+  await shot('08-command-output');
+});
+
+step('Stop ends a running turn', async () => {
+  await send('Count slowly to twelve');
+  const answer = lastTurn().locator('.answer');
+  await until('the answer started', async () => (await answer.count()) > 0 && (await answer.first().textContent()).includes('Counting'));
+  await chat().locator('button.stop').click();
+  await lastTurn().locator('.turn-end', { hasText: 'Stopped.' }).waitFor({ timeout: 20_000 });
+  await turnDone();
+  assert.doesNotMatch(await answer.first().textContent(), /twelve/);
+  await shot('09-stopped');
+});
+
+step('a past session reopens from the history', async () => {
+  await viewAction('New Chat').click();
+  await chat().locator('.empty').waitFor();
+  await shot('10-new-chat');
+  await viewAction('Show Session History').click();
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Say hello' });
+  await row.first().waitFor({ timeout: 20_000 });
+  await shot('11-history');
+  await row.first().click();
+  await chat().locator('.turn').first().waitFor();
+  assert.match(await chat().locator('.turn .user').first().textContent(), /Say hello/);
+  assert.ok((await chat().locator('.turn').count()) >= 5, 'every turn of the session is back');
+  assert.match(await chat().locator('.answer strong').first().textContent(), /Tandem/);
+  await shot('12-session-reopened');
+});
+
+step('when the sidecar dies the user is told, it restarts, and the chat reloads and works', async () => {
+  const ps = execFileSync('ps', ['-o', 'pid=,comm=', '-g', String(csProcess.pid)], { encoding: 'utf8' });
+  const sidecar = ps
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .find(([, comm]) => comm === 'tandem');
+  assert.ok(sidecar, `no tandem process under code-server:\n${ps}`);
+  process.kill(Number(sidecar[0]), 'SIGKILL');
+  await chat().locator('.notice-error', { hasText: 'stopped unexpectedly' }).waitFor({ timeout: 30_000 });
+  await page.locator('.notifications-toasts', { hasText: 'stopped unexpectedly' }).first().waitFor({ timeout: 10_000 });
+  assert.match(await chat().locator('.turn .user').first().textContent(), /Say hello/, 'the session was reloaded');
+  await shot('13-sidecar-restarted');
+});
+
+step('a selection and an @file mention go with the prompt as context', async () => {
+  // Select the first three lines of greet.js and add them from the command palette.
+  await page.keyboard.press('Control+P');
+  await page.locator('.quick-input-widget input').fill('greet.js');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.js' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  const editor = page.locator('.editor-instance .monaco-editor').first();
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('Control+Home');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+ArrowDown');
+  await page.keyboard.press('F1');
+  await page.locator('.quick-input-widget input').fill('>Tandem: Add Selection to Chat');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Add Selection to Chat' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await chat().locator('.chip', { hasText: 'greet.js:1-3' }).waitFor({ timeout: 10_000 });
+
+  // Type an @mention and take the completion.
+  const prompt = chat().locator('textarea.prompt');
+  await prompt.click();
+  await prompt.pressSequentially('Still there? Explain @gre');
+  await chat().locator('.mentions .mention', { hasText: 'greet.js' }).first().waitFor({ timeout: 10_000 });
+  await shot('14-context-attached');
+  await prompt.press('Enter');
+  assert.equal(await prompt.inputValue(), 'Still there? Explain @greet.js ');
+  await prompt.press('Enter');
+  // The mock answers only if the request held both pieces of context (scenario.json).
+  await until('the answer came', async () => (await lastTurn().locator('.answer').count()) > 0 && (await lastTurn().locator('.answer').first().textContent()).includes('still here'));
+  await turnDone();
+  assert.equal(await chat().locator('.chip').count(), 0, 'the attachments went with the prompt');
+  await shot('15-answer-with-context');
+});

