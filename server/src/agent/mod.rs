@@ -159,6 +159,10 @@ struct Inner {
     tools: Vec<ToolDefinition>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     models: OnceCell<Vec<ModelInfo>>,
+    /// The models as far as context windows go: asked once per process, and an endpoint that
+    /// can't list them (or is slow to) counts as listing none, rather than being asked again at
+    /// every step of every turn.
+    windows: OnceCell<Vec<ModelInfo>>,
 }
 
 impl Agent {
@@ -170,6 +174,7 @@ impl Agent {
                 tools: crate::tools::definitions(),
                 sessions: Mutex::new(HashMap::new()),
                 models: OnceCell::new(),
+                windows: OnceCell::new(),
             }),
         }
     }
@@ -384,11 +389,19 @@ impl Agent {
 
     /// The current model's context window, where the endpoint tells it.
     async fn context_window(&self) -> Option<u64> {
-        // Bounded: a slow `/models` must not hold up the turn.
-        let models = tokio::time::timeout(std::time::Duration::from_secs(2), self.list_models())
-            .await
-            .ok()?
-            .ok()?;
+        let models = self
+            .inner
+            .windows
+            .get_or_init(|| async {
+                // Bounded: a slow `/models` must not hold up the turn.
+                let listed =
+                    tokio::time::timeout(std::time::Duration::from_secs(2), self.list_models());
+                match listed.await {
+                    Ok(Ok(models)) => models,
+                    _ => Vec::new(),
+                }
+            })
+            .await;
         let current = self.inner.client.model();
         models
             .iter()
