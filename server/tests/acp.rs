@@ -597,6 +597,45 @@ fn cancel_while_asking_rejects_and_answers_cancelled() {
 }
 
 #[test]
+fn an_edit_whose_buffer_changed_while_asking_is_never_sent_to_the_editor() {
+    let mut f = fixture(
+        [
+            Reply::tool(
+                "write_to_file",
+                json!({"path": "a.txt", "content": "from the model\n"}),
+            ),
+            Reply::text("I'll read it again.").expect_tool_result_contains("stale"),
+        ],
+        true,
+    );
+    let (root, session) = (f.root.clone(), f.session.clone());
+    let (client, mock) = (&mut f.client, &f.mock);
+    let file = root.join("a.txt");
+    std::fs::write(&file, "on disk\n").unwrap();
+    client.buffers.insert(file.clone(), "unsaved\n".into());
+    client.answers.push_back(HOLD);
+    let prompt = client.prompt(&session, "Rewrite a.txt");
+    client.wait_for(|m| m["method"] == "session/request_permission");
+    // While the question is open, the user types in the buffer; then allows the (now stale) edit.
+    client
+        .buffers
+        .insert(file.clone(), "unsaved, and typed on\n".into());
+    let held = client.held.pop().unwrap();
+    client.send(json!({"jsonrpc": "2.0", "id": held,
+                       "result": {"outcome": {"outcome": "selected", "optionId": "allow_once"}}}));
+    assert_eq!(client.result(prompt)["stopReason"], "end_turn");
+    assert_eq!(mock.failures(), Vec::<String>::new());
+    assert_eq!(
+        client.writes,
+        Vec::<(PathBuf, String)>::new(),
+        "a stale edit reached the editor"
+    );
+    assert_eq!(client.buffers[&file], "unsaved, and typed on\n");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "on disk\n");
+    client.close();
+}
+
+#[test]
 fn model_error_answers_the_prompt_with_an_error() {
     let mut f = fixture(
         [Reply::status(400).with_body(json!({"error": {"message": "no such model here"}}))],

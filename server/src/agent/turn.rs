@@ -452,24 +452,25 @@ impl Turn {
             editor_text: fresh.as_ref(),
             ..ToolContext::new(ctx.workspace, ctx.reads)
         };
-        let undo = &self.session.undo;
-        let Some(write) =
-            self.frontend
-                .write_text(&proposal.path, proposal.original.as_deref(), content)
-        else {
-            return tools::apply_edit(&ctx, proposal, content, undo, &self.turn_id);
-        };
-        let path = tools::begin_edit(&ctx, proposal, undo, &self.turn_id)?;
-        match write.await {
-            Ok(()) => Ok(tools::finish_edit(&ctx, proposal, &path, content)),
-            Err(why) => Err(ToolError::new(
-                ErrorKind::Io,
-                format!(
-                    "the editor did not apply the edit to {} ({why}); nothing was written",
-                    proposal.display_path
-                ),
-            )),
+        // Checked and saved for undo before anything is written, whichever way it is written:
+        // a face may send its write the moment it is asked.
+        let path = tools::begin_edit(&ctx, proposal, &self.session.undo, &self.turn_id)?;
+        match self
+            .frontend
+            .write_text(&path, proposal.original.as_deref(), content)
+        {
+            None => tools::write_to_disk(&ctx, &path, content)?,
+            Some(write) => write.await.map_err(|why| {
+                ToolError::new(
+                    ErrorKind::Io,
+                    format!(
+                        "the editor did not apply the edit to {} ({why}); nothing was written",
+                        proposal.display_path
+                    ),
+                )
+            })?,
         }
+        Ok(tools::finish_edit(&ctx, proposal, &path, content))
     }
 
     /// The editor's diagnostics for the edited file, bounded in time (and none when cancelled).

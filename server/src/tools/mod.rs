@@ -273,9 +273,9 @@ pub fn apply_edit(
     Ok(write::finish(ctx, proposal, &path, content))
 }
 
-/// For a face that writes through the editor: the first half of [`apply_edit`] (the `stale`
-/// check against the editor's text, or the disk's, and the undo save). Returns the resolved path;
-/// after the editor wrote `content` there, [`finish_edit`] says what was written.
+/// The first half of [`apply_edit`], for a caller that may write through the editor: the `stale`
+/// check (against the editor's text where given, else the disk's) and the undo save. Returns the
+/// resolved path; write `content` there ([`write_to_disk`] or the editor), then [`finish_edit`].
 pub fn begin_edit(
     ctx: &ToolContext<'_>,
     proposal: &EditProposal,
@@ -283,6 +283,12 @@ pub fn begin_edit(
     turn_id: &str,
 ) -> Result<PathBuf, ToolError> {
     write::begin(ctx, proposal, undo, turn_id)
+}
+
+/// Writes an edit checked by [`begin_edit`] to disk, atomically (temp file, fsync, rename),
+/// keeping the file's permissions.
+pub fn write_to_disk(ctx: &ToolContext<'_>, path: &Path, content: &str) -> Result<(), ToolError> {
+    write::to_disk(ctx, path, content)
 }
 
 /// The second half of an editor-written edit: remembers what the model now knows of the file and
