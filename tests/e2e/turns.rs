@@ -220,16 +220,12 @@ async fn attached_context_reaches_the_model_but_not_the_title() {
     );
 }
 
-/// A recorded provider stream from `../shared/fixtures/providers/`.
+/// A recorded provider stream from `tests/fixtures/providers/`.
 fn fixture(name: &str) -> std::path::PathBuf {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/fixtures/providers")
+        .join("../../tests/fixtures/providers")
         .join(name);
-    assert!(
-        path.exists(),
-        "{} is missing: the tests need ../shared beside the repository",
-        path.display()
-    );
+    assert!(path.exists(), "{} is missing", path.display());
     path
 }
 

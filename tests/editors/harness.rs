@@ -18,7 +18,7 @@ pub const MODEL: &str = "mock-coder";
 
 /// This folder, where the editor scripts are.
 pub fn scripts_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/editors")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/editors")
 }
 
 /// An editor the tests need, and the Debian package that has it.
@@ -279,7 +279,7 @@ impl Run {
 /// The code block that follows `<!-- test: NAME -->` in docs/editors.md: the tests run the setup
 /// users copy, not a private one.
 pub fn docs_snippet(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/editors.md");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/editors.md");
     let doc = std::fs::read_to_string(&path).expect("read docs/editors.md");
     let marker = format!("<!-- test: {name} -->");
     let after = doc

@@ -42,8 +42,8 @@ export class ApprovalController implements vscode.Disposable {
     let reply: ApprovalReply;
     if (decision === 'accept') {
       // What the user left on the proposal side is what gets written.
-      const content = r.kind === 'edit' ? this.diff.content(r) : undefined;
-      reply = { decision: 'accept', ...(content !== undefined && content !== r.proposed ? { content } : {}) };
+      const content = r.kind === 'edit' && this.diff.content(r) !== r.proposed ? this.diff.content(r) : undefined;
+      reply = { decision: 'accept', ...(content !== undefined ? { content } : {}) };
     } else {
       reply = { decision: 'reject', ...(feedback ? { feedback } : {}) };
     }
@@ -94,7 +94,7 @@ export class ApprovalController implements vscode.Disposable {
     this.changed.fire(requests);
     const head = this.queue.headEdit;
     void vscode.commands.executeCommand('setContext', 'tandem.pendingEdit', head !== undefined);
-    if (head && this.shown === undefined) {
+    if (head && head.request.kind === 'edit' && this.shown === undefined) {
       this.shown = head.request.toolCallId;
       this.diff.show(head.request).catch((e) => void vscode.window.showErrorMessage(`Could not open the proposed edit: ${String(e)}`));
     }

@@ -2,7 +2,7 @@
 // without taking the focus, reads back what the user left there, and closes it.
 
 import * as vscode from 'vscode';
-import type { ApprovalRequest } from '../protocol';
+import type { EditApprovalRequest as ApprovalRequest } from '../protocol';
 import { MemoryFiles, ORIGINAL_SCHEME, PROPOSAL_SCHEME } from './proposalFs';
 
 export class DiffView implements vscode.Disposable {
@@ -22,7 +22,7 @@ export class DiffView implements vscode.Disposable {
    * breadcrumbs read well), and the tool call in the query (two proposals for one file differ).
    */
   static uri(scheme: string, r: ApprovalRequest): vscode.Uri {
-    const rel = vscode.workspace.asRelativePath(r.path ?? 'untitled', false).replace(/^\/+/, '');
+    const rel = vscode.workspace.asRelativePath(r.path, false).replace(/^\/+/, '');
     return vscode.Uri.from({ scheme, path: `/${rel}`, query: new URLSearchParams({ call: r.toolCallId }).toString() });
   }
 
@@ -36,9 +36,9 @@ export class DiffView implements vscode.Disposable {
     const right = DiffView.uri(PROPOSAL_SCHEME, r);
     const left = DiffView.uri(ORIGINAL_SCHEME, r);
     // Opened again (the user closed it, or clicked "Show diff"): keep the user's changes.
-    if (this.proposals.text(right) === undefined) this.proposals.set(right, r.proposed ?? '');
+    if (this.proposals.text(right) === undefined) this.proposals.set(right, r.proposed);
     if (this.originals.text(left) === undefined) this.originals.set(left, r.original ?? '');
-    const name = vscode.workspace.asRelativePath(r.path ?? '', false);
+    const name = vscode.workspace.asRelativePath(r.path, false);
     const title = `${name} (${r.original == null ? 'new file' : 'current'} ↔ Tandem's proposal)`;
     // Beside the editor the user is typing in, so that editor stays visible and focused.
     const besideEditor = vscode.window.activeTextEditor && vscode.window.activeTextEditor.document.uri.scheme !== PROPOSAL_SCHEME;
@@ -53,7 +53,7 @@ export class DiffView implements vscode.Disposable {
   content(r: ApprovalRequest): string {
     const right = DiffView.uri(PROPOSAL_SCHEME, r);
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === right.toString());
-    return doc ? doc.getText() : (this.proposals.text(right) ?? r.proposed ?? '');
+    return doc ? doc.getText() : (this.proposals.text(right) ?? r.proposed);
   }
 
   /** Closes the diff and forgets the proposal. */

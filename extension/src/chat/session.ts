@@ -74,7 +74,7 @@ export class ChatSession {
   }
 
   postApprovals(): void {
-    const pending = this.approvals.pending.map((r) => (r.path ? { ...r, displayPath: vscode.workspace.asRelativePath(r.path, false) } : r));
+    const pending = this.approvals.pending.map((r) => (r.kind === 'edit' ? { ...r, displayPath: vscode.workspace.asRelativePath(r.path, false) } : r));
     this.toView({ type: 'approvals', pending });
   }
 

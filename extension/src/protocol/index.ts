@@ -1,27 +1,10 @@
-// The sidecar's wire contract as the extension sees it. The types come from the Rust types
-// (generated/, checked by the server's `protocol_ts` test); the method names and error codes are
-// the constants of server/src/protocol.rs.
+// The sidecar's wire contract as the extension sees it: types, method names and error codes, all
+// generated from the Rust wire types (server/protocol, checked by its `protocol_ts` test).
 
 export type * from './generated';
+export { ErrorCode, Method } from './generated';
 
-export const Method = {
-  newSession: 'tandem/newSession',
-  prompt: 'tandem/prompt',
-  cancel: 'tandem/cancel',
-  listSessions: 'tandem/listSessions',
-  loadSession: 'tandem/loadSession',
-  undo: 'tandem/undo',
-  listModels: 'tandem/listModels',
-  setModel: 'tandem/setModel',
-  update: 'tandem/update',
-  requestApproval: 'tandem/requestApproval',
-  getDiagnostics: 'tandem/getDiagnostics',
-} as const;
+import type { ApprovalRequest } from './generated';
 
-export const ErrorCode = {
-  unknownSession: 1001,
-  turnRunning: 1002,
-  modelError: 1003,
-  invalidRoot: 1004,
-  ioError: 1005,
-} as const;
+/** An approval request for an edit: the ones that open a diff. */
+export type EditApprovalRequest = Extract<ApprovalRequest, { kind: 'edit' }>;

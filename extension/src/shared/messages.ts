@@ -23,10 +23,10 @@ export interface Attachment {
 }
 
 /** An approval request as the chat shows it. */
-export interface PendingApproval extends ApprovalRequest {
+export type PendingApproval = ApprovalRequest & {
   /** The edited file relative to the workspace. */
   displayPath?: string;
-}
+};
 
 export type SidecarState = 'starting' | 'running' | 'stopped';
 

@@ -4,7 +4,8 @@ import { ApprovalQueue } from '../../src/approvals/queue';
 import type { ApprovalReply, ApprovalRequest } from '../../src/protocol';
 
 function req(toolCallId: string, kind: 'edit' | 'command', turnId = 't1'): ApprovalRequest {
-  return { sessionId: 's', turnId, toolCallId, kind, ...(kind === 'edit' ? { path: `/w/${toolCallId}.ts`, proposed: 'x' } : { command: 'ls', cwd: '/w' }) };
+  const ids = { sessionId: 's', turnId, toolCallId };
+  return kind === 'edit' ? { ...ids, kind, path: `/w/${toolCallId}.ts`, proposed: 'x', diff: '' } : { ...ids, kind, command: 'ls', cwd: '/w' };
 }
 
 function setup() {

@@ -35,7 +35,7 @@ pub fn roles(request: &RecordedRequest) -> Vec<String> {
 /// `tests/scenarios/NAME.json`.
 pub fn scenario(name: &str) -> Scenario {
     let path = format!(
-        "{}/../tests/scenarios/{name}.json",
+        "{}/../../tests/scenarios/{name}.json",
         env!("CARGO_MANIFEST_DIR")
     );
     Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"))

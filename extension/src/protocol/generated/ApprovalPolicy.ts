@@ -2,11 +2,10 @@
 import type { AutoApprove } from "./AutoApprove";
 
 /**
- * The user's standing policy, fixed when the sidecar starts. Nothing the model says or reads can
- * change it; only the user's own `acceptAlways` widens it, for one session.
+ * The user's standing approval policy.
  */
-export type ApprovalPolicy = { autoApprove: AutoApprove, 
+export type ApprovalPolicy = { autoApprove?: AutoApprove, 
 /**
- * Command prefixes that run without asking, e.g. `"cargo test"`, `"git status"`.
+ * Commands that run without asking, e.g. `"cargo test"`.
  */
-allowCommands: Array<string>, };
+allowCommands?: Array<string>, };

@@ -2,7 +2,7 @@
 import type { Decision } from "./Decision";
 
 /**
- * The user's answer.
+ * The user's answer to `tandem/requestApproval`.
  */
 export type ApprovalReply = { decision: Decision, 
 /**

@@ -5,4 +5,9 @@ export type LoadSessionResult = { sessionId: string,
 /**
  * The history, as the `tandem/update` params it was sent as (text coalesced).
  */
-entries: Array<UpdateParams>, };
+entries: Array<UpdateParams>, 
+/**
+ * Lines of the session's transcript that could not be read and are not in `entries`
+ * (each is named in the sidecar's log).
+ */
+unreadableLines: number, };

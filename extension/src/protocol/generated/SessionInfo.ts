@@ -3,4 +3,12 @@
 /**
  * A session as listed.
  */
-export type SessionInfo = { sessionId: string, title: string, root: string, createdAt: string, updatedAt: string, };
+export type SessionInfo = { sessionId: string, title: string, root: string, 
+/**
+ * RFC 3339.
+ */
+createdAt: string, 
+/**
+ * RFC 3339.
+ */
+updatedAt: string, };

@@ -5,4 +5,8 @@ import type { ToolStatus } from "./ToolStatus";
 /**
  * The params of the `tandem/update` notification.
  */
-export type UpdateParams = { sessionId: string, turnId: string, } & ({ "kind": "turnStarted", prompt: string, } | { "kind": "text", delta: string, } | { "kind": "reasoning", delta: string, } | { "kind": "toolCall", toolCallId: string, name: string, arguments: unknown, title: string, } | { "kind": "toolOutput", toolCallId: string, delta: string, } | { "kind": "toolResult", toolCallId: string, status: ToolStatus, output: string, diff?: string | null, } | { "kind": "usage", promptTokens: number, completionTokens: number, contextWindow?: number | null, } | { "kind": "turnEnded", stopReason: StopReason, error?: string | null, });
+export type UpdateParams = { sessionId: string, turnId: string, } & ({ "kind": "turnStarted", prompt: string, } | { "kind": "text", delta: string, } | { "kind": "reasoning", delta: string, } | { "kind": "toolCall", toolCallId: string, name: string, arguments: unknown, title: string, } | { "kind": "toolOutput", toolCallId: string, delta: string, } | { "kind": "toolResult", toolCallId: string, status: ToolStatus, output: string, 
+/**
+ * An edit's unified diff.
+ */
+diff?: string | null, } | { "kind": "usage", promptTokens: number, completionTokens: number, contextWindow?: number | null, } | { "kind": "turnEnded", stopReason: StopReason, error?: string | null, });

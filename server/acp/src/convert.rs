@@ -1,0 +1,791 @@
+//! Pure translations between the agent core's vocabulary and ACP's: prompts in, events, approvals
+//! and stop reasons out. No I/O here, so all of it is unit-tested.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use agent_client_protocol::v1::schema::{
+    ContentBlock, ContentChunk, Diff, EmbeddedResourceResource, PermissionOption,
+    PermissionOptionKind, RequestPermissionOutcome, SessionUpdate, StopReason as AcpStopReason,
+    ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind,
+};
+use serde_json::Value;
+
+use tandem_agent::approval::{
+    ApprovalAction, ApprovalKind, ApprovalReply, ApprovalRequest, Decision,
+};
+use tandem_agent::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus};
+use tandem_agent::prompt::{ContextItem, Position, Range};
+use tandem_tools::{FileDiff, ToolKind as CoreKind};
+
+/// The permission options offered for every approval, by id.
+pub const ALLOW_ONCE: &str = "allow_once";
+pub const ALLOW_ALWAYS: &str = "allow_always";
+pub const REJECT_ONCE: &str = "reject_once";
+
+/// The most of a running command's output repeated in each update: ACP replaces a tool call's
+/// content on every update, so without a bound a chatty command would cost quadratic bytes.
+const MAX_SHOWN_OUTPUT: usize = 64 * 1024;
+
+/// ACP's kind (the client's icon) from the core's.
+pub fn tool_kind(kind: CoreKind) -> ToolKind {
+    match kind {
+        CoreKind::Read => ToolKind::Read,
+        CoreKind::Search => ToolKind::Search,
+        CoreKind::Edit => ToolKind::Edit,
+        CoreKind::Execute => ToolKind::Execute,
+        CoreKind::Other => ToolKind::Other,
+    }
+}
+
+/// Where a tool call works, as the core resolved it.
+fn locations(location: Option<Location>) -> Vec<ToolCallLocation> {
+    location
+        .map(|l| vec![ToolCallLocation::new(l.path).line(l.line)])
+        .unwrap_or_default()
+}
+
+/// A text as a Markdown code block, fenced longer than any run of backticks inside it.
+pub fn fenced(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    format!("{fence}\n{body}\n{fence}")
+}
+
+fn text_content(text: impl Into<String>) -> ToolCallContent {
+    ToolCallContent::from(ContentBlock::from(text.into()))
+}
+
+fn chunk(text: String) -> ContentChunk {
+    ContentChunk::new(ContentBlock::from(text))
+}
+
+fn status_update(id: &str, fields: ToolCallUpdateFields) -> SessionUpdate {
+    SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(id.to_string(), fields))
+}
+
+/// The before and after of an edit, one ACP diff per hunk: used when no approval carried the
+/// whole texts (an auto-approved edit, or a replayed one).
+pub fn hunk_diffs(root: &Path, diff: &FileDiff) -> Vec<Diff> {
+    let path = root.join(&diff.display_path);
+    diff.hunks
+        .iter()
+        .map(|hunk| {
+            let old = (!diff.created).then(|| hunk.old_text.clone());
+            Diff::new(path.clone(), hunk.new_text.clone()).old_text(old)
+        })
+        .collect()
+}
+
+/// What we know of one tool call while it runs.
+#[derive(Debug, Default)]
+struct Call {
+    /// The output streamed so far (its tail, when long).
+    output: String,
+    /// An edit's whole before and after, from its approval request.
+    diff: Option<Diff>,
+    /// The call got its final status.
+    done: bool,
+}
+
+/// Turns one session's events into `session/update`s, remembering what ACP needs across events:
+/// a command's output so far (ACP replaces content) and an edit's texts from its approval (a
+/// `ToolResult` carries only the unified diff).
+#[derive(Debug)]
+pub struct Translator {
+    root: PathBuf,
+    /// Replaying history: the user's prompts are shown too, and errors as text.
+    replay: bool,
+    calls: HashMap<String, Call>,
+}
+
+impl Translator {
+    pub fn new(root: PathBuf, replay: bool) -> Self {
+        Self {
+            root,
+            replay,
+            calls: HashMap::new(),
+        }
+    }
+
+    pub fn event(&mut self, event: Event) -> Vec<SessionUpdate> {
+        match event {
+            Event::TurnStarted { prompt } if self.replay => {
+                vec![SessionUpdate::UserMessageChunk(chunk(prompt))]
+            }
+            Event::TurnStarted { .. } | Event::Usage { .. } => Vec::new(),
+            Event::Text { delta } => vec![SessionUpdate::AgentMessageChunk(chunk(delta))],
+            Event::Reasoning { delta } => vec![SessionUpdate::AgentThoughtChunk(chunk(delta))],
+            Event::ToolCall(ToolCallEvent {
+                tool_call_id,
+                arguments,
+                title,
+                kind,
+                location,
+                ..
+            }) => {
+                let kind = tool_kind(kind);
+                // Edits and commands wait for approval (or the policy) before they run.
+                let status = match kind {
+                    ToolKind::Edit | ToolKind::Execute => ToolCallStatus::Pending,
+                    _ => ToolCallStatus::InProgress,
+                };
+                let call = ToolCall::new(tool_call_id.clone(), title)
+                    .kind(kind)
+                    .status(status)
+                    .locations(locations(location))
+                    .raw_input(arguments);
+                self.calls.insert(tool_call_id, Call::default());
+                vec![SessionUpdate::ToolCall(call)]
+            }
+            Event::ToolOutput {
+                tool_call_id,
+                delta,
+            } => {
+                let call = self.calls.entry(tool_call_id.clone()).or_default();
+                call.output.push_str(&delta);
+                keep_tail(&mut call.output, MAX_SHOWN_OUTPUT);
+                let fields = ToolCallUpdateFields::new()
+                    .status(ToolCallStatus::InProgress)
+                    .content(vec![text_content(fenced(&call.output))]);
+                vec![status_update(&tool_call_id, fields)]
+            }
+            Event::ToolResult {
+                tool_call_id,
+                status,
+                output,
+                diff,
+            } => vec![self.result(&tool_call_id, status, &output, diff.as_ref())],
+            Event::TurnEnded { error, .. } => {
+                let mut updates = self.close_open();
+                if self.replay
+                    && let Some(error) = error
+                {
+                    updates.push(SessionUpdate::AgentMessageChunk(chunk(format!(
+                        "\n\nError: {error}"
+                    ))));
+                }
+                updates
+            }
+        }
+    }
+
+    fn result(
+        &mut self,
+        id: &str,
+        status: ToolStatus,
+        output: &str,
+        file_diff: Option<&FileDiff>,
+    ) -> SessionUpdate {
+        let call = self.calls.entry(id.to_string()).or_default();
+        call.done = true;
+        let mut content: Vec<ToolCallContent> = match (&call.diff, file_diff) {
+            // An applied edit, or a rejected one: show what it was.
+            (Some(diff), _) if status != ToolStatus::Error => vec![diff.clone().into()],
+            (_, Some(file_diff)) if status == ToolStatus::Ok => hunk_diffs(&self.root, file_diff)
+                .into_iter()
+                .map(Into::into)
+                .collect(),
+            _ => Vec::new(),
+        };
+        // An applied edit's diff says it all; anything else shows its output.
+        if content.is_empty() || status != ToolStatus::Ok {
+            let shown = if status == ToolStatus::Ok {
+                fenced(output)
+            } else {
+                output.to_string()
+            };
+            content.push(text_content(shown));
+        }
+        let acp_status = match status {
+            ToolStatus::Ok => ToolCallStatus::Completed,
+            ToolStatus::Error | ToolStatus::Rejected => ToolCallStatus::Failed,
+        };
+        let fields = ToolCallUpdateFields::new()
+            .status(acp_status)
+            .content(content)
+            .raw_output(Value::String(output.to_string()));
+        status_update(id, fields)
+    }
+
+    /// The tool call as the permission request shows it: an edit with its diff, a command with
+    /// its command line. The diff is kept for the call's result.
+    pub fn approval(&mut self, request: &ApprovalRequest) -> ToolCallUpdate {
+        let content = match &request.action {
+            ApprovalAction::Edit(edit) => {
+                let diff = Diff::new(edit.path.clone(), edit.proposed.clone())
+                    .old_text(edit.original.clone());
+                self.calls
+                    .entry(request.tool_call_id.clone())
+                    .or_default()
+                    .diff = Some(diff.clone());
+                vec![diff.into()]
+            }
+            ApprovalAction::Command(command) => {
+                let mut shown = fenced(&command.command);
+                shown.push_str(&format!("\n\nin `{}`", command.cwd.display()));
+                vec![text_content(shown)]
+            }
+        };
+        let fields = ToolCallUpdateFields::new()
+            .status(ToolCallStatus::Pending)
+            .content(content);
+        ToolCallUpdate::new(request.tool_call_id.clone(), fields)
+    }
+
+    /// The user allowed the call: it runs now. `None` when the call is already over (the
+    /// answer came after the turn was cancelled): a finished call never goes back to running.
+    pub fn allowed(&self, tool_call_id: &str) -> Option<SessionUpdate> {
+        let call = self.calls.get(tool_call_id)?;
+        if call.done {
+            return None;
+        }
+        Some(status_update(
+            tool_call_id,
+            ToolCallUpdateFields::new().status(ToolCallStatus::InProgress),
+        ))
+    }
+
+    /// Calls that never got a result (the sidecar stopped mid-turn) end as failed, so the
+    /// client doesn't show them running forever. The turn's calls are then forgotten.
+    pub fn close_open(&mut self) -> Vec<SessionUpdate> {
+        let mut open: Vec<String> = self
+            .calls
+            .drain()
+            .filter(|(_, call)| !call.done)
+            .map(|(id, _)| id)
+            .collect();
+        open.sort();
+        open.iter()
+            .map(|id| {
+                let fields = ToolCallUpdateFields::new()
+                    .status(ToolCallStatus::Failed)
+                    .content(vec![text_content(
+                        "Interrupted: this tool call did not finish.",
+                    )]);
+                status_update(id, fields)
+            })
+            .collect()
+    }
+}
+
+/// Drops the front of `text` (at a line start where possible) to keep it under about `max` bytes.
+fn keep_tail(text: &mut String, max: usize) {
+    if text.len() <= max {
+        return;
+    }
+    let mut cut = tandem_stdx::ceil_char_boundary(text, text.len() - max);
+    if let Some(nl) = text[cut..].find('\n') {
+        cut += nl + 1;
+    }
+    text.replace_range(..cut, "[… earlier output not shown …]\n");
+}
+
+/// The options of every permission request. "Always" lasts for the session and the kind (edits
+/// or commands), as the core keeps it.
+pub fn permission_options(kind: ApprovalKind) -> Vec<PermissionOption> {
+    let always = match kind {
+        ApprovalKind::Edit => "Always allow edits in this session",
+        ApprovalKind::Command => "Always allow commands in this session",
+    };
+    vec![
+        PermissionOption::new(ALLOW_ONCE, "Allow", PermissionOptionKind::AllowOnce),
+        PermissionOption::new(ALLOW_ALWAYS, always, PermissionOptionKind::AllowAlways),
+        PermissionOption::new(REJECT_ONCE, "Reject", PermissionOptionKind::RejectOnce),
+    ]
+}
+
+/// The user's answer as the core takes it. A cancelled request (the prompt was cancelled) or an
+/// option we did not offer is a rejection.
+pub fn decision(outcome: &RequestPermissionOutcome) -> ApprovalReply {
+    let decision = match outcome {
+        RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {
+            ALLOW_ONCE => Decision::Accept,
+            ALLOW_ALWAYS => Decision::AcceptAlways,
+            _ => Decision::Reject,
+        },
+        _ => Decision::Reject,
+    };
+    ApprovalReply {
+        decision,
+        content: None,
+        feedback: None,
+    }
+}
+
+/// How a finished turn answers `session/prompt`: a stop reason, or the error's message.
+pub fn stop_reason(reason: StopReason, error: Option<String>) -> Result<AcpStopReason, String> {
+    match reason {
+        StopReason::EndTurn => Ok(AcpStopReason::EndTurn),
+        StopReason::Cancelled => Ok(AcpStopReason::Cancelled),
+        StopReason::MaxSteps => Ok(AcpStopReason::MaxTurnRequests),
+        StopReason::Error => Err(error.unwrap_or_else(|| "the turn failed".to_string())),
+    }
+}
+
+/// A prompt's content blocks as the core's text and context. The text is the text blocks as
+/// they are; a mentioned file or selection becomes a context item (with its text when the client
+/// embedded it, so unsaved changes are what the model sees), never text glued onto the prompt.
+/// Images and audio are refused: the agent does not advertise them.
+pub fn prompt_input(
+    blocks: Vec<ContentBlock>,
+    root: &Path,
+) -> Result<(String, Vec<ContextItem>), String> {
+    let mut text = String::new();
+    let mut context: Vec<ContextItem> = Vec::new();
+    let mut attach = |item: ContextItem| {
+        if !context
+            .iter()
+            .any(|c| c.path == item.path && c.range == item.range)
+        {
+            context.push(item);
+        }
+    };
+    for block in blocks {
+        match block {
+            ContentBlock::Text(t) => text.push_str(&t.text),
+            ContentBlock::ResourceLink(link) => match file_uri(&link.uri) {
+                Some((path, range)) => attach(ContextItem {
+                    path: display_path(&path, root),
+                    text: None,
+                    range,
+                }),
+                None => text.push_str(&format!("\n\n[link: {}]", link.uri)),
+            },
+            ContentBlock::Resource(resource) => match resource.resource {
+                EmbeddedResourceResource::TextResourceContents(contents) => {
+                    match file_uri(&contents.uri) {
+                        // The client sent the text it means (a selection, or the buffer).
+                        Some((path, _)) => attach(ContextItem {
+                            path: display_path(&path, root),
+                            text: Some(contents.text),
+                            range: None,
+                        }),
+                        None => {
+                            text.push_str(&format!(
+                                "\n\n<resource uri=\"{}\">\n{}\n</resource>\n",
+                                contents.uri, contents.text
+                            ));
+                        }
+                    }
+                }
+                EmbeddedResourceResource::BlobResourceContents(blob) => {
+                    return Err(format!(
+                        "the prompt embeds binary data ({}); Tandem takes text only",
+                        blob.uri
+                    ));
+                }
+                _ => {}
+            },
+            ContentBlock::Image(_) => {
+                return Err("the prompt has an image, and Tandem does not take images \
+                            (promptCapabilities.image is false): send text or a file link"
+                    .to_string());
+            }
+            ContentBlock::Audio(_) => {
+                return Err("the prompt has audio, and Tandem does not take audio \
+                            (promptCapabilities.audio is false)"
+                    .to_string());
+            }
+            _ => {}
+        }
+    }
+    if text.trim().is_empty() && !context.is_empty() {
+        let names: Vec<&str> = context.iter().map(|c| c.path.as_str()).collect();
+        text = format!("(attached: {})", names.join(", "));
+    }
+    Ok((text, context))
+}
+
+/// Relative to the root when inside it (what the model and the user read), else absolute.
+fn display_path(path: &Path, root: &Path) -> String {
+    tandem_stdx::display_relative(path, root)
+}
+
+/// A local `file://` URI as a path, with the lines of a `#L10:20` / `#L10-20` fragment
+/// (one-based, inclusive, as Zed writes them for selections).
+pub fn file_uri(uri: &str) -> Option<(PathBuf, Option<Range>)> {
+    let url = url::Url::parse(uri).ok()?;
+    if url.scheme() != "file" {
+        return None;
+    }
+    // `file://host/path` names another machine; only a local file is a path here.
+    if url
+        .host_str()
+        .is_some_and(|h| !h.is_empty() && h != "localhost")
+    {
+        return None;
+    }
+    let path = url.to_file_path().ok()?;
+    Some((path, url.fragment().and_then(line_range)))
+}
+
+fn line_range(fragment: &str) -> Option<Range> {
+    let lines = fragment.strip_prefix('L')?;
+    let (start, end) = lines
+        .split_once([':', '-'])
+        .map_or((lines, lines), |(a, b)| (a, b.trim_start_matches('L')));
+    let start: u32 = start.parse().ok()?;
+    let end: u32 = end.parse().ok()?;
+    if start == 0 || end < start {
+        return None;
+    }
+    Some(Range {
+        start: Position {
+            line: start - 1,
+            character: 0,
+        },
+        // End-exclusive: the line after the last one, at its start.
+        end: Position {
+            line: end,
+            character: 0,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_client_protocol::v1::schema::{
+        EmbeddedResource, ResourceLink, SelectedPermissionOutcome, TextResourceContents,
+    };
+    use serde_json::json;
+
+    fn wire(update: &SessionUpdate) -> Value {
+        serde_json::to_value(update).unwrap()
+    }
+
+    /// A tool call as the core reports it, kind and location worked out as the turn does.
+    fn call(id: &str, name: &str, arguments: serde_json::Value, title: &str) -> Event {
+        let info = tandem_tools::describe(name, &arguments.to_string());
+        Event::ToolCall(ToolCallEvent {
+            tool_call_id: id.into(),
+            name: name.into(),
+            arguments,
+            title: title.into(),
+            kind: info.kind,
+            location: info.target.map(|t| Location {
+                path: Path::new("/ws").join(t.path),
+                line: t.line,
+            }),
+        })
+    }
+
+    fn edit_request(path: &str, original: Option<&str>, proposed: &str) -> ApprovalRequest {
+        ApprovalRequest {
+            session_id: "s".into(),
+            turn_id: "t1".into(),
+            tool_call_id: "e".into(),
+            action: ApprovalAction::Edit(tandem_agent::approval::EditApproval {
+                path: Path::new("/ws").join(path),
+                original: original.map(str::to_string),
+                proposed: proposed.into(),
+                diff: FileDiff::new(path, original, proposed),
+            }),
+        }
+    }
+
+    #[test]
+    fn kinds_come_from_the_core() {
+        assert_eq!(tool_kind(CoreKind::Read), ToolKind::Read);
+        assert_eq!(tool_kind(CoreKind::Search), ToolKind::Search);
+        assert_eq!(tool_kind(CoreKind::Edit), ToolKind::Edit);
+        assert_eq!(tool_kind(CoreKind::Execute), ToolKind::Execute);
+        assert_eq!(tool_kind(CoreKind::Other), ToolKind::Other);
+    }
+
+    #[test]
+    fn tool_call_has_kind_status_input_and_absolute_location() {
+        let mut t = Translator::new("/ws".into(), false);
+        let updates = t.event(call(
+            "c1",
+            "replace_in_file",
+            json!({"path": "src/a.rs", "diff": "x"}),
+            "Edit src/a.rs",
+        ));
+        assert_eq!(
+            wire(&updates[0]),
+            json!({
+                "sessionUpdate": "tool_call",
+                "toolCallId": "c1",
+                "title": "Edit src/a.rs",
+                "kind": "edit",
+                // Pending is ACP's default, so it goes without saying.
+                "locations": [{"path": "/ws/src/a.rs"}],
+                "rawInput": {"path": "src/a.rs", "diff": "x"},
+            })
+        );
+        let read = t.event(call(
+            "c2",
+            "read_file",
+            json!({"path": "a", "offset": 20}),
+            "Read a",
+        ));
+        let read = wire(&read[0]);
+        assert_eq!(read["status"], "in_progress");
+        assert_eq!(read["locations"], json!([{"path": "/ws/a", "line": 20}]));
+    }
+
+    #[test]
+    fn command_output_accumulates_then_completes() {
+        let mut t = Translator::new("/ws".into(), false);
+        t.event(call(
+            "c",
+            "execute_command",
+            json!({"command": "make"}),
+            "Run make",
+        ));
+        t.event(Event::ToolOutput {
+            tool_call_id: "c".into(),
+            delta: "one\n".into(),
+        });
+        let second = t.event(Event::ToolOutput {
+            tool_call_id: "c".into(),
+            delta: "two\n".into(),
+        });
+        let second = wire(&second[0]);
+        assert_eq!(second["sessionUpdate"], "tool_call_update");
+        assert_eq!(second["status"], "in_progress");
+        assert_eq!(
+            second["content"][0]["content"]["text"],
+            "```\none\ntwo\n```"
+        );
+        let done = t.event(Event::ToolResult {
+            tool_call_id: "c".into(),
+            status: ToolStatus::Error,
+            output: "one\ntwo\n[exit code 2]".into(),
+            diff: None,
+        });
+        let done = wire(&done[0]);
+        assert_eq!(done["status"], "failed");
+        assert_eq!(
+            done["content"][0]["content"]["text"],
+            "one\ntwo\n[exit code 2]"
+        );
+        // Nothing is left open at the end of the turn.
+        assert!(t.close_open().is_empty());
+    }
+
+    #[test]
+    fn edit_result_carries_the_approved_texts_as_a_diff() {
+        let mut t = Translator::new("/ws".into(), false);
+        t.event(call(
+            "e",
+            "write_to_file",
+            json!({"path": "a.txt"}),
+            "Write a.txt",
+        ));
+        let request = edit_request("a.txt", Some("old\n"), "new\n");
+        let asked = serde_json::to_value(t.approval(&request)).unwrap();
+        let diff =
+            json!({"type": "diff", "path": "/ws/a.txt", "oldText": "old\n", "newText": "new\n"});
+        assert_eq!(asked["content"], json!([diff.clone()]));
+        assert_eq!(asked["status"], "pending");
+        assert_eq!(wire(&t.allowed("e").unwrap())["status"], "in_progress");
+        let done = t.event(Event::ToolResult {
+            tool_call_id: "e".into(),
+            status: ToolStatus::Ok,
+            output: "Applied the edit to a.txt (+1 -1).".into(),
+            diff: Some(FileDiff::new("a.txt", Some("old\n"), "new\n")),
+        });
+        let done = wire(&done[0]);
+        assert_eq!(done["status"], "completed");
+        assert_eq!(done["content"], json!([diff]));
+    }
+
+    #[test]
+    fn rejected_edit_fails_with_the_message_and_keeps_the_diff() {
+        let mut t = Translator::new("/ws".into(), false);
+        let request = edit_request("new.txt", None, "hi\n");
+        t.approval(&request);
+        let done = t.event(Event::ToolResult {
+            tool_call_id: "e".into(),
+            status: ToolStatus::Rejected,
+            output: "The user rejected this edit.".into(),
+            diff: None,
+        });
+        let done = wire(&done[0]);
+        assert_eq!(done["status"], "failed");
+        assert_eq!(done["content"][0]["type"], "diff");
+        assert!(done["content"][0].get("oldText").is_none());
+        assert_eq!(
+            done["content"][1]["content"]["text"],
+            "The user rejected this edit."
+        );
+        // An answer that comes after the call ended (a cancelled turn) never reopens it.
+        assert!(t.allowed("e").is_none());
+        assert!(t.allowed("never-seen").is_none());
+    }
+
+    #[test]
+    fn an_auto_approved_edit_shows_one_diff_per_hunk() {
+        let old: String = (1..=12).map(|i| format!("{i}\n")).collect();
+        let new = old.replacen("2\n", "X\n", 1) + "13\n";
+        let diffs = hunk_diffs(
+            Path::new("/ws"),
+            &FileDiff::new("src/a.rs", Some(&old), &new),
+        );
+        assert_eq!(diffs.len(), 2);
+        assert_eq!(diffs[0].path, PathBuf::from("/ws/src/a.rs"));
+        assert_eq!(diffs[0].old_text.as_deref(), Some("1\n2\n3\n4\n5\n"));
+        assert_eq!(diffs[0].new_text, "1\nX\n3\n4\n5\n");
+        assert_eq!(diffs[1].new_text, "10\n11\n12\n13\n");
+        let created = hunk_diffs(Path::new("/ws"), &FileDiff::new("n.txt", None, "hi\n"));
+        assert_eq!(created[0].old_text, None);
+        assert_eq!(created[0].new_text, "hi\n");
+    }
+
+    #[test]
+    fn replay_shows_prompts_errors_and_closes_interrupted_calls() {
+        let mut t = Translator::new("/ws".into(), true);
+        let prompt = t.event(Event::TurnStarted {
+            prompt: "fix it".into(),
+        });
+        assert_eq!(
+            wire(&prompt[0]),
+            json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "fix it"}})
+        );
+        t.event(call("c", "read_file", json!({"path": "a"}), "Read a"));
+        let end = t.event(Event::TurnEnded {
+            stop_reason: StopReason::Error,
+            error: Some("boom".into()),
+        });
+        assert_eq!(wire(&end[0])["status"], "failed");
+        assert_eq!(wire(&end[1])["content"]["text"], "\n\nError: boom");
+        // Live, the prompt is the client's own and is not echoed.
+        let mut live = Translator::new("/ws".into(), false);
+        assert!(
+            live.event(Event::TurnStarted { prompt: "x".into() })
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn long_output_keeps_its_tail() {
+        let mut s: String = (0..10_000).map(|i| format!("line {i}\n")).collect();
+        keep_tail(&mut s, 1000);
+        assert!(s.len() < 1100, "{}", s.len());
+        assert!(s.starts_with("[… earlier output not shown …]\nline "));
+        assert!(s.ends_with("line 9999\n"));
+    }
+
+    #[test]
+    fn fences_outgrow_backticks_inside() {
+        assert_eq!(fenced("a\n"), "```\na\n```");
+        assert_eq!(fenced("x ```` y"), "`````\nx ```` y\n`````");
+    }
+
+    #[test]
+    fn permission_outcomes() {
+        let selected = |id: &str| {
+            RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(id.to_string()))
+        };
+        assert_eq!(decision(&selected(ALLOW_ONCE)).decision, Decision::Accept);
+        assert_eq!(
+            decision(&selected(ALLOW_ALWAYS)).decision,
+            Decision::AcceptAlways
+        );
+        assert_eq!(decision(&selected(REJECT_ONCE)).decision, Decision::Reject);
+        assert_eq!(decision(&selected("bogus")).decision, Decision::Reject);
+        assert_eq!(
+            decision(&RequestPermissionOutcome::Cancelled).decision,
+            Decision::Reject
+        );
+        let always = &permission_options(ApprovalKind::Command)[1];
+        assert_eq!(&*always.option_id.0, ALLOW_ALWAYS);
+        assert_eq!(always.name, "Always allow commands in this session");
+    }
+
+    #[test]
+    fn stop_reasons() {
+        assert_eq!(
+            stop_reason(StopReason::EndTurn, None),
+            Ok(AcpStopReason::EndTurn)
+        );
+        assert_eq!(
+            stop_reason(StopReason::Cancelled, None),
+            Ok(AcpStopReason::Cancelled)
+        );
+        assert_eq!(
+            stop_reason(StopReason::MaxSteps, None),
+            Ok(AcpStopReason::MaxTurnRequests)
+        );
+        assert_eq!(
+            stop_reason(StopReason::Error, Some("rate limited".into())),
+            Err("rate limited".into())
+        );
+    }
+
+    #[test]
+    fn prompt_blocks_become_text_and_context() {
+        let blocks = vec![
+            ContentBlock::from("Explain "),
+            ContentBlock::ResourceLink(ResourceLink::new("a.rs", "file:///ws/src/my%20a.rs#L3:5")),
+            ContentBlock::from(" and "),
+            ContentBlock::Resource(EmbeddedResource::new(
+                EmbeddedResourceResource::TextResourceContents(TextResourceContents::new(
+                    "unsaved text",
+                    "file:///ws/b.rs",
+                )),
+            )),
+        ];
+        let (text, context) = prompt_input(blocks, Path::new("/ws")).unwrap();
+        assert_eq!(text, "Explain  and ");
+        assert_eq!(context.len(), 2);
+        assert_eq!(context[0].path, "src/my a.rs");
+        let range = context[0].range.unwrap();
+        assert_eq!((range.start.line, range.end.line), (2, 5));
+        assert_eq!(context[1].path, "b.rs");
+        assert_eq!(context[1].text.as_deref(), Some("unsaved text"));
+    }
+
+    #[test]
+    fn file_uris() {
+        assert_eq!(
+            file_uri("file:///tmp/x.rs").map(|(p, _)| p),
+            Some(PathBuf::from("/tmp/x.rs"))
+        );
+        assert_eq!(file_uri("https://example.com/x"), None);
+        assert_eq!(file_uri("file://server/share/x"), None);
+        let (_, range) = file_uri("file:///a#L7").unwrap();
+        let range = range.unwrap();
+        assert_eq!((range.start.line, range.end.line), (6, 7));
+        assert!(file_uri("file:///a#L0:2").unwrap().1.is_none());
+        assert_eq!(
+            file_uri("file:///ws/my%20a.rs").map(|(p, _)| p),
+            Some(PathBuf::from("/ws/my a.rs"))
+        );
+    }
+
+    #[test]
+    fn links_are_context_not_text_and_images_are_refused() {
+        // Zed sends the link and an embedded copy of the same file: one context item, and the
+        // prompt text stays what the user typed.
+        let blocks = vec![
+            ContentBlock::from("explain the code"),
+            ContentBlock::ResourceLink(ResourceLink::new("hello.py", "file:///ws/hello.py")),
+            ContentBlock::ResourceLink(ResourceLink::new("hello.py", "file:///ws/hello.py")),
+        ];
+        let (text, context) = prompt_input(blocks, Path::new("/ws")).unwrap();
+        assert_eq!(text, "explain the code");
+        assert_eq!(context.len(), 1);
+        let only_link = vec![ContentBlock::ResourceLink(ResourceLink::new(
+            "a.rs",
+            "file:///ws/a.rs",
+        ))];
+        assert_eq!(
+            prompt_input(only_link, Path::new("/ws")).unwrap().0,
+            "(attached: a.rs)"
+        );
+        let image = vec![ContentBlock::Image(
+            agent_client_protocol::v1::schema::ImageContent::new("AAAA", "image/png"),
+        )];
+        assert!(
+            prompt_input(image, Path::new("/ws"))
+                .unwrap_err()
+                .contains("images")
+        );
+    }
+}

@@ -1,0 +1,257 @@
+//! `tandem acp`: the agent over the Agent Client Protocol v1 (newline-delimited JSON-RPC on
+//! stdio), for Zed and other ACP clients. See `docs/acp.md`.
+//!
+//! The handlers run in the connection's dispatch loop, so none waits on the client: a prompt
+//! starts a turn and parks its responder, which the forwarding task ([`frontend`]) answers when
+//! the turn ends.
+
+mod convert;
+mod frontend;
+
+use std::sync::{Arc, OnceLock};
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
+    ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
+    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
+    SessionCapabilities, SessionInfo, SessionListCapabilities,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Client, Error, ErrorCode, Stdio};
+use time::format_description::well_known::Rfc3339;
+
+use frontend::{FsCapabilities, Outbox, SessionRef};
+use tandem_agent::{Agent, AgentError};
+
+/// What the command line says.
+pub type Options = tandem_config::StartOptions;
+
+/// Serves one client on stdin/stdout until it closes stdin; then stops every running turn.
+pub async fn serve(options: Options) -> Result<(), String> {
+    let (agent, _) = options.start();
+    let server = Arc::new(Server {
+        agent,
+        outbox: OnceLock::new(),
+    });
+    // Each handler holds its own reference to the server.
+    let s = || server.clone();
+    let served = agent_client_protocol::Agent
+        .v1()
+        .name("tandem")
+        .on_receive_request(
+            {
+                let s = s();
+                async move |request: InitializeRequest, responder, cx| {
+                    s.initialize(request, responder, cx)
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let s = s();
+                async move |request: NewSessionRequest, responder, _cx| {
+                    s.new_session(request, responder)
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let s = s();
+                async move |request: LoadSessionRequest, responder, _cx| {
+                    s.load_session(request, responder)
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let s = s();
+                async move |request: PromptRequest, responder, _cx| {
+                    s.prompt(request, responder).await
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let s = s();
+                async move |request: ListSessionsRequest, responder, _cx| {
+                    s.list_sessions(request, responder)
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            {
+                let s = s();
+                async move |notification: CancelNotification, _cx| {
+                    // An unknown session has nothing to cancel.
+                    let _ = s.agent.cancel(&notification.session_id.0);
+                    Ok(())
+                }
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .connect_to(Stdio::new())
+        .await;
+    server.agent.shutdown().await;
+    served.map_err(|e| e.to_string())
+}
+
+struct Server {
+    agent: Agent,
+    /// Set by `initialize`, which the SDK requires before anything else.
+    outbox: OnceLock<Outbox>,
+}
+
+fn agent_error(e: AgentError) -> Error {
+    let code = match e {
+        AgentError::UnknownSession(_) => ErrorCode::RESOURCE_NOT_FOUND,
+        AgentError::TurnRunning(_) => ErrorCode::INVALID_REQUEST,
+        AgentError::InvalidRoot(_) | AgentError::WorkspaceGone(_) => ErrorCode::INVALID_PARAMS,
+        AgentError::Io(_) | AgentError::Model(_) => ErrorCode::INTERNAL_ERROR,
+    };
+    Error::new(code, e.to_string())
+}
+
+fn not_initialized() -> Error {
+    Error::new(ErrorCode::INVALID_REQUEST, "initialize first")
+}
+
+impl Server {
+    fn initialize(
+        &self,
+        request: InitializeRequest,
+        responder: Responder<InitializeResponse>,
+        cx: ConnectionTo<Client>,
+    ) -> Result<(), Error> {
+        let fs = request.client_capabilities.fs;
+        let fs = FsCapabilities {
+            read_text_file: fs.read_text_file,
+            write_text_file: fs.write_text_file,
+        };
+        // A repeated initialize keeps the first connection state.
+        self.outbox.get_or_init(|| Outbox::start(cx, fs));
+        let capabilities = AgentCapabilities::new()
+            .load_session(true)
+            .prompt_capabilities(PromptCapabilities::new().embedded_context(true))
+            .session_capabilities(SessionCapabilities::new().list(SessionListCapabilities::new()));
+        responder.respond(
+            InitializeResponse::new(ProtocolVersion::V1)
+                .agent_capabilities(capabilities)
+                .agent_info(
+                    Implementation::new("tandem", env!("CARGO_PKG_VERSION")).title("Tandem"),
+                ),
+        )
+    }
+
+    /// `mcpServers` are ignored: the agent has its own tools and no MCP client.
+    fn new_session(
+        &self,
+        request: NewSessionRequest,
+        responder: Responder<NewSessionResponse>,
+    ) -> Result<(), Error> {
+        if !request.cwd.is_absolute() {
+            return responder.respond_with_error(Error::new(
+                ErrorCode::INVALID_PARAMS,
+                format!(
+                    "cwd must be an absolute path, not {}",
+                    request.cwd.display()
+                ),
+            ));
+        }
+        match self.agent.new_session(&request.cwd) {
+            Ok(info) => responder.respond(NewSessionResponse::new(info.session_id)),
+            Err(e) => responder.respond_with_error(agent_error(e)),
+        }
+    }
+
+    /// The session keeps the root it was created with; the request's `cwd` is not used.
+    fn load_session(
+        &self,
+        request: LoadSessionRequest,
+        responder: Responder<LoadSessionResponse>,
+    ) -> Result<(), Error> {
+        let Some(outbox) = self.outbox.get() else {
+            return responder.respond_with_error(not_initialized());
+        };
+        let id = request.session_id.0.to_string();
+        let loaded = self
+            .agent
+            .load_session(&id)
+            .and_then(|loaded| Ok((loaded.history, self.agent.session_root(&id)?)));
+        match loaded {
+            Ok((history, root)) => {
+                outbox.replay(SessionRef { id, root }, history, responder);
+                Ok(())
+            }
+            Err(e) => responder.respond_with_error(agent_error(e)),
+        }
+    }
+
+    async fn prompt(
+        &self,
+        request: PromptRequest,
+        responder: Responder<PromptResponse>,
+    ) -> Result<(), Error> {
+        let Some(outbox) = self.outbox.get() else {
+            return responder.respond_with_error(not_initialized());
+        };
+        let id = request.session_id.0.to_string();
+        let root = match self.agent.session_root(&id) {
+            Ok(root) => root,
+            Err(e) => return responder.respond_with_error(agent_error(e)),
+        };
+        let (text, context) = match convert::prompt_input(request.prompt, &root) {
+            Ok(input) => input,
+            Err(why) => {
+                return responder.respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, why));
+            }
+        };
+        if text.trim().is_empty() && context.is_empty() {
+            return responder
+                .respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, "the prompt is empty"));
+        }
+        // Parked before the turn starts: the forwarder answers it when the turn ends.
+        if let Some(responder) = outbox.hold_prompt(&id, responder) {
+            return responder.respond_with_error(agent_error(AgentError::TurnRunning(id.clone())));
+        }
+        let frontend = outbox.frontend(SessionRef {
+            id: id.clone(),
+            root,
+        });
+        let started = self.agent.prompt(&id, text, context, frontend);
+        if let Err(e) = started
+            && let Some(responder) = outbox.release_prompt(&id)
+        {
+            return responder.respond_with_error(agent_error(e));
+        }
+        Ok(())
+    }
+
+    fn list_sessions(
+        &self,
+        request: ListSessionsRequest,
+        responder: Responder<ListSessionsResponse>,
+    ) -> Result<(), Error> {
+        // Session roots are canonical; the client's cwd may not be.
+        let cwd = request
+            .cwd
+            .map(|cwd| std::fs::canonicalize(&cwd).unwrap_or(cwd));
+        let sessions = self
+            .agent
+            .list_sessions()
+            .into_iter()
+            .filter(|s| cwd.as_ref().is_none_or(|cwd| s.root == *cwd))
+            .map(|s| {
+                SessionInfo::new(s.session_id, s.root)
+                    .title((!s.title.is_empty()).then_some(s.title))
+                    .updated_at(s.updated_at.format(&Rfc3339).ok())
+            })
+            .collect();
+        responder.respond(ListSessionsResponse::new(sessions))
+    }
+}

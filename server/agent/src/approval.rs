@@ -1,0 +1,193 @@
+//! Who decides what: the user's approval policy, and the questions the core asks a face.
+
+use std::path::PathBuf;
+
+use tandem_tools::FileDiff;
+
+/// The user's standing policy, fixed when the sidecar starts. Nothing the model says or reads can
+/// change it; only the user's own `acceptAlways` widens it, for one session.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ApprovalPolicy {
+    pub auto_approve: AutoApprove,
+    /// Command prefixes that run without asking, e.g. `"cargo test"`, `"git status"`.
+    pub allow_commands: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AutoApprove {
+    pub edit: bool,
+    pub command: bool,
+}
+
+impl ApprovalPolicy {
+    /// Whether `command` runs without asking: a listed prefix ending at a word boundary, and no
+    /// shell syntax that could chain or redirect to something else (`ls; rm -rf ~` is not `ls`).
+    pub fn allows_command(&self, command: &str) -> bool {
+        let command = command.trim();
+        if command.is_empty() || has_shell_control(command) {
+            return false;
+        }
+        self.allow_commands.iter().any(|prefix| {
+            let prefix = prefix.trim();
+            !prefix.is_empty()
+                && command.starts_with(prefix)
+                && command[prefix.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(char::is_whitespace)
+        })
+    }
+}
+
+/// Characters that let one command line run or affect more than its first command.
+fn has_shell_control(command: &str) -> bool {
+    command.chars().any(|c| {
+        matches!(
+            c,
+            ';' | '&' | '|' | '`' | '$' | '>' | '<' | '\n' | '\r' | '(' | ')'
+        )
+    })
+}
+
+/// What kind of thing is asked about: "accept always" covers one kind for the session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ApprovalKind {
+    Edit,
+    Command,
+}
+
+/// A question to the user: may this edit be written, or this command run?
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApprovalRequest {
+    pub session_id: String,
+    pub turn_id: String,
+    pub tool_call_id: String,
+    pub action: ApprovalAction,
+}
+
+/// What would happen if the user says yes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ApprovalAction {
+    Edit(EditApproval),
+    Command(CommandApproval),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditApproval {
+    /// Absolute.
+    pub path: PathBuf,
+    /// The file's text now; `None` for a new file.
+    pub original: Option<String>,
+    /// The whole proposed text.
+    pub proposed: String,
+    /// `original` to `proposed`.
+    pub diff: FileDiff,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandApproval {
+    pub command: String,
+    /// Absolute.
+    pub cwd: PathBuf,
+    /// Relative to the workspace root (`.` for the root).
+    pub display_cwd: String,
+}
+
+impl ApprovalRequest {
+    pub fn kind(&self) -> ApprovalKind {
+        match self.action {
+            ApprovalAction::Edit(_) => ApprovalKind::Edit,
+            ApprovalAction::Command(_) => ApprovalKind::Command,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Accept,
+    AcceptAlways,
+    Reject,
+}
+
+/// The user's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApprovalReply {
+    pub decision: Decision,
+    /// The user's edited version of the proposal: what gets written instead.
+    pub content: Option<String>,
+    /// A note for the model, with a rejection.
+    pub feedback: Option<String>,
+}
+
+/// The answer a face's queue will bring: the user's, or a rejection if the connection to the
+/// editor closed first (`sent` is whether the question could be queued at all).
+pub fn queued_reply<E: Send + 'static>(
+    sent: Result<(), E>,
+    reply: tokio::sync::oneshot::Receiver<ApprovalReply>,
+) -> futures_util::future::BoxFuture<'static, ApprovalReply> {
+    const CLOSED: &str = "The editor connection is closed.";
+    Box::pin(async move {
+        if sent.is_err() {
+            return ApprovalReply::reject(CLOSED);
+        }
+        reply
+            .await
+            .unwrap_or_else(|_| ApprovalReply::reject(CLOSED))
+    })
+}
+
+impl ApprovalReply {
+    pub fn reject(feedback: impl Into<String>) -> Self {
+        Self {
+            decision: Decision::Reject,
+            content: None,
+            feedback: Some(feedback.into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(prefixes: &[&str]) -> ApprovalPolicy {
+        ApprovalPolicy {
+            allow_commands: prefixes.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn allow_list_matches_whole_words_only() {
+        let p = policy(&["cargo test", "ls"]);
+        assert!(p.allows_command("cargo test"));
+        assert!(p.allows_command("cargo test -p tandem"));
+        assert!(p.allows_command("  ls -la "));
+        assert!(!p.allows_command("lsblk"));
+        assert!(!p.allows_command("cargo testx"));
+        assert!(!p.allows_command("cargo build"));
+    }
+
+    #[test]
+    fn allow_list_refuses_chained_commands() {
+        let p = policy(&["ls"]);
+        for cmd in [
+            "ls; rm -rf ~",
+            "ls && curl x",
+            "ls | sh",
+            "ls `rm x`",
+            "ls $(rm x)",
+            "ls > /etc/passwd",
+            "ls\nrm x",
+            "ls & rm x",
+        ] {
+            assert!(!p.allows_command(cmd), "{cmd:?} must ask");
+        }
+    }
+
+    #[test]
+    fn empty_prefix_allows_nothing() {
+        assert!(!policy(&[""]).allows_command("rm -rf /"));
+        assert!(!policy(&[]).allows_command("ls"));
+    }
+}

@@ -1,0 +1,141 @@
+//! What the core tells a face while a turn runs. Faces translate these to their protocol (the
+//! `tandem lsp` wire types live in `tandem-protocol`); the transcript stores them in its own
+//! records.
+
+use std::path::PathBuf;
+
+use tandem_tools::{FileDiff, ToolKind};
+
+/// One thing that happened in a turn.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A turn began; `prompt` is the user's text as sent.
+    TurnStarted { prompt: String },
+    /// A piece of the answer.
+    Text { delta: String },
+    /// A piece of the model's reasoning.
+    Reasoning { delta: String },
+    /// The model called a tool.
+    ToolCall(ToolCallEvent),
+    /// Output of a running command, as it comes.
+    ToolOutput { tool_call_id: String, delta: String },
+    /// A tool call finished.
+    ToolResult {
+        tool_call_id: String,
+        status: ToolStatus,
+        output: String,
+        /// The change an edit made (or would have made, when rejected).
+        diff: Option<FileDiff>,
+    },
+    /// Tokens used by the last request.
+    Usage {
+        prompt_tokens: u64,
+        completion_tokens: u64,
+        context_window: Option<u64>,
+    },
+    /// The turn is over.
+    TurnEnded {
+        stop_reason: StopReason,
+        error: Option<String>,
+    },
+}
+
+/// A tool call as the user is shown it when the model makes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCallEvent {
+    pub tool_call_id: String,
+    pub name: String,
+    /// The parsed JSON, or the raw text as a string when it did not parse.
+    pub arguments: serde_json::Value,
+    pub title: String,
+    pub kind: ToolKind,
+    /// The file or folder it works on, absolute, with the first line it reads from.
+    pub location: Option<Location>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub path: PathBuf,
+    /// One-based.
+    pub line: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolStatus {
+    Ok,
+    Error,
+    Rejected,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    EndTurn,
+    Cancelled,
+    MaxSteps,
+    Error,
+}
+
+impl Event {
+    /// A streamed piece (text, reasoning, command output), which a face may merge with the next
+    /// piece of the same stream.
+    pub fn is_piece(&self) -> bool {
+        matches!(
+            self,
+            Event::Text { .. } | Event::Reasoning { .. } | Event::ToolOutput { .. }
+        )
+    }
+
+    /// Appends `next` to `self` when both are pieces of the same stream; whether it did.
+    pub fn merge(&mut self, next: &Event) -> bool {
+        match (self, next) {
+            (Event::Text { delta: a }, Event::Text { delta: b })
+            | (Event::Reasoning { delta: a }, Event::Reasoning { delta: b }) => {
+                a.push_str(b);
+                true
+            }
+            (
+                Event::ToolOutput {
+                    tool_call_id: a_id,
+                    delta: a,
+                },
+                Event::ToolOutput {
+                    tool_call_id: b_id,
+                    delta: b,
+                },
+            ) if a_id == b_id => {
+                a.push_str(b);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_of_one_stream_merge() {
+        let mut held = Event::Text {
+            delta: "Hel".into(),
+        };
+        assert!(held.merge(&Event::Text { delta: "lo".into() }));
+        assert_eq!(
+            held,
+            Event::Text {
+                delta: "Hello".into()
+            }
+        );
+        assert!(!held.merge(&Event::Reasoning { delta: "r".into() }));
+        let mut out = Event::ToolOutput {
+            tool_call_id: "a".into(),
+            delta: "1".into(),
+        };
+        let other = Event::ToolOutput {
+            tool_call_id: "b".into(),
+            delta: "2".into(),
+        };
+        assert!(!out.merge(&other));
+    }
+}

@@ -1,0 +1,435 @@
+//! The agent core: sessions, the turn loop, approvals and transcripts.
+//!
+//! It talks to the model through [`ModelClient`] and to the workspace through [`tandem_tools`],
+//! and to whoever drives it through [`Frontend`]. It knows nothing of JSON-RPC, LSP or editors:
+//! every face (the LSP methods, plain LSP, ACP, the terminal chat) is a `Frontend`.
+
+pub mod approval;
+pub mod events;
+pub mod outbox;
+pub mod prompt;
+mod session;
+pub mod transcript;
+mod turn;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use futures_util::future::BoxFuture;
+use time::OffsetDateTime;
+use tokio::sync::OnceCell;
+
+use approval::{ApprovalPolicy, ApprovalReply, ApprovalRequest};
+use events::Event;
+use prompt::ContextItem;
+use session::Session;
+use tandem_model::ToolDefinition;
+use tandem_provider::{ModelClient, ModelInfo};
+
+/// What a face must provide for a turn to run: somewhere to send updates, and a user to ask.
+pub trait Frontend: Send + Sync + 'static {
+    /// Something happened in a turn. Called in order; must not block.
+    fn update(&self, session_id: &str, turn_id: &str, event: Event);
+
+    /// Asks the user to approve an edit or a command. Dropping the future (on cancel) withdraws
+    /// the question.
+    fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply>;
+
+    /// The editor's errors and warnings for these files, once they settle after an edit.
+    /// Faces without an editor report none.
+    fn diagnostics(&self, _paths: Vec<PathBuf>) -> BoxFuture<'static, Vec<Diagnostic>> {
+        Box::pin(async { Vec::new() })
+    }
+
+    /// Reads a text file (absolute path, inside the workspace) through the editor, so the model
+    /// sees unsaved changes. `None`: the editor has nothing to say, read the disk.
+    fn read_text(&self, _path: &Path) -> Option<BoxFuture<'static, Result<String, String>>> {
+        None
+    }
+
+    /// Writes an approved edit through the editor (its buffer and undo history) instead of the
+    /// disk. `None`: the core writes the file itself. `Err` says why the editor did not apply it;
+    /// then nothing was written.
+    fn write_text(
+        &self,
+        _path: &Path,
+        _original: Option<&str>,
+        _content: &str,
+    ) -> Option<BoxFuture<'static, Result<(), String>>> {
+        None
+    }
+}
+
+/// An error or warning the editor reports for a file.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Diagnostic {
+    pub path: String,
+    /// One-based.
+    pub line: u32,
+    pub severity: Severity,
+    pub message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// How the agent runs, fixed at start.
+#[derive(Clone, Debug)]
+pub struct AgentSettings {
+    pub policy: ApprovalPolicy,
+    /// The most model requests in one turn.
+    pub max_steps: u32,
+    /// Where transcripts and undo data live.
+    pub data_dir: PathBuf,
+}
+
+impl AgentSettings {
+    pub const DEFAULT_MAX_STEPS: u32 = 50;
+
+    /// The platform's data dir (`~/.local/share/tandem` on Linux).
+    pub fn default_data_dir() -> PathBuf {
+        dirs::data_dir()
+            .unwrap_or_else(std::env::temp_dir)
+            .join("tandem")
+    }
+}
+
+/// A session as listed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionInfo {
+    pub session_id: String,
+    pub title: String,
+    pub root: PathBuf,
+    pub created_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
+}
+
+/// A session's history as loaded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedSession {
+    pub history: Vec<HistoryEntry>,
+    /// Transcript lines that could not be read (each was logged).
+    pub unreadable_lines: usize,
+}
+
+/// One entry of a session's history, as a face replays it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryEntry {
+    pub turn_id: String,
+    pub event: Event,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AgentError {
+    #[error("no session {0}")]
+    UnknownSession(String),
+    #[error("a turn is already running in session {0}; cancel it or wait for it to end")]
+    TurnRunning(String),
+    #[error("{0}")]
+    InvalidRoot(String),
+    /// A saved session's workspace folder is gone.
+    #[error("{0}")]
+    WorkspaceGone(String),
+    #[error("{0}")]
+    Io(String),
+    #[error("{0}")]
+    Model(String),
+}
+
+/// Puts a file back through the editor, when the editor holds it and can take the write; `None`
+/// when it can't (then the disk is written).
+async fn restore_in_editor(
+    frontend: &dyn Frontend,
+    item: &tandem_tools::Restore,
+) -> Option<Result<(), String>> {
+    let content = std::str::from_utf8(item.content.as_deref()?).ok()?;
+    let current = match frontend.read_text(&item.path) {
+        Some(read) => read.await.ok(),
+        None => std::fs::read_to_string(&item.path).ok(),
+    };
+    let write = frontend.write_text(&item.path, current.as_deref(), content)?;
+    Some(write.await)
+}
+
+/// The agent: every session of this process, and what they share.
+#[derive(Clone)]
+pub struct Agent {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    settings: AgentSettings,
+    client: Arc<dyn ModelClient>,
+    tools: Vec<ToolDefinition>,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    models: OnceCell<Vec<ModelInfo>>,
+    /// The models as far as context windows go: asked once per process, and an endpoint that
+    /// can't list them (or is slow to) counts as listing none, rather than being asked again at
+    /// every step of every turn.
+    windows: OnceCell<Vec<ModelInfo>>,
+}
+
+impl Agent {
+    pub fn new(settings: AgentSettings, client: Arc<dyn ModelClient>) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                settings,
+                client,
+                tools: tandem_tools::definitions(),
+                sessions: Mutex::new(HashMap::new()),
+                models: OnceCell::new(),
+                windows: OnceCell::new(),
+            }),
+        }
+    }
+
+    pub fn settings(&self) -> &AgentSettings {
+        &self.inner.settings
+    }
+
+    fn sessions_dir(&self) -> PathBuf {
+        self.inner.settings.data_dir.join("sessions")
+    }
+
+    /// Starts a session on `root`.
+    pub fn new_session(&self, root: &Path) -> Result<SessionInfo, AgentError> {
+        let session = Session::create(&self.sessions_dir(), root)?;
+        let info = session.info();
+        self.sessions()
+            .insert(info.session_id.clone(), Arc::new(session));
+        Ok(info)
+    }
+
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Session>>> {
+        tandem_stdx::lock(&self.inner.sessions)
+    }
+
+    /// The session, from memory or from its transcript on disk.
+    fn session(&self, session_id: &str) -> Result<Arc<Session>, AgentError> {
+        if let Some(s) = self.sessions().get(session_id) {
+            return Ok(s.clone());
+        }
+        let unknown = || AgentError::UnknownSession(session_id.to_string());
+        // Ids are ours: anything that isn't one can't name a file.
+        if session_id.is_empty() || !session_id.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Err(unknown());
+        }
+        // No transcript: no such session. Any other failure says what it was.
+        let dir = self.sessions_dir();
+        if !session::exists(&dir, session_id) {
+            return Err(unknown());
+        }
+        let loaded = Session::load(&dir, session_id)?;
+        let loaded = Arc::new(loaded);
+        let mut sessions = self.sessions();
+        Ok(sessions
+            .entry(session_id.to_string())
+            .or_insert(loaded)
+            .clone())
+    }
+
+    /// Starts a turn and returns its id at once; the turn runs as its own task, reporting to
+    /// `frontend`. Refused while another turn of the session runs.
+    pub fn prompt(
+        &self,
+        session_id: &str,
+        text: String,
+        context: Vec<ContextItem>,
+        frontend: Arc<dyn Frontend>,
+    ) -> Result<String, AgentError> {
+        let session = self.session(session_id)?;
+        let (turn_id, cancel) = session.begin_turn()?;
+        let run = Arc::new(turn::Turn {
+            agent: self.clone(),
+            session,
+            turn_id: turn_id.clone(),
+            frontend,
+            cancel,
+        });
+        // A turn that panics must still end, or its session stays taken and its client waits.
+        tokio::spawn(async move {
+            let task = tokio::spawn({
+                let run = run.clone();
+                async move { run.run(text, context).await }
+            });
+            if let Err(e) = task.await {
+                let why = if e.is_panic() {
+                    "an internal error ended the turn (a bug in Tandem: please report it)"
+                } else {
+                    "the turn was stopped"
+                };
+                run.end(events::StopReason::Error, Some(why.to_string()));
+            }
+        });
+        Ok(turn_id)
+    }
+
+    /// Cancels the running turn, if any: its HTTP stream and command stop, and pending approvals
+    /// resolve as rejected.
+    pub fn cancel(&self, session_id: &str) -> Result<(), AgentError> {
+        self.session(session_id)?.cancel();
+        Ok(())
+    }
+
+    /// Every session on disk and in memory, most recently updated first.
+    pub fn list_sessions(&self) -> Vec<SessionInfo> {
+        let mut found: HashMap<String, SessionInfo> = HashMap::new();
+        if let Ok(dir) = std::fs::read_dir(self.sessions_dir()) {
+            for entry in dir.flatten() {
+                let path = entry.path();
+                if path.extension().is_some_and(|e| e == "jsonl")
+                    && let Some(info) = session::info_from_disk(&path)
+                {
+                    found.insert(info.session_id.clone(), info);
+                }
+            }
+        }
+        for s in self.sessions().values() {
+            let info = s.info();
+            found.insert(info.session_id.clone(), info);
+        }
+        let mut list: Vec<SessionInfo> = found.into_values().collect();
+        list.sort_by_key(|s| std::cmp::Reverse(s.updated_at));
+        list
+    }
+
+    /// A session's history, loading it from disk if needed; later prompts continue it with its
+    /// whole context.
+    pub fn load_session(&self, session_id: &str) -> Result<LoadedSession, AgentError> {
+        let session = self.session(session_id)?;
+        Ok(LoadedSession {
+            history: session.history(),
+            unreadable_lines: session.unreadable_lines,
+        })
+    }
+
+    /// The root of a session.
+    pub fn session_root(&self, session_id: &str) -> Result<PathBuf, AgentError> {
+        Ok(self.session(session_id)?.workspace.root().to_path_buf())
+    }
+
+    /// Puts back the files the agent changed in `turn_id` and the turns after it (the last turn
+    /// that changed anything when `None`). A file the editor holds goes back through the editor
+    /// (`frontend.write_text`, as the edit came), the others on disk. Refused while a turn runs.
+    pub async fn undo(
+        &self,
+        session_id: &str,
+        turn_id: Option<String>,
+        frontend: &dyn Frontend,
+    ) -> Result<Vec<String>, AgentError> {
+        let session = self.session(session_id)?;
+        if session.is_running() {
+            return Err(AgentError::TurnRunning(session_id.to_string()));
+        }
+        let io = |e: tandem_tools::ToolError| AgentError::Io(e.message);
+        let plan = session
+            .undo
+            .plan(&session.workspace, turn_id.as_deref())
+            .map_err(io)?;
+        let (mut done, mut failures) = (Vec::new(), Vec::new());
+        for item in &plan.items {
+            let result = match restore_in_editor(frontend, item).await {
+                Some(result) => result,
+                None => item.restore_to_disk().map_err(|e| e.message),
+            };
+            match result {
+                Ok(()) => done.push(item.display_path.clone()),
+                Err(why) => failures.push(format!("{}: {why}", item.display_path)),
+            }
+        }
+        session.undo.commit(&plan, &done, &failures).map_err(io)
+    }
+
+    /// Cancels every running turn and waits (briefly) for them to end, so no command outlives
+    /// the sidecar.
+    pub async fn shutdown(&self) {
+        let sessions: Vec<Arc<Session>> = self.sessions().values().cloned().collect();
+        for s in &sessions {
+            s.cancel();
+        }
+        for _ in 0..100 {
+            if !sessions.iter().any(|s| s.is_running()) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
+    /// The messages a turn added to the conversation, from the transcript.
+    pub fn turn_messages(
+        &self,
+        session_id: &str,
+        turn_id: &str,
+    ) -> Result<Vec<tandem_model::Message>, AgentError> {
+        let session = self.session(session_id)?;
+        let loaded = transcript::read_records(session.transcript.path())
+            .map_err(|e| AgentError::Io(e.to_string()))?;
+        Ok(loaded
+            .records
+            .into_iter()
+            .filter_map(|r| match r {
+                transcript::Record::Message {
+                    turn_id: t,
+                    message,
+                    ..
+                } if t == turn_id => Some(message.into()),
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// The models the endpoint offers (asked once, then remembered).
+    pub async fn list_models(&self) -> Result<Vec<ModelInfo>, AgentError> {
+        self.inner
+            .models
+            .get_or_try_init(|| async {
+                self.inner
+                    .client
+                    .list_models()
+                    .await
+                    .map_err(|e| AgentError::Model(e.message))
+            })
+            .await
+            .cloned()
+    }
+
+    /// The model requests go to.
+    pub fn model(&self) -> String {
+        self.inner.client.model()
+    }
+
+    /// The current model's context window, where the endpoint tells it.
+    async fn context_window(&self) -> Option<u64> {
+        let models = self
+            .inner
+            .windows
+            .get_or_init(|| async {
+                // Bounded: a slow `/models` must not hold up the turn.
+                let listed =
+                    tokio::time::timeout(std::time::Duration::from_secs(2), self.list_models());
+                match listed.await {
+                    Ok(Ok(models)) => models,
+                    _ => Vec::new(),
+                }
+            })
+            .await;
+        let current = self.inner.client.model();
+        models
+            .iter()
+            .find(|m| m.id == current)
+            .and_then(|m| m.context_window)
+    }
+}

@@ -1,0 +1,391 @@
+//! One session: a conversation, a workspace, its transcript and its undo log.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use time::OffsetDateTime;
+use tokio_util::sync::CancellationToken;
+
+use super::events::Event;
+use super::transcript::{self, Record, Transcript};
+use super::{AgentError, HistoryEntry, SessionInfo};
+use tandem_model::Message;
+use tandem_tools::{ReadTracker, UndoLog, Workspace};
+
+pub(super) struct Session {
+    pub id: String,
+    pub workspace: Workspace,
+    pub created_at: OffsetDateTime,
+    pub transcript: Transcript,
+    pub undo: UndoLog,
+    pub reads: ReadTracker,
+    /// The conversation as the model sees it, system prompt first. Held by a turn while it runs.
+    pub conversation: tokio::sync::Mutex<Vec<Message>>,
+    /// Transcript lines that could not be read when the session was loaded.
+    pub unreadable_lines: usize,
+    state: Mutex<State>,
+}
+
+/// What changes as the session goes, outside the conversation.
+struct State {
+    title: String,
+    updated_at: OffsetDateTime,
+    history: Vec<HistoryEntry>,
+    turns: u32,
+    running: Option<CancellationToken>,
+    /// The user chose "accept always" for this kind in this session.
+    always_edit: bool,
+    always_command: bool,
+}
+
+fn transcript_path(dir: &Path, id: &str) -> PathBuf {
+    dir.join(format!("{id}.jsonl"))
+}
+
+/// Whether a transcript for `id` is on disk.
+pub(super) fn exists(dir: &Path, id: &str) -> bool {
+    transcript_path(dir, id).exists()
+}
+
+fn undo_dir(dir: &Path, id: &str) -> PathBuf {
+    dir.join(format!("{id}.undo"))
+}
+
+fn io_err(e: std::io::Error) -> AgentError {
+    AgentError::Io(e.to_string())
+}
+
+impl Session {
+    pub fn create(dir: &Path, root: &Path) -> Result<Self, AgentError> {
+        let workspace = Workspace::new(root).map_err(|e| {
+            AgentError::InvalidRoot(format!(
+                "the workspace root {} can't be used: {e}",
+                root.display()
+            ))
+        })?;
+        if !workspace.root().is_dir() {
+            return Err(AgentError::InvalidRoot(format!(
+                "the workspace root {} is not a directory",
+                root.display()
+            )));
+        }
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let created_at = OffsetDateTime::now_utc();
+        let transcript = Transcript::create(
+            &transcript_path(dir, &id),
+            &Record::Session {
+                session_id: id.clone(),
+                root: workspace.root().to_path_buf(),
+                created_at,
+                format_version: transcript::FORMAT_VERSION,
+            },
+        )
+        .map_err(io_err)?;
+        let undo = UndoLog::open(&undo_dir(dir, &id)).map_err(io_err)?;
+        let system = Message::System {
+            content: super::prompt::system_prompt(workspace.root()),
+        };
+        Ok(Self {
+            id,
+            workspace,
+            created_at,
+            transcript,
+            undo,
+            reads: ReadTracker::default(),
+            conversation: tokio::sync::Mutex::new(vec![system]),
+            unreadable_lines: 0,
+            state: Mutex::new(State {
+                title: String::new(),
+                updated_at: created_at,
+                history: Vec::new(),
+                turns: 0,
+                running: None,
+                always_edit: false,
+                always_command: false,
+            }),
+        })
+    }
+
+    /// Brings a session back from its transcript.
+    pub fn load(dir: &Path, id: &str) -> Result<Self, AgentError> {
+        let path = transcript_path(dir, id);
+        let loaded = transcript::read_records(&path).map_err(|e| {
+            AgentError::Io(format!(
+                "the transcript of session {id} ({}) can't be read: {e}",
+                path.display()
+            ))
+        })?;
+        let root = loaded.records.iter().find_map(|r| match r {
+            Record::Session { root, .. } => Some(root.clone()),
+            _ => None,
+        });
+        let root = root.ok_or_else(|| {
+            AgentError::Io(format!(
+                "the transcript {} has no session line: it is not a Tandem transcript, or its \
+                 first line was lost",
+                path.display()
+            ))
+        })?;
+        let mut created_at = OffsetDateTime::UNIX_EPOCH;
+        let mut title = String::new();
+        let mut messages = Vec::new();
+        let mut history = Vec::new();
+        let mut turns = 0;
+        for record in loaded.records {
+            match record {
+                Record::Session { created_at: c, .. } => created_at = c,
+                Record::Title { title: t } => title = t,
+                Record::Message { message, .. } => messages.push(Message::from(message)),
+                Record::Update {
+                    turn_id, update, ..
+                } => {
+                    let update = update.into_event(&root);
+                    if matches!(update, Event::TurnStarted { .. }) {
+                        turns += 1;
+                    }
+                    history.push(HistoryEntry {
+                        turn_id,
+                        event: update,
+                    });
+                }
+                Record::Approval { .. } | Record::Turn { .. } => {}
+            }
+        }
+        let workspace = Workspace::new(&root).map_err(|e| {
+            AgentError::WorkspaceGone(format!(
+                "session {id} worked in {}, which can't be opened now ({e}): restore the folder \
+                 (or move it back) to reopen the session",
+                root.display()
+            ))
+        })?;
+        repair_conversation(&mut messages);
+        let updated_at = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .map(OffsetDateTime::from)
+            .unwrap_or(created_at);
+        let mut conversation = vec![Message::System {
+            content: super::prompt::system_prompt(workspace.root()),
+        }];
+        conversation.extend(messages);
+        Ok(Self {
+            id: id.to_string(),
+            transcript: Transcript::open(&path).map_err(io_err)?,
+            undo: UndoLog::open(&undo_dir(dir, id)).map_err(io_err)?,
+            workspace,
+            created_at,
+            reads: ReadTracker::default(),
+            conversation: tokio::sync::Mutex::new(conversation),
+            unreadable_lines: loaded.unreadable,
+            state: Mutex::new(State {
+                title,
+                updated_at,
+                history,
+                turns,
+                running: None,
+                always_edit: false,
+                always_command: false,
+            }),
+        })
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        tandem_stdx::lock(&self.state)
+    }
+
+    pub fn info(&self) -> SessionInfo {
+        let state = self.state();
+        SessionInfo {
+            session_id: self.id.clone(),
+            title: state.title.clone(),
+            root: self.workspace.root().to_path_buf(),
+            created_at: self.created_at,
+            updated_at: state.updated_at,
+        }
+    }
+
+    pub fn history(&self) -> Vec<HistoryEntry> {
+        self.state().history.clone()
+    }
+
+    /// Claims the session for a new turn.
+    pub fn begin_turn(&self) -> Result<(String, CancellationToken), AgentError> {
+        let mut state = self.state();
+        if state.running.is_some() {
+            return Err(AgentError::TurnRunning(self.id.clone()));
+        }
+        state.turns += 1;
+        let token = CancellationToken::new();
+        state.running = Some(token.clone());
+        Ok((format!("t{}", state.turns), token))
+    }
+
+    pub fn end_turn(&self) {
+        self.state().running = None;
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.state().running.is_some()
+    }
+
+    pub fn cancel(&self) {
+        if let Some(token) = &self.state().running {
+            token.cancel();
+        }
+    }
+
+    /// Sets the title from the first prompt, once.
+    pub fn set_title_once(&self, prompt: &str) {
+        let title = {
+            let mut state = self.state();
+            if !state.title.is_empty() {
+                return;
+            }
+            state.title = make_title(prompt);
+            state.title.clone()
+        };
+        self.persist(&Record::Title { title });
+    }
+
+    /// Remembers what the user saw, for `loadSession`.
+    pub fn record_update(&self, turn_id: &str, event: Event) {
+        let at = OffsetDateTime::now_utc();
+        {
+            let mut state = self.state();
+            state.updated_at = at;
+            state.history.push(HistoryEntry {
+                turn_id: turn_id.to_string(),
+                event: event.clone(),
+            });
+        }
+        self.persist(&Record::Update {
+            turn_id: turn_id.to_string(),
+            at,
+            update: (&event).into(),
+        });
+    }
+
+    /// Appends to the transcript. A failing disk must not kill the turn: the user is told on
+    /// stderr and the session goes on in memory.
+    pub fn persist(&self, record: &Record) {
+        if let Err(e) = self.transcript.append(record) {
+            eprintln!(
+                "tandem: could not write to {}: {e}",
+                self.transcript.path().display()
+            );
+        }
+    }
+
+    pub fn always(&self, kind: super::approval::ApprovalKind) -> bool {
+        let state = self.state();
+        match kind {
+            super::approval::ApprovalKind::Edit => state.always_edit,
+            super::approval::ApprovalKind::Command => state.always_command,
+        }
+    }
+
+    pub fn set_always(&self, kind: super::approval::ApprovalKind) {
+        let mut state = self.state();
+        match kind {
+            super::approval::ApprovalKind::Edit => state.always_edit = true,
+            super::approval::ApprovalKind::Command => state.always_command = true,
+        }
+    }
+}
+
+/// A title from a prompt's first line, at most 60 characters.
+fn make_title(prompt: &str) -> String {
+    let line = prompt
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    let mut title: String = line.chars().take(60).collect();
+    if line.chars().count() > 60 {
+        title.push('…');
+    }
+    title
+}
+
+/// A session cut off mid-turn may end with tool calls that have no results; the model's API
+/// refuses such a conversation, so each missing result is filled in.
+fn repair_conversation(messages: &mut Vec<Message>) {
+    let mut i = 0;
+    while i < messages.len() {
+        if let Message::Assistant { tool_calls, .. } = &messages[i] {
+            let ids: Vec<String> = tool_calls.iter().map(|c| c.id.clone()).collect();
+            for (j, id) in (i + 1..).zip(ids) {
+                let answered = messages[i + 1..]
+                    .iter()
+                    .take_while(|m| matches!(m, Message::Tool { .. }))
+                    .any(
+                        |m| matches!(m, Message::Tool { tool_call_id, .. } if *tool_call_id == id),
+                    );
+                if !answered {
+                    messages.insert(
+                        j,
+                        Message::Tool {
+                            tool_call_id: id,
+                            content: "This tool call was interrupted (the sidecar stopped) and did not complete.".into(),
+                        },
+                    );
+                }
+            }
+        }
+        i += 1;
+    }
+}
+
+/// `listSessions` for a session not in memory, from the head of its transcript.
+pub(super) fn info_from_disk(path: &Path) -> Option<SessionInfo> {
+    let summary = transcript::read_summary(path)?;
+    let updated_at = std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .map(OffsetDateTime::from)
+        .unwrap_or(summary.created_at);
+    Some(SessionInfo {
+        session_id: summary.session_id,
+        title: summary.title,
+        root: summary.root,
+        created_at: summary.created_at,
+        updated_at,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tandem_model::ToolCall;
+
+    #[test]
+    fn titles_are_first_line_and_short() {
+        assert_eq!(make_title("\n  fix the bug  \nmore"), "fix the bug");
+        let long = "x".repeat(80);
+        assert_eq!(make_title(&long).chars().count(), 61);
+    }
+
+    #[test]
+    fn unanswered_tool_calls_get_results() {
+        let call = |id: &str| ToolCall {
+            id: id.into(),
+            name: "read_file".into(),
+            arguments: "{}".into(),
+        };
+        let mut messages = vec![
+            Message::User {
+                content: "hi".into(),
+            },
+            Message::Assistant {
+                content: String::new(),
+                reasoning: String::new(),
+                tool_calls: vec![call("a"), call("b")],
+            },
+            Message::Tool {
+                tool_call_id: "a".into(),
+                content: "ok".into(),
+            },
+        ];
+        repair_conversation(&mut messages);
+        assert_eq!(messages.len(), 4);
+        assert!(matches!(&messages[3], Message::Tool { tool_call_id, .. } if tool_call_id == "b"));
+    }
+}

@@ -1,0 +1,397 @@
+//! What a transcript line holds: the stored records, their own types, and the conversions to and
+//! from the core's. They are separate from the core's types and from the wire's, so either can
+//! change without old transcripts becoming unreadable.
+//!
+//! Format versions (the `formatVersion` of the session line):
+//! - 1 (no `formatVersion`): everything written before versions were recorded.
+//! - 2: the same records, with the version on the session line.
+//!
+//! A loader reads every version up to [`FORMAT_VERSION`]; a change to a record's shape bumps it
+//! and keeps the old shape readable here.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use crate::approval::Decision;
+use crate::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus};
+use tandem_model::{Message, ToolCall};
+use tandem_tools::FileDiff;
+
+/// The format this build writes.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// One line of a transcript.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Record {
+    /// The first line: what the session is.
+    Session {
+        session_id: String,
+        root: PathBuf,
+        #[serde(with = "time::serde::rfc3339")]
+        created_at: OffsetDateTime,
+        #[serde(default = "version_one")]
+        format_version: u32,
+    },
+    /// The session's title (from its first prompt).
+    Title { title: String },
+    /// A message of the conversation, as the model sees it.
+    Message {
+        turn_id: String,
+        #[serde(with = "time::serde::rfc3339")]
+        at: OffsetDateTime,
+        message: StoredMessage,
+    },
+    /// What the user saw (text and reasoning coalesced per step).
+    Update {
+        turn_id: String,
+        #[serde(with = "time::serde::rfc3339")]
+        at: OffsetDateTime,
+        update: StoredEvent,
+    },
+    /// A decision the user made on an approval.
+    Approval {
+        turn_id: String,
+        tool_call_id: String,
+        #[serde(with = "time::serde::rfc3339")]
+        at: OffsetDateTime,
+        decision: StoredDecision,
+        /// Whether the user changed the proposal before accepting.
+        #[serde(default)]
+        edited: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        feedback: Option<String>,
+    },
+    /// The model that answered a turn.
+    Turn {
+        turn_id: String,
+        #[serde(with = "time::serde::rfc3339")]
+        at: OffsetDateTime,
+        model: String,
+    },
+}
+
+fn version_one() -> u32 {
+    1
+}
+
+/// A message as stored (the shape of format 1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "camelCase")]
+pub enum StoredMessage {
+    System {
+        content: String,
+    },
+    User {
+        content: String,
+    },
+    Assistant {
+        #[serde(default)]
+        content: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        reasoning: String,
+        #[serde(default, rename = "toolCalls", skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<StoredToolCall>,
+    },
+    Tool {
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+        content: String,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// An update as stored (the shape of format 1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum StoredEvent {
+    TurnStarted {
+        prompt: String,
+    },
+    Text {
+        delta: String,
+    },
+    Reasoning {
+        delta: String,
+    },
+    ToolCall {
+        tool_call_id: String,
+        name: String,
+        arguments: Value,
+        title: String,
+    },
+    ToolOutput {
+        tool_call_id: String,
+        delta: String,
+    },
+    ToolResult {
+        tool_call_id: String,
+        status: StoredStatus,
+        output: String,
+        /// The unified diff.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        diff: Option<String>,
+    },
+    Usage {
+        prompt_tokens: u64,
+        completion_tokens: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        context_window: Option<u64>,
+    },
+    TurnEnded {
+        stop_reason: StoredStopReason,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StoredStatus {
+    Ok,
+    Error,
+    Rejected,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StoredStopReason {
+    EndTurn,
+    Cancelled,
+    MaxSteps,
+    Error,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StoredDecision {
+    Accept,
+    AcceptAlways,
+    Reject,
+}
+
+impl From<&Message> for StoredMessage {
+    fn from(m: &Message) -> Self {
+        match m {
+            Message::System { content } => StoredMessage::System {
+                content: content.clone(),
+            },
+            Message::User { content } => StoredMessage::User {
+                content: content.clone(),
+            },
+            Message::Assistant {
+                content,
+                reasoning,
+                tool_calls,
+            } => StoredMessage::Assistant {
+                content: content.clone(),
+                reasoning: reasoning.clone(),
+                tool_calls: tool_calls
+                    .iter()
+                    .map(|c| StoredToolCall {
+                        id: c.id.clone(),
+                        name: c.name.clone(),
+                        arguments: c.arguments.clone(),
+                    })
+                    .collect(),
+            },
+            Message::Tool {
+                tool_call_id,
+                content,
+            } => StoredMessage::Tool {
+                tool_call_id: tool_call_id.clone(),
+                content: content.clone(),
+            },
+        }
+    }
+}
+
+impl From<StoredMessage> for Message {
+    fn from(m: StoredMessage) -> Self {
+        match m {
+            StoredMessage::System { content } => Message::System { content },
+            StoredMessage::User { content } => Message::User { content },
+            StoredMessage::Assistant {
+                content,
+                reasoning,
+                tool_calls,
+            } => Message::Assistant {
+                content,
+                reasoning,
+                tool_calls: tool_calls
+                    .into_iter()
+                    .map(|c| ToolCall {
+                        id: c.id,
+                        name: c.name,
+                        arguments: c.arguments,
+                    })
+                    .collect(),
+            },
+            StoredMessage::Tool {
+                tool_call_id,
+                content,
+            } => Message::Tool {
+                tool_call_id,
+                content,
+            },
+        }
+    }
+}
+
+impl From<Decision> for StoredDecision {
+    fn from(d: Decision) -> Self {
+        match d {
+            Decision::Accept => StoredDecision::Accept,
+            Decision::AcceptAlways => StoredDecision::AcceptAlways,
+            Decision::Reject => StoredDecision::Reject,
+        }
+    }
+}
+
+impl From<&Event> for StoredEvent {
+    fn from(e: &Event) -> Self {
+        match e.clone() {
+            Event::TurnStarted { prompt } => StoredEvent::TurnStarted { prompt },
+            Event::Text { delta } => StoredEvent::Text { delta },
+            Event::Reasoning { delta } => StoredEvent::Reasoning { delta },
+            Event::ToolCall(call) => StoredEvent::ToolCall {
+                tool_call_id: call.tool_call_id,
+                name: call.name,
+                arguments: call.arguments,
+                title: call.title,
+            },
+            Event::ToolOutput {
+                tool_call_id,
+                delta,
+            } => StoredEvent::ToolOutput {
+                tool_call_id,
+                delta,
+            },
+            Event::ToolResult {
+                tool_call_id,
+                status,
+                output,
+                diff,
+            } => StoredEvent::ToolResult {
+                tool_call_id,
+                status: match status {
+                    ToolStatus::Ok => StoredStatus::Ok,
+                    ToolStatus::Error => StoredStatus::Error,
+                    ToolStatus::Rejected => StoredStatus::Rejected,
+                },
+                output,
+                diff: diff.map(|d| d.unified),
+            },
+            Event::Usage {
+                prompt_tokens,
+                completion_tokens,
+                context_window,
+            } => StoredEvent::Usage {
+                prompt_tokens,
+                completion_tokens,
+                context_window,
+            },
+            Event::TurnEnded { stop_reason, error } => StoredEvent::TurnEnded {
+                stop_reason: match stop_reason {
+                    StopReason::EndTurn => StoredStopReason::EndTurn,
+                    StopReason::Cancelled => StoredStopReason::Cancelled,
+                    StopReason::MaxSteps => StoredStopReason::MaxSteps,
+                    StopReason::Error => StoredStopReason::Error,
+                },
+                error,
+            },
+        }
+    }
+}
+
+impl StoredEvent {
+    /// The core's event, with what the record does not keep worked out again: a tool call's kind
+    /// and location from its name and arguments, a diff's hunks from its text.
+    pub fn into_event(self, root: &Path) -> Event {
+        match self {
+            StoredEvent::TurnStarted { prompt } => Event::TurnStarted { prompt },
+            StoredEvent::Text { delta } => Event::Text { delta },
+            StoredEvent::Reasoning { delta } => Event::Reasoning { delta },
+            StoredEvent::ToolCall {
+                tool_call_id,
+                name,
+                arguments,
+                title,
+            } => {
+                let raw = match &arguments {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                let info = tandem_tools::describe(&name, &raw);
+                Event::ToolCall(ToolCallEvent {
+                    tool_call_id,
+                    name,
+                    arguments,
+                    title,
+                    kind: info.kind,
+                    location: info.target.map(|t| Location {
+                        path: root.join(t.path),
+                        line: t.line,
+                    }),
+                })
+            }
+            StoredEvent::ToolOutput {
+                tool_call_id,
+                delta,
+            } => Event::ToolOutput {
+                tool_call_id,
+                delta,
+            },
+            StoredEvent::ToolResult {
+                tool_call_id,
+                status,
+                output,
+                diff,
+            } => Event::ToolResult {
+                tool_call_id,
+                status: match status {
+                    StoredStatus::Ok => ToolStatus::Ok,
+                    StoredStatus::Error => ToolStatus::Error,
+                    StoredStatus::Rejected => ToolStatus::Rejected,
+                },
+                output,
+                diff: diff.map(|d| FileDiff::from_unified(&d)),
+            },
+            StoredEvent::Usage {
+                prompt_tokens,
+                completion_tokens,
+                context_window,
+            } => Event::Usage {
+                prompt_tokens,
+                completion_tokens,
+                context_window,
+            },
+            StoredEvent::TurnEnded { stop_reason, error } => Event::TurnEnded {
+                stop_reason: match stop_reason {
+                    StoredStopReason::EndTurn => StopReason::EndTurn,
+                    StoredStopReason::Cancelled => StopReason::Cancelled,
+                    StoredStopReason::MaxSteps => StopReason::MaxSteps,
+                    StoredStopReason::Error => StopReason::Error,
+                },
+                error,
+            },
+        }
+    }
+}

@@ -1,0 +1,542 @@
+//! The turn loop: ask the model, run the tools it calls, feed the results back, until it answers
+//! with text alone, the step cap is reached, or the user cancels.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use time::OffsetDateTime;
+use tokio_util::sync::CancellationToken;
+
+use super::approval::{
+    ApprovalAction, ApprovalReply, ApprovalRequest, CommandApproval, Decision, EditApproval,
+};
+use super::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus};
+use super::prompt::{self, ContextItem};
+use super::session::Session;
+use super::transcript::Record;
+use super::{Agent, Diagnostic, Frontend};
+use tandem_model::{Completion, Delta, FinishReason, Message, ToolCall};
+use tandem_provider::CompletionRequest;
+use tandem_tools as tools;
+use tandem_tools::{
+    AppliedEdit, CommandProposal, EditProposal, EditorText, ErrorKind, FileDiff, Prepared, Tool,
+    ToolContext, ToolError,
+};
+
+pub(super) struct Turn {
+    pub agent: Agent,
+    pub session: Arc<Session>,
+    pub turn_id: String,
+    pub frontend: Arc<dyn Frontend>,
+    pub cancel: CancellationToken,
+}
+
+/// What a tool call came to, for the model and the user.
+struct Outcome {
+    status: ToolStatus,
+    output: String,
+    diff: Option<FileDiff>,
+}
+
+impl Outcome {
+    fn ok(output: String) -> Self {
+        Self {
+            status: ToolStatus::Ok,
+            output,
+            diff: None,
+        }
+    }
+    fn error(output: String) -> Self {
+        Self {
+            status: ToolStatus::Error,
+            output,
+            diff: None,
+        }
+    }
+    fn rejected(output: String) -> Self {
+        Self {
+            status: ToolStatus::Rejected,
+            output,
+            diff: None,
+        }
+    }
+}
+
+/// How long the editor gets to report diagnostics after an edit.
+const DIAGNOSTICS_WAIT: Duration = Duration::from_secs(5);
+
+impl Turn {
+    pub async fn run(&self, text: String, context: Vec<ContextItem>) {
+        let (stop_reason, error) = self.run_steps(text, context).await;
+        self.end(stop_reason, error);
+    }
+
+    /// Releases the session, then says so: a client that prompts again as soon as it sees
+    /// `TurnEnded` must find the session free.
+    pub fn end(&self, stop_reason: StopReason, error: Option<String>) {
+        self.session.end_turn();
+        self.emit(Event::TurnEnded { stop_reason, error });
+    }
+
+    /// Sends an event to the face and, unless it is a streaming piece, into the history.
+    fn emit(&self, event: Event) {
+        if !event.is_piece() {
+            self.session.record_update(&self.turn_id, event.clone());
+        }
+        self.frontend.update(&self.session.id, &self.turn_id, event);
+    }
+
+    fn record_message(&self, conversation: &mut Vec<Message>, message: Message) {
+        self.session.persist(&Record::Message {
+            turn_id: self.turn_id.clone(),
+            at: OffsetDateTime::now_utc(),
+            message: (&message).into(),
+        });
+        conversation.push(message);
+    }
+
+    async fn run_steps(
+        &self,
+        text: String,
+        context: Vec<ContextItem>,
+    ) -> (StopReason, Option<String>) {
+        let mut conversation = self.session.conversation.lock().await;
+        self.session.set_title_once(&text);
+        let user = prompt::user_message(&self.session.workspace, &text, &context);
+        self.emit(Event::TurnStarted { prompt: text });
+        self.record_message(&mut conversation, Message::User { content: user });
+        let client = self.agent.inner.client.clone();
+        let max_steps = self.agent.inner.settings.max_steps;
+
+        for _step in 0..max_steps {
+            let mut text = String::new();
+            let mut reasoning = String::new();
+            let result = {
+                let frontend = &self.frontend;
+                let (session_id, turn_id) = (&self.session.id, &self.turn_id);
+                let mut on_delta = |delta: Delta| match delta {
+                    Delta::Text(t) => {
+                        text.push_str(&t);
+                        frontend.update(session_id, turn_id, Event::Text { delta: t });
+                    }
+                    Delta::Reasoning(t) => {
+                        reasoning.push_str(&t);
+                        frontend.update(session_id, turn_id, Event::Reasoning { delta: t });
+                    }
+                };
+                let request = CompletionRequest {
+                    messages: &conversation,
+                    tools: &self.agent.inner.tools,
+                };
+                tokio::select! {
+                    r = client.complete(request, &mut on_delta) => Some(r),
+                    () = self.cancel.cancelled() => None,
+                }
+            };
+            self.record_streamed(&reasoning, &text);
+            let completion = match result {
+                None => {
+                    self.keep_partial(&mut conversation, text, reasoning);
+                    return (StopReason::Cancelled, None);
+                }
+                Some(Err(e)) => {
+                    self.keep_partial(&mut conversation, text, reasoning);
+                    return (StopReason::Error, Some(e.message));
+                }
+                Some(Ok(c)) => c,
+            };
+            self.report_usage(&completion).await;
+            let Completion {
+                text: full_text,
+                reasoning: full_reasoning,
+                refusal,
+                mut tool_calls,
+                finish_reason,
+                ..
+            } = completion;
+            let mut content = if full_text.is_empty() {
+                text
+            } else {
+                full_text
+            };
+            if content.is_empty()
+                && let Some(refusal) = refusal
+            {
+                self.emit(Event::Text {
+                    delta: refusal.clone(),
+                });
+                self.session.record_update(
+                    &self.turn_id,
+                    Event::Text {
+                        delta: refusal.clone(),
+                    },
+                );
+                content = refusal;
+            }
+            for call in &mut tool_calls {
+                if call.id.is_empty() {
+                    call.id = format!("call_{}", uuid::Uuid::new_v4().simple());
+                }
+            }
+            self.record_message(
+                &mut conversation,
+                Message::Assistant {
+                    content,
+                    reasoning: if full_reasoning.is_empty() {
+                        reasoning
+                    } else {
+                        full_reasoning
+                    },
+                    tool_calls: tool_calls.clone(),
+                },
+            );
+            if tool_calls.is_empty() {
+                return match finish_reason {
+                    Some(FinishReason::Length) => (
+                        StopReason::Error,
+                        Some("the model hit its output token limit before finishing".into()),
+                    ),
+                    _ => (StopReason::EndTurn, None),
+                };
+            }
+            for (i, call) in tool_calls.iter().enumerate() {
+                if self.cancel.is_cancelled() {
+                    for skipped in &tool_calls[i..] {
+                        self.record_message(
+                            &mut conversation,
+                            Message::Tool {
+                                tool_call_id: skipped.id.clone(),
+                                content: "Not run: the user cancelled the turn.".into(),
+                            },
+                        );
+                    }
+                    return (StopReason::Cancelled, None);
+                }
+                let outcome = self.run_tool(call).await;
+                let for_model = outcome.output.clone();
+                self.emit(Event::ToolResult {
+                    tool_call_id: call.id.clone(),
+                    status: outcome.status,
+                    output: outcome.output,
+                    diff: outcome.diff,
+                });
+                self.record_message(
+                    &mut conversation,
+                    Message::Tool {
+                        tool_call_id: call.id.clone(),
+                        content: for_model,
+                    },
+                );
+            }
+            if self.cancel.is_cancelled() {
+                return (StopReason::Cancelled, None);
+            }
+        }
+        (StopReason::MaxSteps, None)
+    }
+
+    /// Puts the streamed text and reasoning of a step into the history, one entry each.
+    fn record_streamed(&self, reasoning: &str, text: &str) {
+        if !reasoning.is_empty() {
+            self.session.record_update(
+                &self.turn_id,
+                Event::Reasoning {
+                    delta: reasoning.to_string(),
+                },
+            );
+        }
+        if !text.is_empty() {
+            self.session.record_update(
+                &self.turn_id,
+                Event::Text {
+                    delta: text.to_string(),
+                },
+            );
+        }
+    }
+
+    /// Keeps what the model said before a cancel or an error, so the next prompt has it.
+    fn keep_partial(&self, conversation: &mut Vec<Message>, text: String, reasoning: String) {
+        if text.is_empty() {
+            return;
+        }
+        self.record_message(
+            conversation,
+            Message::Assistant {
+                content: format!("{text}\n\n[interrupted]"),
+                reasoning,
+                tool_calls: Vec::new(),
+            },
+        );
+    }
+
+    async fn report_usage(&self, completion: &Completion) {
+        let Some(usage) = completion.usage else {
+            return;
+        };
+        let context_window = self.agent.context_window().await;
+        self.emit(Event::Usage {
+            prompt_tokens: usage.prompt_tokens,
+            completion_tokens: usage.completion_tokens,
+            context_window,
+        });
+    }
+
+    async fn run_tool(&self, call: &ToolCall) -> Outcome {
+        let arguments = serde_json::from_str(&call.arguments)
+            .unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone()));
+        let info = tools::describe(&call.name, &call.arguments);
+        let root = self.session.workspace.root();
+        self.emit(Event::ToolCall(ToolCallEvent {
+            tool_call_id: call.id.clone(),
+            name: call.name.clone(),
+            arguments,
+            title: info.title,
+            kind: info.kind,
+            location: info.target.as_ref().map(|t| Location {
+                path: root.join(&t.path),
+                line: t.line,
+            }),
+        }));
+        let one_file = Tool::from_name(&call.name).is_some_and(Tool::works_on_one_file);
+        let editor_text = match info.target {
+            Some(target) if one_file => match self.session.workspace.resolve(&target.path) {
+                Ok(abs) => self.editor_text(&abs).await,
+                Err(_) => None,
+            },
+            _ => None,
+        };
+        let ctx = ToolContext {
+            editor_text: editor_text.as_ref(),
+            ..ToolContext::new(&self.session.workspace, &self.session.reads)
+        };
+        let prepared = tokio::select! {
+            r = tools::prepare(&ctx, &call.name, &call.arguments) => r,
+            () = self.cancel.cancelled() => return Outcome::rejected("Cancelled by the user.".into()),
+        };
+        match prepared {
+            Err(e) => Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
+            Ok(Prepared::Done(output)) => Outcome::ok(output),
+            Ok(Prepared::Edit(proposal)) => self.edit(&ctx, call, proposal).await,
+            Ok(Prepared::Command(proposal)) => self.command(call, proposal).await,
+        }
+    }
+
+    /// Asks the user unless the policy or an earlier "accept always" already says yes.
+    async fn approve(&self, request: ApprovalRequest, auto: bool) -> ApprovalReply {
+        let kind = request.kind();
+        let tool_call_id = request.tool_call_id.clone();
+        let reply = if auto || self.session.always(kind) {
+            ApprovalReply {
+                decision: Decision::Accept,
+                content: None,
+                feedback: None,
+            }
+        } else {
+            tokio::select! {
+                reply = self.frontend.request_approval(request) => reply,
+                () = self.cancel.cancelled() => ApprovalReply::reject("The user cancelled the turn."),
+            }
+        };
+        if reply.decision == Decision::AcceptAlways {
+            self.session.set_always(kind);
+        }
+        self.session.persist(&Record::Approval {
+            turn_id: self.turn_id.clone(),
+            tool_call_id,
+            at: OffsetDateTime::now_utc(),
+            decision: reply.decision.into(),
+            edited: reply.content.is_some(),
+            feedback: reply.feedback.clone(),
+        });
+        reply
+    }
+
+    fn request(&self, call: &ToolCall, action: ApprovalAction) -> ApprovalRequest {
+        ApprovalRequest {
+            session_id: self.session.id.clone(),
+            turn_id: self.turn_id.clone(),
+            tool_call_id: call.id.clone(),
+            action,
+        }
+    }
+
+    async fn edit(
+        &self,
+        ctx: &ToolContext<'_>,
+        call: &ToolCall,
+        proposal: EditProposal,
+    ) -> Outcome {
+        let request = self.request(
+            call,
+            ApprovalAction::Edit(EditApproval {
+                path: proposal.path.clone(),
+                original: proposal.original.clone(),
+                proposed: proposal.proposed.clone(),
+                diff: proposal.diff.clone(),
+            }),
+        );
+        let policy = &self.agent.inner.settings.policy;
+        let reply = self.approve(request, policy.auto_approve.edit).await;
+        if reply.decision == Decision::Reject {
+            return Outcome::rejected(rejection("edit", &reply));
+        }
+        if self.cancel.is_cancelled() {
+            return Outcome::rejected("Cancelled by the user; nothing was written.".into());
+        }
+        let edited = reply
+            .content
+            .as_ref()
+            .is_some_and(|c| *c != proposal.proposed);
+        let content = reply.content.as_deref().unwrap_or(&proposal.proposed);
+        let before = self.diagnostics(&proposal).await;
+        let applied = match self.write(ctx, &proposal, content).await {
+            Ok(applied) => applied,
+            Err(e) => return Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
+        };
+        let mut output = if edited {
+            format!(
+                "The user edited your proposal before accepting it. What was written to {} \
+                 (diff against the file before the edit):\n{}",
+                proposal.display_path, applied.diff.unified
+            )
+        } else {
+            format!(
+                "Applied the edit to {} (+{} -{}).",
+                proposal.display_path, applied.diff.added, applied.diff.removed
+            )
+        };
+        if let Some(feedback) = reply.feedback.filter(|f| !f.trim().is_empty()) {
+            output.push_str(&format!("\nThe user's note: {feedback}"));
+        }
+        let after = self.diagnostics(&proposal).await;
+        let new: Vec<&Diagnostic> = after.iter().filter(|d| !before.contains(d)).collect();
+        if !new.is_empty() {
+            output.push_str("\n\nNew problems the editor reports after this edit:");
+            for d in new {
+                output.push_str(&format!(
+                    "\n{}:{}: {}: {}",
+                    d.path,
+                    d.line,
+                    d.severity.as_str(),
+                    d.message
+                ));
+            }
+        }
+        Outcome {
+            status: ToolStatus::Ok,
+            output,
+            diff: Some(applied.diff),
+        }
+    }
+
+    /// The file's text as the editor holds it, when the face reads through the editor.
+    async fn editor_text(&self, path: &Path) -> Option<EditorText> {
+        let read = self.frontend.read_text(path)?;
+        let text = tokio::select! {
+            r = read => r.ok()?,
+            () = self.cancel.cancelled() => return None,
+        };
+        Some(EditorText {
+            path: path.to_path_buf(),
+            text,
+        })
+    }
+
+    /// Writes an approved edit: through the editor when the face does that, else to disk. Either
+    /// way the file is checked first against what the proposal was made from (the editor's text
+    /// now, when it has one).
+    async fn write(
+        &self,
+        ctx: &ToolContext<'_>,
+        proposal: &EditProposal,
+        content: &str,
+    ) -> Result<AppliedEdit, ToolError> {
+        let fresh = self.editor_text(&proposal.path).await;
+        let ctx = ToolContext {
+            editor_text: fresh.as_ref(),
+            ..ToolContext::new(ctx.workspace, ctx.reads)
+        };
+        // Checked and saved for undo before anything is written, whichever way it is written:
+        // a face may send its write the moment it is asked.
+        let path = tools::begin_edit(&ctx, proposal, &self.session.undo, &self.turn_id)?;
+        match self
+            .frontend
+            .write_text(&path, proposal.original.as_deref(), content)
+        {
+            None => tools::write_to_disk(&ctx, &path, content)?,
+            Some(write) => write.await.map_err(|why| {
+                ToolError::new(
+                    ErrorKind::Io,
+                    format!(
+                        "the editor did not apply the edit to {} ({why}); nothing was written",
+                        proposal.display_path
+                    ),
+                )
+            })?,
+        }
+        Ok(tools::finish_edit(&ctx, proposal, &path, content))
+    }
+
+    /// The editor's diagnostics for the edited file, bounded in time (and none when cancelled).
+    async fn diagnostics(&self, proposal: &EditProposal) -> Vec<Diagnostic> {
+        let wait = self.frontend.diagnostics(vec![proposal.path.clone()]);
+        tokio::select! {
+            r = tokio::time::timeout(DIAGNOSTICS_WAIT, wait) => r.unwrap_or_default(),
+            () = self.cancel.cancelled() => Vec::new(),
+        }
+    }
+
+    async fn command(&self, call: &ToolCall, proposal: CommandProposal) -> Outcome {
+        let request = self.request(
+            call,
+            ApprovalAction::Command(CommandApproval {
+                command: proposal.command.clone(),
+                cwd: proposal.cwd.clone(),
+                display_cwd: proposal.display_cwd.clone(),
+            }),
+        );
+        let policy = &self.agent.inner.settings.policy;
+        let auto = policy.auto_approve.command || policy.allows_command(&proposal.command);
+        let reply = self.approve(request, auto).await;
+        if reply.decision == Decision::Reject {
+            return Outcome::rejected(rejection("command", &reply));
+        }
+        let frontend = &self.frontend;
+        let (session_id, turn_id) = (&self.session.id, &self.turn_id);
+        let mut on_output = |chunk: &str| {
+            frontend.update(
+                session_id,
+                turn_id,
+                Event::ToolOutput {
+                    tool_call_id: call.id.clone(),
+                    delta: chunk.to_string(),
+                },
+            );
+        };
+        match tools::run_command(&proposal, &mut on_output, self.cancel.clone()).await {
+            Err(e) => Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
+            Ok(outcome) => Outcome {
+                status: if outcome.exit_code == Some(0) && !outcome.timed_out && !outcome.cancelled
+                {
+                    ToolStatus::Ok
+                } else {
+                    ToolStatus::Error
+                },
+                output: outcome.report(),
+                diff: None,
+            },
+        }
+    }
+}
+
+/// What the model is told when the user says no.
+fn rejection(what: &str, reply: &ApprovalReply) -> String {
+    match reply.feedback.as_deref().map(str::trim) {
+        Some(note) if !note.is_empty() => {
+            format!("The user rejected this {what}. Their feedback: {note}")
+        }
+        _ => format!("The user rejected this {what}."),
+    }
+}

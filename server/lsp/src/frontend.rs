@@ -1,0 +1,114 @@
+//! The agent's [`Frontend`] for an LSP client that declared `experimental.tandem`: updates become
+//! `tandem/update` notifications, approvals `tandem/requestApproval` requests.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use tokio::sync::oneshot;
+use tower_lsp_server::Client;
+
+use crate::wire::{GetDiagnostics, RequestApproval, UpdateNote};
+use tandem_agent::approval::{ApprovalReply, ApprovalRequest, queued_reply};
+use tandem_agent::events::Event;
+use tandem_agent::outbox::{Deliver, Outbox};
+use tandem_agent::{Diagnostic, Frontend};
+use tandem_protocol::{ClientCapabilities, GetDiagnosticsParams, UpdateParams};
+
+/// The client's side of the shared queue: updates, and approval requests kept in order with them.
+struct ToClient {
+    client: Client,
+}
+
+/// Which stream an update belongs to.
+type Stream = (String, String);
+
+impl Deliver for ToClient {
+    type Tag = Stream;
+    type Other = (ApprovalRequest, oneshot::Sender<ApprovalReply>);
+
+    async fn event(&mut self, (session_id, turn_id): Stream, event: Event) {
+        let update = UpdateParams::new(&session_id, &turn_id, event);
+        self.client.send_notification::<UpdateNote>(update).await;
+    }
+
+    /// Sends the request now (after every update before it) and waits for the answer in a task
+    /// of its own, so updates keep flowing while the user decides.
+    async fn other(&mut self, (request, reply): Self::Other) {
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            let wire = tandem_protocol::ApprovalRequest::from(request);
+            let answer = match client.send_request::<RequestApproval>(wire).await {
+                Ok(answer) => answer.into(),
+                Err(e) => ApprovalReply::reject(format!(
+                    "The editor could not ask the user ({}); nothing was done.",
+                    e.message
+                )),
+            };
+            let _ = reply.send(answer);
+        });
+    }
+}
+
+pub struct LspFrontend {
+    client: Client,
+    capabilities: ClientCapabilities,
+    outbox: Outbox<Stream, (ApprovalRequest, oneshot::Sender<ApprovalReply>)>,
+}
+
+impl LspFrontend {
+    /// Starts the task that sends to the client; it ends when the frontend is dropped.
+    pub fn start(client: Client, capabilities: ClientCapabilities) -> Arc<Self> {
+        let outbox = Outbox::start(ToClient {
+            client: client.clone(),
+        });
+        Arc::new(Self {
+            client,
+            capabilities,
+            outbox,
+        })
+    }
+}
+
+impl Frontend for LspFrontend {
+    fn update(&self, session_id: &str, turn_id: &str, event: Event) {
+        self.outbox
+            .event((session_id.to_string(), turn_id.to_string()), event);
+    }
+
+    fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply> {
+        if !self.capabilities.approvals {
+            return Box::pin(async {
+                ApprovalReply::reject(
+                    "This editor cannot show approval requests, and the approval policy does \
+                     not allow this without asking; nothing was done.",
+                )
+            });
+        }
+        let (tx, rx) = oneshot::channel();
+        let sent = self.outbox.send((request, tx));
+        queued_reply(sent, rx)
+    }
+
+    fn diagnostics(&self, paths: Vec<PathBuf>) -> BoxFuture<'static, Vec<Diagnostic>> {
+        if !self.capabilities.diagnostics {
+            return Box::pin(async { Vec::new() });
+        }
+        let client = self.client.clone();
+        Box::pin(async move {
+            let params = GetDiagnosticsParams {
+                paths: paths.iter().map(|p| p.display().to_string()).collect(),
+            };
+            client
+                .send_request::<GetDiagnostics>(params)
+                .await
+                .map(|r| {
+                    r.diagnostics
+                        .into_iter()
+                        .filter_map(|d| d.into_core())
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+    }
+}

@@ -1,0 +1,417 @@
+//! `tandem lsp`: the agent over JSON-RPC with LSP framing on stdio.
+//!
+//! Translates the `tandem/*` methods (see [`tandem_protocol`] and `docs/protocol.md`) to calls on
+//! the agent core. No handler waits for a turn: a prompt starts one and returns its id.
+
+mod documents;
+mod frontend;
+mod plain;
+mod plain_commands;
+mod stdio;
+mod wire;
+mod workspace_edit;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde_json::json;
+use tower::ServiceBuilder;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Request, Result};
+use tower_lsp_server::lsp_types::{
+    CodeActionParams, CodeActionProviderCapability, CodeActionResponse,
+    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    ExecuteCommandOptions, ExecuteCommandParams, InitializeParams, InitializeResult,
+    InitializedParams, LSPAny, NumberOrString, ServerCapabilities, ServerInfo,
+    TextDocumentSyncCapability, TextDocumentSyncKind, WorkDoneProgressCancelParams,
+};
+use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
+
+use documents::Documents;
+use frontend::LspFrontend;
+use plain::{PlainCapabilities, PlainFrontend};
+use tandem_agent::{Agent, AgentError, Frontend};
+use tandem_config::{LazyClient, StartOptions};
+use tandem_protocol::{
+    ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
+    LoadSessionResult, NewSessionParams, NewSessionResult, NoParams, PromptParams, PromptResult,
+    SessionParams, SetModelParams, UndoParams, UndoResult, UpdateParams, error_code, methods,
+};
+
+use tandem_stdx::lock;
+
+/// What the command line says; the editor's `initializationOptions` win field by field.
+pub type Overrides = StartOptions;
+
+/// Serves one client on stdin/stdout until it exits.
+pub async fn serve(overrides: Overrides) {
+    let (service, socket) = LspService::build(|client| Backend::new(client, overrides))
+        .custom_method(methods::NEW_SESSION, Backend::new_session)
+        .custom_method(methods::PROMPT, Backend::prompt)
+        .custom_method(methods::CANCEL, Backend::cancel)
+        .custom_method(methods::LIST_SESSIONS, Backend::list_sessions)
+        .custom_method(methods::LOAD_SESSION, Backend::load_session)
+        .custom_method(methods::UNDO, Backend::undo)
+        .custom_method(methods::LIST_MODELS, Backend::list_models)
+        .custom_method(methods::SET_MODEL, Backend::set_model)
+        .custom_method(
+            "window/workDoneProgress/cancel",
+            Backend::work_done_progress_cancel,
+        )
+        .finish();
+    let service = ServiceBuilder::new()
+        .map_request(default_params)
+        .service(service);
+    Server::new(stdio::input(), stdio::output(), socket)
+        .serve(service)
+        .await;
+}
+
+/// Methods that take no params accept them absent as well as `{}`: clients differ, and the
+/// router takes one or the other. An absent `params` becomes `{}` here.
+fn default_params(request: Request) -> Request {
+    let takes_none = matches!(
+        request.method(),
+        methods::LIST_SESSIONS | methods::LIST_MODELS
+    );
+    if !takes_none || request.params().is_some() {
+        return request;
+    }
+    let (method, id, _) = request.into_parts();
+    let builder = Request::build(method).params(json!({}));
+    match id {
+        Some(id) => builder.id(id).finish(),
+        None => builder.finish(),
+    }
+}
+
+struct Backend {
+    client: Client,
+    overrides: Overrides,
+    ready: OnceLock<Ready>,
+    /// A plain client's session: made on first use, replaced by `tandem.newSession`.
+    current: Mutex<Option<String>>,
+    /// A plain client's open documents (full text sync): the agent reads their unsaved text.
+    documents: Documents,
+}
+
+/// Set up by `initialize`.
+struct Ready {
+    agent: Agent,
+    client: Arc<LazyClient>,
+    frontend: Arc<dyn Frontend>,
+    /// The client speaks only plain LSP (it did not declare `experimental.tandem`).
+    plain: bool,
+    /// The client's workspace folders: the default session root is the first.
+    folders: Vec<PathBuf>,
+}
+
+fn agent_error(e: AgentError) -> Error {
+    let code = match e {
+        AgentError::UnknownSession(_) => error_code::UNKNOWN_SESSION,
+        AgentError::TurnRunning(_) => error_code::TURN_RUNNING,
+        AgentError::InvalidRoot(_) | AgentError::WorkspaceGone(_) => error_code::INVALID_ROOT,
+        AgentError::Io(_) => error_code::IO_ERROR,
+        AgentError::Model(_) => error_code::MODEL_ERROR,
+    };
+    Error {
+        code: ErrorCode::ServerError(code),
+        message: e.to_string().into(),
+        data: None,
+    }
+}
+
+fn invalid_params(message: String) -> Error {
+    Error {
+        code: ErrorCode::InvalidParams,
+        message: message.into(),
+        data: None,
+    }
+}
+
+/// A path, or a `file://` URI, as a path.
+fn to_path(root: &str) -> Result<PathBuf> {
+    if root.starts_with("file:") {
+        let uri: tower_lsp_server::lsp_types::Uri = root
+            .parse()
+            .map_err(|_| invalid_params(format!("not a valid URI: {root}")))?;
+        return uri
+            .to_file_path()
+            .map(|p| p.into_owned())
+            .ok_or_else(|| invalid_params(format!("not a file URI: {root}")));
+    }
+    Ok(PathBuf::from(root))
+}
+
+impl Backend {
+    fn new(client: Client, overrides: Overrides) -> Self {
+        Self {
+            client,
+            overrides,
+            ready: OnceLock::new(),
+            current: Mutex::new(None),
+            documents: Documents::default(),
+        }
+    }
+
+    fn ready(&self) -> Result<&Ready> {
+        self.ready
+            .get()
+            .ok_or_else(|| Error::new(ErrorCode::ServerError(-32002)))
+    }
+
+    async fn new_session(&self, params: NewSessionParams) -> Result<NewSessionResult> {
+        let ready = self.ready()?;
+        let root = match params.root.as_deref() {
+            Some(root) => to_path(root)?,
+            None => ready.folders.first().cloned().ok_or_else(|| {
+                invalid_params(
+                    "no root given and the client has no workspace folder; pass \"root\"".into(),
+                )
+            })?,
+        };
+        let info = ready.agent.new_session(&root).map_err(agent_error)?;
+        Ok(NewSessionResult {
+            session_id: info.session_id,
+        })
+    }
+
+    async fn prompt(&self, params: PromptParams) -> Result<PromptResult> {
+        let ready = self.ready()?;
+        if params.text.trim().is_empty() {
+            return Err(invalid_params("the prompt is empty".into()));
+        }
+        let turn_id = ready
+            .agent
+            .prompt(
+                &params.session_id,
+                params.text,
+                params.context.into_iter().map(Into::into).collect(),
+                ready.frontend.clone(),
+            )
+            .map_err(agent_error)?;
+        Ok(PromptResult { turn_id })
+    }
+
+    async fn cancel(&self, params: SessionParams) -> Result<Empty> {
+        self.ready()?
+            .agent
+            .cancel(&params.session_id)
+            .map_err(agent_error)?;
+        Ok(Empty {})
+    }
+
+    async fn list_sessions(&self, _: NoParams) -> Result<ListSessionsResult> {
+        let agent = self.ready()?.agent.clone();
+        let sessions = tokio::task::spawn_blocking(move || agent.list_sessions())
+            .await
+            .map_err(|e| Error {
+                code: ErrorCode::InternalError,
+                message: e.to_string().into(),
+                data: None,
+            })?;
+        Ok(ListSessionsResult {
+            sessions: sessions.into_iter().map(Into::into).collect(),
+        })
+    }
+
+    async fn load_session(&self, params: SessionParams) -> Result<LoadSessionResult> {
+        let ready = self.ready()?;
+        let loaded = ready
+            .agent
+            .load_session(&params.session_id)
+            .map_err(agent_error)?;
+        let entries = loaded
+            .history
+            .into_iter()
+            .map(|entry| UpdateParams::new(&params.session_id, &entry.turn_id, entry.event))
+            .collect();
+        Ok(LoadSessionResult {
+            session_id: params.session_id,
+            entries,
+            unreadable_lines: u32::try_from(loaded.unreadable_lines).unwrap_or(u32::MAX),
+        })
+    }
+
+    async fn undo(&self, params: UndoParams) -> Result<UndoResult> {
+        let ready = self.ready()?;
+        let restored = ready
+            .agent
+            .undo(&params.session_id, params.turn_id, ready.frontend.as_ref())
+            .await
+            .map_err(agent_error)?;
+        Ok(UndoResult { restored })
+    }
+
+    /// `window/workDoneProgress/cancel`: the user cancelled a turn from the editor's progress UI.
+    async fn work_done_progress_cancel(&self, params: WorkDoneProgressCancelParams) {
+        // Our tokens are `tandem/<session>/<turn>`.
+        if let NumberOrString::String(token) = params.token
+            && let Some(session) = token
+                .strip_prefix("tandem/")
+                .and_then(|t| t.split('/').next())
+            && let Ok(ready) = self.ready()
+        {
+            let _ = ready.agent.cancel(session);
+        }
+    }
+
+    async fn set_model(&self, params: SetModelParams) -> Result<Empty> {
+        if params.model.trim().is_empty() {
+            return Err(invalid_params("the model name is empty".into()));
+        }
+        self.ready()?.client.set_model(params.model);
+        Ok(Empty {})
+    }
+
+    async fn list_models(&self, _: NoParams) -> Result<ListModelsResult> {
+        let agent = &self.ready()?.agent;
+        let models = agent.list_models().await.map_err(agent_error)?;
+        Ok(ListModelsResult {
+            models: models.into_iter().map(Into::into).collect(),
+            current: agent.model(),
+        })
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let options: InitializationOptions = match params.initialization_options {
+            None | Some(serde_json::Value::Null) => InitializationOptions::default(),
+            // The path names the field, e.g. `maxSteps: invalid type: string "many", expected u32`.
+            Some(value) => serde_path_to_error::deserialize(value).map_err(|e| {
+                invalid_params(format!(
+                    "bad initializationOptions.{}: {}",
+                    e.path(),
+                    e.inner()
+                ))
+            })?,
+        };
+        // A malformed capability is the client's bug: say so now, rather than reject every edit
+        // later with no word why.
+        let declared_caps = params
+            .capabilities
+            .experimental
+            .as_ref()
+            .and_then(|e| e.get("tandem"));
+        let capabilities: ClientCapabilities = match declared_caps {
+            None | Some(serde_json::Value::Null) => ClientCapabilities::default(),
+            Some(value) => serde_path_to_error::deserialize(value.clone()).map_err(|e| {
+                invalid_params(format!(
+                    "bad capabilities.experimental.tandem.{}: {} (expected {{\"approvals\": \
+                     bool, \"diagnostics\": bool}})",
+                    e.path(),
+                    e.inner()
+                ))
+            })?,
+        };
+        let mut folders: Vec<PathBuf> = params
+            .workspace_folders
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|f| f.uri.to_file_path().map(|p| p.into_owned()))
+            .collect();
+        #[allow(deprecated)]
+        if folders.is_empty()
+            && let Some(root) = params.root_uri.as_ref().and_then(|u| u.to_file_path())
+        {
+            folders.push(root.into_owned());
+        }
+        let overrides = self.overrides.clone();
+        let (agent, client) = StartOptions {
+            provider: options
+                .provider
+                .map(tandem_provider::ProviderOptions::from)
+                .unwrap_or_default()
+                .or(overrides.provider),
+            policy: options.approval.map(Into::into).unwrap_or(overrides.policy),
+            data_dir: options.data_dir.or(overrides.data_dir),
+            max_steps: options.max_steps.or(overrides.max_steps),
+        }
+        .start();
+        // A client that declared the tandem capability gets the tandem/* protocol; any other
+        // gets the agent through plain LSP requests.
+        let declared = params
+            .capabilities
+            .experimental
+            .as_ref()
+            .is_some_and(|e| e.get("tandem").is_some());
+        let frontend: Arc<dyn Frontend> = if declared {
+            LspFrontend::start(self.client.clone(), capabilities)
+        } else {
+            let plain_caps = PlainCapabilities::of(&params.capabilities);
+            PlainFrontend::start(
+                self.client.clone(),
+                plain_caps,
+                folders.clone(),
+                self.documents.clone(),
+            )
+        };
+        let ready = Ready {
+            agent,
+            client,
+            frontend,
+            plain: !declared,
+            folders,
+        };
+        if self.ready.set(ready).is_err() {
+            return Err(Error::invalid_request());
+        }
+        let plain = !declared;
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                execute_command_provider: plain.then(|| ExecuteCommandOptions {
+                    commands: plain::COMMANDS.iter().map(|c| c.to_string()).collect(),
+                    work_done_progress_options: Default::default(),
+                }),
+                code_action_provider: plain.then_some(CodeActionProviderCapability::Simple(true)),
+                text_document_sync: plain
+                    .then_some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
+                experimental: Some(json!({
+                    "tandem": {"version": env!("CARGO_PKG_VERSION")}
+                })),
+                ..Default::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "tandem".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {}
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        self.documents
+            .set(&params.text_document.uri, params.text_document.text);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        // Full sync: the last change holds the whole text.
+        if let Some(change) = params.content_changes.into_iter().last() {
+            self.documents.set(&params.text_document.uri, change.text);
+        }
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        self.documents.remove(&params.text_document.uri);
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        self.run_command(&params.command, params.arguments).await
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let ready = self.ready()?;
+        if !ready.plain || params.range.start == params.range.end {
+            return Ok(None);
+        }
+        Ok(Some(plain_commands::code_actions(&params)))
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        if let Some(ready) = self.ready.get() {
+            ready.agent.shutdown().await;
+        }
+        Ok(())
+    }
+}

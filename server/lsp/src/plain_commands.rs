@@ -1,0 +1,315 @@
+//! `workspace/executeCommand` and code actions for plain LSP clients: `tandem.ask` and friends.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tower_lsp_server::UriExt;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::lsp_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionResponse, Command,
+    DiagnosticSeverity, LSPAny, MessageType, Range, ShowDocumentParams, Uri,
+};
+
+use super::plain::{ASK, CANCEL, NEW_SESSION, SHOW_TRANSCRIPT, UNDO};
+use super::{Backend, agent_error, invalid_params, lock};
+use tandem_agent::HistoryEntry;
+use tandem_agent::events::{Event, ToolCallEvent, ToolStatus};
+use tandem_agent::prompt::{ContextItem, Position as CtxPosition, Range as CtxRange};
+
+/// The optional second argument of `tandem.ask`: where the question is about.
+#[derive(Deserialize)]
+struct Location {
+    uri: Uri,
+    #[serde(default)]
+    range: Option<Range>,
+}
+
+impl Backend {
+    pub(super) async fn run_command(
+        &self,
+        command: &str,
+        arguments: Vec<Value>,
+    ) -> Result<Option<LSPAny>> {
+        let ready = self.ready()?;
+        match command {
+            ASK => {
+                let text = arguments
+                    .first()
+                    .and_then(Value::as_str)
+                    .filter(|t| !t.trim().is_empty())
+                    .ok_or_else(|| {
+                        invalid_params("tandem.ask takes [text, {\"uri\", \"range\"}?]".into())
+                    })?
+                    .to_string();
+                let context = match arguments.get(1) {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(v) => {
+                        let location: Location = serde_json::from_value(v.clone())
+                            .map_err(|e| invalid_params(format!("bad location: {e}")))?;
+                        vec![self.context_item(location)?]
+                    }
+                };
+                let session_id = self.current_session()?;
+                let turn_id = ready
+                    .agent
+                    .prompt(&session_id, text, context, ready.frontend.clone())
+                    .map_err(agent_error)?;
+                Ok(Some(json!({"sessionId": session_id, "turnId": turn_id})))
+            }
+            NEW_SESSION => {
+                let root = self.default_root()?;
+                let info = ready.agent.new_session(&root).map_err(agent_error)?;
+                *lock(&self.current) = Some(info.session_id.clone());
+                Ok(Some(json!({"sessionId": info.session_id})))
+            }
+            CANCEL => {
+                if let Some(session) = lock(&self.current).clone() {
+                    ready.agent.cancel(&session).map_err(agent_error)?;
+                }
+                Ok(None)
+            }
+            UNDO => {
+                let Some(session) = lock(&self.current).clone() else {
+                    return Ok(Some(json!({"restored": []})));
+                };
+                let restored = ready
+                    .agent
+                    .undo(&session, None, ready.frontend.as_ref())
+                    .await
+                    .map_err(agent_error)?;
+                let message = if restored.is_empty() {
+                    "Tandem: nothing to undo.".to_string()
+                } else {
+                    format!("Tandem: restored {}", restored.join(", "))
+                };
+                self.client.show_message(MessageType::INFO, message).await;
+                Ok(Some(json!({ "restored": restored })))
+            }
+            SHOW_TRANSCRIPT => {
+                let session = self.current_session()?;
+                let path = self.write_transcript(&session)?;
+                let uri = Uri::from_file_path(&path)
+                    .ok_or_else(|| internal(format!("no URI for {}", path.display())))?;
+                let shown = self
+                    .client
+                    .show_document(ShowDocumentParams {
+                        uri: uri.clone(),
+                        external: Some(false),
+                        take_focus: Some(true),
+                        selection: None,
+                    })
+                    .await
+                    .unwrap_or(false);
+                if !shown {
+                    // Some clients can't open documents (Neovim 0.7, Emacs 28's eglot): say where it is.
+                    let message = format!("Tandem: the transcript is in {}", path.display());
+                    self.client.show_message(MessageType::INFO, message).await;
+                }
+                Ok(Some(json!({"path": path, "shown": shown})))
+            }
+            other => Err(Error {
+                code: ErrorCode::InvalidParams,
+                message: format!("unknown command {other}").into(),
+                data: None,
+            }),
+        }
+    }
+
+    fn default_root(&self) -> Result<PathBuf> {
+        self.ready()?
+            .folders
+            .first()
+            .cloned()
+            .ok_or_else(|| invalid_params("the editor has no workspace folder to work in".into()))
+    }
+
+    /// The client's session, made on first use.
+    fn current_session(&self) -> Result<String> {
+        if let Some(session) = lock(&self.current).clone() {
+            return Ok(session);
+        }
+        let root = self.default_root()?;
+        let info = self
+            .ready()?
+            .agent
+            .new_session(&root)
+            .map_err(agent_error)?;
+        let mut current = lock(&self.current);
+        Ok(current.get_or_insert(info.session_id).clone())
+    }
+
+    /// The selection as prompt context, with the buffer's unsaved text when the document is open.
+    fn context_item(&self, location: Location) -> Result<ContextItem> {
+        let path = location
+            .uri
+            .to_file_path()
+            .ok_or_else(|| invalid_params("the location is not a file".into()))?
+            .display()
+            .to_string();
+        let text = self.documents.get(&location.uri);
+        let range = location.range.map(|r| CtxRange {
+            start: CtxPosition {
+                line: r.start.line,
+                character: r.start.character,
+            },
+            end: CtxPosition {
+                line: r.end.line,
+                character: r.end.character,
+            },
+        });
+        Ok(ContextItem { path, text, range })
+    }
+
+    /// Renders the session's history as Markdown in the data dir.
+    fn write_transcript(&self, session: &str) -> Result<PathBuf> {
+        let ready = self.ready()?;
+        let history = ready.agent.load_session(session).map_err(agent_error)?;
+        let dir = ready.agent.settings().data_dir.join("transcripts");
+        let path = dir.join(format!("{session}.md"));
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(&path, markdown(&history.history)))
+            .map_err(|e| internal(format!("could not write {}: {e}", path.display())))?;
+        Ok(path)
+    }
+}
+
+fn internal(message: String) -> Error {
+    Error {
+        code: ErrorCode::InternalError,
+        message: message.into(),
+        data: None,
+    }
+}
+
+/// "Ask about this" and "Fix this" on a selection.
+pub(super) fn code_actions(params: &CodeActionParams) -> CodeActionResponse {
+    let location = json!({"uri": params.text_document.uri, "range": params.range});
+    let mut fix = String::from("Fix the problems in this code.");
+    let problems: Vec<String> = params
+        .context
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let severity = match d.severity {
+                Some(DiagnosticSeverity::ERROR) => "error",
+                Some(DiagnosticSeverity::WARNING) => "warning",
+                _ => "note",
+            };
+            format!(
+                "- line {}: {severity}: {}",
+                d.range.start.line + 1,
+                d.message
+            )
+        })
+        .collect();
+    if !problems.is_empty() {
+        fix.push_str("\nThe editor reports:\n");
+        fix.push_str(&problems.join("\n"));
+    }
+    let action = |title: &str, text: String, kind: CodeActionKind| {
+        CodeActionOrCommand::CodeAction(CodeAction {
+            title: title.to_string(),
+            kind: Some(kind),
+            command: Some(Command {
+                title: title.to_string(),
+                command: ASK.to_string(),
+                arguments: Some(vec![json!(text), location.clone()]),
+            }),
+            ..Default::default()
+        })
+    };
+    vec![
+        action(
+            "Tandem: Ask about this",
+            "Explain this code, and point out anything wrong with it.".into(),
+            CodeActionKind::EMPTY,
+        ),
+        action("Tandem: Fix this", fix, CodeActionKind::QUICKFIX),
+    ]
+}
+
+/// A session's history as a readable Markdown document.
+fn markdown(history: &[HistoryEntry]) -> String {
+    let mut out = String::from("# Tandem session\n");
+    for entry in history {
+        match &entry.event {
+            Event::TurnStarted { prompt } => {
+                out.push_str(&format!("\n## You\n\n{prompt}\n\n## Tandem\n\n"))
+            }
+            Event::Text { delta } => out.push_str(delta),
+            Event::Reasoning { .. } | Event::ToolOutput { .. } | Event::Usage { .. } => {}
+            Event::ToolCall(ToolCallEvent { title, .. }) => {
+                out.push_str(&format!("\n\n> **{title}**\n"))
+            }
+            Event::ToolResult {
+                status,
+                output,
+                diff,
+                ..
+            } => {
+                let mark = match status {
+                    ToolStatus::Ok => "done",
+                    ToolStatus::Error => "failed",
+                    ToolStatus::Rejected => "rejected",
+                };
+                let first = output.lines().next().unwrap_or("");
+                out.push_str(&format!("> {mark}: {first}\n"));
+                if let Some(diff) = diff {
+                    out.push_str(&format!("\n```diff\n{}\n```\n", diff.unified.trim_end()));
+                }
+                out.push('\n');
+            }
+            Event::TurnEnded { error, .. } => {
+                if let Some(error) = error {
+                    out.push_str(&format!("\n\n**Error:** {error}\n"));
+                }
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tandem_agent::events::StopReason;
+
+    #[test]
+    fn markdown_shows_prompts_answers_and_tools() {
+        let e = |event| HistoryEntry {
+            turn_id: "t1".into(),
+            event,
+        };
+        let md = markdown(&[
+            e(Event::TurnStarted {
+                prompt: "fix it".into(),
+            }),
+            e(Event::ToolCall(ToolCallEvent {
+                tool_call_id: "c".into(),
+                name: "read_file".into(),
+                arguments: json!({}),
+                title: "Read a.rs".into(),
+                kind: tandem_tools::ToolKind::Read,
+                location: None,
+            })),
+            e(Event::ToolResult {
+                tool_call_id: "c".into(),
+                status: ToolStatus::Ok,
+                output: "1 | x".into(),
+                diff: None,
+            }),
+            e(Event::Text {
+                delta: "Fixed.".into(),
+            }),
+            e(Event::TurnEnded {
+                stop_reason: StopReason::EndTurn,
+                error: None,
+            }),
+        ]);
+        assert!(md.contains("## You\n\nfix it"));
+        assert!(md.contains("> **Read a.rs**\n> done: 1 | x"));
+        assert!(md.contains("Fixed."));
+    }
+}

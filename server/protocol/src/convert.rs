@@ -1,0 +1,307 @@
+//! Between the wire and the core: the only place that knows both.
+
+use tandem_agent::approval as core_approval;
+use tandem_agent::events::{self as core_events, Event};
+use tandem_agent::prompt as core_prompt;
+
+use crate::types::*;
+
+impl From<ProviderOptions> for tandem_provider::ProviderOptions {
+    fn from(o: ProviderOptions) -> Self {
+        tandem_provider::ProviderOptions {
+            base_url: o.base_url,
+            model: o.model,
+            api_key: o.api_key.map(tandem_provider::ApiKey::new),
+            api: o.api.map(|api| match api {
+                Api::Openai => tandem_provider::Api::OpenAi,
+                Api::Anthropic => tandem_provider::Api::Anthropic,
+            }),
+        }
+    }
+}
+
+impl From<ApprovalPolicy> for core_approval::ApprovalPolicy {
+    fn from(p: ApprovalPolicy) -> Self {
+        let auto = p.auto_approve.unwrap_or_default();
+        core_approval::ApprovalPolicy {
+            auto_approve: core_approval::AutoApprove {
+                edit: auto.edit.unwrap_or(false),
+                command: auto.command.unwrap_or(false),
+            },
+            allow_commands: p.allow_commands.unwrap_or_default(),
+        }
+    }
+}
+
+impl From<Position> for core_prompt::Position {
+    fn from(p: Position) -> Self {
+        core_prompt::Position {
+            line: p.line,
+            character: p.character,
+        }
+    }
+}
+
+impl From<Range> for core_prompt::Range {
+    fn from(r: Range) -> Self {
+        core_prompt::Range {
+            start: r.start.into(),
+            end: r.end.into(),
+        }
+    }
+}
+
+impl From<ContextItem> for core_prompt::ContextItem {
+    fn from(c: ContextItem) -> Self {
+        core_prompt::ContextItem {
+            path: c.path,
+            text: c.text,
+            range: c.range.map(Into::into),
+        }
+    }
+}
+
+impl From<core_events::ToolStatus> for ToolStatus {
+    fn from(s: core_events::ToolStatus) -> Self {
+        match s {
+            core_events::ToolStatus::Ok => ToolStatus::Ok,
+            core_events::ToolStatus::Error => ToolStatus::Error,
+            core_events::ToolStatus::Rejected => ToolStatus::Rejected,
+        }
+    }
+}
+
+impl From<core_events::StopReason> for StopReason {
+    fn from(s: core_events::StopReason) -> Self {
+        match s {
+            core_events::StopReason::EndTurn => StopReason::EndTurn,
+            core_events::StopReason::Cancelled => StopReason::Cancelled,
+            core_events::StopReason::MaxSteps => StopReason::MaxSteps,
+            core_events::StopReason::Error => StopReason::Error,
+        }
+    }
+}
+
+impl From<Event> for Update {
+    fn from(e: Event) -> Self {
+        match e {
+            Event::TurnStarted { prompt } => Update::TurnStarted { prompt },
+            Event::Text { delta } => Update::Text { delta },
+            Event::Reasoning { delta } => Update::Reasoning { delta },
+            Event::ToolCall(call) => Update::ToolCall {
+                tool_call_id: call.tool_call_id,
+                name: call.name,
+                arguments: call.arguments,
+                title: call.title,
+            },
+            Event::ToolOutput {
+                tool_call_id,
+                delta,
+            } => Update::ToolOutput {
+                tool_call_id,
+                delta,
+            },
+            Event::ToolResult {
+                tool_call_id,
+                status,
+                output,
+                diff,
+            } => Update::ToolResult {
+                tool_call_id,
+                status: status.into(),
+                output,
+                diff: diff.map(|d| d.unified),
+            },
+            Event::Usage {
+                prompt_tokens,
+                completion_tokens,
+                context_window,
+            } => Update::Usage {
+                prompt_tokens,
+                completion_tokens,
+                context_window,
+            },
+            Event::TurnEnded { stop_reason, error } => Update::TurnEnded {
+                stop_reason: stop_reason.into(),
+                error,
+            },
+        }
+    }
+}
+
+impl UpdateParams {
+    pub fn new(session_id: &str, turn_id: &str, event: Event) -> Self {
+        UpdateParams {
+            session_id: session_id.to_string(),
+            turn_id: turn_id.to_string(),
+            update: event.into(),
+        }
+    }
+}
+
+fn rfc3339(t: time::OffsetDateTime) -> String {
+    t.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+impl From<tandem_agent::SessionInfo> for SessionInfo {
+    fn from(s: tandem_agent::SessionInfo) -> Self {
+        SessionInfo {
+            session_id: s.session_id,
+            title: s.title,
+            root: s.root,
+            created_at: rfc3339(s.created_at),
+            updated_at: rfc3339(s.updated_at),
+        }
+    }
+}
+
+impl From<tandem_provider::ModelInfo> for ModelInfo {
+    fn from(m: tandem_provider::ModelInfo) -> Self {
+        ModelInfo {
+            id: m.id,
+            context_window: m.context_window,
+        }
+    }
+}
+
+impl Diagnostic {
+    /// The core's diagnostic; `None` for a severity the core does not use.
+    pub fn into_core(self) -> Option<tandem_agent::Diagnostic> {
+        let severity = match self.severity {
+            Severity::Error => tandem_agent::Severity::Error,
+            Severity::Warning => tandem_agent::Severity::Warning,
+            Severity::Other => return None,
+        };
+        Some(tandem_agent::Diagnostic {
+            path: self.path,
+            line: self.line,
+            severity,
+            message: self.message,
+        })
+    }
+}
+
+impl From<core_approval::ApprovalRequest> for ApprovalRequest {
+    fn from(r: core_approval::ApprovalRequest) -> Self {
+        let action = match r.action {
+            core_approval::ApprovalAction::Edit(edit) => ApprovalAction::Edit {
+                path: edit.path.display().to_string(),
+                original: edit.original,
+                proposed: edit.proposed,
+                diff: edit.diff.unified,
+            },
+            core_approval::ApprovalAction::Command(command) => ApprovalAction::Command {
+                command: command.command,
+                cwd: command.cwd.display().to_string(),
+            },
+        };
+        ApprovalRequest {
+            session_id: r.session_id,
+            turn_id: r.turn_id,
+            tool_call_id: r.tool_call_id,
+            action,
+        }
+    }
+}
+
+impl From<ApprovalReply> for core_approval::ApprovalReply {
+    fn from(r: ApprovalReply) -> Self {
+        core_approval::ApprovalReply {
+            decision: match r.decision {
+                Decision::Accept => core_approval::Decision::Accept,
+                Decision::AcceptAlways => core_approval::Decision::AcceptAlways,
+                Decision::Reject => core_approval::Decision::Reject,
+            },
+            content: r.content,
+            feedback: r.feedback,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn updates_are_flat_with_a_kind() {
+        let u = UpdateParams::new(
+            "s",
+            "t1",
+            Event::ToolResult {
+                tool_call_id: "c".into(),
+                status: core_events::ToolStatus::Rejected,
+                output: "no".into(),
+                diff: None,
+            },
+        );
+        assert_eq!(
+            serde_json::to_value(&u).unwrap(),
+            json!({"sessionId": "s", "turnId": "t1", "kind": "toolResult",
+                   "toolCallId": "c", "status": "rejected", "output": "no"})
+        );
+        let ended = Update::from(Event::TurnEnded {
+            stop_reason: core_events::StopReason::MaxSteps,
+            error: None,
+        });
+        assert_eq!(
+            serde_json::to_value(&ended).unwrap(),
+            json!({"kind": "turnEnded", "stopReason": "maxSteps"})
+        );
+    }
+
+    #[test]
+    fn approval_requests_are_flat_with_a_kind() {
+        let request = core_approval::ApprovalRequest {
+            session_id: "s".into(),
+            turn_id: "t1".into(),
+            tool_call_id: "c".into(),
+            action: core_approval::ApprovalAction::Command(core_approval::CommandApproval {
+                command: "cargo test".into(),
+                cwd: "/w".into(),
+                display_cwd: ".".into(),
+            }),
+        };
+        assert_eq!(
+            serde_json::to_value(ApprovalRequest::from(request)).unwrap(),
+            json!({"sessionId": "s", "turnId": "t1", "toolCallId": "c", "kind": "command",
+                   "command": "cargo test", "cwd": "/w"})
+        );
+    }
+
+    #[test]
+    fn approval_replies_parse_as_documented() {
+        let r: ApprovalReply = serde_json::from_value(json!({"decision": "acceptAlways"})).unwrap();
+        assert_eq!(r.decision, Decision::AcceptAlways);
+        let r: ApprovalReply =
+            serde_json::from_value(json!({"decision": "reject", "feedback": "use a constant"}))
+                .unwrap();
+        assert_eq!(r.feedback.as_deref(), Some("use a constant"));
+    }
+
+    #[test]
+    fn initialization_options_parse() {
+        let o: InitializationOptions = serde_json::from_value(json!({
+            "provider": {"baseUrl": "http://x/v1", "model": "m", "apiKey": "k", "api": "openai"},
+            "approval": {"autoApprove": {"edit": false, "command": true}, "allowCommands": ["ls"]},
+            "maxSteps": 7, "dataDir": "/tmp/d"
+        }))
+        .unwrap();
+        assert_eq!(o.max_steps, Some(7));
+        let approval = core_approval::ApprovalPolicy::from(o.approval.unwrap());
+        assert!(approval.auto_approve.command && !approval.auto_approve.edit);
+        assert_eq!(approval.allow_commands, vec!["ls".to_string()]);
+        let provider = tandem_provider::ProviderOptions::from(o.provider.unwrap());
+        assert_eq!(provider.api, Some(tandem_provider::Api::OpenAi));
+    }
+
+    #[test]
+    fn diagnostics_of_other_severities_are_dropped() {
+        let d: Diagnostic = serde_json::from_value(
+            json!({"path": "/a", "line": 1, "severity": "hint", "message": "m"}),
+        )
+        .unwrap();
+        assert!(d.into_core().is_none());
+    }
+}

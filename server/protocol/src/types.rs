@@ -1,0 +1,411 @@
+//! The wire types. `#[ts(...)]` attributes shape the generated TypeScript.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! wire {
+    ($($item:item)*) => {
+        $(
+            #[cfg_attr(test, derive(ts_rs::TS))]
+            $item
+        )*
+    };
+}
+
+wire! {
+/// `initialize`'s `initializationOptions`.
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializationOptions {
+    #[serde(default)]
+    pub provider: Option<ProviderOptions>,
+    #[serde(default)]
+    pub approval: Option<ApprovalPolicy>,
+    #[serde(default)]
+    pub max_steps: Option<u32>,
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional, type = "string"))]
+    pub data_dir: Option<PathBuf>,
+}
+
+/// Where the model is. Fields left out come from the environment, then discovery.
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderOptions {
+    #[serde(default)]
+    pub base_url: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub api_key: Option<String>,
+    #[serde(default)]
+    pub api: Option<Api>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Api {
+    #[serde(alias = "openAi")]
+    Openai,
+    Anthropic,
+}
+
+/// The user's standing approval policy.
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalPolicy {
+    #[serde(default)]
+    pub auto_approve: Option<AutoApprove>,
+    /// Commands that run without asking, e.g. `"cargo test"`.
+    #[serde(default)]
+    pub allow_commands: Option<Vec<String>>,
+}
+
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AutoApprove {
+    #[serde(default)]
+    pub edit: Option<bool>,
+    #[serde(default)]
+    pub command: Option<bool>,
+}
+
+/// `capabilities.experimental.tandem` of the client's `initialize`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientCapabilities {
+    /// The client answers `tandem/requestApproval`.
+    #[serde(default)]
+    pub approvals: bool,
+    /// The client answers `tandem/getDiagnostics`.
+    #[serde(default)]
+    pub diagnostics: bool,
+}
+
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewSessionParams {
+    /// A path or a `file://` URI; the first workspace folder when absent.
+    #[serde(default)]
+    pub root: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewSessionResult {
+    pub session_id: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptParams {
+    pub session_id: String,
+    pub text: String,
+    #[serde(default)]
+    pub context: Vec<ContextItem>,
+}
+
+/// A piece of the workspace the user attached to a prompt.
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextItem {
+    /// Relative to the session root, or absolute inside it.
+    pub path: String,
+    /// The text as the editor has it (unsaved changes included); read from disk when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The selected lines; the whole file when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<Range>,
+}
+
+/// Zero-based, end-exclusive character positions, as in LSP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Range {
+    pub start: Position,
+    pub end: Position,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Position {
+    pub line: u32,
+    pub character: u32,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptResult {
+    pub turn_id: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionParams {
+    pub session_id: String,
+}
+
+/// An empty object result (`{}`).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+pub struct Empty {}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListSessionsResult {
+    pub sessions: Vec<SessionInfo>,
+}
+
+/// A session as listed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    pub session_id: String,
+    pub title: String,
+    #[cfg_attr(test, ts(type = "string"))]
+    pub root: PathBuf,
+    /// RFC 3339.
+    pub created_at: String,
+    /// RFC 3339.
+    pub updated_at: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadSessionResult {
+    pub session_id: String,
+    /// The history, as the `tandem/update` params it was sent as (text coalesced).
+    pub entries: Vec<UpdateParams>,
+    /// Lines of the session's transcript that could not be read and are not in `entries`
+    /// (each is named in the sidecar's log).
+    #[serde(default)]
+    pub unreadable_lines: u32,
+}
+
+/// The params of the `tandem/update` notification.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateParams {
+    pub session_id: String,
+    pub turn_id: String,
+    #[serde(flatten)]
+    pub update: Update,
+}
+
+/// One thing that happened in a turn: the body of `tandem/update`, told apart by `kind`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Update {
+    /// A turn began; `prompt` is the user's text as sent.
+    TurnStarted { prompt: String },
+    /// A piece of the answer.
+    Text { delta: String },
+    /// A piece of the model's reasoning.
+    Reasoning { delta: String },
+    /// The model called a tool. `arguments` is the parsed JSON, or the raw text when it did not parse.
+    ToolCall {
+        tool_call_id: String,
+        name: String,
+        #[cfg_attr(test, ts(type = "unknown"))]
+        arguments: serde_json::Value,
+        title: String,
+    },
+    /// Output of a running command, as it comes.
+    ToolOutput { tool_call_id: String, delta: String },
+    /// A tool call finished.
+    ToolResult {
+        tool_call_id: String,
+        status: ToolStatus,
+        output: String,
+        /// An edit's unified diff.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        diff: Option<String>,
+    },
+    /// Tokens used by the last request.
+    Usage {
+        prompt_tokens: u64,
+        completion_tokens: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        context_window: Option<u64>,
+    },
+    /// The turn is over.
+    TurnEnded {
+        stop_reason: StopReason,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ToolStatus {
+    Ok,
+    Error,
+    Rejected,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StopReason {
+    EndTurn,
+    Cancelled,
+    MaxSteps,
+    Error,
+}
+
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoParams {
+    pub session_id: String,
+    #[serde(default)]
+    pub turn_id: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoResult {
+    /// The files put back, relative to the session root.
+    pub restored: Vec<String>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListModelsResult {
+    pub models: Vec<ModelInfo>,
+    /// The model prompts go to.
+    pub current: String,
+}
+
+/// A model the endpoint offers.
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelInfo {
+    pub id: String,
+    /// The context window, where the endpoint says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetModelParams {
+    pub model: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetDiagnosticsParams {
+    /// Absolute paths.
+    pub paths: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetDiagnosticsResult {
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// An error or warning the editor reports for a file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnostic {
+    pub path: String,
+    /// One-based.
+    pub line: u32,
+    pub severity: Severity,
+    pub message: String,
+}
+
+/// Information and hints are not sent; a client that sends them anyway has them ignored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Severity {
+    Error,
+    Warning,
+    #[serde(other)]
+    Other,
+}
+
+/// `tandem/requestApproval`: may this edit be written, or this command run?
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalRequest {
+    pub session_id: String,
+    pub turn_id: String,
+    pub tool_call_id: String,
+    #[serde(flatten)]
+    pub action: ApprovalAction,
+}
+
+/// What is asked about, told apart by `kind`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum ApprovalAction {
+    Edit {
+        /// The file's absolute path.
+        path: String,
+        /// The file's text now; absent for a new file.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
+        original: Option<String>,
+        /// The whole proposed text.
+        proposed: String,
+        /// Unified diff of original to proposed.
+        diff: String,
+    },
+    Command {
+        /// The command line.
+        command: String,
+        /// Its absolute working directory.
+        cwd: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Decision {
+    Accept,
+    AcceptAlways,
+    Reject,
+}
+
+/// The user's answer to `tandem/requestApproval`.
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalReply {
+    pub decision: Decision,
+    /// The user's edited version of the proposal: what gets written instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// A note for the model, with a rejection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<String>,
+}
+}
+
+/// The params of a method that takes none: `{}`, `null` or `[]` (what an empty Lua table
+/// becomes) are all accepted.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(untagged)]
+pub enum NoParams {
+    #[default]
+    Null,
+    Object(Empty),
+    Array([(); 0]),
+}

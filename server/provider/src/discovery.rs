@@ -1,0 +1,186 @@
+//! Finding the model: the endpoint and model the settings name, or the first local server that
+//! answers, resolved on first use so start-up never waits for the network.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use serde::Deserialize;
+use tandem_model::{Completion, Delta};
+use tandem_stdx::lock;
+use tokio::sync::OnceCell;
+
+use crate::{
+    Api, ApiKey, CompletionRequest, HttpModelClient, Limits, ModelClient, ModelInfo,
+    ProviderConfig, ProviderError, ProviderErrorKind,
+};
+
+/// Provider settings as the editor (`initializationOptions.provider`) or the CLI gives them.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderOptions {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub api_key: Option<ApiKey>,
+    pub api: Option<Api>,
+}
+
+impl ProviderOptions {
+    /// Fills each unset field from `other`.
+    pub fn or(self, other: ProviderOptions) -> ProviderOptions {
+        ProviderOptions {
+            base_url: self.base_url.or(other.base_url),
+            model: self.model.or(other.model),
+            api_key: self.api_key.or(other.api_key),
+            api: self.api.or(other.api),
+        }
+    }
+}
+
+/// The local servers tried, in order, when nothing is configured.
+pub const LOCAL_SERVERS: [(&str, &str); 2] = [
+    ("LM Studio", "http://127.0.0.1:1234/v1"),
+    ("Ollama", "http://127.0.0.1:11434/v1"),
+];
+
+/// A model client that finds its endpoint and model on first use, so start-up never waits for
+/// the network; the model can be switched later ([`LazyClient::set_model`]).
+pub struct LazyClient {
+    options: ProviderOptions,
+    limits: Limits,
+    /// The endpoint found, with its default model.
+    endpoint: OnceCell<ProviderConfig>,
+    /// The model the user picked, if any.
+    chosen: Mutex<Option<String>>,
+    /// One HTTP client per model used (they share nothing but the endpoint).
+    clients: Mutex<HashMap<String, Arc<HttpModelClient>>>,
+}
+
+impl LazyClient {
+    pub fn new(options: ProviderOptions, limits: Limits) -> Self {
+        Self {
+            options,
+            limits,
+            endpoint: OnceCell::new(),
+            chosen: Mutex::new(None),
+            clients: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The model later requests go to.
+    pub fn set_model(&self, model: String) {
+        *lock(&self.chosen) = Some(model);
+    }
+
+    async fn client(&self) -> Result<Arc<HttpModelClient>, ProviderError> {
+        let endpoint = self.endpoint.get_or_try_init(|| self.resolve()).await?;
+        let model = lock(&self.chosen)
+            .clone()
+            .unwrap_or_else(|| endpoint.model.clone());
+        let mut clients = lock(&self.clients);
+        let client = clients.entry(model.clone()).or_insert_with(|| {
+            Arc::new(HttpModelClient::new(ProviderConfig {
+                model,
+                ..endpoint.clone()
+            }))
+        });
+        Ok(client.clone())
+    }
+
+    async fn resolve(&self) -> Result<ProviderConfig, ProviderError> {
+        let (base_url, api_key) = match &self.options.base_url {
+            Some(url) => (url.clone(), self.options.api_key.clone()),
+            None => (find_local_server().await?, None),
+        };
+        let mut config = ProviderConfig {
+            base_url,
+            model: self.options.model.clone().unwrap_or_default(),
+            api_key,
+            api: self.options.api.unwrap_or_default(),
+            limits: self.limits.clone(),
+        };
+        if config.model.is_empty() && lock(&self.chosen).is_none() {
+            let lister = HttpModelClient::new(config.clone());
+            let models = lister.list_models().await?;
+            config.model = models
+                .first()
+                .map(|m| m.id.clone())
+                .ok_or_else(|| ProviderError {
+                    kind: ProviderErrorKind::BadResponse,
+                    message: format!(
+                        "{} offers no models: load one, or set TANDEM_MODEL",
+                        config.base_url
+                    ),
+                })?;
+        }
+        Ok(config)
+    }
+}
+
+/// The first local server that answers.
+async fn find_local_server() -> Result<String, ProviderError> {
+    for (_, url) in LOCAL_SERVERS {
+        if crate::probe(url, Duration::from_millis(1500)).await {
+            return Ok(url.to_string());
+        }
+    }
+    Err(ProviderError {
+        kind: ProviderErrorKind::Connect,
+        message: no_server_message(),
+    })
+}
+
+pub fn no_server_message() -> String {
+    let tried: Vec<String> = LOCAL_SERVERS
+        .iter()
+        .map(|(name, url)| format!("{url} ({name})"))
+        .collect();
+    format!(
+        "no model server is configured, and none answered at {}. Start one of them, or \
+         configure one: set TANDEM_BASE_URL and TANDEM_MODEL (and TANDEM_API_KEY for a hosted \
+         service), pass --base-url and --model, or set initializationOptions.provider \
+         {{\"baseUrl\", \"model\", \"apiKey\"}}",
+        tried.join(" or ")
+    )
+}
+
+impl ModelClient for LazyClient {
+    fn complete<'a>(
+        &'a self,
+        request: CompletionRequest<'a>,
+        on_delta: &'a mut (dyn FnMut(Delta) + Send),
+    ) -> BoxFuture<'a, Result<Completion, ProviderError>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            client.complete(request, on_delta).await
+        })
+    }
+
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            client.list_models().await
+        })
+    }
+
+    fn model(&self) -> String {
+        lock(&self.chosen)
+            .clone()
+            .or_else(|| self.endpoint.get().map(|e| e.model.clone()))
+            .or_else(|| self.options.model.clone())
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_no_server_message_names_urls_and_settings() {
+        let m = no_server_message();
+        assert!(m.contains("http://127.0.0.1:1234/v1") && m.contains("http://127.0.0.1:11434/v1"));
+        assert!(m.contains("TANDEM_BASE_URL"));
+    }
+}

@@ -1,0 +1,307 @@
+//! [`HttpModelClient`]: the [`ModelClient`] that talks to a configured endpoint over HTTP, with
+//! retries, stall timeouts and errors in the provider's own words (never with the API key).
+
+mod answer;
+mod failure;
+mod retry;
+
+use std::fmt;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::{RequestBuilder, Response};
+
+use self::answer::ParseWhole;
+use self::failure::{redact, root_cause, seconds};
+use self::retry::{Failure, Retries};
+use super::anthropic::{self, AnthropicStream};
+use super::error_body::unexpected_body;
+use super::models::parse_model_list;
+use super::openai::{self, OpenAiStream};
+use super::stream::StreamAccumulator;
+use super::{
+    Api, CompletionRequest, ModelClient, ModelInfo, ProviderConfig, ProviderError,
+    ProviderErrorKind,
+};
+use tandem_model::{Completion, Delta};
+
+/// Streams completions from one endpoint ([`ProviderConfig`]).
+pub struct HttpModelClient {
+    config: ProviderConfig,
+    /// Built on first use: building it loads the TLS roots, which `tandem lsp` start-up must not
+    /// pay for.
+    client: OnceLock<reqwest::Client>,
+}
+
+impl HttpModelClient {
+    pub fn new(config: ProviderConfig) -> Self {
+        Self {
+            config,
+            client: OnceLock::new(),
+        }
+    }
+
+    pub fn config(&self) -> &ProviderConfig {
+        &self.config
+    }
+
+    async fn complete_inner(
+        &self,
+        request: CompletionRequest<'_>,
+        on_delta: &mut (dyn FnMut(Delta) + Send),
+    ) -> Result<Completion, ProviderError> {
+        let client = self.client()?;
+        let headers = self.headers()?;
+        let model = &self.config.model;
+        let (path, body) = match self.config.api {
+            Api::OpenAi => ("chat/completions", openai::request_body(model, request)),
+            Api::Anthropic => ("messages", anthropic::request_body(model, request)),
+        };
+        let url = self.url(path);
+        // Serialized once; each attempt sends the same shared bytes.
+        let body = Bytes::from(body);
+        let mut retries = Retries::new(&self.config.limits);
+        loop {
+            let post = client
+                .post(&url)
+                .headers(headers.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.clone());
+            let attempt = match self.config.api {
+                Api::OpenAi => {
+                    self.attempt::<OpenAiStream>(post, openai::parse_completion, on_delta)
+                        .await
+                }
+                Api::Anthropic => {
+                    self.attempt::<AnthropicStream>(post, anthropic::parse_message, on_delta)
+                        .await
+                }
+            };
+            match attempt {
+                Ok(completion) => return Ok(completion),
+                Err(failure) => retries.wait_or_give_up(failure).await?,
+            }
+        }
+    }
+
+    async fn attempt<A: StreamAccumulator>(
+        &self,
+        request: RequestBuilder,
+        parse_whole: ParseWhole,
+        on_delta: &mut (dyn FnMut(Delta) + Send),
+    ) -> Result<Completion, Failure> {
+        let response = self.send(request).await?;
+        answer::read::<A>(
+            response,
+            self.config.limits.stall_timeout,
+            parse_whole,
+            on_delta,
+        )
+        .await
+    }
+
+    async fn list_models_inner(&self) -> Result<Vec<ModelInfo>, ProviderError> {
+        let client = self.client()?;
+        let headers = self.headers()?;
+        let url = self.url("models");
+        let mut retries = Retries::new(&self.config.limits);
+        loop {
+            let request = client.get(&url).headers(headers.clone());
+            match self.fetch_models(request).await {
+                Ok(models) => return Ok(models),
+                Err(failure) => retries.wait_or_give_up(failure).await?,
+            }
+        }
+    }
+
+    async fn fetch_models(&self, request: RequestBuilder) -> Result<Vec<ModelInfo>, Failure> {
+        let stall = self.config.limits.stall_timeout;
+        let mut body = self.send(request).await?.bytes_stream();
+        let whole = answer::read_to_end(&mut body, None, stall).await?;
+        serde_json::from_slice(&whole)
+            .ok()
+            .and_then(|value| parse_model_list(&value))
+            .ok_or_else(|| {
+                Failure::from(unexpected_body(
+                    "the model server's model list is not the expected {\"data\": [...]} JSON",
+                    &whole,
+                ))
+            })
+    }
+
+    /// Sends a request and waits for its response headers, within the stall timeout.
+    async fn send(&self, request: RequestBuilder) -> Result<Response, Failure> {
+        let stall = self.config.limits.stall_timeout;
+        let response = match tokio::time::timeout(stall, request.send()).await {
+            Err(_) => {
+                return Err(Failure::fatal(
+                    ProviderErrorKind::Timeout,
+                    format!(
+                        "the model server did not answer within {} (the stall timeout)",
+                        seconds(stall)
+                    ),
+                ));
+            }
+            Ok(Err(error)) => return Err(failure::send_error(&error, &self.shown_url())),
+            Ok(Ok(response)) => response,
+        };
+        if response.status().is_success() {
+            Ok(response)
+        } else {
+            Err(failure::status_error(response, stall).await)
+        }
+    }
+
+    fn client(&self) -> Result<&reqwest::Client, ProviderError> {
+        if let Some(client) = self.client.get() {
+            return Ok(client);
+        }
+        let client = build_client(&self.config.base_url, self.config.limits.connect_timeout)
+            .map_err(|error| {
+                ProviderError::new(
+                    ProviderErrorKind::Connect,
+                    format!("could not set up the HTTP client: {}", root_cause(&error)),
+                )
+            })?;
+        Ok(self.client.get_or_init(|| client))
+    }
+
+    /// The authentication and version headers each API wants. The key is marked sensitive, so
+    /// HTTP/2 never indexes it and it never shows in a header's `Debug`.
+    fn headers(&self) -> Result<HeaderMap, ProviderError> {
+        let mut headers = HeaderMap::new();
+        let key = self.config.api_key.as_ref().map(|k| k.expose());
+        let secret = |text: String| {
+            let mut value = HeaderValue::from_str(&text).map_err(|_| {
+                ProviderError::new(
+                    ProviderErrorKind::Connect,
+                    "the API key holds characters that cannot be sent in an HTTP header",
+                )
+            })?;
+            value.set_sensitive(true);
+            Ok::<_, ProviderError>(value)
+        };
+        match self.config.api {
+            Api::OpenAi => {
+                if let Some(key) = key.filter(|k| !k.is_empty()) {
+                    headers.insert(AUTHORIZATION, secret(format!("Bearer {key}"))?);
+                }
+            }
+            Api::Anthropic => {
+                if let Some(key) = key.filter(|k| !k.is_empty()) {
+                    headers.insert(
+                        HeaderName::from_static("x-api-key"),
+                        secret(key.to_owned())?,
+                    );
+                }
+                headers.insert(
+                    HeaderName::from_static("anthropic-version"),
+                    HeaderValue::from_static(anthropic::API_VERSION),
+                );
+            }
+        }
+        Ok(headers)
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}/{path}", self.config.base_url.trim_end_matches('/'))
+    }
+
+    /// The base URL as messages show it: without any user name or password in it.
+    fn shown_url(&self) -> String {
+        match reqwest::Url::parse(&self.config.base_url) {
+            Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
+                let _ = url.set_username("");
+                let _ = url.set_password(None);
+                url.to_string()
+            }
+            _ => self.config.base_url.clone(),
+        }
+    }
+}
+
+/// Shows the configuration only: the key is masked, even where the base URL holds it.
+impl fmt::Debug for HttpModelClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let config = format!("{:?}", self.config);
+        let config = match self.config.api_key.as_ref().map(|k| k.expose()) {
+            Some(key) if !key.is_empty() => config.replace(key, "***"),
+            _ => config,
+        };
+        f.debug_struct("HttpModelClient")
+            .field("config", &format_args!("{config}"))
+            .finish_non_exhaustive()
+    }
+}
+
+impl ModelClient for HttpModelClient {
+    fn complete<'a>(
+        &'a self,
+        request: CompletionRequest<'a>,
+        on_delta: &'a mut (dyn FnMut(Delta) + Send),
+    ) -> BoxFuture<'a, Result<Completion, ProviderError>> {
+        async move {
+            self.complete_inner(request, on_delta)
+                .await
+                .map_err(|error| redact(error, self.config.api_key.as_ref()))
+        }
+        .boxed()
+    }
+
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
+        async move {
+            self.list_models_inner()
+                .await
+                .map_err(|error| redact(error, self.config.api_key.as_ref()))
+        }
+        .boxed()
+    }
+
+    fn model(&self) -> String {
+        self.config.model.clone()
+    }
+}
+
+/// Whether `GET {base_url}/models` answers 2xx within `timeout`: how a local LM Studio, Ollama
+/// or llama.cpp server is found when nothing is configured.
+pub async fn probe(base_url: &str, timeout: Duration) -> bool {
+    let Ok(client) = build_client(base_url, timeout) else {
+        return false;
+    };
+    let url = format!("{}/models", base_url.trim_end_matches('/'));
+    matches!(
+        tokio::time::timeout(timeout, client.get(url).send()).await,
+        Ok(Ok(response)) if response.status().is_success()
+    )
+}
+
+/// No overall timeout (answers stream for minutes; the stall timeout guards them instead). A
+/// model server on this machine is never reached through a proxy.
+fn build_client(base_url: &str, connect_timeout: Duration) -> reqwest::Result<reqwest::Client> {
+    let mut builder = reqwest::Client::builder()
+        .connect_timeout(connect_timeout)
+        .tcp_nodelay(true)
+        .user_agent(concat!("tandem/", env!("CARGO_PKG_VERSION")));
+    if is_loopback(base_url) {
+        builder = builder.no_proxy();
+    }
+    builder.build()
+}
+
+fn is_loopback(base_url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(base_url) else {
+        return false;
+    };
+    match url.host_str() {
+        Some(host) if host.eq_ignore_ascii_case("localhost") => true,
+        Some(host) => host
+            .trim_matches(['[', ']'])
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback()),
+        None => false,
+    }
+}

@@ -1,0 +1,222 @@
+//! Whether, and how long to wait, before trying a request again.
+
+use std::time::{Duration, SystemTime};
+
+use reqwest::header::{HeaderMap, RETRY_AFTER};
+
+use crate::{Limits, ProviderError, ProviderErrorKind};
+
+/// The longest `Retry-After` honoured. A server asking for more (a daily quota, say) gets a
+/// clear error now rather than a session that hangs.
+pub(super) const RETRY_AFTER_LIMIT: Duration = Duration::from_secs(60);
+
+/// A failed attempt, and whether trying again may help.
+#[derive(Debug)]
+pub(super) struct Failure {
+    pub error: ProviderError,
+    pub retry: Retry,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Retry {
+    No,
+    /// After the exponential backoff.
+    Backoff,
+    /// After exactly this long, as the server asked.
+    After(Duration),
+}
+
+impl Failure {
+    pub fn fatal(kind: ProviderErrorKind, message: impl Into<String>) -> Self {
+        Self::from(ProviderError::new(kind, message))
+    }
+
+    pub fn retryable(kind: ProviderErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            error: ProviderError::new(kind, message),
+            retry: Retry::Backoff,
+        }
+    }
+}
+
+impl From<ProviderError> for Failure {
+    fn from(error: ProviderError) -> Self {
+        Self {
+            error,
+            retry: Retry::No,
+        }
+    }
+}
+
+/// Counts the failures of one request and spaces the attempts.
+pub(super) struct Retries<'a> {
+    limits: &'a Limits,
+    failures: u32,
+}
+
+impl<'a> Retries<'a> {
+    pub fn new(limits: &'a Limits) -> Self {
+        Self {
+            limits,
+            failures: 0,
+        }
+    }
+
+    /// Sleeps before the next attempt, or returns the error to give up with.
+    pub async fn wait_or_give_up(&mut self, failure: Failure) -> Result<(), ProviderError> {
+        self.failures += 1;
+        let delay = match failure.retry {
+            _ if self.failures > self.limits.max_retries => None,
+            Retry::No => None,
+            Retry::Backoff => Some(backoff(self.limits, self.failures - 1)),
+            Retry::After(delay) => Some(delay),
+        };
+        match delay {
+            Some(delay) => {
+                tokio::time::sleep(delay).await;
+                Ok(())
+            }
+            None if self.failures > 1 => {
+                let mut error = failure.error;
+                error.message = format!("{} (tried {} times)", error.message, self.failures);
+                Err(error)
+            }
+            None => Err(failure.error),
+        }
+    }
+}
+
+/// The wait before retry number `retry` (0-based): `initial_backoff` doubled each time, capped at
+/// `max_backoff`, with "equal jitter" (half fixed, half random) so that clients that failed
+/// together do not retry together, yet never retry at once.
+pub(super) fn backoff(limits: &Limits, retry: u32) -> Duration {
+    let factor = 1u32.checked_shl(retry).unwrap_or(u32::MAX);
+    let capped = limits
+        .initial_backoff
+        .saturating_mul(factor)
+        .min(limits.max_backoff);
+    let half = capped / 2;
+    half + half.mul_f64(fastrand::f64())
+}
+
+/// What the server asked us to wait: `retry-after-ms` (OpenAI), else `Retry-After` in seconds
+/// or as an HTTP date.
+pub(super) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let header = |name| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
+        && ms.is_finite()
+        && ms >= 0.0
+    {
+        return Some(Duration::from_secs_f64(ms / 1000.0));
+    }
+    let value = header(RETRY_AFTER.as_str())?;
+    if let Ok(seconds) = value.parse::<f64>() {
+        return (seconds.is_finite() && seconds >= 0.0)
+            .then(|| Duration::try_from_secs_f64(seconds).ok())
+            .flatten();
+    }
+    let date = httpdate::parse_http_date(value).ok()?;
+    Some(date.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn retry_after_in_seconds_ms_or_a_date() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let later = httpdate::fmt_http_date(now + Duration::from_secs(30));
+        let cases = [
+            (
+                headers(&[("retry-after", "2")]),
+                Some(Duration::from_secs(2)),
+            ),
+            (headers(&[("retry-after", "0")]), Some(Duration::ZERO)),
+            (
+                headers(&[("retry-after", "1.5")]),
+                Some(Duration::from_millis(1500)),
+            ),
+            (
+                headers(&[("retry-after", &later)]),
+                Some(Duration::from_secs(30)),
+            ),
+            (
+                headers(&[("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT")]),
+                Some(Duration::ZERO),
+            ),
+            (
+                headers(&[("retry-after-ms", "250"), ("retry-after", "9")]),
+                Some(Duration::from_millis(250)),
+            ),
+            (headers(&[("retry-after", "soon")]), None),
+            (headers(&[("retry-after", "-1")]), None),
+            (headers(&[]), None),
+        ];
+        for (map, expected) in cases {
+            assert_eq!(retry_after(&map, now), expected, "{map:?}");
+        }
+    }
+
+    #[test]
+    fn backoff_doubles_is_capped_and_jittered_within_bounds() {
+        let limits = Limits {
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_millis(1000),
+            ..Limits::default()
+        };
+        for (retry, full) in [
+            (0, 100),
+            (1, 200),
+            (2, 400),
+            (3, 800),
+            (4, 1000),
+            (40, 1000),
+        ] {
+            for _ in 0..50 {
+                let delay = backoff(&limits, retry);
+                let full = Duration::from_millis(full);
+                assert!(
+                    delay >= full / 2 && delay <= full,
+                    "retry {retry}: {delay:?}"
+                );
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn gives_up_after_max_retries_and_says_how_often_it_tried() {
+        let limits = Limits {
+            max_retries: 2,
+            initial_backoff: Duration::from_millis(1),
+            max_backoff: Duration::from_millis(1),
+            ..Limits::default()
+        };
+        let mut retries = Retries::new(&limits);
+        let failure = || Failure::retryable(ProviderErrorKind::Connect, "refused");
+        assert!(retries.wait_or_give_up(failure()).await.is_ok());
+        assert!(retries.wait_or_give_up(failure()).await.is_ok());
+        let error = retries.wait_or_give_up(failure()).await.unwrap_err();
+        assert_eq!(error.message, "refused (tried 3 times)");
+        let mut retries = Retries::new(&limits);
+        let error = retries
+            .wait_or_give_up(Failure::fatal(ProviderErrorKind::Status(401), "no"))
+            .await
+            .unwrap_err();
+        assert_eq!(error.message, "no");
+    }
+}

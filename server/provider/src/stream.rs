@@ -1,0 +1,104 @@
+//! What reading a streamed answer needs, whatever the wire format.
+
+use serde_json::Value;
+
+use super::error_body::{self, truncate};
+use super::sse::SseEvent;
+use super::{ProviderError, ProviderErrorKind};
+use tandem_model::{Completion, Delta, FinishReason};
+
+/// Reassembles one streamed answer from its SSE events.
+///
+/// Fed every event of a body in order; relays text and reasoning as they arrive. An accumulator
+/// never requires the stream's end marker: whether a stream that just stops was complete is the
+/// transport's call, made with [`StreamAccumulator::is_finished`].
+pub trait StreamAccumulator: Default + Send {
+    /// Takes one event. An error the provider reported inside the stream comes back as
+    /// [`ProviderErrorKind::Stream`]; what was gathered before it stays readable.
+    fn push(
+        &mut self,
+        event: SseEvent<'_>,
+        on_delta: &mut dyn FnMut(Delta),
+    ) -> Result<(), ProviderError> {
+        // Both formats may report a failure as its own `event: error` (Groq, Anthropic), whose
+        // payload need not have the usual shape.
+        if event.event == "error" {
+            return Err(error_event(event.data));
+        }
+        self.push_data(event.data, on_delta)
+    }
+
+    /// Takes one `data:` payload.
+    fn push_data(
+        &mut self,
+        data: &str,
+        on_delta: &mut dyn FnMut(Delta),
+    ) -> Result<(), ProviderError>;
+
+    /// Whether the stream said the answer is whole: an end marker (`[DONE]`, `message_stop`) or a
+    /// finish reason arrived.
+    fn is_finished(&self) -> bool;
+
+    /// The answer gathered so far.
+    fn into_completion(self) -> Completion;
+}
+
+/// Maps both APIs' stop reasons (and the variants of OpenAI-compatible servers).
+pub fn finish_reason(wire: &str) -> FinishReason {
+    match wire {
+        "stop" | "end_turn" | "stop_sequence" | "eos" => FinishReason::Stop,
+        "tool_calls" | "function_call" | "tool_use" => FinishReason::ToolCalls,
+        "length" | "max_tokens" | "model_length" | "model_context_window_exceeded" => {
+            FinishReason::Length
+        }
+        "content_filter" | "refusal" => FinishReason::ContentFilter,
+        other => FinishReason::Other(other.to_owned()),
+    }
+}
+
+/// The error an `error` event or an in-stream `"error"` object carries, in the provider's words.
+pub(crate) fn stream_error(value: &Value) -> ProviderError {
+    let said = error_body::from_value(value);
+    let detail = match said {
+        Some(said) => match said.code {
+            Some(code) => format!("{} (code {code})", said.message),
+            None => said.message,
+        },
+        None => match value {
+            Value::String(text) => truncate(text.trim(), 500),
+            other => truncate(&other.to_string(), 500),
+        },
+    };
+    ProviderError::new(
+        ProviderErrorKind::Stream,
+        format!("the model server reported an error mid-answer: {detail}"),
+    )
+}
+
+/// The error an SSE `event: error` carries, whether its data is JSON or plain text.
+fn error_event(data: &str) -> ProviderError {
+    match serde_json::from_str::<Value>(data) {
+        Ok(value) => stream_error(&value),
+        Err(_) => stream_error(&Value::String(data.to_owned())),
+    }
+}
+
+/// A `data:` payload that is not the JSON the wire format promises.
+pub(crate) fn bad_chunk(error: &serde_json::Error, data: &str) -> ProviderError {
+    ProviderError::new(
+        ProviderErrorKind::BadResponse,
+        format!(
+            "the model server sent a stream event that could not be read ({error}): {}",
+            truncate(data, 200)
+        ),
+    )
+}
+
+/// Tool arguments as handed to the agent: a call with no arguments at all means `{}`.
+pub(crate) fn arguments_or_empty_object(arguments: String) -> String {
+    if arguments.trim().is_empty() {
+        "{}".to_owned()
+    } else {
+        arguments
+    }
+}

@@ -1,0 +1,12 @@
+//! Small helpers every Tandem crate shares, each written once: a lock that survives a panicked
+//! holder, cutting text at a character boundary, and showing a path relative to a root.
+//!
+//! **Invariant:** depends on nothing, knows nothing of Tandem's types.
+
+mod path;
+mod sync;
+mod text;
+
+pub use path::{display_relative, slash_path};
+pub use sync::lock;
+pub use text::{ceil_char_boundary, floor_char_boundary, truncate_in_place, truncated};

@@ -1,0 +1,403 @@
+//! `tandem chat`: the terminal face of the agent core.
+//!
+//! `you>` reads a prompt; the answer streams after `ai>`; tool calls show dimmed; edits and
+//! commands are put to the user with the diff in color. Ctrl-C cancels a running turn (and quits
+//! at the prompt). `/new`, `/undo`, `/exit`.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use futures_util::future::BoxFuture;
+use serde_json::json;
+use time::OffsetDateTime;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::mpsc;
+
+use tandem_agent::approval::{ApprovalAction, ApprovalReply, ApprovalRequest, Decision};
+use tandem_agent::events::{Event, StopReason, ToolCallEvent, ToolStatus};
+use tandem_agent::{Agent, Frontend};
+use tandem_config::StartOptions;
+
+pub struct ChatOptions {
+    pub start: StartOptions,
+    pub root: Option<PathBuf>,
+    pub prompt: Option<String>,
+    pub json_log: Option<PathBuf>,
+}
+
+/// ANSI styles, or nothing when stdout is not a terminal (or NO_COLOR is set).
+#[derive(Clone, Copy)]
+struct Style {
+    on: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+    fn dim(&self, text: &str) -> String {
+        self.paint("2", text)
+    }
+    fn bold(&self, text: &str) -> String {
+        self.paint("1", text)
+    }
+    fn diff(&self, diff: &str) -> String {
+        diff.lines()
+            .map(|line| {
+                let code = if line.starts_with("+++") || line.starts_with("---") {
+                    "1"
+                } else if line.starts_with('+') {
+                    "32"
+                } else if line.starts_with('-') {
+                    "31"
+                } else if line.starts_with("@@") {
+                    "36"
+                } else {
+                    ""
+                };
+                if code.is_empty() {
+                    line.to_string()
+                } else {
+                    self.paint(code, line)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Lines typed by the user, shared by the prompt loop and approval questions.
+type Lines = Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<String>>>;
+
+struct ChatFrontend {
+    style: Style,
+    lines: Lines,
+    ended: mpsc::UnboundedSender<(StopReason, Option<String>)>,
+    /// What the terminal shows now, so pieces of text get their `ai>` once.
+    state: Mutex<Shown>,
+    /// The last request's token counts, shown when the turn ends.
+    usage: Mutex<Option<String>>,
+    /// Paths are shown relative to it.
+    root: PathBuf,
+}
+
+use tandem_stdx::lock;
+
+/// One line for a tool's result: a one-line output as it is; else its size, and the closing
+/// status line a command's output ends with (`[exit code 0]`).
+fn summary(output: &str) -> String {
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    match lines.as_slice() {
+        [] => "done".to_string(),
+        [one] => one.to_string(),
+        [.., last] if last.starts_with('[') => format!("{} lines, {last}", lines.len() - 1),
+        _ => format!("{} lines", lines.len()),
+    }
+}
+
+#[derive(Default, PartialEq)]
+enum Shown {
+    #[default]
+    Nothing,
+    Text,
+    Reasoning,
+    Output,
+}
+
+fn out(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+}
+
+impl ChatFrontend {
+    fn switch_to(&self, next: Shown) -> bool {
+        let mut shown = lock(&self.state);
+        let changed = *shown != next;
+        if changed && *shown != Shown::Nothing {
+            out("\n");
+        }
+        *shown = next;
+        changed
+    }
+}
+
+impl Frontend for ChatFrontend {
+    fn update(&self, _session_id: &str, _turn_id: &str, event: Event) {
+        let s = self.style;
+        match event {
+            Event::TurnStarted { .. } => {}
+            Event::Text { delta } => {
+                if self.switch_to(Shown::Text) {
+                    out(&s.bold("ai> "));
+                }
+                out(&delta);
+            }
+            Event::Reasoning { delta } => {
+                if self.switch_to(Shown::Reasoning) {
+                    out(&s.dim("thinking: "));
+                }
+                out(&s.dim(&delta));
+            }
+            Event::ToolCall(ToolCallEvent { title, .. }) => {
+                self.switch_to(Shown::Nothing);
+                out(&format!("{}\n", s.dim(&format!("• {title}"))));
+            }
+            Event::ToolOutput { delta, .. } => {
+                self.switch_to(Shown::Output);
+                out(&s.dim(&delta));
+            }
+            Event::ToolResult { status, output, .. } => {
+                self.switch_to(Shown::Nothing);
+                let mark = match status {
+                    ToolStatus::Ok => "✓",
+                    ToolStatus::Error => "✗",
+                    ToolStatus::Rejected => "⊘",
+                };
+                out(&format!(
+                    "{}\n",
+                    s.dim(&format!("  {mark} {}", summary(&output)))
+                ));
+            }
+            Event::Usage {
+                prompt_tokens,
+                completion_tokens,
+                context_window,
+            } => {
+                let window = context_window
+                    .map(|w| format!(" of {w}"))
+                    .unwrap_or_default();
+                *lock(&self.usage) = Some(format!(
+                    "[{prompt_tokens}{window} tokens in, {completion_tokens} out]"
+                ));
+            }
+            Event::TurnEnded { stop_reason, error } => {
+                self.switch_to(Shown::Nothing);
+                if let Some(usage) = lock(&self.usage).take() {
+                    out(&format!("{}\n", s.dim(&usage)));
+                }
+                let _ = self.ended.send((stop_reason, error));
+            }
+        }
+    }
+
+    fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply> {
+        let s = self.style;
+        let lines = self.lines.clone();
+        let root = self.root.clone();
+        self.switch_to(Shown::Nothing);
+        Box::pin(async move {
+            let question = match &request.action {
+                ApprovalAction::Edit(edit) => {
+                    out(&format!("{}\n", s.diff(&edit.diff.unified)));
+                    format!(
+                        "Apply this edit to {}? [y]es, [n]o, [a]lways this session: ",
+                        tandem_stdx::display_relative(&edit.path, &root)
+                    )
+                }
+                ApprovalAction::Command(command) => format!(
+                    "Run `{}` in {}? [y]es, [n]o, [a]lways this session: ",
+                    command.command, command.display_cwd
+                ),
+            };
+            out(&s.bold(&question));
+            let mut lines = lines.lock().await;
+            let Some(answer) = lines.recv().await else {
+                out("\n");
+                return ApprovalReply::reject("No answer (input closed).");
+            };
+            match answer.trim().to_ascii_lowercase().as_str() {
+                "y" | "yes" => ApprovalReply {
+                    decision: Decision::Accept,
+                    content: None,
+                    feedback: None,
+                },
+                "a" | "always" => ApprovalReply {
+                    decision: Decision::AcceptAlways,
+                    content: None,
+                    feedback: None,
+                },
+                _ => {
+                    out(&s.bold("A note for the model (Enter for none): "));
+                    let note = lines.recv().await.unwrap_or_default();
+                    ApprovalReply {
+                        decision: Decision::Reject,
+                        content: None,
+                        feedback: Some(note.trim().to_string()).filter(|n| !n.is_empty()),
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// Runs the chat; returns the exit code (for `--prompt`: 0 when the turn ended normally).
+pub async fn run(options: ChatOptions) -> Result<u8, String> {
+    let style = Style {
+        on: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let root = match options.root {
+        Some(root) => root,
+        None => std::env::current_dir().map_err(|e| e.to_string())?,
+    };
+    let (agent, _) = options.start.start();
+    let info = agent.new_session(&root).map_err(|e| e.to_string())?;
+    let mut session = info.session_id;
+    // The session's root is canonical; paths in approvals are made relative to it.
+    let root = info.root;
+
+    let (line_tx, line_rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut stdin = BufReader::new(tokio::io::stdin()).lines();
+        while let Ok(Some(line)) = stdin.next_line().await {
+            if line_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let lines: Lines = Arc::new(tokio::sync::Mutex::new(line_rx));
+    let (ended_tx, mut ended) = mpsc::unbounded_channel();
+    let frontend = Arc::new(ChatFrontend {
+        style,
+        lines: lines.clone(),
+        ended: ended_tx,
+        state: Mutex::new(Shown::Nothing),
+        usage: Mutex::new(None),
+        root: root.clone(),
+    });
+    let log = JsonLog {
+        path: options.json_log,
+    };
+
+    if let Some(prompt) = options.prompt {
+        let (reason, error) =
+            run_turn(&agent, &session, prompt, frontend, &mut ended, &log).await?;
+        if let Some(error) = error {
+            eprintln!("{}", style.paint("31", &format!("error: {error}")));
+        }
+        return Ok(if reason == StopReason::EndTurn { 0 } else { 1 });
+    }
+
+    out(&style.dim(&format!(
+        "Tandem {} in {}. /new starts over, /undo reverts the last turn, /exit quits; Ctrl-C stops a turn.\n",
+        env!("CARGO_PKG_VERSION"),
+        root.display()
+    )));
+    loop {
+        out(&style.bold("you> "));
+        let line = tokio::select! {
+            line = async { lines.lock().await.recv().await } => line,
+            _ = tokio::signal::ctrl_c() => None,
+        };
+        let Some(line) = line else {
+            out("\n");
+            return Ok(0);
+        };
+        let text = line.trim();
+        match text {
+            "" => continue,
+            "/exit" | "/quit" => return Ok(0),
+            "/new" => {
+                session = agent
+                    .new_session(&root)
+                    .map_err(|e| e.to_string())?
+                    .session_id;
+                out(&style.dim("New session.\n"));
+            }
+            "/undo" => match agent.undo(&session, None, frontend.as_ref()).await {
+                Ok(restored) if restored.is_empty() => out(&style.dim("Nothing to undo.\n")),
+                Ok(restored) => out(&style.dim(&format!("Restored: {}\n", restored.join(", ")))),
+                Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
+            },
+            _ => {
+                let (_, error) = run_turn(
+                    &agent,
+                    &session,
+                    text.to_string(),
+                    frontend.clone(),
+                    &mut ended,
+                    &log,
+                )
+                .await?;
+                if let Some(error) = error {
+                    out(&style.paint("31", &format!("error: {error}\n")));
+                }
+            }
+        }
+    }
+}
+
+/// Runs one turn to its end; Ctrl-C cancels it.
+async fn run_turn(
+    agent: &Agent,
+    session: &str,
+    prompt: String,
+    frontend: Arc<ChatFrontend>,
+    ended: &mut mpsc::UnboundedReceiver<(StopReason, Option<String>)>,
+    log: &JsonLog,
+) -> Result<(StopReason, Option<String>), String> {
+    let turn = agent
+        .prompt(session, prompt, Vec::new(), frontend)
+        .map_err(|e| e.to_string())?;
+    let result = loop {
+        tokio::select! {
+            r = ended.recv() => break r.unwrap_or((StopReason::Error, Some("the turn vanished".into()))),
+            _ = tokio::signal::ctrl_c() => {
+                out("\n^C cancelling…\n");
+                let _ = agent.cancel(session);
+            }
+        }
+    };
+    log.write(agent, session, &turn);
+    Ok(result)
+}
+
+/// `--json-log`: one line per turn with the messages it added to the conversation.
+struct JsonLog {
+    path: Option<PathBuf>,
+}
+
+impl JsonLog {
+    fn write(&self, agent: &Agent, session: &str, turn: &str) {
+        let Some(path) = &self.path else { return };
+        let messages = agent.turn_messages(session, turn).unwrap_or_default();
+        let line = json!({
+            "turn": turn,
+            "sessionId": session,
+            "timestamp": OffsetDateTime::now_utc()
+                .format(&time::format_description::well_known::Rfc3339)
+                .unwrap_or_default(),
+            "model": agent.model(),
+            "messages": messages,
+        });
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| writeln!(f, "{line}"));
+        if let Err(e) = written {
+            eprintln!("tandem: could not write {}: {e}", path.display());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_are_summed_up_in_a_line() {
+        assert_eq!(
+            summary("Applied the edit to a.rs (+1 -1)."),
+            "Applied the edit to a.rs (+1 -1)."
+        );
+        assert_eq!(summary("a\nb\n[exit code 0]"), "2 lines, [exit code 0]");
+        assert_eq!(summary("1 | x\n2 | y\n3 | z"), "3 lines");
+        assert_eq!(summary(""), "done");
+    }
+}

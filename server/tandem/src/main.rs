@@ -1,0 +1,178 @@
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+mod chat;
+mod tool_cli;
+
+use tandem_agent::approval::{ApprovalPolicy, AutoApprove};
+use tandem_config::{ProviderOptions, StartOptions};
+use tandem_provider::{Api, ApiKey};
+
+/// Tandem: a coding agent that any editor can drive.
+#[derive(Parser)]
+#[command(name = "tandem", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve an editor: JSON-RPC with LSP framing on stdin/stdout.
+    Lsp(ServeArgs),
+    /// Serve an ACP client (Zed and others): Agent Client Protocol v1 on stdin/stdout.
+    Acp(ServeArgs),
+    /// Chat in the terminal.
+    Chat(ChatArgs),
+    /// Run one workspace tool and print its result as JSON:
+    /// `tandem tool NAME [ARGS_JSON | -] [--root DIR] [--yes]`
+    Tool {
+        /// NAME [ARGS_JSON | -] [--root DIR] [--yes]
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        argv: Vec<String>,
+    },
+}
+
+/// Where the model is. Unset options fall back to the environment, then to LM Studio or Ollama
+/// on this machine.
+#[derive(Args, Clone, Debug, Default)]
+struct ProviderArgs {
+    /// The OpenAI-compatible endpoint, e.g. http://127.0.0.1:1234/v1 [env: TANDEM_BASE_URL]
+    #[arg(long)]
+    base_url: Option<String>,
+    /// The model to use [env: TANDEM_MODEL]
+    #[arg(long)]
+    model: Option<String>,
+    /// The API key (visible to other users in the process list: prefer TANDEM_API_KEY)
+    #[arg(long)]
+    api_key: Option<String>,
+    /// The endpoint's API: openai (Chat Completions) or anthropic (Messages)
+    #[arg(long, value_parser = parse_api)]
+    api: Option<Api>,
+}
+
+fn parse_api(s: &str) -> Result<Api, String> {
+    match s {
+        "openai" => Ok(Api::OpenAi),
+        "anthropic" => Ok(Api::Anthropic),
+        _ => Err(format!("unknown API {s:?}: use openai or anthropic")),
+    }
+}
+
+impl ProviderArgs {
+    fn options(&self) -> ProviderOptions {
+        ProviderOptions {
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            api_key: self.api_key.clone().map(ApiKey::new),
+            api: self.api,
+        }
+    }
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    #[command(flatten)]
+    provider: ProviderArgs,
+    /// Where sessions are kept (default: the platform's data dir)
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// The most model requests in one turn (default 50)
+    #[arg(long)]
+    max_steps: Option<u32>,
+    /// Command prefixes that run without asking, e.g. --allow "cargo test"; repeatable
+    #[arg(long = "allow")]
+    allow_commands: Vec<String>,
+    /// Write every edit without asking
+    #[arg(long)]
+    auto_approve_edits: bool,
+    /// Run every command without asking
+    #[arg(long)]
+    auto_approve_commands: bool,
+}
+
+impl ServeArgs {
+    /// What the flags say (an editor's `initializationOptions` win, field by field).
+    fn start(&self) -> StartOptions {
+        StartOptions {
+            provider: self.provider.options(),
+            policy: ApprovalPolicy {
+                auto_approve: AutoApprove {
+                    edit: self.auto_approve_edits,
+                    command: self.auto_approve_commands,
+                },
+                allow_commands: self.allow_commands.clone(),
+            },
+            data_dir: self.data_dir.clone(),
+            max_steps: self.max_steps,
+        }
+    }
+}
+
+#[derive(Args)]
+struct ChatArgs {
+    #[command(flatten)]
+    serve: ServeArgs,
+    /// The workspace (default: the current directory)
+    #[arg(long)]
+    root: Option<PathBuf>,
+    /// Run one turn with this prompt, then exit
+    #[arg(long)]
+    prompt: Option<String>,
+    /// Approve every edit and command without asking
+    #[arg(long)]
+    yes: bool,
+    /// Append each turn as one JSON line to this file
+    #[arg(long)]
+    json_log: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        // Its own parser, so even a usage error comes out as the one JSON object it promises.
+        Command::Tool { argv } => ExitCode::from(tool_cli::main(&argv) as u8),
+        Command::Lsp(args) => {
+            runtime().block_on(tandem_lsp::serve(args.start()));
+            ExitCode::SUCCESS
+        }
+        Command::Acp(args) => match runtime().block_on(tandem_acp::serve(args.start())) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("tandem: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Chat(args) => {
+            let mut start = args.serve.start();
+            if args.yes {
+                start.policy.auto_approve = AutoApprove {
+                    edit: true,
+                    command: true,
+                };
+            }
+            let options = chat::ChatOptions {
+                start,
+                root: args.root,
+                prompt: args.prompt,
+                json_log: args.json_log,
+            };
+            match runtime().block_on(chat::run(options)) {
+                Ok(code) => ExitCode::from(code),
+                Err(e) => {
+                    eprintln!("tandem: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("cannot start the async runtime")
+}

@@ -1,0 +1,326 @@
+//! What the agent can do to the workspace: read, list, search, write, edit, run.
+//!
+//! Every path is resolved against the workspace root before any I/O ([`Workspace::resolve`]).
+//! Read-only tools run at once ([`Prepared::Done`]); edits and commands come back as proposals
+//! that the agent core puts to the user, then applies ([`apply_edit`]) or runs ([`run_command`]).
+//! Knows nothing of models, sessions or editors.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use tandem_model::ToolDefinition;
+
+mod args;
+mod atomic;
+mod command;
+mod defs;
+mod diff;
+mod edit;
+mod list;
+mod paths;
+mod read;
+mod search;
+mod text;
+mod tool;
+mod undo;
+mod walk;
+mod write;
+
+pub use diff::{FileDiff, Hunk, unified_diff};
+pub use read::ReadTracker;
+pub use tool::{CallInfo, Tool, ToolKind, ToolTarget, describe};
+pub use undo::{Restore, UndoLog, UndoPlan};
+
+/// Why a tool call failed. Goes back to the model as the tool result, so it can correct itself.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize)]
+#[error("{kind}: {message}")]
+pub struct ToolError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl ToolError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// The error kinds, as `tandem tool` prints them and the model sees them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    NoSuchFile,
+    OutsideWorkspace,
+    BinaryFile,
+    TooLarge,
+    InvalidArguments,
+    UnknownTool,
+    Stale,
+    Timeout,
+    Cancelled,
+    Io,
+    // replace_in_file (see tests/fixtures/edit-cases/README.md)
+    NotFound,
+    Ambiguous,
+    Overlap,
+    Placeholder,
+    Invalid,
+}
+
+impl ErrorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::NoSuchFile => "no_such_file",
+            ErrorKind::OutsideWorkspace => "outside_workspace",
+            ErrorKind::BinaryFile => "binary_file",
+            ErrorKind::TooLarge => "too_large",
+            ErrorKind::InvalidArguments => "invalid_arguments",
+            ErrorKind::UnknownTool => "unknown_tool",
+            ErrorKind::Stale => "stale",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Io => "io",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Ambiguous => "ambiguous",
+            ErrorKind::Overlap => "overlap",
+            ErrorKind::Placeholder => "placeholder",
+            ErrorKind::Invalid => "invalid",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A proposed change to one file, waiting for the user's decision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditProposal {
+    /// Absolute, resolved inside the workspace.
+    pub path: PathBuf,
+    /// Relative to the workspace root, with `/` separators: what the user and the model see.
+    pub display_path: String,
+    /// The file's text when the proposal was made; `None` when the file does not exist yet.
+    pub original: Option<String>,
+    /// The whole proposed text.
+    pub proposed: String,
+    /// `original` to `proposed`.
+    pub diff: FileDiff,
+}
+
+/// A command the model wants to run, waiting for the user's decision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandProposal {
+    pub command: String,
+    /// Absolute, inside the workspace.
+    pub cwd: PathBuf,
+    /// Relative to the workspace root (`.` for the root).
+    pub display_cwd: String,
+    pub timeout: Duration,
+}
+
+/// What a tool call turned into.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Prepared {
+    /// A read-only tool ran; this is its output for the model.
+    Done(String),
+    /// `write_to_file` or `replace_in_file`: nothing is written until [`apply_edit`].
+    Edit(EditProposal),
+    /// `execute_command`: nothing runs until [`run_command`].
+    Command(CommandProposal),
+}
+
+/// What an applied edit did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppliedEdit {
+    /// What was written against what the file held before.
+    pub diff: FileDiff,
+}
+
+/// How a command ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandOutcome {
+    /// `None` when killed by a signal.
+    pub exit_code: Option<i32>,
+    /// stdout and stderr interleaved, head and tail kept with the middle elided and counted.
+    pub output: String,
+    pub timed_out: bool,
+    pub cancelled: bool,
+}
+
+/// The workspace a session works in: the one root every tool path resolves against.
+#[derive(Clone, Debug)]
+pub struct Workspace {
+    root: PathBuf,
+}
+
+impl Workspace {
+    /// The root is canonicalised once, so later checks compare real paths.
+    pub fn new(root: impl AsRef<Path>) -> std::io::Result<Self> {
+        Ok(Self {
+            root: std::fs::canonicalize(root.as_ref())?,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+/// The tools offered to the model, with their JSON Schemas.
+pub fn definitions() -> Vec<ToolDefinition> {
+    defs::definitions()
+}
+
+/// Everything a tool call needs.
+pub struct ToolContext<'a> {
+    pub workspace: &'a Workspace,
+    pub reads: &'a ReadTracker,
+    /// A file's text as the editor holds it (unsaved changes included), read and edited instead
+    /// of what is on disk. The face fetches it before the call; tools stay synchronous.
+    pub editor_text: Option<&'a EditorText>,
+}
+
+impl<'a> ToolContext<'a> {
+    pub fn new(workspace: &'a Workspace, reads: &'a ReadTracker) -> Self {
+        Self {
+            workspace,
+            reads,
+            editor_text: None,
+        }
+    }
+
+    /// The editor's text for `path`, when the face gave it.
+    pub(crate) fn editor_text_of(&self, path: &Path) -> Option<&str> {
+        self.editor_text
+            .filter(|e| e.path == path)
+            .map(|e| e.text.as_str())
+    }
+}
+
+/// The editor's text of one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditorText {
+    /// Absolute, as [`Workspace::resolve`] gives it.
+    pub path: PathBuf,
+    pub text: String,
+}
+
+/// Validates a tool call and runs it if it is read-only, or turns it into a proposal.
+/// `arguments` is the model's raw JSON text: malformed input is an `invalid_arguments` error that
+/// says what was wrong; an unknown name is `unknown_tool`.
+pub async fn prepare(
+    ctx: &ToolContext<'_>,
+    name: &str,
+    arguments: &str,
+) -> Result<Prepared, ToolError> {
+    let Some(tool) = Tool::from_name(name) else {
+        let names: Vec<&str> = Tool::ALL.iter().map(|t| t.name()).collect();
+        return Err(ToolError::new(
+            ErrorKind::UnknownTool,
+            format!(
+                "there is no tool named `{name}`; the tools are: {}",
+                names.join(", ")
+            ),
+        ));
+    };
+    match tool {
+        Tool::ReadFile => read::read_file(ctx, args::parse(name, arguments)?).map(Prepared::Done),
+        Tool::ListFiles => on_tree(ctx, args::parse(name, arguments)?, list::list_files).await,
+        Tool::SearchFiles => {
+            on_tree(ctx, args::parse(name, arguments)?, search::search_files).await
+        }
+        Tool::WriteToFile => write::prepare(ctx, args::parse(name, arguments)?).map(Prepared::Edit),
+        Tool::ReplaceInFile => {
+            edit::prepare(ctx, args::parse(name, arguments)?).map(Prepared::Edit)
+        }
+        Tool::ExecuteCommand => {
+            command::prepare(ctx.workspace, args::parse(name, arguments)?).map(Prepared::Command)
+        }
+    }
+}
+
+/// Runs a tool that walks the tree on the blocking pool: walks are CPU- and I/O-bound, may take a
+/// while on a large tree, and must not stall the runtime's workers.
+async fn on_tree<A: Send + 'static>(
+    ctx: &ToolContext<'_>,
+    args: A,
+    tool: fn(&Workspace, A) -> Result<String, ToolError>,
+) -> Result<Prepared, ToolError> {
+    let ws = ctx.workspace.clone();
+    match tokio::task::spawn_blocking(move || tool(&ws, args)).await {
+        Ok(result) => result.map(Prepared::Done),
+        Err(e) => Err(ToolError::new(
+            ErrorKind::Io,
+            format!("the tool's worker failed: {e}"),
+        )),
+    }
+}
+
+/// Writes `content` (the proposal, or the user's edited version of it) atomically, after checking
+/// the file still holds `proposal.original` (else `stale`, nothing written). Saves the previous
+/// content in `undo` before the first write of `turn_id` to this file.
+pub fn apply_edit(
+    ctx: &ToolContext<'_>,
+    proposal: &EditProposal,
+    content: &str,
+    undo: &UndoLog,
+    turn_id: &str,
+) -> Result<AppliedEdit, ToolError> {
+    let path = write::begin(ctx, proposal, undo, turn_id)?;
+    write::to_disk(ctx, &path, content)?;
+    Ok(write::finish(ctx, proposal, &path, content))
+}
+
+/// The first half of [`apply_edit`], for a caller that may write through the editor: the `stale`
+/// check (against the editor's text where given, else the disk's) and the undo save. Returns the
+/// resolved path; write `content` there ([`write_to_disk`] or the editor), then [`finish_edit`].
+pub fn begin_edit(
+    ctx: &ToolContext<'_>,
+    proposal: &EditProposal,
+    undo: &UndoLog,
+    turn_id: &str,
+) -> Result<PathBuf, ToolError> {
+    write::begin(ctx, proposal, undo, turn_id)
+}
+
+/// Writes an edit checked by [`begin_edit`] to disk, atomically (temp file, fsync, rename),
+/// keeping the file's permissions.
+pub fn write_to_disk(ctx: &ToolContext<'_>, path: &Path, content: &str) -> Result<(), ToolError> {
+    write::to_disk(ctx, path, content)
+}
+
+/// The second half of an editor-written edit: remembers what the model now knows of the file and
+/// returns the diff written.
+pub fn finish_edit(
+    ctx: &ToolContext<'_>,
+    proposal: &EditProposal,
+    path: &Path,
+    content: &str,
+) -> AppliedEdit {
+    write::finish(ctx, proposal, path, content)
+}
+
+/// A workspace file's text for the model, with every check `read_file` makes (inside the
+/// workspace, not in `.git/`, a regular file, not too large, not binary).
+pub fn read_text(ws: &Workspace, path: &str) -> Result<String, ToolError> {
+    let abs = ws.resolve(path)?;
+    text::load(ws, &abs)?.ok_or_else(|| text::no_such_file(ws, &abs))
+}
+
+/// Runs an approved command in its own process group with stdin closed, relaying output as it
+/// comes; the timeout or `cancel` kills the whole group (within a second).
+pub async fn run_command(
+    proposal: &CommandProposal,
+    on_output: &mut (dyn FnMut(&str) + Send),
+    cancel: tokio_util::sync::CancellationToken,
+) -> Result<CommandOutcome, ToolError> {
+    command::run(proposal, on_output, cancel).await
+}

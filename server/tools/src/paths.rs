@@ -1,0 +1,243 @@
+//! Scoping: every path a tool touches is resolved here, against the workspace root, before any I/O.
+//!
+//! Resolution is lexical first (`.` and `..` folded, never above the root), then real: the deepest
+//! existing ancestor is canonicalised, so a symbolic link that leads out of the workspace is caught
+//! even for a file that does not exist yet. The returned path is that real path plus the missing
+//! tail, which is also what the tools read and write: a link inside the workspace is followed once,
+//! here, and never again behind the check's back.
+
+use std::ffi::OsStr;
+use std::path::{Component, Path, PathBuf};
+
+use super::{ErrorKind, ToolError, Workspace};
+
+impl Workspace {
+    /// Resolves a path the model gave (relative to the root, or absolute inside it) to the real
+    /// path the tools use. Refuses, with `outside_workspace`, anything that is or leads outside the
+    /// root: `..` escapes, absolute paths elsewhere, symbolic links out, `~`, NUL bytes, drive
+    /// letters and UNC paths.
+    pub fn resolve(&self, path: &str) -> Result<PathBuf, ToolError> {
+        let given = path.trim();
+        refuse_foreign_forms(given)?;
+        let lexical = self.lexical(given)?;
+        let real = real_path(&lexical)
+            .map_err(|e| ToolError::new(ErrorKind::Io, format!("cannot resolve `{given}`: {e}")))?;
+        if !real.starts_with(&self.root) {
+            return Err(outside(
+                given,
+                &format!(
+                    "it leads through a symbolic link to {}, outside the workspace ({})",
+                    real.display(),
+                    self.root.display()
+                ),
+            ));
+        }
+        Ok(real)
+    }
+
+    /// Like [`Workspace::resolve`], for a path a tool is about to write: also refuses anything
+    /// inside a `.git` directory.
+    pub fn resolve_for_write(&self, path: &str) -> Result<PathBuf, ToolError> {
+        let real = self.resolve(path)?;
+        let in_git = |p: &Path| {
+            p.components()
+                .any(|c| matches!(c, Component::Normal(n) if is_git_dir_name(n)))
+        };
+        let relative = real.strip_prefix(&self.root).unwrap_or(&real);
+        if in_git(relative) || in_git(Path::new(path.trim())) {
+            return Err(ToolError::new(
+                ErrorKind::OutsideWorkspace,
+                format!(
+                    "`{}` is inside a .git directory: the tools never write there (the repository's \
+                     own data). Write elsewhere, or run git commands with execute_command.",
+                    path.trim()
+                ),
+            ));
+        }
+        if real == self.root {
+            return Err(ToolError::new(
+                ErrorKind::InvalidArguments,
+                "the path names the workspace root, which is a directory, not a file",
+            ));
+        }
+        Ok(real)
+    }
+
+    /// The path relative to the root with `/` separators (`.` for the root itself): what the user
+    /// and the model see.
+    pub fn display_path(&self, path: &Path) -> String {
+        tandem_stdx::display_relative(path, &self.root)
+    }
+
+    /// Folds `.` and `..` without touching the disk; `..` may not climb above the root.
+    fn lexical(&self, given: &str) -> Result<PathBuf, ToolError> {
+        let path = Path::new(given);
+        let mut out = if path.is_absolute() {
+            PathBuf::from("/")
+        } else {
+            self.root.clone()
+        };
+        let floor = if path.is_absolute() {
+            0
+        } else {
+            self.root.components().count()
+        };
+        for component in path.components() {
+            match component {
+                Component::RootDir | Component::CurDir => {}
+                Component::Prefix(_) => return Err(outside(given, "it has a drive prefix")),
+                Component::ParentDir => {
+                    if out.components().count() <= floor || !out.pop() {
+                        return Err(outside(given, "`..` climbs above the workspace root"));
+                    }
+                }
+                Component::Normal(name) => out.push(name),
+            }
+        }
+        if path.is_absolute() && !out.starts_with(&self.root) {
+            // The root is canonical; the path may name it through a link (e.g. /tmp vs /private/tmp),
+            // so judge the real path of what exists.
+            let real = real_path(&out).unwrap_or_else(|_| out.clone());
+            if !real.starts_with(&self.root) {
+                return Err(outside(
+                    given,
+                    &format!(
+                        "it is an absolute path outside the workspace ({})",
+                        self.root.display()
+                    ),
+                ));
+            }
+            return Ok(real);
+        }
+        Ok(out)
+    }
+}
+
+pub(crate) fn is_git_dir_name(name: &OsStr) -> bool {
+    name.to_str()
+        .is_some_and(|n| n.eq_ignore_ascii_case(".git"))
+}
+
+fn outside(given: &str, why: &str) -> ToolError {
+    ToolError::new(
+        ErrorKind::OutsideWorkspace,
+        format!(
+            "`{given}` is outside the workspace: {why}. Use a path relative to the workspace root."
+        ),
+    )
+}
+
+/// Forms that never name a file inside the workspace, whatever the disk holds.
+fn refuse_foreign_forms(given: &str) -> Result<(), ToolError> {
+    if given.contains('\0') {
+        return Err(outside(
+            &given.replace('\0', "\\0"),
+            "it contains a NUL byte",
+        ));
+    }
+    if given.starts_with('~') {
+        return Err(outside(
+            given,
+            "`~` (a home directory) is not expanded and lies outside",
+        ));
+    }
+    if given.starts_with("\\\\") || given.starts_with("//") {
+        return Err(outside(given, "it is a UNC (network share) path"));
+    }
+    if given.starts_with('\\') {
+        return Err(outside(given, "it is a Windows root-relative path"));
+    }
+    let b = given.as_bytes();
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        return Err(outside(given, "it has a drive letter"));
+    }
+    Ok(())
+}
+
+/// The canonical path of the deepest existing ancestor, with the rest appended. A dangling
+/// symbolic link counts as missing: reads of it fail, and an atomic write replaces the link itself.
+fn real_path(path: &Path) -> std::io::Result<PathBuf> {
+    let mut existing = path;
+    let mut tail = Vec::new();
+    loop {
+        match std::fs::canonicalize(existing) {
+            Ok(mut real) => {
+                for name in tail.iter().rev() {
+                    real.push(name);
+                }
+                return Ok(real);
+            }
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound
+                    || e.kind() == std::io::ErrorKind::NotADirectory =>
+            {
+                match (existing.parent(), existing.file_name()) {
+                    (Some(parent), Some(name)) => {
+                        tail.push(name.to_owned());
+                        existing = parent;
+                    }
+                    _ => return Err(e),
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ws() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        (dir, ws)
+    }
+
+    #[test]
+    fn relative_and_inside_absolute_paths_resolve() {
+        let (_d, ws) = ws();
+        std::fs::create_dir(ws.root().join("src")).unwrap();
+        assert_eq!(ws.resolve("src/a.rs").unwrap(), ws.root().join("src/a.rs"));
+        assert_eq!(ws.resolve("./src/../b").unwrap(), ws.root().join("b"));
+        assert_eq!(ws.resolve(".").unwrap(), ws.root());
+        let abs = ws.root().join("src/new/deep.txt");
+        assert_eq!(ws.resolve(abs.to_str().unwrap()).unwrap(), abs);
+        assert_eq!(ws.display_path(&abs), "src/new/deep.txt");
+        assert_eq!(ws.display_path(ws.root()), ".");
+    }
+
+    #[test]
+    fn every_foreign_form_is_outside() {
+        let (_d, ws) = ws();
+        for p in [
+            "../x",
+            "a/../../x",
+            "/etc/passwd",
+            "~",
+            "~/x",
+            "a\0b",
+            "C:\\x",
+            "C:",
+            "c:/x",
+            "\\\\server\\share",
+            "//server/share",
+            "\\x",
+        ] {
+            let err = ws.resolve(p).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::OutsideWorkspace, "{p}: {err}");
+        }
+    }
+
+    #[test]
+    fn git_dirs_are_not_writable() {
+        let (_d, ws) = ws();
+        for p in [".git/config", "sub/.git/HEAD", ".GIT/x"] {
+            assert!(ws.resolve(p).is_ok());
+            let err = ws.resolve_for_write(p).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::OutsideWorkspace, "{p}");
+        }
+        assert!(ws.resolve_for_write(".gitignore").is_ok());
+        assert!(ws.resolve_for_write(".").is_err());
+    }
+}

@@ -1,0 +1,284 @@
+//! The undo log: files' contents before the agent's writes, kept on disk so that undo works after
+//! a restart and without git.
+//!
+//! Layout of the log's directory: `manifest.jsonl`, one record a line (a file's state saved before
+//! a turn's first write to it, or a set of saves undone), and `blobs/<seq>`, the saved bytes. The
+//! blob and the manifest line are made durable before the file is written, so a crash at any point
+//! leaves a log that can put the file back.
+
+use std::fs::OpenOptions;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use super::{ErrorKind, ToolError, Workspace, atomic};
+
+const MANIFEST: &str = "manifest.jsonl";
+const BLOBS: &str = "blobs";
+
+/// What an undo puts back: one item per file.
+#[derive(Debug, Default)]
+pub struct UndoPlan {
+    pub items: Vec<Restore>,
+}
+
+/// One file to put back.
+#[derive(Debug)]
+pub struct Restore {
+    seqs: Vec<u64>,
+    /// Relative to the workspace root.
+    pub display_path: String,
+    /// Absolute, resolved inside the workspace.
+    pub path: PathBuf,
+    /// The bytes to put back; `None`: the turn created the file, so it is deleted.
+    pub content: Option<Vec<u8>>,
+    mode: Option<u32>,
+}
+
+impl Restore {
+    /// Puts the file back on disk (atomically, with its permissions), or deletes a created one.
+    pub fn restore_to_disk(&self) -> Result<(), ToolError> {
+        match &self.content {
+            Some(bytes) => atomic::write(&self.path, bytes, self.mode)
+                .map_err(|e| super::text::io_error(&self.display_path, &e)),
+            None => match std::fs::remove_file(&self.path) {
+                Ok(()) => {
+                    if let Some(parent) = self.path.parent() {
+                        atomic::sync_dir(parent);
+                    }
+                    Ok(())
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(super::text::io_error(&self.display_path, &e)),
+            },
+        }
+    }
+}
+
+/// Per-session record of files' contents before the agent's writes, for `tandem/undo`.
+/// Lives on disk (in the session's data dir) so undo works after a restart and without git.
+#[derive(Debug)]
+pub struct UndoLog {
+    dir: PathBuf,
+    state: Mutex<Vec<Save>>,
+}
+
+/// A file's state before the first write of a turn to it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Save {
+    seq: u64,
+    turn: String,
+    /// Relative to the workspace root, as shown to the user.
+    path: String,
+    /// `false`: the turn created the file, so undo deletes it.
+    existed: bool,
+    /// Permission bits of the file that existed.
+    #[serde(default)]
+    mode: Option<u32>,
+    #[serde(skip)]
+    undone: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase")]
+enum Record {
+    Save(Save),
+    Undone { seqs: Vec<u64> },
+}
+
+impl UndoLog {
+    /// Opens (or creates) the log kept in `dir`.
+    pub fn open(dir: &Path) -> std::io::Result<Self> {
+        std::fs::create_dir_all(dir.join(BLOBS))?;
+        let mut saves: Vec<Save> = Vec::new();
+        match std::fs::File::open(dir.join(MANIFEST)) {
+            Ok(file) => {
+                for line in std::io::BufReader::new(file).lines() {
+                    // A line torn by a crash mid-append is not a record.
+                    let Ok(record) = serde_json::from_str::<Record>(&line?) else {
+                        continue;
+                    };
+                    match record {
+                        Record::Save(save) => saves.push(save),
+                        Record::Undone { seqs } => {
+                            for save in saves.iter_mut().filter(|s| seqs.contains(&s.seq)) {
+                                save.undone = true;
+                            }
+                        }
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            state: Mutex::new(saves),
+        })
+    }
+
+    /// Saves a file's state (`previous`: its bytes and mode, `None` when it does not exist) before
+    /// the first write of `turn` to it; later writes of the same turn keep the first state.
+    pub(crate) fn save_before(
+        &self,
+        turn: &str,
+        display_path: &str,
+        previous: Option<(&[u8], u32)>,
+    ) -> Result<(), ToolError> {
+        let mut saves = self.lock();
+        if saves
+            .iter()
+            .any(|s| !s.undone && s.turn == turn && s.path == display_path)
+        {
+            return Ok(());
+        }
+        let seq = saves.last().map_or(1, |s| s.seq + 1);
+        if let Some((bytes, _)) = previous {
+            atomic::write(&self.blob(seq), bytes, Some(0o600)).map_err(|e| self.error(&e))?;
+        }
+        let save = Save {
+            seq,
+            turn: turn.to_string(),
+            path: display_path.to_string(),
+            existed: previous.is_some(),
+            mode: previous.map(|(_, mode)| mode),
+            undone: false,
+        };
+        self.append(&Record::Save(save.clone()))?;
+        saves.push(save);
+        Ok(())
+    }
+
+    /// Puts back every file changed in `turn_id` and the turns after it (the last turn that wrote
+    /// anything when `None`), deleting files those turns created. Returns the display paths.
+    /// What is undone once is not undone again.
+    pub fn undo(&self, ws: &Workspace, turn_id: Option<&str>) -> Result<Vec<String>, ToolError> {
+        let plan = self.plan(ws, turn_id)?;
+        let mut done = Vec::new();
+        let mut failures = Vec::new();
+        for item in &plan.items {
+            match item.restore_to_disk() {
+                Ok(()) => done.push(item.display_path.clone()),
+                Err(e) => failures.push(format!("{}: {}", item.display_path, e.message)),
+            }
+        }
+        self.commit(&plan, &done, &failures)
+    }
+
+    /// What undoing `turn_id` (and the turns after it) would put back, for a caller that writes
+    /// some files its own way (through an editor); then [`UndoLog::commit`].
+    pub fn plan(&self, ws: &Workspace, turn_id: Option<&str>) -> Result<UndoPlan, ToolError> {
+        let saves = self.lock();
+        let live = |s: &Save| !s.undone;
+        let turn = match turn_id {
+            Some(turn) => turn.to_string(),
+            None => match saves.iter().rev().find(|s| live(s)) {
+                Some(last) => last.turn.clone(),
+                None => return Ok(UndoPlan::default()),
+            },
+        };
+        let Some(from) = saves.iter().position(|s| live(s) && s.turn == turn) else {
+            return Err(ToolError::new(
+                ErrorKind::InvalidArguments,
+                format!("turn {turn} changed no file that is not already undone"),
+            ));
+        };
+        let range: Vec<&Save> = saves[from..].iter().filter(|s| live(s)).collect();
+        let mut items: Vec<Restore> = Vec::new();
+        for save in &range {
+            // For each file, its state before the first of these writes is the one to restore.
+            if let Some(item) = items.iter_mut().find(|i| i.display_path == save.path) {
+                item.seqs.push(save.seq);
+                continue;
+            }
+            let path = ws.resolve_for_write(&save.path)?;
+            let content = if save.existed {
+                Some(std::fs::read(self.blob(save.seq)).map_err(|e| self.error(&e))?)
+            } else {
+                None
+            };
+            items.push(Restore {
+                seqs: vec![save.seq],
+                display_path: save.path.clone(),
+                path,
+                content,
+                mode: save.mode,
+            });
+        }
+        Ok(UndoPlan { items })
+    }
+
+    /// Records which files of `plan` were put back (by display path), so they are not undone
+    /// twice; returns them, or an error naming the `failures`.
+    pub fn commit(
+        &self,
+        plan: &UndoPlan,
+        done: &[String],
+        failures: &[String],
+    ) -> Result<Vec<String>, ToolError> {
+        let mut saves = self.lock();
+        let undone: Vec<u64> = plan
+            .items
+            .iter()
+            .filter(|i| done.contains(&i.display_path))
+            .flat_map(|i| i.seqs.iter().copied())
+            .collect();
+        if !undone.is_empty() {
+            self.append(&Record::Undone {
+                seqs: undone.clone(),
+            })?;
+            for save in saves.iter_mut().filter(|s| undone.contains(&s.seq)) {
+                save.undone = true;
+            }
+        }
+        if !failures.is_empty() {
+            return Err(ToolError::new(
+                ErrorKind::Io,
+                format!(
+                    "could not undo every file ({} put back). Failed: {}",
+                    done.len(),
+                    failures.join("; ")
+                ),
+            ));
+        }
+        let mut restored: Vec<String> = done.to_vec();
+        restored.sort();
+        Ok(restored)
+    }
+
+    /// Appends one record and waits until it is on disk.
+    fn append(&self, record: &Record) -> Result<(), ToolError> {
+        let mut line = serde_json::to_string(record)
+            .map_err(|e| ToolError::new(ErrorKind::Io, format!("undo log: {e}")))?;
+        line.push('\n');
+        let result = (|| {
+            let mut file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(self.dir.join(MANIFEST))?;
+            file.write_all(line.as_bytes())?;
+            file.sync_data()
+        })();
+        result.map_err(|e| self.error(&e))
+    }
+
+    fn blob(&self, seq: u64) -> PathBuf {
+        self.dir.join(BLOBS).join(seq.to_string())
+    }
+
+    fn error(&self, e: &std::io::Error) -> ToolError {
+        ToolError::new(
+            ErrorKind::Io,
+            format!(
+                "the undo log in {} failed: {e}; nothing was written",
+                self.dir.display()
+            ),
+        )
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Save>> {
+        tandem_stdx::lock(&self.state)
+    }
+}
