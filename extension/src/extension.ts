@@ -25,7 +25,10 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     (m) => onMessage(m),
   );
-  const approvals = new ApprovalController(() => view.reveal());
+  const approvals = new ApprovalController(
+    () => view.reveal(),
+    () => chat.shownSessionId,
+  );
   const sidecar: Sidecar = new Sidecar(
     context,
     output,
@@ -47,10 +50,10 @@ export function activate(context: vscode.ExtensionContext): void {
         void chat.stop();
         return;
       case 'decide':
-        void approvals.decide(m.toolCallId, m.decision, m.feedback);
+        void approvals.decide(m.ref, m.decision, m.feedback);
         return;
       case 'openDiff':
-        void approvals.showDiff(m.toolCallId);
+        void approvals.showDiff(m.ref);
         return;
       case 'setModel':
         void chat.setModel(m.model);
@@ -76,8 +79,8 @@ export function activate(context: vscode.ExtensionContext): void {
     sidecar.onDidRecover(() => void chat.reload(true)),
     command('tandem.newChat', () => chat.newChat()),
     command('tandem.stop', () => chat.stop()),
-    command('tandem.acceptEdit', (uri?: vscode.Uri) => approvals.decideEdit('accept', uri)),
-    command('tandem.rejectEdit', (uri?: vscode.Uri) => approvals.decideEdit('reject', uri)),
+    command('tandem.acceptEdit', (uri?: unknown) => approvals.decideEdit('accept', uri)),
+    command('tandem.rejectEdit', (uri?: unknown) => approvals.decideEdit('reject', uri)),
     command('tandem.undoLastTurn', () => chat.undoLastTurn()),
     command('tandem.showHistory', () => chat.pickSession()),
     command('tandem.addSelectionToChat', async () => {

@@ -2,10 +2,10 @@
 // nothing; the host and the sidecar do.
 
 import type { ModelInfo } from '../src/protocol';
-import type { Attachment, HostMessage, LogEntry, PendingApproval, SidecarState, WebviewMessage } from '../src/shared/messages';
+import { approvalRef, type Attachment, type HostMessage, type LogEntry, type PendingApproval, type SidecarState, type WebviewMessage } from '../src/shared/messages';
 import { Composer } from './composer';
 import { h } from './dom';
-import { TranscriptView } from './render';
+import { pendingKey, TranscriptView } from './render';
 import { applyEntry, buildTranscript, usageView, type Transcript } from './transcript';
 
 interface VsCodeApi<S> {
@@ -88,11 +88,11 @@ function render(): void {
         persisted.expanded[id] = open;
         save();
       },
-      onDecide(toolCallId, decision, feedback) {
-        post({ type: 'decide', toolCallId, decision, ...(feedback ? { feedback } : {}) });
+      onDecide(req, decision, feedback) {
+        post({ type: 'decide', ref: approvalRef(req), decision, ...(feedback ? { feedback } : {}) });
       },
-      onOpenDiff(toolCallId) {
-        post({ type: 'openDiff', toolCallId });
+      onOpenDiff(req) {
+        post({ type: 'openDiff', ref: approvalRef(req) });
       },
     });
     renderHeader();
@@ -120,7 +120,7 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       sidecar = m.sidecar;
       break;
     case 'approvals':
-      pending = new Map(m.pending.map((r) => [r.toolCallId, r]));
+      pending = new Map(m.pending.map((r) => [pendingKey(r.turnId, r.toolCallId), r]));
       break;
     case 'models':
       models = m.models;

@@ -2,6 +2,9 @@
 // delta redraws one paragraph, not the chat, and the user's open/closed details survive.
 
 import type { Decision, PendingApproval } from '../src/shared/messages';
+
+/** The key of a pending approval within the shown session (the host sends only that session's). */
+export const pendingKey = (turnId: string, toolCallId: string) => `${turnId}\u0000${toolCallId}`;
 import { button, h, sanitizedHtml } from './dom';
 import { renderCode, renderMarkdown } from './markdown';
 import type { Block, Item, ToolItem, ToolState, Transcript, Turn } from './transcript';
@@ -11,8 +14,8 @@ export interface RenderContext {
   runningTurn: string | null;
   expanded: Readonly<Record<string, boolean>>;
   onToggle(id: string, open: boolean): void;
-  onDecide(toolCallId: string, decision: Decision, feedback?: string): void;
-  onOpenDiff(toolCallId: string): void;
+  onDecide(request: PendingApproval, decision: Decision, feedback?: string): void;
+  onOpenDiff(request: PendingApproval): void;
 }
 
 const STATE_LABEL: Record<ToolState, string> = {
@@ -47,15 +50,15 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
     'div',
     { class: 'note-row hidden' },
     note,
-    button('Send rejection', () => ctx.onDecide(req.toolCallId, 'reject', note.value.trim() || undefined), 'secondary'),
+    button('Send rejection', () => ctx.onDecide(req, 'reject', note.value.trim() || undefined), 'secondary'),
   );
   const withNote = button('Reject with note…', () => {
     noteRow.classList.remove('hidden');
     noteRow.scrollIntoView({ block: 'nearest' });
     note.focus();
   }, 'secondary');
-  const accept = button(req.kind === 'command' ? 'Run' : 'Accept', () => ctx.onDecide(req.toolCallId, 'accept'), 'primary');
-  const reject = button('Reject', () => ctx.onDecide(req.toolCallId, 'reject'), 'secondary');
+  const accept = button(req.kind === 'command' ? 'Run' : 'Accept', () => ctx.onDecide(req, 'accept'), 'primary');
+  const reject = button('Reject', () => ctx.onDecide(req, 'reject'), 'secondary');
   const what =
     req.kind === 'command'
       ? [
@@ -68,12 +71,24 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
           h('div', { class: 'hint' }, 'The proposal is open in a diff editor; what you leave on its right side is what gets written.'),
         ];
   const buttons = h('div', { class: 'buttons' }, accept, reject, withNote);
-  if (req.kind === 'edit') buttons.append(button('Show diff', () => ctx.onOpenDiff(req.toolCallId), 'link'));
+  if (req.kind === 'edit') buttons.append(button('Show diff', () => ctx.onOpenDiff(req), 'link'));
   return h('div', { class: `approval approval-${req.kind}` }, ...what, buttons, noteRow);
 }
 
-function toolCard(item: ToolItem, ctx: RenderContext): HTMLElement {
-  const req = ctx.pending.get(item.id);
+/**
+ * The approval waiting for this card. Tool-call ids repeat (local models reuse them), so it goes
+ * to the last card of its turn with that id: the one still running.
+ */
+function pendingFor(item: Item, turn: Turn, ctx: RenderContext): PendingApproval | undefined {
+  if (item.type !== 'tool') return undefined;
+  const req = ctx.pending.get(pendingKey(turn.turnId, item.toolCallId));
+  if (!req) return undefined;
+  const same = turn.items.filter((i) => i.type === 'tool' && i.toolCallId === item.toolCallId);
+  return same[same.length - 1] === item ? req : undefined;
+}
+
+function toolCard(item: ToolItem, turn: Turn, ctx: RenderContext): HTMLElement {
+  const req = pendingFor(item, turn, ctx);
   const state: ToolState | 'waiting' = req && item.state === 'running' ? 'waiting' : item.state;
   const icon = h('span', { class: `tool-icon state-${state}`, attrs: { 'aria-hidden': 'true' } }, state === 'waiting' ? '?' : STATE_ICON[item.state]);
   const label = h('span', { class: 'tool-state' }, state === 'waiting' ? 'awaiting approval' : STATE_LABEL[item.state]);
@@ -88,7 +103,7 @@ function toolCard(item: ToolItem, ctx: RenderContext): HTMLElement {
   return card;
 }
 
-function itemElement(item: Item, ctx: RenderContext): HTMLElement {
+function itemElement(item: Item, turn: Turn, ctx: RenderContext): HTMLElement {
   switch (item.type) {
     case 'user':
       return h('div', { class: 'user' }, item.text);
@@ -97,13 +112,13 @@ function itemElement(item: Item, ctx: RenderContext): HTMLElement {
     case 'reasoning':
       return details(ctx, item.id, false, 'reasoning', [h('span', {}, 'Reasoning')], sanitizedHtml(h('div', { class: 'markdown' }), renderMarkdown(item.text)));
     case 'tool':
-      return toolCard(item, ctx);
+      return toolCard(item, turn, ctx);
   }
 }
 
 /** What makes an item look different besides its own revision. */
-function itemKey(item: Item, ctx: RenderContext): string {
-  const approval = item.type === 'tool' && ctx.pending.has(item.id) ? 'A' : '';
+function itemKey(item: Item, turn: Turn, ctx: RenderContext): string {
+  const approval = pendingFor(item, turn, ctx) ? 'A' : '';
   return `${item.rev}:${approval}:${ctx.expanded[item.id] ?? ''}`;
 }
 
@@ -144,11 +159,11 @@ export class TranscriptView {
 
   constructor(private readonly root: HTMLElement) {}
 
-  private item(item: Item, ctx: RenderContext): HTMLElement {
-    const key = itemKey(item, ctx);
+  private item(item: Item, turn: Turn, ctx: RenderContext): HTMLElement {
+    const key = itemKey(item, turn, ctx);
     const hit = this.items.get(item.id);
     if (hit && hit.key === key) return hit.el;
-    const el = itemElement(item, ctx);
+    const el = itemElement(item, turn, ctx);
     this.items.set(item.id, { key, el });
     return el;
   }
@@ -172,7 +187,7 @@ export class TranscriptView {
     } else {
       el ??= h('div', { class: 'turn' });
       const footer = this.footer(b, ctx);
-      syncChildren(el, [...b.items.map((item) => this.item(item, ctx)), ...(footer ? [footer] : [])]);
+      syncChildren(el, [...b.items.map((item) => this.item(item, b, ctx)), ...(footer ? [footer] : [])]);
     }
     this.blocks.set(id, el);
     return el;

@@ -30,6 +30,8 @@ export type ToolState = 'running' | ToolStatus;
 
 export interface ToolItem extends Base {
   type: 'tool';
+  /** The model's id for the call. Not unique: local models reuse ids across turns and steps. */
+  toolCallId: string;
   name: string;
   title: string;
   arguments: unknown;
@@ -87,7 +89,7 @@ function turnFor(t: Transcript, turnId: string): Turn {
 function findTool(turn: Turn, toolCallId: string): ToolItem | undefined {
   for (let i = turn.items.length - 1; i >= 0; i--) {
     const item = turn.items[i];
-    if (item?.type === 'tool' && item.id === toolCallId) return item;
+    if (item?.type === 'tool' && item.toolCallId === toolCallId) return item;
   }
   return undefined;
 }
@@ -121,7 +123,8 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
     case 'toolCall':
       turn.items.push({
         type: 'tool',
-        id: entry.toolCallId,
+        id: `${turn.turnId}:${turn.items.length}`,
+        toolCallId: entry.toolCallId,
         rev: 0,
         name: entry.name,
         title: entry.title,

@@ -73,8 +73,13 @@ export class ChatSession {
     this.post?.(m);
   }
 
+  /** The session the chat shows (null: a new chat, not yet sent). */
+  get shownSessionId(): string | null {
+    return this.sessionId;
+  }
+
   postApprovals(): void {
-    const pending = this.approvals.pending.map((r) => (r.path ? { ...r, displayPath: vscode.workspace.asRelativePath(r.path, false) } : r));
+    const pending = this.approvals.pending.filter((r) => r.sessionId === this.sessionId).map((r) => (r.path ? { ...r, displayPath: vscode.workspace.asRelativePath(r.path, false) } : r));
     this.toView({ type: 'approvals', pending });
   }
 
@@ -99,6 +104,8 @@ export class ChatSession {
 
   private setSession(id: string | null, entries: LogEntry[]): void {
     this.sessionId = id;
+    // Another chat's questions close with it: nobody would see them.
+    this.approvals.keepOnly(id);
     this.log = entries;
     this.runningTurn = null;
     this.ended.clear();
@@ -109,10 +116,11 @@ export class ChatSession {
 
   /** `tandem/update`. */
   onUpdate(u: UpdateParams): void {
+    // A turn's end closes its diffs whichever session is shown.
+    if (u.kind === 'turnEnded') this.approvals.turnEnded(u.sessionId, u.turnId);
     if (u.sessionId !== this.sessionId) return;
     this.append(u);
     if (u.kind === 'turnEnded') {
-      this.approvals.dropTurn(u.turnId);
       this.ended.add(u.turnId);
       if (this.runningTurn === u.turnId) {
         this.runningTurn = null;

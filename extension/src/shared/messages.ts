@@ -30,6 +30,26 @@ export interface PendingApproval extends ApprovalRequest {
 
 export type SidecarState = 'starting' | 'running' | 'stopped';
 
+/**
+ * Names one approval request. Turn ids are per-session counters (`t1`, `t2`) and local models
+ * reuse tool-call ids (`call_0`), so only the three together tell two requests apart.
+ */
+export interface ApprovalRef {
+  sessionId: string;
+  turnId: string;
+  toolCallId: string;
+}
+
+/** A map key for an approval request. */
+export function approvalKey(r: ApprovalRef): string {
+  return JSON.stringify([r.sessionId, r.turnId, r.toolCallId]);
+}
+
+/** The same ref, without any other fields the request carries. */
+export function approvalRef(r: ApprovalRef): ApprovalRef {
+  return { sessionId: r.sessionId, turnId: r.turnId, toolCallId: r.toolCallId };
+}
+
 export type HostMessage =
   | { type: 'reset'; sessionId: string | null; entries: LogEntry[] }
   | { type: 'append'; entries: LogEntry[] }
@@ -47,8 +67,8 @@ export type WebviewMessage =
   | { type: 'ready' }
   | { type: 'send'; text: string; attachments: Attachment[] }
   | { type: 'stop' }
-  | { type: 'decide'; toolCallId: string; decision: Decision; feedback?: string }
-  | { type: 'openDiff'; toolCallId: string }
+  | { type: 'decide'; ref: ApprovalRef; decision: Decision; feedback?: string }
+  | { type: 'openDiff'; ref: ApprovalRef }
   | { type: 'setModel'; model: string }
   | { type: 'findFiles'; query: string }
   | { type: 'command'; command: ChatCommand };
@@ -61,6 +81,10 @@ function isRecord(x: unknown): x is Record<string, unknown> {
 
 function isString(x: unknown): x is string {
   return typeof x === 'string';
+}
+
+function isRef(x: unknown): x is ApprovalRef {
+  return isRecord(x) && isString(x.sessionId) && isString(x.turnId) && isString(x.toolCallId);
 }
 
 function isPosition(x: unknown): boolean {
@@ -92,18 +116,18 @@ export function parseWebviewMessage(x: unknown): WebviewMessage | undefined {
         ? { type: 'send', text: x.text, attachments: x.attachments }
         : undefined;
     case 'decide':
-      if (!isString(x.toolCallId) || (x.decision !== 'accept' && x.decision !== 'reject')) {
+      if (!isRef(x.ref) || (x.decision !== 'accept' && x.decision !== 'reject')) {
         return undefined;
       }
       if (x.feedback !== undefined && !isString(x.feedback)) return undefined;
       return {
         type: 'decide',
-        toolCallId: x.toolCallId,
+        ref: approvalRef(x.ref),
         decision: x.decision,
         ...(x.feedback ? { feedback: x.feedback } : {}),
       };
     case 'openDiff':
-      return isString(x.toolCallId) ? { type: 'openDiff', toolCallId: x.toolCallId } : undefined;
+      return isRef(x.ref) ? { type: 'openDiff', ref: approvalRef(x.ref) } : undefined;
     case 'setModel':
       return isString(x.model) && x.model !== '' ? { type: 'setModel', model: x.model } : undefined;
     case 'findFiles':
