@@ -20,6 +20,13 @@ import { ErrorCode, Method } from '../protocol';
 import type { Attachment, HostMessage, LogEntry, Notice } from '../shared/messages';
 import type { Sidecar } from '../sidecar/connection';
 import { extractMentions } from './mentions';
+import { reconcileModel } from './models';
+
+/** The configured endpoint (null: the sidecar finds a local server) and whether it has a key. */
+export interface EndpointStatus {
+  baseUrl: string | null;
+  hasKey: boolean;
+}
 
 const SESSION_KEY = 'tandem.sessionId';
 const MODEL_KEY = 'tandem.pickedModel';
@@ -49,6 +56,7 @@ export class ChatSession {
     private readonly context: vscode.ExtensionContext,
     private readonly sidecar: Sidecar,
     private readonly approvals: ApprovalController,
+    private readonly endpoint: () => Promise<EndpointStatus>,
   ) {
     this.sessionId = context.workspaceState.get<string>(SESSION_KEY) ?? null;
   }
@@ -65,6 +73,7 @@ export class ChatSession {
     this.postStatus();
     this.postApprovals();
     post({ type: 'models', models: this.models, current: this.currentModel });
+    void this.postEndpoint();
     for (const attachment of this.queued.splice(0)) post({ type: 'attach', attachment });
   }
 
@@ -76,6 +85,12 @@ export class ChatSession {
   /** The session the chat shows (null: a new chat, not yet sent). */
   get shownSessionId(): string | null {
     return this.sessionId;
+  }
+
+  /** The endpoint and whether a key is stored for it, for the header. */
+  async postEndpoint(): Promise<void> {
+    const status = await this.endpoint();
+    this.toView({ type: 'endpoint', ...status });
   }
 
   postApprovals(): void {
@@ -268,11 +283,31 @@ export class ChatSession {
     }
   }
 
-  async refreshModels(): Promise<void> {
+  private refreshing: Promise<void> | undefined;
+
+  /** Asks the sidecar for the models (calls while one runs share it) and posts them. */
+  refreshModels(): Promise<void> {
+    this.refreshing ??= this.doRefreshModels().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  private async doRefreshModels(): Promise<void> {
     try {
       const r = await this.sidecar.request<ListModelsResult>(Method.listModels, {});
       this.models = r.models;
       this.currentModel = r.current || null;
+      const { model, replaced } = reconcileModel(r.models.map((m) => m.id), this.currentModel);
+      if (replaced && model) {
+        // The endpoint changed (or the model went away): keep no model it doesn't offer.
+        const stale = this.currentModel;
+        await this.sidecar.request(Method.setModel, { model } satisfies SetModelParams);
+        this.currentModel = model;
+        await this.context.globalState.update(MODEL_KEY, model);
+        const where = (await this.endpoint()).baseUrl ?? 'The model server';
+        this.notice('info', `${where} does not list the model “${stale}”; switched to “${model}”, its first model.`);
+      }
     } catch {
       // No endpoint reachable yet: the picker shows the configured model alone.
       this.models = [];

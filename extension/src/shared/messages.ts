@@ -56,6 +56,7 @@ export type HostMessage =
   | { type: 'status'; runningTurn: string | null; sidecar: SidecarState }
   | { type: 'approvals'; pending: PendingApproval[] }
   | { type: 'models'; models: ModelInfo[]; current: string | null }
+  | { type: 'endpoint'; baseUrl: string | null; hasKey: boolean }
   | { type: 'attach'; attachment: Attachment }
   | { type: 'fileMatches'; query: string; paths: string[] };
 
