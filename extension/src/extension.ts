@@ -9,6 +9,7 @@ import { configuredEndpoint, initializationOptions, RESTART_SETTINGS } from './c
 import { selectionAttachment } from './context/selection';
 import { getDiagnostics } from './diagnostics/handler';
 import { EndpointKeys, normalizeBaseUrl, sidecarEnv } from './secrets';
+import { externalLink } from './shared/errors';
 import type { WebviewMessage } from './shared/messages';
 import { Sidecar, type Launch } from './sidecar/connection';
 
@@ -79,6 +80,21 @@ export function activate(context: vscode.ExtensionContext): void {
       case 'command':
         void vscode.commands.executeCommand(`tandem.${m.command}`);
         return;
+      case 'copy':
+        void vscode.env.clipboard.writeText(m.text);
+        return;
+      case 'insert':
+        void insertAtCursor(m.text);
+        return;
+      case 'openLink': {
+        // Checked again here: the webview is ours, but the link came from the model.
+        const href = externalLink(m.href);
+        if (href) void vscode.env.openExternal(vscode.Uri.parse(href, true));
+        return;
+      }
+      case 'retry':
+        void chat.retry();
+        return;
       case 'ready':
         return;
     }
@@ -105,6 +121,7 @@ export function activate(context: vscode.ExtensionContext): void {
       chat.postAttachment(selectionAttachment(editor));
     }),
     command('tandem.setApiKey', () => setApiKey()),
+    command('tandem.openSettings', () => vscode.commands.executeCommand('workbench.action.openSettings', 'tandem.provider')),
     context.secrets.onDidChange((e) => {
       if (keys.isKeyOf(e.key, endpoint())) void chat.postEndpoint();
     }),
@@ -168,6 +185,19 @@ export function activate(context: vscode.ExtensionContext): void {
     await sidecar.start();
     await chat.reload(false);
   })();
+}
+
+/** A code block from the chat, into the editor the user last typed in, replacing its selections. */
+async function insertAtCursor(text: string): Promise<void> {
+  const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+  if (!editor) {
+    void vscode.window.showInformationMessage('Open a file to insert the code into.');
+    return;
+  }
+  const done = await editor.edit((b) => {
+    for (const sel of editor.selections) b.replace(sel, text);
+  });
+  if (done) await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
 }
 
 /** Stops the sidecar: VS Code waits for it (shutdown, exit, and a kill if it lingers). */

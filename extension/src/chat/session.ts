@@ -19,7 +19,9 @@ import type {
 import { ErrorCode, Method } from '../protocol';
 import type { Attachment, HostMessage, LogEntry, Notice } from '../shared/messages';
 import type { Sidecar } from '../sidecar/connection';
+import { historyPicks } from './history';
 import { extractMentions } from './mentions';
+import { binaryByName, isTextFile } from './textFiles';
 import { reconcileModel } from './models';
 
 /** The configured endpoint (null: the sidecar finds a local server) and whether it has a key. */
@@ -157,7 +159,7 @@ export class ChatSession {
       const abs = path.resolve(root, rel);
       if (!abs.startsWith(root + path.sep)) continue;
       const stat = await fs.stat(abs).catch(() => undefined);
-      if (stat?.isFile()) found.push({ label: rel, item: { path: rel } });
+      if (stat?.isFile() && (await isTextFile(abs))) found.push({ label: rel, item: { path: rel } });
     }
     return found;
   }
@@ -192,6 +194,12 @@ export class ChatSession {
         this.notice('error', `Could not send the prompt: ${errorText(e)}`);
       }
     }
+  }
+
+  /** Sends the last prompt of this chat again (the error card's Retry). */
+  async retry(): Promise<void> {
+    const last = [...this.log].reverse().find((e) => e.kind === 'turnStarted');
+    if (last?.kind === 'turnStarted') await this.send(last.prompt, []);
   }
 
   async stop(): Promise<void> {
@@ -248,20 +256,15 @@ export class ChatSession {
     const root = this.root();
     // The sidecar keeps the root it resolved (symlinks followed).
     const roots = root ? [root, await fs.realpath(root).catch(() => root)] : [];
-    const picks = sessions
-      .filter((s) => roots.length === 0 || roots.includes(s.root))
-      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
-      .map((s) => ({
-        label: s.title || '(untitled)',
-        description: new Date(s.updatedAt).toLocaleString(),
-        detail: s.sessionId === this.sessionId ? 'current chat' : undefined,
-        sessionId: s.sessionId,
-      }));
+    const picks = historyPicks(
+      sessions.filter((s) => roots.length === 0 || roots.includes(s.root)),
+      this.sessionId,
+    );
     if (picks.length === 0) {
       void vscode.window.showInformationMessage('No past chats in this workspace yet.');
       return;
     }
-    const pick = await vscode.window.showQuickPick(picks, { title: 'Tandem: reopen a chat', placeHolder: 'Past chats in this workspace, newest first' });
+    const pick = await vscode.window.showQuickPick(picks, { title: 'Tandem: reopen a chat', placeHolder: 'Past chats in this workspace, newest first', matchOnDescription: true, matchOnDetail: true });
     if (!pick) return;
     try {
       await this.open(pick.sessionId);
@@ -337,10 +340,16 @@ export class ChatSession {
   async findFiles(query: string): Promise<void> {
     const q = query.replace(/[[\]{}*?!]/g, '');
     const uris = await vscode.workspace.findFiles(q ? `**/*${q}*` : '**/*', '**/{node_modules,target,.git,dist,out}/**', 200);
-    const paths = uris
-      .map((u) => vscode.workspace.asRelativePath(u, false))
-      .sort((a, b) => rank(a, q) - rank(b, q) || a.length - b.length || a.localeCompare(b))
-      .slice(0, 12);
+    const ranked = uris
+      .filter((u) => !binaryByName(u.path))
+      .map((u) => ({ uri: u, rel: vscode.workspace.asRelativePath(u, false) }))
+      .sort((a, b) => rank(a.rel, q) - rank(b.rel, q) || a.rel.length - b.rel.length || a.rel.localeCompare(b.rel));
+    // Text files only: a binary one would reach the model as noise, or not at all.
+    const paths: string[] = [];
+    for (const { uri, rel } of ranked) {
+      if (paths.length >= 12) break;
+      if (uri.scheme !== 'file' || (await isTextFile(uri.fsPath))) paths.push(rel);
+    }
     this.toView({ type: 'fileMatches', query, paths });
   }
 }

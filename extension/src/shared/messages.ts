@@ -62,7 +62,7 @@ export type HostMessage =
 
 export type Decision = 'accept' | 'reject';
 
-export type ChatCommand = 'newChat' | 'showHistory' | 'undoLastTurn' | 'setApiKey';
+export type ChatCommand = 'newChat' | 'showHistory' | 'undoLastTurn' | 'setApiKey' | 'openSettings';
 
 export type WebviewMessage =
   | { type: 'ready' }
@@ -72,9 +72,19 @@ export type WebviewMessage =
   | { type: 'openDiff'; ref: ApprovalRef }
   | { type: 'setModel'; model: string }
   | { type: 'findFiles'; query: string }
-  | { type: 'command'; command: ChatCommand };
+  | { type: 'command'; command: ChatCommand }
+  /** Code block buttons: to the clipboard, or into the active editor at the cursor. */
+  | { type: 'copy'; text: string }
+  | { type: 'insert'; text: string }
+  /** A link in the model's text; the host opens http(s) and mailto only. */
+  | { type: 'openLink'; href: string }
+  /** Send the last prompt again (after a connection or server error). */
+  | { type: 'retry' };
 
-const CHAT_COMMANDS: readonly string[] = ['newChat', 'showHistory', 'undoLastTurn', 'setApiKey'];
+const CHAT_COMMANDS: readonly string[] = ['newChat', 'showHistory', 'undoLastTurn', 'setApiKey', 'openSettings'];
+
+/** The most text a code block button carries (a bigger one is not a code block from the chat). */
+const MAX_CODE = 4 * 1024 * 1024;
 
 function isRecord(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -111,7 +121,13 @@ export function parseWebviewMessage(x: unknown): WebviewMessage | undefined {
   switch (x.type) {
     case 'ready':
     case 'stop':
+    case 'retry':
       return { type: x.type };
+    case 'copy':
+    case 'insert':
+      return isString(x.text) && x.text.length <= MAX_CODE ? { type: x.type, text: x.text } : undefined;
+    case 'openLink':
+      return isString(x.href) && x.href.length <= 8192 ? { type: 'openLink', href: x.href } : undefined;
     case 'send':
       return isString(x.text) && Array.isArray(x.attachments) && x.attachments.every(isAttachment)
         ? { type: 'send', text: x.text, attachments: x.attachments }

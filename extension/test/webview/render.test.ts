@@ -17,6 +17,11 @@ function context(pending: PendingApproval[] = [], runningTurn: string | null = '
     onToggle: () => undefined,
     onDecide: decide,
     onOpenDiff: () => undefined,
+    onCopy: () => undefined,
+    onInsert: () => undefined,
+    onOpenLink: () => undefined,
+    onRetry: () => undefined,
+    onCommand: () => undefined,
   };
   return { ctx, decide };
 }
