@@ -242,6 +242,8 @@ export class ChatSession {
       }
     }
     this.setSession(entries.length > 0 ? id : null, [...entries, ...notices]);
+    // The endpoint may have changed (that restarts the sidecar): its key status and models too.
+    await this.postEndpoint();
     await this.refreshModels();
   }
 
