@@ -41,7 +41,8 @@ export class ApprovalController implements vscode.Disposable {
   request(request: ApprovalRequest, token: CancellationToken): Promise<ApprovalReply> {
     const reply = this.broker.request(request);
     token.onCancellationRequested(() => this.broker.cancel(request));
-    this.reveal();
+    // Only a question that is waiting brings the chat into view (not one answered at once).
+    if (this.broker.pending.includes(request)) this.reveal();
     return reply;
   }
 
