@@ -1,28 +1,24 @@
-// The user's settings as the sidecar's `initializationOptions`. The API key comes from
-// SecretStorage, never from settings.
+// The user's settings as the sidecar's `initializationOptions`. The endpoint and its API key are
+// not in there: they go in the sidecar's environment (secrets.ts `sidecarEnv`), so the sidecar
+// takes a key only with the base URL it was stored for.
 
 import type { InitializationOptions } from './protocol';
 
 /** Reads one `tandem.*` setting (a WorkspaceConfiguration's `get`, or a stub in tests). */
 export type SettingReader = <T>(key: string) => T | undefined;
 
-const nonEmpty = (s: string | undefined) => (s && s.trim() !== '' ? s.trim() : undefined);
+const nonEmpty = (s: string | undefined) => (typeof s === 'string' && s.trim() !== '' ? s.trim() : undefined);
 
-export function initializationOptions(
-  get: SettingReader,
-  apiKey: string | undefined,
-  pickedModel: string | undefined,
-): InitializationOptions {
-  const baseUrl = nonEmpty(get<string>('provider.baseUrl'));
+/** `tandem.provider.baseUrl`, or undefined when empty (the sidecar finds a local server). */
+export function configuredEndpoint(get: SettingReader): string | undefined {
+  return nonEmpty(get<string>('provider.baseUrl'));
+}
+
+export function initializationOptions(get: SettingReader, pickedModel: string | undefined): InitializationOptions {
   const model = nonEmpty(pickedModel) ?? nonEmpty(get<string>('provider.model'));
-  const key = nonEmpty(apiKey);
   const maxSteps = get<number>('maxSteps');
   return {
-    provider: {
-      ...(baseUrl ? { baseUrl } : {}),
-      ...(model ? { model } : {}),
-      ...(key ? { apiKey: key } : {}),
-    },
+    provider: model ? { model } : {},
     approval: {
       autoApprove: {
         edit: get<boolean>('approval.autoApproveEdits') === true,

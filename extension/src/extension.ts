@@ -5,17 +5,23 @@ import * as vscode from 'vscode';
 import { ApprovalController } from './approvals/controller';
 import { ChatSession } from './chat/session';
 import { CHAT_VIEW_ID, ChatView } from './chat/view';
-import { initializationOptions, RESTART_SETTINGS } from './config';
+import { configuredEndpoint, initializationOptions, RESTART_SETTINGS } from './config';
 import { selectionAttachment } from './context/selection';
 import { getDiagnostics } from './diagnostics/handler';
-import { ApiKeyStore } from './secrets';
-import type { InitializationOptions } from './protocol';
+import { EndpointKeys, normalizeBaseUrl, sidecarEnv } from './secrets';
+import { externalLink } from './shared/errors';
 import type { WebviewMessage } from './shared/messages';
-import { Sidecar } from './sidecar/connection';
+import { Sidecar, type Launch } from './sidecar/connection';
+
+/** The running sidecar, for `deactivate`. */
+let running: Sidecar | undefined;
+
+const settings = () => vscode.workspace.getConfiguration('tandem');
+const endpoint = () => configuredEndpoint((key) => settings().get(key));
 
 export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel('Tandem');
-  const apiKey = new ApiKeyStore(context.secrets);
+  const keys = new EndpointKeys(context.secrets);
   // The pieces call each other only after activation, so their order here does not matter.
   const view = new ChatView(
     context.extensionUri,
@@ -25,18 +31,31 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     (m) => onMessage(m),
   );
-  const approvals = new ApprovalController(() => view.reveal());
+  const approvals = new ApprovalController(
+    () => view.reveal(),
+    () => chat.shownSessionId,
+  );
   const sidecar: Sidecar = new Sidecar(
     context,
     output,
-    async (): Promise<InitializationOptions> => initializationOptions((key) => vscode.workspace.getConfiguration('tandem').get(key), await apiKey.get(), chat.pickedModel),
+    async (): Promise<Launch> => {
+      const baseUrl = endpoint();
+      return {
+        initializationOptions: initializationOptions((key) => settings().get(key), chat.pickedModel),
+        env: sidecarEnv(process.env, baseUrl, await keys.get(baseUrl)),
+      };
+    },
     {
       update: (u) => chat.onUpdate(u),
       approval: (r, token) => approvals.request(r, token),
       diagnostics: getDiagnostics,
     },
   );
-  const chat: ChatSession = new ChatSession(context, sidecar, approvals);
+  running = sidecar;
+  const chat: ChatSession = new ChatSession(context, sidecar, approvals, async () => {
+    const baseUrl = endpoint() ?? null;
+    return { baseUrl, hasKey: await keys.has(baseUrl ?? undefined) };
+  });
 
   const onMessage = (m: WebviewMessage): void => {
     switch (m.type) {
@@ -47,10 +66,10 @@ export function activate(context: vscode.ExtensionContext): void {
         void chat.stop();
         return;
       case 'decide':
-        void approvals.decide(m.toolCallId, m.decision, m.feedback);
+        void approvals.decide(m.ref, m.decision, m.feedback);
         return;
       case 'openDiff':
-        void approvals.showDiff(m.toolCallId);
+        void approvals.showDiff(m.ref);
         return;
       case 'setModel':
         void chat.setModel(m.model);
@@ -60,6 +79,21 @@ export function activate(context: vscode.ExtensionContext): void {
         return;
       case 'command':
         void vscode.commands.executeCommand(`tandem.${m.command}`);
+        return;
+      case 'copy':
+        void vscode.env.clipboard.writeText(m.text);
+        return;
+      case 'insert':
+        void insertAtCursor(m.text);
+        return;
+      case 'openLink': {
+        // Checked again here: the webview is ours, but the link came from the model.
+        const href = externalLink(m.href);
+        if (href) void vscode.env.openExternal(vscode.Uri.parse(href, true));
+        return;
+      }
+      case 'retry':
+        void chat.retry();
         return;
       case 'ready':
         return;
@@ -76,8 +110,8 @@ export function activate(context: vscode.ExtensionContext): void {
     sidecar.onDidRecover(() => void chat.reload(true)),
     command('tandem.newChat', () => chat.newChat()),
     command('tandem.stop', () => chat.stop()),
-    command('tandem.acceptEdit', (uri?: vscode.Uri) => approvals.decideEdit('accept', uri)),
-    command('tandem.rejectEdit', (uri?: vscode.Uri) => approvals.decideEdit('reject', uri)),
+    command('tandem.acceptEdit', (uri?: unknown) => approvals.decideEdit('accept', uri)),
+    command('tandem.rejectEdit', (uri?: unknown) => approvals.decideEdit('reject', uri)),
     command('tandem.undoLastTurn', () => chat.undoLastTurn()),
     command('tandem.showHistory', () => chat.pickSession()),
     command('tandem.addSelectionToChat', async () => {
@@ -86,8 +120,10 @@ export function activate(context: vscode.ExtensionContext): void {
       await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
       chat.postAttachment(selectionAttachment(editor));
     }),
-    command('tandem.setApiKey', async () => {
-      if (await apiKey.prompt()) await restart();
+    command('tandem.setApiKey', () => setApiKey()),
+    command('tandem.openSettings', () => vscode.commands.executeCommand('workbench.action.openSettings', 'tandem.provider')),
+    context.secrets.onDidChange((e) => {
+      if (keys.isKeyOf(e.key, endpoint())) void chat.postEndpoint();
     }),
     command('tandem.restartSidecar', () => restart()),
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -103,10 +139,70 @@ export function activate(context: vscode.ExtensionContext): void {
     await chat.reload(false);
   }
 
+  /**
+   * Asks for the key of the configured endpoint and restarts the sidecar with it. Without an
+   * endpoint it asks for one first: a key is kept, and sent, only for the endpoint it was set for.
+   */
+  async function setApiKey(): Promise<void> {
+    const configured = endpoint();
+    const baseUrl =
+      configured ??
+      (await vscode.window.showInputBox({
+        title: 'Tandem: API endpoint',
+        prompt: 'tandem.provider.baseUrl is empty. Which OpenAI-compatible endpoint is the key for? It becomes the setting.',
+        value: 'https://api.openai.com/v1',
+        ignoreFocusOut: true,
+        validateInput: (v) => (normalizeBaseUrl(v) ? undefined : 'An http:// or https:// URL, e.g. https://api.openai.com/v1'),
+      }))?.trim();
+    if (!baseUrl) return;
+    if (!normalizeBaseUrl(baseUrl)) {
+      void vscode.window.showErrorMessage(`tandem.provider.baseUrl (${baseUrl}) is not an http(s) URL; fix it before setting a key for it.`);
+      return;
+    }
+    const key = await vscode.window.showInputBox({
+      title: `Tandem: API key for ${baseUrl}`,
+      prompt: 'Kept in VS Code’s secret storage and sent only to this endpoint. Leave empty to remove it.',
+      password: true,
+      ignoreFocusOut: true,
+    });
+    if (key === undefined) return;
+    await keys.set(baseUrl, key);
+    // A new endpoint setting restarts the sidecar through the configuration listener.
+    if (configured) await restart();
+    else await settings().update('provider.baseUrl', baseUrl, vscode.ConfigurationTarget.Global);
+    await chat.postEndpoint();
+  }
+
   // Not awaited: the chat view opens while the sidecar starts, and says so.
-  void sidecar.start().then(() => chat.reload(false));
+  void (async () => {
+    const migration = await keys.migrateLegacy(endpoint()).catch(() => 'none' as const);
+    if (migration === 'migrated') output.appendLine(`Moved the API key of an earlier version to the key of ${endpoint()}.`);
+    if (migration === 'superseded') output.appendLine(`Removed the API key of an earlier version: ${endpoint()} has its own.`);
+    if (migration === 'dropped') {
+      output.appendLine('Removed the API key of an earlier version: keys are now kept per endpoint, and no tandem.provider.baseUrl is set.');
+      void vscode.window.showInformationMessage('Tandem now keeps API keys per endpoint. Set tandem.provider.baseUrl, then run “Tandem: Set API Key”.');
+    }
+    await sidecar.start();
+    await chat.reload(false);
+  })();
 }
 
-export function deactivate(): void {
-  // The subscriptions stop the sidecar.
+/** A code block from the chat, into the editor the user last typed in, replacing its selections. */
+async function insertAtCursor(text: string): Promise<void> {
+  const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+  if (!editor) {
+    void vscode.window.showInformationMessage('Open a file to insert the code into.');
+    return;
+  }
+  const done = await editor.edit((b) => {
+    for (const sel of editor.selections) b.replace(sel, text);
+  });
+  if (done) await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
+}
+
+/** Stops the sidecar: VS Code waits for it (shutdown, exit, and a kill if it lingers). */
+export function deactivate(): Promise<void> | undefined {
+  const sidecar = running;
+  running = undefined;
+  return sidecar?.stop();
 }

@@ -1,33 +1,118 @@
-// The API key: kept in VS Code's SecretStorage (the OS keychain where there is one), never in
-// settings, and handed to the sidecar only in its initializationOptions.
+// API keys, one per endpoint: kept in VS Code's SecretStorage (the OS keychain where there is
+// one) under the endpoint's normalized base URL, never in settings, never in
+// initializationOptions. A key goes to the sidecar only in its environment, next to the base URL
+// it was set for (see `sidecarEnv`), so it is never sent to another endpoint.
 
-import * as vscode from 'vscode';
+/** The part of vscode.SecretStorage this uses. */
+export interface SecretStore {
+  get(key: string): PromiseLike<string | undefined>;
+  store(key: string, value: string): PromiseLike<void>;
+  delete(key: string): PromiseLike<void>;
+}
 
-const KEY = 'tandem.apiKey';
+/** Where versions before 0.2 kept one key for every endpoint. */
+export const LEGACY_SECRET = 'tandem.apiKey';
+const PREFIX = 'tandem.apiKey@';
 
-export class ApiKeyStore {
-  constructor(private readonly secrets: vscode.SecretStorage) {}
+/**
+ * The endpoint's identity: scheme, host and port as URL parsing gives them (lower case, default
+ * port dropped), the path without trailing slashes, the query; no credentials, no fragment.
+ * Undefined when it is not an http(s) URL.
+ */
+export function normalizeBaseUrl(baseUrl: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(baseUrl.trim());
+  } catch {
+    return undefined;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`;
+}
 
-  get(): Promise<string | undefined> {
-    return Promise.resolve(this.secrets.get(KEY));
+/** The secret's name for an endpoint, or undefined when the URL is not one. */
+export function secretName(baseUrl: string): string | undefined {
+  const n = normalizeBaseUrl(baseUrl);
+  return n === undefined ? undefined : PREFIX + n;
+}
+
+/**
+ * What became of an earlier version's key: none there, moved to the configured endpoint, dropped
+ * because no endpoint is configured, or dropped because the endpoint has its own already.
+ */
+export type Migration = 'none' | 'migrated' | 'dropped' | 'superseded';
+
+export class EndpointKeys {
+  constructor(private readonly secrets: SecretStore) {}
+
+  async get(baseUrl: string | undefined): Promise<string | undefined> {
+    const name = baseUrl && secretName(baseUrl);
+    if (!name) return undefined;
+    const key = (await this.secrets.get(name))?.trim();
+    return key ? key : undefined;
   }
 
-  readonly onDidChange = (listener: () => void): vscode.Disposable =>
-    this.secrets.onDidChange((e) => {
-      if (e.key === KEY) listener();
-    });
+  async has(baseUrl: string | undefined): Promise<boolean> {
+    return (await this.get(baseUrl)) !== undefined;
+  }
 
-  /** Asks for the key; an empty answer removes it. False if the user cancelled. */
-  async prompt(): Promise<boolean> {
-    const value = await vscode.window.showInputBox({
-      title: 'Tandem: API key',
-      prompt: 'The key for your model endpoint (stored in VS Code’s secret storage). Leave empty to remove it.',
-      password: true,
-      ignoreFocusOut: true,
-    });
-    if (value === undefined) return false;
-    if (value.trim() === '') await this.secrets.delete(KEY);
-    else await this.secrets.store(KEY, value.trim());
+  /** Stores the key for the endpoint; an empty key removes it. False if the URL is not one. */
+  async set(baseUrl: string, key: string): Promise<boolean> {
+    const name = secretName(baseUrl);
+    if (!name) return false;
+    if (key.trim() === '') await this.secrets.delete(name);
+    else await this.secrets.store(name, key.trim());
     return true;
   }
+
+  /** Whether a changed secret (SecretStorage's change event) is this endpoint's key. */
+  isKeyOf(secret: string, baseUrl: string | undefined): boolean {
+    return baseUrl !== undefined && secret === secretName(baseUrl);
+  }
+
+  /**
+   * The one key of earlier versions: it goes to the configured endpoint (unless that has its
+   * own already), once; without a configured endpoint it is dropped, since nobody can say which
+   * endpoint it was for. Either way the old secret is deleted.
+   */
+  async migrateLegacy(baseUrl: string | undefined): Promise<Migration> {
+    const old = (await this.secrets.get(LEGACY_SECRET))?.trim();
+    if (old === undefined) return 'none';
+    let result: Migration = 'dropped';
+    if (old !== '' && baseUrl && secretName(baseUrl)) {
+      if (await this.has(baseUrl)) {
+        result = 'superseded';
+      } else {
+        await this.set(baseUrl, old);
+        result = 'migrated';
+      }
+    }
+    await this.secrets.delete(LEGACY_SECRET);
+    return result;
+  }
+}
+
+/** Variables that name an endpoint or a key the sidecar would read from its environment. */
+const PROVIDER_VARIABLES = ['TANDEM_BASE_URL', 'TANDEM_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_API_KEY'];
+
+/**
+ * The sidecar's environment. With an endpoint configured in the settings, the base URL and its
+ * own stored key (if any) are the only provider variables it gets: an inherited key, meant for
+ * whatever endpoint the shell had, is removed. Without one, the sidecar reads the inherited
+ * environment and looks for a local server as it does on the command line.
+ */
+export function sidecarEnv(
+  parent: Readonly<Record<string, string | undefined>>,
+  baseUrl: string | undefined,
+  key: string | undefined,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(parent)) {
+    if (v !== undefined) env[k] = v;
+  }
+  if (baseUrl === undefined) return env;
+  for (const k of PROVIDER_VARIABLES) delete env[k];
+  env.TANDEM_BASE_URL = baseUrl;
+  if (key) env.TANDEM_API_KEY = key;
+  return env;
 }

@@ -2,10 +2,10 @@
 // nothing; the host and the sidecar do.
 
 import type { ModelInfo } from '../src/protocol';
-import type { Attachment, HostMessage, LogEntry, PendingApproval, SidecarState, WebviewMessage } from '../src/shared/messages';
+import { approvalRef, type Attachment, type HostMessage, type LogEntry, type PendingApproval, type SidecarState, type WebviewMessage } from '../src/shared/messages';
 import { Composer } from './composer';
-import { h } from './dom';
-import { TranscriptView } from './render';
+import { button, h } from './dom';
+import { pendingKey, TranscriptView } from './render';
 import { applyEntry, buildTranscript, usageView, type Transcript } from './transcript';
 
 interface VsCodeApi<S> {
@@ -31,6 +31,7 @@ let runningTurn: string | null = null;
 let sidecar: SidecarState = 'starting';
 let models: ModelInfo[] = [];
 let currentModel: string | null = null;
+let endpoint: { baseUrl: string | null; hasKey: boolean } = { baseUrl: null, hasKey: false };
 
 const post = (m: WebviewMessage) => vscode.postMessage(m);
 const save = () => vscode.setState({ ...persisted, draft: composer.draft, attachments: [...composer.attached] });
@@ -38,9 +39,11 @@ const save = () => vscode.setState({ ...persisted, draft: composer.draft, attach
 // Header: the model picker and the context in use (New Chat and History are in the view's title bar).
 const modelSelect = h('select', { class: 'model', title: 'Model for the next prompts', attrs: { 'aria-label': 'Model' } });
 modelSelect.addEventListener('change', () => post({ type: 'setModel', model: modelSelect.value }));
+// Whether the configured endpoint has a key; a click sets one.
+const keyStatus = button('', () => post({ type: 'command', command: 'setApiKey' }), 'link key-status hidden');
 const usage = h('span', { class: 'usage', title: 'Tokens in the context of the last request, against the model’s context window' });
 const usageFill = h('div', { class: 'usage-fill' });
-const header = h('div', { class: 'header' }, h('div', { class: 'header-row' }, modelSelect, usage), h('div', { class: 'usage-bar' }, usageFill));
+const header = h('div', { class: 'header' }, h('div', { class: 'header-row' }, modelSelect, keyStatus, usage), h('div', { class: 'usage-bar' }, usageFill));
 const banner = h('div', { class: 'banner hidden', attrs: { role: 'alert' } });
 const log = h('div', { class: 'log', attrs: { role: 'log', 'aria-live': 'polite' } });
 const view = new TranscriptView(log);
@@ -59,6 +62,12 @@ function renderHeader(): void {
   modelSelect.replaceChildren(...ids.map((id) => h('option', { attrs: { value: id } }, id)));
   if (ids.length === 0) modelSelect.append(h('option', { attrs: { value: '' } }, 'No models'));
   modelSelect.value = currentModel ?? '';
+  modelSelect.title = endpoint.baseUrl ? `Model for the next prompts, at ${endpoint.baseUrl}` : 'Model for the next prompts, at the model server found on this machine';
+  keyStatus.classList.toggle('hidden', endpoint.baseUrl === null);
+  keyStatus.textContent = endpoint.hasKey ? 'key ✓' : 'no key';
+  keyStatus.title = endpoint.hasKey
+    ? `An API key is stored for ${endpoint.baseUrl}. Click to change or remove it.`
+    : `No API key is stored for ${endpoint.baseUrl}. Click to set one (local servers need none).`;
   const window = models.find((m) => m.id === currentModel)?.contextWindow ?? undefined;
   const u = usageView(transcript.usage, window);
   usage.textContent = u?.text ?? '';
@@ -88,12 +97,17 @@ function render(): void {
         persisted.expanded[id] = open;
         save();
       },
-      onDecide(toolCallId, decision, feedback) {
-        post({ type: 'decide', toolCallId, decision, ...(feedback ? { feedback } : {}) });
+      onDecide(req, decision, feedback) {
+        post({ type: 'decide', ref: approvalRef(req), decision, ...(feedback ? { feedback } : {}) });
       },
-      onOpenDiff(toolCallId) {
-        post({ type: 'openDiff', toolCallId });
+      onOpenDiff(req) {
+        post({ type: 'openDiff', ref: approvalRef(req) });
       },
+      onCopy: (text) => post({ type: 'copy', text }),
+      onInsert: (text) => post({ type: 'insert', text }),
+      onOpenLink: (href) => post({ type: 'openLink', href }),
+      onRetry: () => post({ type: 'retry' }),
+      onCommand: (command) => post({ type: 'command', command }),
     });
     renderHeader();
     renderBanner();
@@ -120,11 +134,14 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       sidecar = m.sidecar;
       break;
     case 'approvals':
-      pending = new Map(m.pending.map((r) => [r.toolCallId, r]));
+      pending = new Map(m.pending.map((r) => [pendingKey(r.turnId, r.toolCallId), r]));
       break;
     case 'models':
       models = m.models;
       currentModel = m.current;
+      break;
+    case 'endpoint':
+      endpoint = { baseUrl: m.baseUrl, hasKey: m.hasKey };
       break;
     case 'attach':
       composer.attach(m.attachment);

@@ -18,7 +18,9 @@ const md = new MarkdownIt({
       const html = language
         ? hljs.highlight(code, { language, ignoreIllegals: true }).value
         : escapeHtml(code);
-      return `<pre class="code"><code class="hljs">${html}</code></pre>`;
+      // The language rides in a class (data attributes are sanitized away) for the block's label.
+      const label = language ?? (/^[\w+#.-]{1,20}$/.test(lang) ? lang : '');
+      return `<pre class="code"><code class="hljs${label ? ` language-${label}` : ''}">${html}</code></pre>`;
     } catch {
       return '';
     }

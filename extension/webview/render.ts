@@ -1,18 +1,30 @@
 // The transcript model to DOM. Each item's element is cached by id and revision, so a streamed
 // delta redraws one paragraph, not the chat, and the user's open/closed details survive.
 
-import type { Decision, PendingApproval } from '../src/shared/messages';
+import type { ErrorKind } from '../src/shared/errors';
+import type { ChatCommand, Decision, PendingApproval } from '../src/shared/messages';
+
+/** The key of a pending approval within the shown session (the host sends only that session's). */
+export const pendingKey = (turnId: string, toolCallId: string) => `${turnId}\u0000${toolCallId}`;
 import { button, h, sanitizedHtml } from './dom';
 import { renderCode, renderMarkdown } from './markdown';
-import type { Block, Item, ToolItem, ToolState, Transcript, Turn } from './transcript';
+import { OUTPUT_CAP, type Block, type Item, type ToolItem, type ToolState, type Transcript, type Turn } from './transcript';
 
 export interface RenderContext {
   pending: ReadonlyMap<string, PendingApproval>;
   runningTurn: string | null;
   expanded: Readonly<Record<string, boolean>>;
   onToggle(id: string, open: boolean): void;
-  onDecide(toolCallId: string, decision: Decision, feedback?: string): void;
-  onOpenDiff(toolCallId: string): void;
+  onDecide(request: PendingApproval, decision: Decision, feedback?: string): void;
+  onOpenDiff(request: PendingApproval): void;
+  /** A code block's Copy and Insert buttons. */
+  onCopy(text: string): void;
+  onInsert(text: string): void;
+  /** A link in the model's text was clicked (the host decides whether to open it). */
+  onOpenLink(href: string): void;
+  /** An error card's buttons. */
+  onRetry(): void;
+  onCommand(command: ChatCommand): void;
 }
 
 const STATE_LABEL: Record<ToolState, string> = {
@@ -47,15 +59,15 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
     'div',
     { class: 'note-row hidden' },
     note,
-    button('Send rejection', () => ctx.onDecide(req.toolCallId, 'reject', note.value.trim() || undefined), 'secondary'),
+    button('Send rejection', () => ctx.onDecide(req, 'reject', note.value.trim() || undefined), 'secondary'),
   );
   const withNote = button('Reject with note…', () => {
     noteRow.classList.remove('hidden');
     noteRow.scrollIntoView({ block: 'nearest' });
     note.focus();
   }, 'secondary');
-  const accept = button(req.kind === 'command' ? 'Run' : 'Accept', () => ctx.onDecide(req.toolCallId, 'accept'), 'primary');
-  const reject = button('Reject', () => ctx.onDecide(req.toolCallId, 'reject'), 'secondary');
+  const accept = button(req.kind === 'command' ? 'Run' : 'Accept', () => ctx.onDecide(req, 'accept'), 'primary');
+  const reject = button('Reject', () => ctx.onDecide(req, 'reject'), 'secondary');
   const what =
     req.kind === 'command'
       ? [
@@ -68,42 +80,164 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
           h('div', { class: 'hint' }, 'The proposal is open in a diff editor; what you leave on its right side is what gets written.'),
         ];
   const buttons = h('div', { class: 'buttons' }, accept, reject, withNote);
-  if (req.kind === 'edit') buttons.append(button('Show diff', () => ctx.onOpenDiff(req.toolCallId), 'link'));
+  if (req.kind === 'edit') buttons.append(button('Show diff', () => ctx.onOpenDiff(req), 'link'));
   return h('div', { class: `approval approval-${req.kind}` }, ...what, buttons, noteRow);
 }
 
-function toolCard(item: ToolItem, ctx: RenderContext): HTMLElement {
-  const req = ctx.pending.get(item.id);
-  const state: ToolState | 'waiting' = req && item.state === 'running' ? 'waiting' : item.state;
-  const icon = h('span', { class: `tool-icon state-${state}`, attrs: { 'aria-hidden': 'true' } }, state === 'waiting' ? '?' : STATE_ICON[item.state]);
-  const label = h('span', { class: 'tool-state' }, state === 'waiting' ? 'awaiting approval' : STATE_LABEL[item.state]);
-  const summary = [icon, h('span', { class: 'tool-title' }, item.title || item.name), label];
+/**
+ * The approval waiting for this card. Tool-call ids repeat (local models reuse them), so it goes
+ * to the last card of its turn with that id: the one still running.
+ */
+function pendingFor(item: Item, turn: Turn, ctx: RenderContext): PendingApproval | undefined {
+  if (item.type !== 'tool') return undefined;
+  const req = ctx.pending.get(pendingKey(turn.turnId, item.toolCallId));
+  if (!req) return undefined;
+  const same = turn.items.filter((i) => i.type === 'tool' && i.toolCallId === item.toolCallId);
+  return same[same.length - 1] === item ? req : undefined;
+}
+
+/**
+ * A command's output, appended as it streams: new text goes in as a text node (no re-render, no
+ * re-sanitizing of what is there), and the DOM keeps only the last OUTPUT_CAP characters.
+ */
+export class OutputView {
+  readonly el: HTMLElement;
+  private readonly code: HTMLElement;
+  private readonly note: HTMLElement;
+  /** `outputTotal` of the item as last shown. */
+  private shown = 0;
+  /** Characters in the DOM. */
+  private length = 0;
+
+  constructor() {
+    this.code = h('code', { class: 'hljs' });
+    this.note = h('div', { class: 'output-note hidden' });
+    this.el = h('div', { class: 'output' }, this.note, h('pre', { class: 'code' }, this.code));
+  }
+
+  sync(item: ToolItem): void {
+    const fresh = item.outputTotal - this.shown;
+    if (fresh <= 0) return;
+    if (fresh > item.output.length || this.shown === 0) {
+      this.code.replaceChildren(item.output);
+      this.length = item.output.length;
+    } else {
+      this.code.append(item.output.slice(item.output.length - fresh));
+      this.length += fresh;
+    }
+    this.shown = item.outputTotal;
+    this.trim();
+    const hidden = item.outputTotal - this.length;
+    this.note.textContent = hidden > 0 ? `Earlier output hidden (${Math.ceil(hidden / 1024)} KB); the last ${OUTPUT_CAP / 1024} KB are shown.` : '';
+    this.note.classList.toggle('hidden', hidden <= 0);
+  }
+
+  /** Drops text from the front until at most OUTPUT_CAP characters are left. */
+  private trim(): void {
+    while (this.length > OUTPUT_CAP) {
+      const first = this.code.firstChild as Text | null;
+      if (!first || first.nodeType !== Node.TEXT_NODE) break;
+      const excess = this.length - OUTPUT_CAP;
+      if (first.data.length <= excess) {
+        first.remove();
+        this.length -= first.data.length;
+      } else {
+        first.data = first.data.slice(excess);
+        this.length -= excess;
+      }
+    }
+    // One text node per frame adds up over a long run; merge them now and then.
+    if (this.code.childNodes.length > 500) this.code.normalize();
+  }
+}
+
+const STALE_NOTE = 'The file changed on disk after the model read it, so nothing was written. The model will read it again before it retries the edit.';
+
+function toolCard(item: ToolItem, turn: Turn, ctx: RenderContext): { el: HTMLElement; output: OutputView } {
+  const req = pendingFor(item, turn, ctx);
+  const state: ToolState | 'waiting' | 'stale' = req && item.state === 'running' ? 'waiting' : item.stale ? 'stale' : item.state;
+  const icon = h('span', { class: `tool-icon state-${state}`, attrs: { 'aria-hidden': 'true' } }, state === 'waiting' ? '?' : state === 'stale' ? '↻' : STATE_ICON[item.state]);
+  const label = h('span', { class: 'tool-state' }, state === 'waiting' ? 'awaiting approval' : state === 'stale' ? 'file changed' : STATE_LABEL[item.state]);
+  const title = item.title || item.name;
+  const summary = [icon, h('span', { class: 'tool-title', title }, title), label];
   const body = h('div', { class: 'tool-body' });
-  if (item.diff) body.append(sanitizedHtml(h('div'), renderCode(item.diff, 'diff')));
-  if (item.output) body.append(sanitizedHtml(h('div', { class: 'output' }), renderCode(item.output, 'plaintext')));
+  const output = new OutputView();
+  if (item.diff) body.append(sanitizedHtml(h('div', { class: 'diff' }), renderCode(item.diff, 'diff')));
+  if (item.output) body.append(output.el);
   if (!item.diff && !item.output) body.append(h('div', { class: 'hint' }, item.state === 'running' ? 'No output yet.' : 'No output.'));
   // A running command's output is shown as it streams; finished cards stay compact.
   const card = h('div', { class: `tool state-${state}` }, details(ctx, item.id, item.state === 'running' && item.output !== '', 'tool-details', summary, body));
+  // A stale edit is no failure of the model's: say what happens next, outside the folded body.
+  if (state === 'stale') card.append(h('div', { class: 'tool-note' }, STALE_NOTE));
   if (req) card.append(approvalBox(req, ctx));
-  return card;
+  return { el: card, output };
 }
 
-function itemElement(item: Item, ctx: RenderContext): HTMLElement {
+/** Puts a label, Copy and Insert on each code block of rendered markdown. */
+function decorateCodeBlocks(root: HTMLElement, ctx: RenderContext): HTMLElement {
+  for (const pre of root.querySelectorAll('pre.code')) {
+    const code = pre.querySelector('code');
+    const text = () => code?.textContent ?? '';
+    const lang = [...(code?.classList ?? [])].find((c) => c.startsWith('language-'))?.slice('language-'.length) ?? '';
+    const copy = button('Copy', () => {
+      ctx.onCopy(text());
+      copy.textContent = 'Copied';
+      setTimeout(() => (copy.textContent = 'Copy'), 1500);
+    }, 'code-action', 'Copy to the clipboard');
+    const insert = button('Insert', () => ctx.onInsert(text()), 'code-action', 'Insert at the cursor in the editor');
+    const bar = h('div', { class: 'code-toolbar' }, h('span', { class: 'code-lang' }, lang), copy, insert);
+    const block = h('div', { class: 'code-block' });
+    pre.replaceWith(block);
+    block.append(bar, pre);
+  }
+  return root;
+}
+
+function itemElement(item: Exclude<Item, ToolItem>, ctx: RenderContext): HTMLElement {
   switch (item.type) {
     case 'user':
       return h('div', { class: 'user' }, item.text);
     case 'text':
-      return sanitizedHtml(h('div', { class: 'answer markdown' }), renderMarkdown(item.text));
+      return decorateCodeBlocks(sanitizedHtml(h('div', { class: 'answer markdown' }), renderMarkdown(item.text)), ctx);
     case 'reasoning':
       return details(ctx, item.id, false, 'reasoning', [h('span', {}, 'Reasoning')], sanitizedHtml(h('div', { class: 'markdown' }), renderMarkdown(item.text)));
-    case 'tool':
-      return toolCard(item, ctx);
+  }
+}
+
+/** What a failed turn says, by its kind, with the button that helps. */
+function errorFooter(error: string | undefined, kind: ErrorKind | undefined, ctx: RenderContext): HTMLElement {
+  const raw = error ?? 'The turn failed.';
+  const retry = () => button('Retry', () => ctx.onRetry(), 'secondary', 'Send the last prompt again');
+  const details = () => {
+    const d = h('details', { class: 'error-details' }, h('summary', {}, 'Details'), h('div', { class: 'error-text' }, raw));
+    return d;
+  };
+  const box = (cls: string, text: string, ...buttons: HTMLElement[]) =>
+    h('div', { class: `turn-end ${cls}`, attrs: { role: 'alert' } }, h('div', {}, text), details(), buttons.length > 0 ? h('div', { class: 'buttons' }, ...buttons) : null);
+  switch (kind) {
+    case 'noServer':
+      return box(
+        'error-box',
+        'No model server found. Start LM Studio or Ollama on this machine, or set the tandem.provider.baseUrl setting to your OpenAI-compatible endpoint.',
+        button('Open Settings', () => ctx.onCommand('openSettings'), 'primary'),
+        retry(),
+      );
+    case 'auth':
+      return box('error-box', 'The model server did not accept the API key (or got none).', button('Set API Key', () => ctx.onCommand('setApiKey'), 'primary'));
+    case 'connection':
+      return box('error-box', 'Could not reach the model server.', retry());
+    case 'stale':
+      return box('notice-box', STALE_NOTE);
+    case 'contextOverflow':
+      return box('error-box', 'The conversation no longer fits in the model’s context window. Start a new chat, or pick a model with a larger window.', button('New Chat', () => ctx.onCommand('newChat'), 'secondary'));
+    default:
+      return h('div', { class: 'turn-end error' }, raw);
   }
 }
 
 /** What makes an item look different besides its own revision. */
-function itemKey(item: Item, ctx: RenderContext): string {
-  const approval = item.type === 'tool' && ctx.pending.has(item.id) ? 'A' : '';
+function itemKey(item: Item, turn: Turn, ctx: RenderContext): string {
+  const approval = pendingFor(item, turn, ctx) ? 'A' : '';
   return `${item.rev}:${approval}:${ctx.expanded[item.id] ?? ''}`;
 }
 
@@ -121,7 +255,7 @@ function turnFooter(turn: Turn, ctx: RenderContext): HTMLElement | null {
     case 'maxSteps':
       return h('div', { class: 'turn-end' }, 'Stopped at the step limit (tandem.maxSteps).');
     case 'error':
-      return h('div', { class: 'turn-end error' }, ended.error ?? 'The turn failed.');
+      return errorFooter(ended.error, ended.errorKind, ctx);
   }
 }
 
@@ -138,19 +272,34 @@ export function syncChildren(parent: HTMLElement, desired: readonly Node[]): voi
 }
 
 export class TranscriptView {
-  private readonly items = new Map<string, { key: string; el: HTMLElement }>();
+  private readonly items = new Map<string, { key: string; el: HTMLElement; output?: OutputView }>();
   private readonly blocks = new Map<string, HTMLElement>();
   private shownBlocks = 0;
+  private ctx: RenderContext | undefined;
 
-  constructor(private readonly root: HTMLElement) {}
+  constructor(private readonly root: HTMLElement) {
+    // Links in the model's text open through the host, which allows http(s) and mailto only.
+    // Stopped here, so the webview's own link handling never sees the click.
+    root.addEventListener('click', (e) => {
+      const target = e.target;
+      const a = target instanceof Element ? target.closest('a') : null;
+      if (!a || !root.contains(a)) return;
+      e.preventDefault();
+      e.stopPropagation();
+      const href = a.getAttribute('href');
+      if (href) this.ctx?.onOpenLink(href);
+    });
+  }
 
-  private item(item: Item, ctx: RenderContext): HTMLElement {
-    const key = itemKey(item, ctx);
-    const hit = this.items.get(item.id);
-    if (hit && hit.key === key) return hit.el;
-    const el = itemElement(item, ctx);
-    this.items.set(item.id, { key, el });
-    return el;
+  private item(item: Item, turn: Turn, ctx: RenderContext): HTMLElement {
+    const key = itemKey(item, turn, ctx);
+    let hit = this.items.get(item.id);
+    if (!hit || hit.key !== key) {
+      hit = item.type === 'tool' ? { key, ...toolCard(item, turn, ctx) } : { key, el: itemElement(item, ctx) };
+      this.items.set(item.id, hit);
+    }
+    if (item.type === 'tool') hit.output?.sync(item);
+    return hit.el;
   }
 
   private footer(turn: Turn, ctx: RenderContext): HTMLElement | null {
@@ -172,20 +321,22 @@ export class TranscriptView {
     } else {
       el ??= h('div', { class: 'turn' });
       const footer = this.footer(b, ctx);
-      syncChildren(el, [...b.items.map((item) => this.item(item, ctx)), ...(footer ? [footer] : [])]);
+      syncChildren(el, [...b.items.map((item) => this.item(item, b, ctx)), ...(footer ? [footer] : [])]);
     }
     this.blocks.set(id, el);
     return el;
   }
 
   render(t: Transcript, ctx: RenderContext): void {
+    this.ctx = ctx;
     const atBottom = this.root.scrollHeight - this.root.scrollTop - this.root.clientHeight < 40;
     if (t.blocks.length === 0) {
       this.clear();
       this.root.replaceChildren(
         h('div', { class: 'empty' },
           h('p', {}, 'Ask Tandem to explain, change or test code in this workspace.'),
-          h('p', { class: 'hint' }, 'Type @ to attach a file; “Add Selection to Chat” attaches the selected lines. Every edit and command waits for your approval.')),
+          h('p', { class: 'hint' }, 'Type @ to attach a file; “Add Selection to Chat” attaches the selected lines. Every edit and command waits for your approval.'),
+          h('p', { class: 'hint' }, 'Tandem uses LM Studio or Ollama when one runs on this machine. For another model server, set tandem.provider.baseUrl in the settings, and “Tandem: Set API Key” if it needs one.')),
       );
       return;
     }

@@ -2,7 +2,14 @@
 // it is tested without a DOM; render.ts turns it into elements.
 
 import type { ToolStatus, StopReason } from '../src/protocol';
+import { classifyError, type ErrorKind } from '../src/shared/errors';
 import type { LogEntry } from '../src/shared/messages';
+
+/**
+ * The most of a command's output the chat keeps and shows (the tail). The model gets what the
+ * tool result says either way; this bounds the webview's memory and the DOM.
+ */
+export const OUTPUT_CAP = 256 * 1024;
 
 interface Base {
   /** Stable across updates: the render cache and the user's expand/collapse state key on it. */
@@ -30,12 +37,19 @@ export type ToolState = 'running' | ToolStatus;
 
 export interface ToolItem extends Base {
   type: 'tool';
+  /** The model's id for the call. Not unique: local models reuse ids across turns and steps. */
+  toolCallId: string;
   name: string;
   title: string;
   arguments: unknown;
   state: ToolState;
+  /** The output's last OUTPUT_CAP characters. */
   output: string;
+  /** Characters of output received in all: appends grow it without bumping `rev`. */
+  outputTotal: number;
   diff?: string;
+  /** The edit was refused because the file changed since the model read it. */
+  stale?: boolean;
 }
 
 export type Item = UserItem | TextItem | ReasoningItem | ToolItem;
@@ -44,7 +58,7 @@ export interface Turn {
   kind: 'turn';
   turnId: string;
   items: Item[];
-  ended?: { stopReason: StopReason; error?: string };
+  ended?: { stopReason: StopReason; error?: string; errorKind?: ErrorKind };
 }
 
 export interface NoticeBlock {
@@ -87,10 +101,12 @@ function turnFor(t: Transcript, turnId: string): Turn {
 function findTool(turn: Turn, toolCallId: string): ToolItem | undefined {
   for (let i = turn.items.length - 1; i >= 0; i--) {
     const item = turn.items[i];
-    if (item?.type === 'tool' && item.id === toolCallId) return item;
+    if (item?.type === 'tool' && item.toolCallId === toolCallId) return item;
   }
   return undefined;
 }
+
+const capped = (s: string) => (s.length > OUTPUT_CAP ? s.slice(s.length - OUTPUT_CAP) : s);
 
 /** Appends a text or reasoning delta to the turn's last item of that type, or starts one. */
 function appendStream(turn: Turn, type: 'text' | 'reasoning', delta: string): void {
@@ -121,20 +137,25 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
     case 'toolCall':
       turn.items.push({
         type: 'tool',
-        id: entry.toolCallId,
+        id: `${turn.turnId}:${turn.items.length}`,
+        toolCallId: entry.toolCallId,
         rev: 0,
         name: entry.name,
         title: entry.title,
         arguments: entry.arguments,
         state: 'running',
         output: '',
+        outputTotal: 0,
       });
       return;
     case 'toolOutput': {
       const tool = findTool(turn, entry.toolCallId);
       if (tool) {
-        tool.output += entry.delta;
-        tool.rev++;
+        // Appended by the renderer as it comes; a new revision only when the first output
+        // opens the card.
+        if (tool.output === '' && entry.delta !== '') tool.rev++;
+        tool.output = capped(tool.output + entry.delta);
+        tool.outputTotal += entry.delta.length;
       }
       return;
     }
@@ -142,8 +163,11 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
       const tool = findTool(turn, entry.toolCallId);
       if (tool) {
         tool.state = entry.status;
-        tool.output = entry.output;
+        tool.output = capped(entry.output);
+        tool.outputTotal = entry.output.length;
         if (entry.diff != null) tool.diff = entry.diff;
+        // `errorKind` is optional on the wire; older sidecars say it in the text.
+        tool.stale = entry.status === 'error' && classifyError((entry as { errorKind?: unknown }).errorKind, entry.output) === 'stale';
         tool.rev++;
       }
       return;
@@ -159,6 +183,7 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
       turn.ended = {
         stopReason: entry.stopReason,
         ...(entry.error != null ? { error: entry.error } : {}),
+        ...(entry.stopReason === 'error' ? { errorKind: classifyError((entry as { errorKind?: unknown }).errorKind, entry.error) } : {}),
       };
       // A tool still "running" when its turn ended was cut off (cancelled, or the sidecar died).
       for (const item of turn.items) {

@@ -3,6 +3,7 @@
 
 import * as vscode from 'vscode';
 import type { EditApprovalRequest as ApprovalRequest } from '../protocol';
+import type { ApprovalRef } from '../shared/messages';
 import { MemoryFiles, ORIGINAL_SCHEME, PROPOSAL_SCHEME } from './proposalFs';
 
 export class DiffView implements vscode.Disposable {
@@ -19,17 +20,23 @@ export class DiffView implements vscode.Disposable {
 
   /**
    * The proposal's URI: the file's workspace path (so the editor knows its language and the
-   * breadcrumbs read well), and the tool call in the query (two proposals for one file differ).
+   * breadcrumbs read well), and the session, turn and tool call in the query (two proposals for
+   * one file differ, also when two sessions reuse turn and tool-call ids).
    */
   static uri(scheme: string, r: ApprovalRequest): vscode.Uri {
     const rel = vscode.workspace.asRelativePath(r.path, false).replace(/^\/+/, '');
-    return vscode.Uri.from({ scheme, path: `/${rel}`, query: new URLSearchParams({ call: r.toolCallId }).toString() });
+    const query = new URLSearchParams({ session: r.sessionId, turn: r.turnId, call: r.toolCallId }).toString();
+    return vscode.Uri.from({ scheme, path: `/${rel}`, query });
   }
 
-  /** The tool call a proposal URI belongs to. */
-  static toolCallId(uri: vscode.Uri): string | undefined {
-    if (uri.scheme !== PROPOSAL_SCHEME) return undefined;
-    return new URLSearchParams(uri.query).get('call') ?? undefined;
+  /** The request a proposal (or its original side's) URI belongs to. */
+  static ref(uri: vscode.Uri): ApprovalRef | undefined {
+    if (uri.scheme !== PROPOSAL_SCHEME && uri.scheme !== ORIGINAL_SCHEME) return undefined;
+    const q = new URLSearchParams(uri.query);
+    const sessionId = q.get('session');
+    const turnId = q.get('turn');
+    const toolCallId = q.get('call');
+    return sessionId !== null && turnId !== null && toolCallId !== null ? { sessionId, turnId, toolCallId } : undefined;
   }
 
   async show(r: ApprovalRequest): Promise<void> {

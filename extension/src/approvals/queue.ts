@@ -1,7 +1,8 @@
-// The approval requests waiting for the user, in the order the sidecar asked. Pure: the
-// controller adds the editor and the chat around it.
+// The approval requests waiting for the user, in the order the sidecar asked. Keyed by session,
+// turn and tool call together (see `ApprovalRef`). Pure: the broker adds the diff editor around it.
 
 import type { ApprovalReply, ApprovalRequest } from '../protocol';
+import { approvalKey, type ApprovalRef } from '../shared/messages';
 
 export interface Pending {
   request: ApprovalRequest;
@@ -12,12 +13,16 @@ export interface Pending {
 export class ApprovalQueue {
   private readonly items: Pending[] = [];
 
-  add(p: Pending): void {
+  /** Adds a request; false (and nothing added) if one with the same ref is already pending. */
+  add(p: Pending): boolean {
+    if (this.get(p.request)) return false;
     this.items.push(p);
+    return true;
   }
 
-  get(toolCallId: string): Pending | undefined {
-    return this.items.find((p) => p.request.toolCallId === toolCallId);
+  get(ref: ApprovalRef): Pending | undefined {
+    const key = approvalKey(ref);
+    return this.items.find((p) => approvalKey(p.request) === key);
   }
 
   /** The requests, oldest first. */
@@ -31,8 +36,9 @@ export class ApprovalQueue {
   }
 
   /** Removes the request and answers it; false if it was no longer pending. */
-  settle(toolCallId: string, reply: ApprovalReply): boolean {
-    const i = this.items.findIndex((p) => p.request.toolCallId === toolCallId);
+  settle(ref: ApprovalRef, reply: ApprovalReply): boolean {
+    const key = approvalKey(ref);
+    const i = this.items.findIndex((p) => approvalKey(p.request) === key);
     if (i < 0) return false;
     const [p] = this.items.splice(i, 1);
     p?.reply(reply);
@@ -41,12 +47,12 @@ export class ApprovalQueue {
 
   /**
    * Removes the requests matching `which` and answers them rejected. The sidecar has already
-   * given up on them (the turn ended, or the sidecar restarted); the answer only closes the
-   * JSON-RPC request.
+   * given up on them (the turn ended, or the sidecar restarted) or the user left their chat;
+   * the answer only closes the JSON-RPC request.
    */
   drop(which: (r: ApprovalRequest) => boolean, reason: string): ApprovalRequest[] {
     const dropped = this.items.filter((p) => which(p.request));
-    for (const p of dropped) this.settle(p.request.toolCallId, { decision: 'reject', feedback: reason });
+    for (const p of dropped) this.settle(p.request, { decision: 'reject', feedback: reason });
     return dropped.map((p) => p.request);
   }
 }

@@ -19,7 +19,16 @@ import type {
 import { ErrorCode, Method } from '../protocol';
 import type { Attachment, HostMessage, LogEntry, Notice } from '../shared/messages';
 import type { Sidecar } from '../sidecar/connection';
+import { historyPicks } from './history';
 import { extractMentions } from './mentions';
+import { binaryByName, isTextFile } from './textFiles';
+import { reconcileModel } from './models';
+
+/** The configured endpoint (null: the sidecar finds a local server) and whether it has a key. */
+export interface EndpointStatus {
+  baseUrl: string | null;
+  hasKey: boolean;
+}
 
 const SESSION_KEY = 'tandem.sessionId';
 const MODEL_KEY = 'tandem.pickedModel';
@@ -49,6 +58,7 @@ export class ChatSession {
     private readonly context: vscode.ExtensionContext,
     private readonly sidecar: Sidecar,
     private readonly approvals: ApprovalController,
+    private readonly endpoint: () => Promise<EndpointStatus>,
   ) {
     this.sessionId = context.workspaceState.get<string>(SESSION_KEY) ?? null;
   }
@@ -65,6 +75,7 @@ export class ChatSession {
     this.postStatus();
     this.postApprovals();
     post({ type: 'models', models: this.models, current: this.currentModel });
+    void this.postEndpoint();
     for (const attachment of this.queued.splice(0)) post({ type: 'attach', attachment });
   }
 
@@ -73,8 +84,19 @@ export class ChatSession {
     this.post?.(m);
   }
 
+  /** The session the chat shows (null: a new chat, not yet sent). */
+  get shownSessionId(): string | null {
+    return this.sessionId;
+  }
+
+  /** The endpoint and whether a key is stored for it, for the header. */
+  async postEndpoint(): Promise<void> {
+    const status = await this.endpoint();
+    this.toView({ type: 'endpoint', ...status });
+  }
+
   postApprovals(): void {
-    const pending = this.approvals.pending.map((r) => (r.kind === 'edit' ? { ...r, displayPath: vscode.workspace.asRelativePath(r.path, false) } : r));
+    const pending = this.approvals.pending.filter((r) => r.sessionId === this.sessionId).map((r) => (r.kind === 'edit' ? { ...r, displayPath: vscode.workspace.asRelativePath(r.path, false) } : r));
     this.toView({ type: 'approvals', pending });
   }
 
@@ -99,6 +121,8 @@ export class ChatSession {
 
   private setSession(id: string | null, entries: LogEntry[]): void {
     this.sessionId = id;
+    // Another chat's questions close with it: nobody would see them.
+    this.approvals.keepOnly(id);
     this.log = entries;
     this.runningTurn = null;
     this.ended.clear();
@@ -109,10 +133,11 @@ export class ChatSession {
 
   /** `tandem/update`. */
   onUpdate(u: UpdateParams): void {
+    // A turn's end closes its diffs whichever session is shown.
+    if (u.kind === 'turnEnded') this.approvals.turnEnded(u.sessionId, u.turnId);
     if (u.sessionId !== this.sessionId) return;
     this.append(u);
     if (u.kind === 'turnEnded') {
-      this.approvals.dropTurn(u.turnId);
       this.ended.add(u.turnId);
       if (this.runningTurn === u.turnId) {
         this.runningTurn = null;
@@ -134,7 +159,7 @@ export class ChatSession {
       const abs = path.resolve(root, rel);
       if (!abs.startsWith(root + path.sep)) continue;
       const stat = await fs.stat(abs).catch(() => undefined);
-      if (stat?.isFile()) found.push({ label: rel, item: { path: rel } });
+      if (stat?.isFile() && (await isTextFile(abs))) found.push({ label: rel, item: { path: rel } });
     }
     return found;
   }
@@ -169,6 +194,12 @@ export class ChatSession {
         this.notice('error', `Could not send the prompt: ${errorText(e)}`);
       }
     }
+  }
+
+  /** Sends the last prompt of this chat again (the error card's Retry). */
+  async retry(): Promise<void> {
+    const last = [...this.log].reverse().find((e) => e.kind === 'turnStarted');
+    if (last?.kind === 'turnStarted') await this.send(last.prompt, []);
   }
 
   async stop(): Promise<void> {
@@ -211,6 +242,8 @@ export class ChatSession {
       }
     }
     this.setSession(entries.length > 0 ? id : null, [...entries, ...notices]);
+    // The endpoint may have changed (that restarts the sidecar): its key status and models too.
+    await this.postEndpoint();
     await this.refreshModels();
   }
 
@@ -225,20 +258,15 @@ export class ChatSession {
     const root = this.root();
     // The sidecar keeps the root it resolved (symlinks followed).
     const roots = root ? [root, await fs.realpath(root).catch(() => root)] : [];
-    const picks = sessions
-      .filter((s) => roots.length === 0 || roots.includes(s.root))
-      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
-      .map((s) => ({
-        label: s.title || '(untitled)',
-        description: new Date(s.updatedAt).toLocaleString(),
-        detail: s.sessionId === this.sessionId ? 'current chat' : undefined,
-        sessionId: s.sessionId,
-      }));
+    const picks = historyPicks(
+      sessions.filter((s) => roots.length === 0 || roots.includes(s.root)),
+      this.sessionId,
+    );
     if (picks.length === 0) {
       void vscode.window.showInformationMessage('No past chats in this workspace yet.');
       return;
     }
-    const pick = await vscode.window.showQuickPick(picks, { title: 'Tandem: reopen a chat', placeHolder: 'Past chats in this workspace, newest first' });
+    const pick = await vscode.window.showQuickPick(picks, { title: 'Tandem: reopen a chat', placeHolder: 'Past chats in this workspace, newest first', matchOnDescription: true, matchOnDetail: true });
     if (!pick) return;
     try {
       await this.open(pick.sessionId);
@@ -260,11 +288,31 @@ export class ChatSession {
     }
   }
 
-  async refreshModels(): Promise<void> {
+  private refreshing: Promise<void> | undefined;
+
+  /** Asks the sidecar for the models (calls while one runs share it) and posts them. */
+  refreshModels(): Promise<void> {
+    this.refreshing ??= this.doRefreshModels().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  private async doRefreshModels(): Promise<void> {
     try {
       const r = await this.sidecar.request<ListModelsResult>(Method.listModels, {});
       this.models = r.models;
       this.currentModel = r.current || null;
+      const { model, replaced } = reconcileModel(r.models.map((m) => m.id), this.currentModel);
+      if (replaced && model) {
+        // The endpoint changed (or the model went away): keep no model it doesn't offer.
+        const stale = this.currentModel;
+        await this.sidecar.request(Method.setModel, { model } satisfies SetModelParams);
+        this.currentModel = model;
+        await this.context.globalState.update(MODEL_KEY, model);
+        const where = (await this.endpoint()).baseUrl ?? 'The model server';
+        this.notice('info', `${where} does not list the model “${stale}”; switched to “${model}”, its first model.`);
+      }
     } catch {
       // No endpoint reachable yet: the picker shows the configured model alone.
       this.models = [];
@@ -294,10 +342,16 @@ export class ChatSession {
   async findFiles(query: string): Promise<void> {
     const q = query.replace(/[[\]{}*?!]/g, '');
     const uris = await vscode.workspace.findFiles(q ? `**/*${q}*` : '**/*', '**/{node_modules,target,.git,dist,out}/**', 200);
-    const paths = uris
-      .map((u) => vscode.workspace.asRelativePath(u, false))
-      .sort((a, b) => rank(a, q) - rank(b, q) || a.length - b.length || a.localeCompare(b))
-      .slice(0, 12);
+    const ranked = uris
+      .filter((u) => !binaryByName(u.path))
+      .map((u) => ({ uri: u, rel: vscode.workspace.asRelativePath(u, false) }))
+      .sort((a, b) => rank(a.rel, q) - rank(b.rel, q) || a.rel.length - b.rel.length || a.rel.localeCompare(b.rel));
+    // Text files only: a binary one would reach the model as noise, or not at all.
+    const paths: string[] = [];
+    for (const { uri, rel } of ranked) {
+      if (paths.length >= 12) break;
+      if (uri.scheme !== 'file' || (await isTextFile(uri.fsPath))) paths.push(rel);
+    }
     this.toView({ type: 'fileMatches', query, paths });
   }
 }

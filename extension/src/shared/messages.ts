@@ -30,30 +30,61 @@ export type PendingApproval = ApprovalRequest & {
 
 export type SidecarState = 'starting' | 'running' | 'stopped';
 
+/**
+ * Names one approval request. Turn ids are per-session counters (`t1`, `t2`) and local models
+ * reuse tool-call ids (`call_0`), so only the three together tell two requests apart.
+ */
+export interface ApprovalRef {
+  sessionId: string;
+  turnId: string;
+  toolCallId: string;
+}
+
+/** A map key for an approval request. */
+export function approvalKey(r: ApprovalRef): string {
+  return JSON.stringify([r.sessionId, r.turnId, r.toolCallId]);
+}
+
+/** The same ref, without any other fields the request carries. */
+export function approvalRef(r: ApprovalRef): ApprovalRef {
+  return { sessionId: r.sessionId, turnId: r.turnId, toolCallId: r.toolCallId };
+}
+
 export type HostMessage =
   | { type: 'reset'; sessionId: string | null; entries: LogEntry[] }
   | { type: 'append'; entries: LogEntry[] }
   | { type: 'status'; runningTurn: string | null; sidecar: SidecarState }
   | { type: 'approvals'; pending: PendingApproval[] }
   | { type: 'models'; models: ModelInfo[]; current: string | null }
+  | { type: 'endpoint'; baseUrl: string | null; hasKey: boolean }
   | { type: 'attach'; attachment: Attachment }
   | { type: 'fileMatches'; query: string; paths: string[] };
 
 export type Decision = 'accept' | 'reject';
 
-export type ChatCommand = 'newChat' | 'showHistory' | 'undoLastTurn' | 'setApiKey';
+export type ChatCommand = 'newChat' | 'showHistory' | 'undoLastTurn' | 'setApiKey' | 'openSettings';
 
 export type WebviewMessage =
   | { type: 'ready' }
   | { type: 'send'; text: string; attachments: Attachment[] }
   | { type: 'stop' }
-  | { type: 'decide'; toolCallId: string; decision: Decision; feedback?: string }
-  | { type: 'openDiff'; toolCallId: string }
+  | { type: 'decide'; ref: ApprovalRef; decision: Decision; feedback?: string }
+  | { type: 'openDiff'; ref: ApprovalRef }
   | { type: 'setModel'; model: string }
   | { type: 'findFiles'; query: string }
-  | { type: 'command'; command: ChatCommand };
+  | { type: 'command'; command: ChatCommand }
+  /** Code block buttons: to the clipboard, or into the active editor at the cursor. */
+  | { type: 'copy'; text: string }
+  | { type: 'insert'; text: string }
+  /** A link in the model's text; the host opens http(s) and mailto only. */
+  | { type: 'openLink'; href: string }
+  /** Send the last prompt again (after a connection or server error). */
+  | { type: 'retry' };
 
-const CHAT_COMMANDS: readonly string[] = ['newChat', 'showHistory', 'undoLastTurn', 'setApiKey'];
+const CHAT_COMMANDS: readonly string[] = ['newChat', 'showHistory', 'undoLastTurn', 'setApiKey', 'openSettings'];
+
+/** The most text a code block button carries (a bigger one is not a code block from the chat). */
+const MAX_CODE = 4 * 1024 * 1024;
 
 function isRecord(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -61,6 +92,10 @@ function isRecord(x: unknown): x is Record<string, unknown> {
 
 function isString(x: unknown): x is string {
   return typeof x === 'string';
+}
+
+function isRef(x: unknown): x is ApprovalRef {
+  return isRecord(x) && isString(x.sessionId) && isString(x.turnId) && isString(x.toolCallId);
 }
 
 function isPosition(x: unknown): boolean {
@@ -86,24 +121,30 @@ export function parseWebviewMessage(x: unknown): WebviewMessage | undefined {
   switch (x.type) {
     case 'ready':
     case 'stop':
+    case 'retry':
       return { type: x.type };
+    case 'copy':
+    case 'insert':
+      return isString(x.text) && x.text.length <= MAX_CODE ? { type: x.type, text: x.text } : undefined;
+    case 'openLink':
+      return isString(x.href) && x.href.length <= 8192 ? { type: 'openLink', href: x.href } : undefined;
     case 'send':
       return isString(x.text) && Array.isArray(x.attachments) && x.attachments.every(isAttachment)
         ? { type: 'send', text: x.text, attachments: x.attachments }
         : undefined;
     case 'decide':
-      if (!isString(x.toolCallId) || (x.decision !== 'accept' && x.decision !== 'reject')) {
+      if (!isRef(x.ref) || (x.decision !== 'accept' && x.decision !== 'reject')) {
         return undefined;
       }
       if (x.feedback !== undefined && !isString(x.feedback)) return undefined;
       return {
         type: 'decide',
-        toolCallId: x.toolCallId,
+        ref: approvalRef(x.ref),
         decision: x.decision,
         ...(x.feedback ? { feedback: x.feedback } : {}),
       };
     case 'openDiff':
-      return isString(x.toolCallId) ? { type: 'openDiff', toolCallId: x.toolCallId } : undefined;
+      return isRef(x.ref) ? { type: 'openDiff', ref: approvalRef(x.ref) } : undefined;
     case 'setModel':
       return isString(x.model) && x.model !== '' ? { type: 'setModel', model: x.model } : undefined;
     case 'findFiles':

@@ -1,6 +1,7 @@
 // The sidecar process and the JSON-RPC connection to it, through vscode-languageclient. Knows
 // the transport, restarts and capabilities; what the messages mean is for the rest.
 
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import {
@@ -55,12 +56,38 @@ export interface SidecarHandlers {
   diagnostics(params: GetDiagnosticsParams): Promise<GetDiagnosticsResult>;
 }
 
+/** What the sidecar starts with: its initializationOptions and its environment. */
+export interface Launch {
+  initializationOptions: InitializationOptions;
+  env: Record<string, string>;
+}
+
+/** How long a stopping sidecar may take to exit after `shutdown`/`exit` before it is killed. */
+const EXIT_GRACE_MS = 2000;
+
+/** Resolves true when the process exits within `ms`, false if it is still running then. */
+function exited(child: ChildProcess, ms: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
 /** Restarts allowed after crashes within RESTART_WINDOW_MS before giving up. */
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60_000;
 
 export class Sidecar implements vscode.Disposable {
   private client: LanguageClient | undefined;
+  /** The running sidecar process (a crash restart spawns a new one). */
+  private process: ChildProcess | undefined;
+  /** Processes we asked to stop: their exit is no news. */
+  private readonly planned = new WeakSet<ChildProcess>();
+  private stopping: Promise<void> | undefined;
   private crashes: number[] = [];
   private crashed = false;
   private readonly stateEmitter = new vscode.EventEmitter<SidecarState>();
@@ -74,7 +101,7 @@ export class Sidecar implements vscode.Disposable {
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly output: vscode.OutputChannel,
-    private readonly options: () => Promise<InitializationOptions>,
+    private readonly launch: () => Promise<Launch>,
     private readonly handlers: SidecarHandlers,
   ) {}
 
@@ -104,12 +131,15 @@ export class Sidecar implements vscode.Disposable {
       return;
     }
     ensureExecutable(binary.path);
-    const initializationOptions = await this.options();
+    const { initializationOptions, env } = await this.launch();
+    const command = binary.path;
     const client = new LanguageClient(
       'tandem',
       'Tandem',
-      // No `transport`: with one, the client appends --stdio, which `tandem lsp` does not take.
-      { command: binary.path, args: ['lsp'] },
+      // We spawn the process ourselves: for its environment, and because the client, when it
+      // spawns, logs every exit as an error ("Server process exited with code 0") even when it
+      // was asked to stop. A crash restart calls this again.
+      () => this.spawn(command, env),
       {
         // No documents are synchronised: the sidecar reads the workspace itself.
         documentSelector: [],
@@ -146,6 +176,26 @@ export class Sidecar implements vscode.Disposable {
     }
   }
 
+  private async spawn(command: string, env: Record<string, string>): Promise<ChildProcess> {
+    const child = spawn(command, ['lsp'], {
+      env,
+      cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      stdio: 'pipe',
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', () => resolve());
+      child.once('error', reject);
+    });
+    child.on('error', (e) => this.output.appendLine(`The sidecar process: ${String(e)}`));
+    child.on('exit', (code, signal) => {
+      if (this.planned.has(child) && code === 0) return;
+      const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
+      this.output.appendLine(this.planned.has(child) ? `The sidecar ${how} while stopping.` : `The sidecar ${how}.`);
+    });
+    this.process = child;
+    return child;
+  }
+
   /** The connection closed without us asking: tell the user, and restart unless it keeps dying. */
   private onClosed(): CloseHandlerResult {
     const now = Date.now();
@@ -168,16 +218,34 @@ export class Sidecar implements vscode.Disposable {
     await this.start();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops the sidecar cleanly: `shutdown` and `exit` through the client, then waits for the
+   * process, and kills it if it lingers. Calls while a stop runs share it.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.doStop().finally(() => {
+      this.stopping = undefined;
+    });
+    return this.stopping;
+  }
+
+  private async doStop(): Promise<void> {
     const client = this.client;
+    const child = this.process;
     this.client = undefined;
+    this.process = undefined;
+    if (child) this.planned.add(child);
     if (client) {
       try {
-        await client.stop(2000);
+        await client.stop(EXIT_GRACE_MS);
       } catch (e) {
         this.output.appendLine(`Stopping the sidecar: ${String(e)}`);
       }
       await client.dispose().catch(() => undefined);
+    }
+    if (child && !(await exited(child, EXIT_GRACE_MS))) {
+      this.output.appendLine(`The sidecar did not exit within ${EXIT_GRACE_MS / 1000} s of shutdown; killing it.`);
+      child.kill();
     }
     this.setState('stopped');
   }

@@ -5,9 +5,10 @@ import { parseWebviewMessage } from '../../src/shared/messages';
 describe('parseWebviewMessage', () => {
   it('accepts the messages the webview sends', () => {
     assert.deepEqual(parseWebviewMessage({ type: 'ready' }), { type: 'ready' });
-    assert.deepEqual(parseWebviewMessage({ type: 'decide', toolCallId: 'c', decision: 'reject', feedback: 'use a constant' }), {
+    const ref = { sessionId: 's', turnId: 't1', toolCallId: 'c' };
+    assert.deepEqual(parseWebviewMessage({ type: 'decide', ref: { ...ref, extra: 1 }, decision: 'reject', feedback: 'use a constant' }), {
       type: 'decide',
-      toolCallId: 'c',
+      ref,
       decision: 'reject',
       feedback: 'use a constant',
     });
@@ -20,8 +21,10 @@ describe('parseWebviewMessage', () => {
       null,
       'ready',
       { type: 'eval', code: 'x' },
-      { type: 'decide', toolCallId: 'c', decision: 'acceptAlways' },
-      { type: 'decide', toolCallId: 1, decision: 'accept' },
+      { type: 'decide', ref: { sessionId: 's', turnId: 't1', toolCallId: 'c' }, decision: 'acceptAlways' },
+      { type: 'decide', ref: { sessionId: 's', turnId: 't1', toolCallId: 1 }, decision: 'accept' },
+      { type: 'decide', toolCallId: 'c', decision: 'accept' },
+      { type: 'openDiff', ref: { sessionId: 's', toolCallId: 'c' } },
       { type: 'command', command: 'workbench.action.terminal.sendSequence' },
       { type: 'send', text: 'x', attachments: [{ label: 'a', item: { path: 3 } }] },
       { type: 'setModel', model: '' },

@@ -29,8 +29,8 @@ describe('ApprovalQueue', () => {
     const { q, replies, add } = setup();
     add(req('e1', 'edit'));
     add(req('e2', 'edit'));
-    assert.equal(q.settle('e1', { decision: 'accept', content: 'mine' }), true);
-    assert.equal(q.settle('e1', { decision: 'reject' }), false);
+    assert.equal(q.settle(req('e1', 'edit'), { decision: 'accept', content: 'mine' }), true);
+    assert.equal(q.settle(req('e1', 'edit'), { decision: 'reject' }), false);
     assert.deepEqual(replies.get('e1'), { decision: 'accept', content: 'mine' });
     assert.equal(q.headEdit?.request.toolCallId, 'e2');
   });

@@ -3,20 +3,25 @@ import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import type { UpdateParams } from '../../src/protocol';
 import type { Decision, PendingApproval } from '../../src/shared/messages';
-import { TranscriptView, type RenderContext } from '../../webview/render';
+import { pendingKey, TranscriptView, type RenderContext } from '../../webview/render';
 import { buildTranscript } from '../../webview/transcript';
 
 const u = (e: Record<string, unknown>): UpdateParams => ({ sessionId: 's', turnId: 't1', ...e }) as UpdateParams;
 
 function context(pending: PendingApproval[] = [], runningTurn: string | null = 't1') {
-  const decide = mock.fn((_id: string, _decision: Decision, _feedback?: string) => undefined);
+  const decide = mock.fn((_req: PendingApproval, _decision: Decision, _feedback?: string) => undefined);
   const ctx: RenderContext = {
-    pending: new Map(pending.map((r) => [r.toolCallId, r])),
+    pending: new Map(pending.map((r) => [pendingKey(r.turnId, r.toolCallId), r])),
     runningTurn,
     expanded: {},
     onToggle: () => undefined,
     onDecide: decide,
     onOpenDiff: () => undefined,
+    onCopy: () => undefined,
+    onInsert: () => undefined,
+    onOpenLink: () => undefined,
+    onRetry: () => undefined,
+    onCommand: () => undefined,
   };
   return { ctx, decide };
 }
@@ -44,7 +49,7 @@ describe('TranscriptView', () => {
     buttonNamed(root, 'Reject with note…').click();
     (root.querySelector('textarea.note') as HTMLTextAreaElement).value = ' use npm run test:unit ';
     buttonNamed(root, 'Send rejection').click();
-    assert.deepEqual(decide.mock.calls.at(-1)?.arguments, ['c1', 'reject', 'use npm run test:unit']);
+    assert.deepEqual(decide.mock.calls.at(-1)?.arguments, [command, 'reject', 'use npm run test:unit']);
   });
 
   it('keeps unchanged elements in place while a turn streams, so a typed note keeps its focus', () => {
@@ -70,5 +75,20 @@ describe('TranscriptView', () => {
     assert.equal(root.querySelector('.approval'), null);
     assert.equal(root.querySelector('.tool-state')?.textContent, 'rejected');
     assert.equal(root.querySelector('.turn-end')?.textContent, 'Stopped.');
+  });
+
+  it('puts an approval on the card of its own turn when tool-call ids repeat across turns', () => {
+    const root = document.createElement('div');
+    const t = buildTranscript([
+      ...entries,
+      u({ kind: 'toolResult', toolCallId: 'c1', status: 'ok', output: 'done' }),
+      u({ kind: 'turnEnded', stopReason: 'endTurn' }),
+      { ...u({ kind: 'turnStarted', prompt: 'again' }), turnId: 't2' } as UpdateParams,
+      { ...u({ kind: 'toolCall', toolCallId: 'c1', name: 'execute_command', arguments: {}, title: 'npm test' }), turnId: 't2' } as UpdateParams,
+    ]);
+    new TranscriptView(root).render(t, context([{ ...command, turnId: 't2' }], 't2').ctx);
+    const turns = root.querySelectorAll('.turn');
+    assert.equal(turns[0]?.querySelector('.approval'), null);
+    assert.ok(turns[1]?.querySelector('.approval'));
   });
 });

@@ -64,7 +64,7 @@ describe('the transcript', () => {
       u('t2', { kind: 'turnEnded', stopReason: 'error', error: 'model unreachable' }),
     ]);
     assert.deepEqual(t.blocks.map((b) => b.kind), ['turn', 'notice', 'turn']);
-    assert.deepEqual((t.blocks[2] as Turn).ended, { stopReason: 'error', error: 'model unreachable' });
+    assert.deepEqual((t.blocks[2] as Turn).ended, { stopReason: 'error', error: 'model unreachable', errorKind: 'other' });
   });
 });
 

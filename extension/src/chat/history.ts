@@ -1,0 +1,31 @@
+// The history picker's rows. Pure: the session passes the sidecar's list and a date format.
+
+import type { SessionInfo } from '../protocol';
+
+export interface HistoryPick {
+  label: string;
+  description: string;
+  detail: string;
+  sessionId: string;
+}
+
+/** A date and time the way the user's locale writes them, e.g. `21 Nov 2026, 19:40`. */
+export const localDateTime = (iso: string): string => {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+};
+
+/**
+ * Newest first. The first prompt is the label; the start date and the last activity tell chats
+ * with the same first prompt apart, and the id's first characters do when even those match.
+ */
+export function historyPicks(sessions: readonly SessionInfo[], current: string | null, format: (iso: string) => string = localDateTime): HistoryPick[] {
+  return [...sessions]
+    .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
+    .map((s) => ({
+      label: s.title.trim() || '(no prompt yet)',
+      description: format(s.createdAt),
+      detail: [`last active ${format(s.updatedAt)}`, `#${s.sessionId.slice(0, 8)}`, ...(s.sessionId === current ? ['current chat'] : [])].join(' · '),
+      sessionId: s.sessionId,
+    }));
+}

@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ApprovalBroker, type DiffSurface } from '../../src/approvals/broker';
+import type { ApprovalReply, ApprovalRequest, EditApprovalRequest } from '../../src/protocol';
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+function edit(sessionId: string, turnId = 't1', toolCallId = 'call_0'): EditApprovalRequest {
+  return { sessionId, turnId, toolCallId, kind: 'edit', path: `/w/${sessionId}.ts`, original: 'a', proposed: `b from ${sessionId}`, diff: '' };
+}
+
+/** A diff editor that records which proposals are open, as the VS Code one would show them. */
+class OpenDiffs implements DiffSurface {
+  readonly open: string[] = [];
+  edited = new Map<string, string>();
+  private name = (r: ApprovalRequest) => `${r.sessionId}/${r.turnId}/${r.toolCallId}`;
+  async show(r: EditApprovalRequest) {
+    if (!this.open.includes(this.name(r))) this.open.push(this.name(r));
+  }
+  async close(r: EditApprovalRequest) {
+    const i = this.open.indexOf(this.name(r));
+    if (i >= 0) this.open.splice(i, 1);
+  }
+  content(r: EditApprovalRequest) {
+    return this.edited.get(this.name(r)) ?? r.proposed;
+  }
+}
+
+function setup(shown: { id: string | null }) {
+  const diffs = new OpenDiffs();
+  const broker = new ApprovalBroker(diffs, { changed: () => undefined, showFailed: (e) => assert.fail(String(e)) }, () => shown.id);
+  const replies: ApprovalReply[] = [];
+  const ask = (r: ApprovalRequest) => broker.request(r).then((a) => (replies.push(a), a));
+  return { diffs, broker, replies, ask };
+}
+
+describe('ApprovalBroker: requests keyed by session, turn and tool call', () => {
+  it('a late turnEnded of the session left behind closes nothing of the session shown now', async () => {
+    const shown = { id: 'A' as string | null };
+    const { diffs, broker, ask } = setup(shown);
+    const a = ask(edit('A'));
+    await tick();
+    assert.deepEqual(diffs.open, ['A/t1/call_0']);
+
+    // History: B is shown now. A's question goes, and its diff closes.
+    shown.id = 'B';
+    broker.keepOnly('B');
+    assert.deepEqual(await a, { decision: 'reject', feedback: 'The user left this chat.' });
+    await tick();
+    assert.deepEqual(diffs.open, []);
+
+    // B asks with the same turn and tool-call ids.
+    const b = ask(edit('B'));
+    await tick();
+    assert.deepEqual(diffs.open, ['B/t1/call_0']);
+    broker.turnEnded('A', 't1');
+    await tick();
+    assert.deepEqual(diffs.open, ['B/t1/call_0'], "A's turn end leaves B's diff open");
+    assert.equal(broker.pending.length, 1);
+
+    broker.turnEnded('B', 't1');
+    assert.deepEqual(await b, { decision: 'reject', feedback: 'The turn ended.' });
+    await tick();
+    assert.deepEqual(diffs.open, []);
+  });
+
+  it("a decision names the session: the same ids of another session's request do nothing", async () => {
+    const shown = { id: 'B' as string | null };
+    const { diffs, broker, ask } = setup(shown);
+    const b = ask(edit('B'));
+    await tick();
+    await broker.decide({ sessionId: 'A', turnId: 't1', toolCallId: 'call_0' }, 'accept');
+    assert.equal(broker.pending.length, 1);
+    diffs.edited.set('B/t1/call_0', 'mine');
+    await broker.decide({ sessionId: 'B', turnId: 't1', toolCallId: 'call_0' }, 'accept');
+    assert.deepEqual(await b, { decision: 'accept', content: 'mine' });
+    assert.deepEqual(diffs.open, []);
+  });
+
+  it('keeps two requests that differ only by turn apart, and shows them one after the other', async () => {
+    const { diffs, broker, ask } = setup({ id: 'A' });
+    const first = ask(edit('A', 't1'));
+    const second = ask(edit('A', 't2'));
+    await tick();
+    assert.deepEqual(diffs.open, ['A/t1/call_0']);
+    await broker.decideEdit('reject');
+    assert.deepEqual(await first, { decision: 'reject' });
+    await tick();
+    assert.deepEqual(diffs.open, ['A/t2/call_0']);
+    await broker.decideEdit('accept', { sessionId: 'A', turnId: 't2', toolCallId: 'call_0' });
+    assert.deepEqual(await second, { decision: 'accept' });
+  });
+
+  it('answers a request of a chat that is not shown at once, without opening its diff', async () => {
+    const { diffs, ask } = setup({ id: null });
+    assert.deepEqual(await ask(edit('A')), { decision: 'reject', feedback: 'The user left this chat.' });
+    await tick();
+    assert.deepEqual(diffs.open, []);
+  });
+
+  it('a cancelled request closes its own diff only', async () => {
+    const { diffs, broker, ask } = setup({ id: 'A' });
+    const one = ask(edit('A', 't1', 'call_0'));
+    void ask({ sessionId: 'A', turnId: 't1', toolCallId: 'call_1', kind: 'command', command: 'ls', cwd: '/w' });
+    await tick();
+    broker.cancel({ sessionId: 'A', turnId: 't1', toolCallId: 'call_0' });
+    assert.deepEqual(await one, { decision: 'reject', feedback: 'The request was cancelled.' });
+    await tick();
+    assert.deepEqual(diffs.open, []);
+    assert.deepEqual(broker.pending.map((r) => r.toolCallId), ['call_1']);
+  });
+
+  it('refuses a second request with the same ref while the first waits', async () => {
+    const { broker, ask } = setup({ id: 'A' });
+    void ask(edit('A'));
+    assert.equal((await ask(edit('A'))).decision, 'reject');
+    assert.equal(broker.pending.length, 1);
+  });
+});

@@ -1,0 +1,171 @@
+import './dom';
+import assert from 'node:assert/strict';
+import { describe, it, mock } from 'node:test';
+import type { UpdateParams } from '../../src/protocol';
+import type { ChatCommand } from '../../src/shared/messages';
+import { TranscriptView, type RenderContext } from '../../webview/render';
+import { applyEntry, buildTranscript, OUTPUT_CAP, type ToolItem, type Turn } from '../../webview/transcript';
+
+const u = (e: Record<string, unknown>): UpdateParams => ({ sessionId: 's', turnId: 't1', ...e }) as UpdateParams;
+
+function context(runningTurn: string | null = null) {
+  const calls = {
+    copy: mock.fn((_t: string) => undefined),
+    insert: mock.fn((_t: string) => undefined),
+    link: mock.fn((_h: string) => undefined),
+    retry: mock.fn(() => undefined),
+    command: mock.fn((_c: ChatCommand) => undefined),
+  };
+  const ctx: RenderContext = {
+    pending: new Map(),
+    runningTurn,
+    expanded: {},
+    onToggle: () => undefined,
+    onDecide: () => undefined,
+    onOpenDiff: () => undefined,
+    onCopy: calls.copy,
+    onInsert: calls.insert,
+    onOpenLink: calls.link,
+    onRetry: calls.retry,
+    onCommand: calls.command,
+  };
+  return { ctx, calls };
+}
+
+const buttons = (root: Element) => [...root.querySelectorAll('button')].map((b) => b.textContent);
+const click = (root: Element, name: string) => {
+  const b = [...root.querySelectorAll('button')].find((x) => x.textContent === name);
+  assert.ok(b, `no ${name} button in ${root.innerHTML}`);
+  b.click();
+};
+
+describe('code blocks and links in answers', () => {
+  it('gives each code block Copy and Insert, with the code as plain text', () => {
+    const root = document.createElement('div');
+    const { ctx, calls } = context();
+    const code = 'fn main() {\n    println!("<hi>");\n}';
+    new TranscriptView(root).render(buildTranscript([u({ kind: 'turnStarted', prompt: 'p' }), u({ kind: 'text', delta: `Here:\n\n\`\`\`rust\n${code}\n\`\`\`\n` })]), ctx);
+    const block = root.querySelector('.answer .code-block');
+    assert.ok(block);
+    assert.equal(block.querySelector('.code-lang')?.textContent, 'rust');
+    assert.ok(block.querySelector('pre.code .hljs-keyword'), 'still highlighted');
+    click(block, 'Copy');
+    click(block, 'Insert');
+    assert.equal(calls.copy.mock.calls[0]?.arguments[0], `${code}\n`);
+    assert.equal(calls.insert.mock.calls[0]?.arguments[0], `${code}\n`);
+    assert.equal(block.querySelector('button')?.textContent, 'Copied');
+  });
+
+  it('hands link clicks to the host instead of following them, and the click goes no further', () => {
+    const root = document.createElement('div');
+    document.body.append(root);
+    const { ctx, calls } = context();
+    new TranscriptView(root).render(buildTranscript([u({ kind: 'text', delta: 'See [the docs](https://example.com/x?a=1) and <https://b.example>.' })]), ctx);
+    const outside = mock.fn(() => undefined);
+    document.body.addEventListener('click', outside);
+    const links = [...root.querySelectorAll('a')];
+    assert.equal(links.length, 2);
+    for (const a of links) {
+      const event = new window.MouseEvent('click', { bubbles: true, cancelable: true });
+      a.dispatchEvent(event);
+      assert.equal(event.defaultPrevented, true);
+    }
+    assert.deepEqual(calls.link.mock.calls.map((c) => c.arguments[0]), ['https://example.com/x?a=1', 'https://b.example']);
+    assert.equal(outside.mock.callCount(), 0);
+    document.body.removeEventListener('click', outside);
+    root.remove();
+  });
+});
+
+describe('command output', () => {
+  const call = u({ kind: 'toolCall', toolCallId: 'c1', name: 'execute_command', arguments: {}, title: 'make' });
+
+  it('appends new output to the same element instead of re-rendering it', () => {
+    const root = document.createElement('div');
+    const view = new TranscriptView(root);
+    const { ctx } = context('t1');
+    const t = buildTranscript([call, u({ kind: 'toolOutput', toolCallId: 'c1', delta: 'line 1\n' })]);
+    view.render(t, ctx);
+    const code = root.querySelector('.output code');
+    assert.ok(code);
+    const firstNode = code.firstChild;
+    applyEntry(t, u({ kind: 'toolOutput', toolCallId: 'c1', delta: 'line 2\n' }));
+    applyEntry(t, u({ kind: 'toolOutput', toolCallId: 'c1', delta: '<b>3</b>\n' }));
+    view.render(t, ctx);
+    assert.equal(root.querySelector('.output code'), code, 'the same element');
+    assert.equal(code.firstChild, firstNode, 'what was there is untouched');
+    assert.equal(code.textContent, 'line 1\nline 2\n<b>3</b>\n');
+    assert.equal(code.querySelector('b'), null, 'output is text, never markup');
+    assert.equal(code.childNodes.length, 2);
+  });
+
+  it('keeps the last 256 KB in the view and says that earlier output is hidden', () => {
+    const root = document.createElement('div');
+    const view = new TranscriptView(root);
+    const { ctx } = context('t1');
+    const t = buildTranscript([call]);
+    const chunk = `${'x'.repeat(1023)}\n`;
+    for (let i = 0; i < 300; i++) {
+      applyEntry(t, u({ kind: 'toolOutput', toolCallId: 'c1', delta: i === 299 ? 'the end\n' : chunk }));
+      if (i % 50 === 0 || i === 299) view.render(t, ctx);
+    }
+    const tool = (t.blocks[0] as Turn).items[0] as ToolItem;
+    assert.equal(tool.output.length, OUTPUT_CAP);
+    const text = root.querySelector('.output code')?.textContent ?? '';
+    assert.equal(text.length, OUTPUT_CAP);
+    assert.ok(text.endsWith('the end\n'));
+    const note = root.querySelector('.output-note');
+    assert.ok(note && !note.classList.contains('hidden'));
+    assert.match(note.textContent ?? '', /Earlier output hidden \(44 KB\)/);
+  });
+});
+
+describe('failed turns', () => {
+  const render = (ended: Record<string, unknown>) => {
+    const root = document.createElement('div');
+    const { ctx, calls } = context();
+    new TranscriptView(root).render(buildTranscript([u({ kind: 'turnStarted', prompt: 'p' }), u({ kind: 'turnEnded', stopReason: 'error', ...ended })]), ctx);
+    return { root, calls };
+  };
+
+  it('no model server: in VS Code’s words, with Open Settings and Retry', () => {
+    const { root, calls } = render({
+      error: 'no model server is configured, and none answered at http://127.0.0.1:1234/v1 (LM Studio). Start one of them, or configure one: set TANDEM_BASE_URL …, pass --base-url',
+    });
+    const end = root.querySelector('.turn-end');
+    assert.ok(end);
+    const shown = end.firstElementChild?.textContent ?? '';
+    assert.match(shown, /tandem\.provider\.baseUrl/);
+    assert.doesNotMatch(shown, /TANDEM_BASE_URL|--base-url/);
+    assert.deepEqual(buttons(end), ['Open Settings', 'Retry']);
+    click(end, 'Open Settings');
+    click(end, 'Retry');
+    assert.deepEqual(calls.command.mock.calls[0]?.arguments, ['openSettings']);
+    assert.equal(calls.retry.mock.callCount(), 1);
+  });
+
+  it('follows errorKind when the sidecar sends it, and the text when it does not', () => {
+    assert.deepEqual(buttons(render({ error: 'whatever', errorKind: 'auth' }).root), ['Set API Key']);
+    assert.deepEqual(buttons(render({ error: 'model server returned 401 Unauthorized: bad key' }).root), ['Set API Key']);
+    assert.deepEqual(buttons(render({ error: 'could not connect to the model server at http://x/v1: Connection refused' }).root), ['Retry']);
+    const other = render({ error: 'the output limit was hit' }).root;
+    assert.deepEqual(buttons(other), []);
+    assert.equal(other.querySelector('.turn-end.error')?.textContent, 'the output limit was hit');
+  });
+
+  it('shows an edit refused as stale as a notice, not as a failed card', () => {
+    const root = document.createElement('div');
+    new TranscriptView(root).render(
+      buildTranscript([
+        u({ kind: 'toolCall', toolCallId: 'e1', name: 'write_to_file', arguments: {}, title: 'Edit src/a.ts' }),
+        u({ kind: 'toolResult', toolCallId: 'e1', status: 'error', output: 'Error (stale): src/a.ts changed since the edit was proposed; nothing was written.' }),
+      ]),
+      context().ctx,
+    );
+    const card = root.querySelector('.tool');
+    assert.ok(card);
+    assert.ok(!card.classList.contains('state-error'));
+    assert.equal(card.querySelector('.tool-state')?.textContent, 'file changed');
+    assert.match(card.querySelector('.tool-note')?.textContent ?? '', /changed on disk .* will read it again/);
+  });
+});
