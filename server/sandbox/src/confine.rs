@@ -227,8 +227,12 @@ mod imp {
                 "the kernel has Landlock but it is not enabled (add `landlock` to the `lsm=` boot \
                  parameter)"
             }
-            Some(libc::ENOSYS) => "the kernel was built without Landlock (Linux 5.13 or newer with CONFIG_SECURITY_LANDLOCK)",
-            Some(libc::EPERM) => "a seccomp filter (e.g. a container runtime's) refuses the Landlock system calls",
+            Some(libc::ENOSYS) => {
+                "the kernel was built without Landlock (Linux 5.13 or newer with CONFIG_SECURITY_LANDLOCK)"
+            }
+            Some(libc::EPERM) => {
+                "a seccomp filter (e.g. a container runtime's) refuses the Landlock system calls"
+            }
             _ => "the Landlock version query failed",
         };
         SandboxSupport {
@@ -314,7 +318,13 @@ mod imp {
             created = add(created, path, access)?;
         }
         let plain = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate;
-        for device in ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"] {
+        for device in [
+            "/dev/null",
+            "/dev/zero",
+            "/dev/full",
+            "/dev/random",
+            "/dev/urandom",
+        ] {
             created = add(created, Path::new(device), plain | AccessFs::IoctlDev)?;
         }
         // Terminals: read and write, but no ioctl (TIOCSTI would type into the user's shell).

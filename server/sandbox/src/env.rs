@@ -83,7 +83,10 @@ pub fn with_git_hardening(
         })
         .collect();
     for (i, (key, value)) in GIT_CONFIG.iter().enumerate() {
-        out.push((format!("GIT_CONFIG_KEY_{}", start + i).into(), (*key).into()));
+        out.push((
+            format!("GIT_CONFIG_KEY_{}", start + i).into(),
+            (*key).into(),
+        ));
         out.push((
             format!("GIT_CONFIG_VALUE_{}", start + i).into(),
             (*value).into(),

@@ -2,13 +2,16 @@
 //! configuration from elsewhere, or move the working tree, the repository or the output.
 //! Keep this table and the one in the `allow` module documentation and RULES.md the same.
 
+/// Checks a word that is not an option; the error says why it asks.
+pub(crate) type WordCheck = fn(&str) -> Result<(), String>;
+
 pub(crate) struct DenyList {
     /// Long options, with their two dashes.
     pub long: &'static [&'static str],
     /// Short option letters.
     pub short: &'static [char],
     /// A check for the words that are not options.
-    pub extra: Option<fn(&str) -> Result<(), String>>,
+    pub extra: Option<WordCheck>,
     /// Why these are denied, for the message.
     pub why: &'static str,
 }
