@@ -225,3 +225,54 @@ fn missing_writable_roots_are_left_out() {
     confine(&mut command, &policy).unwrap();
     assert!(command.status().unwrap().success());
 }
+
+#[test]
+fn abstract_unix_sockets_outside_are_unreachable_without_network() {
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::net::{SocketAddr, UnixListener};
+
+    require_landlock();
+    let name = format!("tandem-sandbox-test-{}", std::process::id());
+    let listener =
+        UnixListener::bind_addr(&SocketAddr::from_abstract_name(name.as_bytes()).unwrap()).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let script = format!(
+        "import socket; s = socket.socket(socket.AF_UNIX); s.connect('\\0{name}'); print('connected')"
+    );
+    let run = |network: bool| {
+        let ws = scratch();
+        let mut policy = SandboxPolicy::workspace_write(ws.path());
+        policy.network = network;
+        let mut command = Command::new("python3");
+        command.args(["-c", &script]);
+        confine(&mut command, &policy).unwrap();
+        command.output().expect("spawn python3")
+    };
+    let out = run(false);
+    assert!(!out.status.success(), "{out:?}");
+    assert!(listener.accept().is_err(), "a connection got through");
+    let out = run(true);
+    assert!(out.status.success(), "{out:?}");
+    assert!(listener.accept().is_ok());
+}
+
+/// The runner's timeout and cancel paths signal the command's process group from outside; the
+/// sandbox's signal scope only stops signals going out.
+#[test]
+fn the_runner_can_still_kill_a_confined_process_group() {
+    require_landlock();
+    let ws = scratch();
+    let mut command = Command::new("/bin/sh");
+    command
+        .args(["-c", "sleep 30 & sleep 30; wait"])
+        .process_group(0);
+    confine(&mut command, &SandboxPolicy::workspace_write(ws.path())).unwrap();
+    let started = std::time::Instant::now();
+    let mut child = command.spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // SAFETY: killpg takes plain integers.
+    assert_eq!(unsafe { libc::killpg(child.id() as i32, libc::SIGKILL) }, 0);
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
