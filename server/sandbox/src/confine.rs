@@ -1,0 +1,374 @@
+//! The sandbox around a command (Linux Landlock): it reads everywhere, writes only inside the
+//! writable roots (the workspace and the temp directories) and a few harmless devices, and, unless
+//! the policy allows the network, can neither connect nor bind a TCP socket nor reach an abstract
+//! Unix socket outside itself. It cannot signal processes outside itself either, and setuid
+//! programs do not gain privileges in it (`no_new_privs`). Everything the command starts inherits
+//! all of this; nothing inside can lift it.
+//!
+//! The rules are built in the parent, before `fork`; the child only calls `landlock_restrict_self`
+//! (and `prctl(PR_SET_NO_NEW_PRIVS)`) between `fork` and `exec`, which allocate nothing and take no
+//! lock, as code in `pre_exec` must.
+//!
+//! Devices writable inside: `/dev/null`, `/dev/zero`, `/dev/full`, `/dev/random`, `/dev/urandom`
+//! (with device ioctls), and `/dev/tty` and `/dev/pts/*` **without** device ioctls (so `TIOCSTI`
+//! cannot push keystrokes into the user's terminal). `/dev/shm` counts as a temp directory.
+
+use std::path::{Path, PathBuf};
+
+/// Whether commands are confined.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SandboxMode {
+    /// Writes only inside [`SandboxPolicy::writable_roots`]; the default.
+    #[default]
+    WorkspaceWrite,
+    /// No restriction at all (the user chose it).
+    Off,
+}
+
+/// What a confined command may do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SandboxPolicy {
+    pub mode: SandboxMode,
+    /// TCP connect and bind, and abstract Unix sockets outside the sandbox.
+    pub network: bool,
+    /// Directories (or files) writable with everything beneath them. Paths that do not exist
+    /// when the command starts are left out.
+    pub writable_roots: Vec<PathBuf>,
+}
+
+impl SandboxPolicy {
+    /// The default: the workspace and [`default_temp_dirs`] writable, no network.
+    pub fn workspace_write(workspace: &Path) -> Self {
+        let mut writable_roots = vec![workspace.to_path_buf()];
+        writable_roots.extend(default_temp_dirs());
+        SandboxPolicy {
+            mode: SandboxMode::WorkspaceWrite,
+            network: false,
+            writable_roots,
+        }
+    }
+
+    pub fn off() -> Self {
+        SandboxPolicy {
+            mode: SandboxMode::Off,
+            network: true,
+            writable_roots: Vec::new(),
+        }
+    }
+}
+
+/// The temp directories commands may write: `$TMPDIR` (or `/tmp`), `/tmp`, `/var/tmp` and
+/// `/dev/shm`, those that exist, without repeats.
+pub fn default_temp_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for dir in [
+        std::env::temp_dir(),
+        PathBuf::from("/tmp"),
+        PathBuf::from("/var/tmp"),
+        PathBuf::from("/dev/shm"),
+    ] {
+        if let Ok(real) = dir.canonicalize() {
+            if !dirs.contains(&real) {
+                dirs.push(real);
+            }
+        }
+    }
+    dirs
+}
+
+/// What this kernel's Landlock can enforce.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SandboxSupport {
+    /// The Landlock ABI version, 0 when there is none.
+    pub abi: u32,
+    /// Why there is none (empty when there is).
+    pub missing: String,
+}
+
+impl SandboxSupport {
+    /// Writes can be confined (ABI 1, Linux 5.13).
+    pub fn filesystem(&self) -> bool {
+        self.abi >= 1
+    }
+
+    /// TCP connect and bind can be blocked (ABI 4, Linux 6.7).
+    pub fn tcp(&self) -> bool {
+        self.abi >= 4
+    }
+
+    /// Abstract Unix sockets and signals can be scoped (ABI 6, Linux 6.12).
+    pub fn scopes(&self) -> bool {
+        self.abi >= 6
+    }
+
+    /// Whether `policy` can be enforced here in full. When it cannot, [`confine`] refuses
+    /// (Landlock missing, or TCP needed but not blockable) or enforces less (no scopes); either
+    /// way the caller should say so once and let no command run unasked.
+    pub fn enforces(&self, policy: &SandboxPolicy) -> bool {
+        match policy.mode {
+            SandboxMode::Off => false,
+            SandboxMode::WorkspaceWrite => {
+                self.filesystem() && (policy.network || (self.tcp() && self.scopes()))
+            }
+        }
+    }
+
+    /// One sentence for the user.
+    pub fn describe(&self) -> String {
+        match self.abi {
+            0 => format!(
+                "Commands cannot be sandboxed: Landlock is not available ({}). Every command \
+                 will ask before it runs.",
+                self.missing
+            ),
+            1..=3 => format!(
+                "The sandbox confines writes, but this kernel's Landlock (ABI {}) cannot block \
+                 network access (that needs ABI 4, Linux 6.7).",
+                self.abi
+            ),
+            4 | 5 => format!(
+                "The sandbox confines writes and TCP, but this kernel's Landlock (ABI {}) cannot \
+                 scope abstract Unix sockets and signals (that needs ABI 6, Linux 6.12).",
+                self.abi
+            ),
+            _ => format!(
+                "Commands run in a Landlock sandbox (ABI {}): writes only in the workspace and \
+                 temp directories, no network unless allowed.",
+                self.abi
+            ),
+        }
+    }
+}
+
+/// Why a command could not be confined.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error(
+        "commands cannot be sandboxed: Landlock is not available ({0}); run them only with \
+         the user's approval, or set the sandbox mode to off"
+    )]
+    Unsupported(String),
+    #[error(
+        "this kernel's Landlock (ABI {0}) cannot block network access (that needs ABI 4, Linux \
+         6.7); allow the network in the sandbox policy, or run the command with the user's approval"
+    )]
+    NoNetworkRestriction(u32),
+    #[error("could not build the sandbox rules for {path}: {message}")]
+    Rules { path: String, message: String },
+}
+
+/// What [`confine`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Confinement {
+    /// Mode off: the command runs as it is.
+    Unrestricted,
+    /// The command will restrict itself before `exec`, with this Landlock ABI.
+    Landlock { abi: u32 },
+}
+
+/// What the running kernel supports.
+pub fn status() -> SandboxSupport {
+    imp::status()
+}
+
+/// Arranges for `command` to run under `policy`: builds the Landlock rules now and adds a
+/// `pre_exec` step that enforces them in the child. For a `tokio::process::Command`, pass
+/// `command.as_std_mut()`. Each spawn of `command` is confined; the rules hold an open file
+/// descriptor (close-on-exec) until `command` is dropped.
+///
+/// With mode [`SandboxMode::Off`] it does nothing. When the kernel cannot enforce the policy's
+/// filesystem or network part it returns an error and leaves `command` untouched.
+pub fn confine(
+    command: &mut std::process::Command,
+    policy: &SandboxPolicy,
+) -> Result<Confinement, SandboxError> {
+    if policy.mode == SandboxMode::Off {
+        return Ok(Confinement::Unrestricted);
+    }
+    imp::confine(command, policy)
+}
+
+#[cfg(target_os = "linux")]
+mod imp {
+    use std::os::unix::process::CommandExt;
+    use std::path::Path;
+
+    use landlock::{
+        ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
+        Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope,
+    };
+
+    use super::{Confinement, SandboxError, SandboxPolicy, SandboxSupport};
+
+    /// The newest ABI whose rights we ask for. Fixed, as the landlock crate advises: a newer
+    /// kernel must not silently change what commands may do.
+    const TARGET: ABI = ABI::V6;
+
+    pub fn status() -> SandboxSupport {
+        const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+        // SAFETY: with a null attribute pointer, size 0 and the VERSION flag the call only
+        // returns the ABI version (or an error); it touches no memory of ours.
+        let version = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                std::ptr::null::<libc::c_void>(),
+                0usize,
+                LANDLOCK_CREATE_RULESET_VERSION,
+            )
+        };
+        if version >= 1 {
+            return SandboxSupport {
+                abi: u32::try_from(version).unwrap_or(u32::MAX),
+                missing: String::new(),
+            };
+        }
+        let missing = match std::io::Error::last_os_error().raw_os_error() {
+            Some(libc::EOPNOTSUPP) => {
+                "the kernel has Landlock but it is not enabled (add `landlock` to the `lsm=` boot \
+                 parameter)"
+            }
+            Some(libc::ENOSYS) => {
+                "the kernel was built without Landlock (Linux 5.13 or newer with CONFIG_SECURITY_LANDLOCK)"
+            }
+            Some(libc::EPERM) => {
+                "a seccomp filter (e.g. a container runtime's) refuses the Landlock system calls"
+            }
+            _ => "the Landlock version query failed",
+        };
+        SandboxSupport {
+            abi: 0,
+            missing: missing.to_string(),
+        }
+    }
+
+    pub fn confine(
+        command: &mut std::process::Command,
+        policy: &SandboxPolicy,
+    ) -> Result<Confinement, SandboxError> {
+        let support = status();
+        if !support.filesystem() {
+            return Err(SandboxError::Unsupported(support.missing));
+        }
+        if !policy.network && !support.tcp() {
+            return Err(SandboxError::NoNetworkRestriction(support.abi));
+        }
+        let mut ruleset = Some(build(policy)?);
+        let pre_exec = move || {
+            // In the child, between fork and exec: `restrict_self` makes two system calls
+            // (prctl, landlock_restrict_self) and closes the ruleset; no allocation, no lock.
+            let Some(ruleset) = ruleset.take() else {
+                return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
+            };
+            match ruleset.restrict_self() {
+                Ok(status) if status.ruleset != RulesetStatus::NotEnforced => Ok(()),
+                Ok(_) => Err(std::io::Error::from_raw_os_error(libc::EPERM)),
+                Err(_) => Err(std::io::Error::last_os_error()),
+            }
+        };
+        // SAFETY: the closure is async-signal-safe (see above), and `take` only moves a value in
+        // the child's own copy of the memory, so every spawn starts from the parent's `Some`.
+        unsafe {
+            command.pre_exec(pre_exec);
+        }
+        Ok(Confinement::Landlock { abi: support.abi })
+    }
+
+    fn build(policy: &SandboxPolicy) -> Result<RulesetCreated, SandboxError> {
+        let err = |path: &Path| {
+            let path = path.display().to_string();
+            move |e: landlock::RulesetError| SandboxError::Rules {
+                path: path.clone(),
+                message: e.to_string(),
+            }
+        };
+        let root = Path::new("/");
+        // Confining writes is the point: required. Newer rights (rename across directories,
+        // truncate, device ioctls) are taken where the kernel has them.
+        let mut ruleset = Ruleset::default()
+            .set_compatibility(CompatLevel::HardRequirement)
+            .handle_access(AccessFs::from_all(ABI::V1))
+            .and_then(|r| {
+                r.set_compatibility(CompatLevel::BestEffort)
+                    .handle_access(AccessFs::from_all(TARGET))
+            })
+            .map_err(err(root))?;
+        if !policy.network {
+            ruleset = ruleset
+                .set_compatibility(CompatLevel::HardRequirement)
+                .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
+                .and_then(|r| {
+                    r.set_compatibility(CompatLevel::BestEffort)
+                        .scope(Scope::AbstractUnixSocket)
+                })
+                .map_err(err(root))?;
+        }
+        let mut created = ruleset
+            .set_compatibility(CompatLevel::BestEffort)
+            .scope(Scope::Signal)
+            .and_then(|r| r.create())
+            .map_err(err(root))?;
+
+        created = add(created, root, AccessFs::from_read(TARGET))?;
+        for path in &policy.writable_roots {
+            let access = if path.is_dir() {
+                AccessFs::from_all(TARGET)
+            } else {
+                AccessFs::from_file(TARGET)
+            };
+            created = add(created, path, access)?;
+        }
+        let plain = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate;
+        for device in [
+            "/dev/null",
+            "/dev/zero",
+            "/dev/full",
+            "/dev/random",
+            "/dev/urandom",
+        ] {
+            created = add(created, Path::new(device), plain | AccessFs::IoctlDev)?;
+        }
+        // Terminals: read and write, but no ioctl (TIOCSTI would type into the user's shell).
+        for device in ["/dev/tty", "/dev/pts"] {
+            created = add(created, Path::new(device), plain)?;
+        }
+        Ok(created)
+    }
+
+    /// Adds one rule; a path that does not exist is left out (the command gets less, not more).
+    fn add(
+        created: RulesetCreated,
+        path: &Path,
+        access: BitFlags<AccessFs>,
+    ) -> Result<RulesetCreated, SandboxError> {
+        if !path.exists() {
+            return Ok(created);
+        }
+        let rules_error = |message: String| SandboxError::Rules {
+            path: path.display().to_string(),
+            message,
+        };
+        let fd = PathFd::new(path).map_err(|e| rules_error(e.to_string()))?;
+        created
+            .add_rule(PathBeneath::new(fd, access))
+            .map_err(|e| rules_error(e.to_string()))
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod imp {
+    use super::{Confinement, SandboxError, SandboxPolicy, SandboxSupport};
+
+    pub fn status() -> SandboxSupport {
+        SandboxSupport {
+            abi: 0,
+            missing: "Landlock exists only on Linux".to_string(),
+        }
+    }
+
+    pub fn confine(
+        _command: &mut std::process::Command,
+        _policy: &SandboxPolicy,
+    ) -> Result<Confinement, SandboxError> {
+        Err(SandboxError::Unsupported(status().missing))
+    }
+}

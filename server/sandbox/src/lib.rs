@@ -1,0 +1,41 @@
+//! Tandem's walls around the commands the model asks to run.
+//!
+//! * [`allow`]: which command lines run without asking (words and options, not string prefixes);
+//!   the exact rules are in that module's documentation and in `RULES.md`.
+//! * [`env`]: the environment a command gets: no provider keys, and git hardened against
+//!   repositories the model planted.
+//! * [`confine`]: the Landlock sandbox a command runs in (writes only in the workspace and temp
+//!   directories, no network unless allowed).
+//!
+//! The crate depends on no other Tandem crate. How the command runner uses it:
+//!
+//! ```no_run
+//! # use std::path::Path;
+//! use tandem_sandbox::{AllowList, SandboxPolicy, command_env, confine, status};
+//!
+//! let workspace = Path::new("/home/me/project");
+//! let policy = SandboxPolicy::workspace_write(workspace);
+//! let support = status(); // once, at start; say `support.describe()` if it cannot enforce
+//! let list = AllowList::new(["cargo test", "git status"]);
+//! let unasked = support.enforces(&policy) && list.allows("cargo test -p x");
+//!
+//! let mut command = std::process::Command::new("/bin/sh");
+//! command
+//!     .args(["-c", "cargo test -p x"])
+//!     .current_dir(workspace)
+//!     .env_clear()
+//!     .envs(command_env(std::env::vars_os(), Some("MY_KEY"), workspace));
+//! confine(&mut command, &policy).expect("sandbox");
+//! ```
+
+pub mod allow;
+pub mod confine;
+pub mod env;
+mod programs;
+
+pub use allow::{AllowList, Verdict};
+pub use confine::{
+    Confinement, SandboxError, SandboxMode, SandboxPolicy, SandboxSupport, confine,
+    default_temp_dirs, status,
+};
+pub use env::{command_env, with_git_hardening, without_secrets};

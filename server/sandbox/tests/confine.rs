@@ -1,0 +1,278 @@
+//! The Landlock sandbox, with real processes. These need a kernel with Landlock ABI 6 or newer
+//! and fail (with the reason) where it is missing.
+
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use tandem_sandbox::{Confinement, SandboxMode, SandboxPolicy, confine, default_temp_dirs, status};
+
+/// Directories outside every temp directory, so "outside the workspace" is really unwritable.
+fn scratch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let real = dir.path().canonicalize().unwrap();
+    for temp in default_temp_dirs() {
+        assert!(
+            !real.starts_with(&temp),
+            "{} lies in the temp directory {}: the test could not tell",
+            real.display(),
+            temp.display()
+        );
+    }
+    dir
+}
+
+fn require_landlock() {
+    let support = status();
+    assert!(
+        support.enforces(&SandboxPolicy::workspace_write(Path::new("/nonexistent"))),
+        "{}",
+        support.describe()
+    );
+}
+
+fn sh(script: &str, ws: &Path, home: &Path, policy: &SandboxPolicy) -> Output {
+    let mut command = Command::new("/bin/sh");
+    command
+        .args(["-c", script])
+        .current_dir(ws)
+        .env("HOME", home);
+    let confinement = confine(&mut command, policy).expect("confine");
+    match policy.mode {
+        SandboxMode::Off => assert_eq!(confinement, Confinement::Unrestricted),
+        SandboxMode::WorkspaceWrite => {
+            assert!(matches!(confinement, Confinement::Landlock { abi } if abi >= 6))
+        }
+    }
+    command.output().expect("spawn")
+}
+
+#[test]
+fn writes_outside_the_workspace_and_temp_dirs_fail() {
+    require_landlock();
+    let (ws, home) = (scratch(), scratch());
+    let policy = SandboxPolicy::workspace_write(ws.path());
+    let out = sh("echo x > \"$HOME/probe\"", ws.path(), home.path(), &policy);
+    assert!(!out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("Permission denied"),
+        "{out:?}"
+    );
+    assert!(!home.path().join("probe").exists());
+    for script in [
+        "mkdir \"$HOME/d\"",
+        "touch \"$HOME/t\"",
+        "ln -s /etc/passwd \"$HOME/l\"",
+    ] {
+        let out = sh(script, ws.path(), home.path(), &policy);
+        assert!(!out.status.success(), "{script}: {out:?}");
+    }
+    assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn writes_inside_the_workspace_and_temp_dirs_work_and_reads_work_everywhere() {
+    require_landlock();
+    let (ws, home) = (scratch(), scratch());
+    std::fs::write(home.path().join("readable"), "outside text").unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let policy = SandboxPolicy::workspace_write(ws.path());
+    let script = format!(
+        "set -e; mkdir -p sub/deep && echo in > sub/deep/file && mv sub/deep/file moved; \
+         echo t > '{temp}/file'; echo n > /dev/null; cat \"$HOME/readable\"",
+        temp = temp.path().display()
+    );
+    let out = sh(&script, ws.path(), home.path(), &policy);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "outside text");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("moved")).unwrap(),
+        "in\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(temp.path().join("file")).unwrap(),
+        "t\n"
+    );
+}
+
+#[test]
+fn mode_off_does_not_restrict() {
+    let (ws, home) = (scratch(), scratch());
+    let out = sh(
+        "echo x > \"$HOME/probe\"",
+        ws.path(),
+        home.path(),
+        &SandboxPolicy::off(),
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert!(home.path().join("probe").exists());
+}
+
+/// Bash's `/dev/tcp`: a TCP connect with nothing but the shell.
+fn connect(port: u16, network: bool) -> Output {
+    let ws = scratch();
+    let mut policy = SandboxPolicy::workspace_write(ws.path());
+    policy.network = network;
+    let mut command = Command::new("bash");
+    command.args([
+        "-c",
+        &format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"),
+    ]);
+    confine(&mut command, &policy).expect("confine");
+    command.output().expect("spawn bash")
+}
+
+#[test]
+fn tcp_connect_is_blocked_unless_the_network_is_allowed() {
+    require_landlock();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+
+    let out = connect(port, false);
+    assert!(!out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("Permission denied"),
+        "{out:?}"
+    );
+    assert!(listener.accept().is_err(), "a connection got through");
+
+    let out = connect(port, true);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "connected\n");
+    assert!(listener.accept().is_ok());
+}
+
+#[test]
+fn binding_a_tcp_port_is_blocked_without_network() {
+    require_landlock();
+    let ws = scratch();
+    let mut command = Command::new("python3");
+    command.args([
+        "-c",
+        "import socket; socket.socket().bind(('127.0.0.1', 0)); print('bound')",
+    ]);
+    confine(&mut command, &SandboxPolicy::workspace_write(ws.path())).unwrap();
+    let out = command.output().expect("spawn python3");
+    assert!(!out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("PermissionError"));
+}
+
+#[test]
+fn processes_outside_cannot_be_signalled() {
+    require_landlock();
+    let ws = scratch();
+    let mut outside = Command::new("sleep").arg("30").spawn().unwrap();
+    let script = format!("kill -0 {}", outside.id());
+    let unconfined = Command::new("/bin/sh")
+        .args(["-c", &script])
+        .status()
+        .unwrap();
+    assert!(unconfined.success());
+    let mut command = Command::new("/bin/sh");
+    command.args(["-c", &script]);
+    confine(&mut command, &SandboxPolicy::workspace_write(ws.path())).unwrap();
+    let out = command.output().unwrap();
+    outside.kill().unwrap();
+    outside.wait().unwrap();
+    assert!(!out.status.success(), "{out:?}");
+}
+
+/// The command runner spawns many times and adds its own `pre_exec` (PR_SET_PDEATHSIG); both
+/// must keep working with the sandbox's.
+#[test]
+fn one_command_spawns_confined_repeatedly_alongside_other_pre_exec_steps() {
+    require_landlock();
+    let (ws, home) = (scratch(), scratch());
+    let mut command = Command::new("/bin/sh");
+    command
+        .args([
+            "-c",
+            "echo ok > inside && ! echo x > \"$HOME/probe\" 2>/dev/null",
+        ])
+        .current_dir(ws.path())
+        .env("HOME", home.path())
+        .process_group(0);
+    // SAFETY: prctl is async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    confine(&mut command, &SandboxPolicy::workspace_write(ws.path())).unwrap();
+    for _ in 0..3 {
+        let out = command.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+    assert!(ws.path().join("inside").exists());
+    assert!(!home.path().join("probe").exists());
+}
+
+#[test]
+fn missing_writable_roots_are_left_out() {
+    require_landlock();
+    let ws = scratch();
+    let mut policy = SandboxPolicy::workspace_write(ws.path());
+    policy
+        .writable_roots
+        .push(PathBuf::from("/nonexistent/tandem"));
+    let mut command = Command::new("/bin/sh");
+    command.args(["-c", "echo ok > f"]).current_dir(ws.path());
+    confine(&mut command, &policy).unwrap();
+    assert!(command.status().unwrap().success());
+}
+
+#[test]
+fn abstract_unix_sockets_outside_are_unreachable_without_network() {
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::net::{SocketAddr, UnixListener};
+
+    require_landlock();
+    let name = format!("tandem-sandbox-test-{}", std::process::id());
+    let listener =
+        UnixListener::bind_addr(&SocketAddr::from_abstract_name(name.as_bytes()).unwrap()).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let script = format!(
+        "import socket; s = socket.socket(socket.AF_UNIX); s.connect('\\0{name}'); print('connected')"
+    );
+    let run = |network: bool| {
+        let ws = scratch();
+        let mut policy = SandboxPolicy::workspace_write(ws.path());
+        policy.network = network;
+        let mut command = Command::new("python3");
+        command.args(["-c", &script]);
+        confine(&mut command, &policy).unwrap();
+        command.output().expect("spawn python3")
+    };
+    let out = run(false);
+    assert!(!out.status.success(), "{out:?}");
+    assert!(listener.accept().is_err(), "a connection got through");
+    let out = run(true);
+    assert!(out.status.success(), "{out:?}");
+    assert!(listener.accept().is_ok());
+}
+
+/// The runner's timeout and cancel paths signal the command's process group from outside; the
+/// sandbox's signal scope only stops signals going out.
+#[test]
+fn the_runner_can_still_kill_a_confined_process_group() {
+    require_landlock();
+    let ws = scratch();
+    let mut command = Command::new("/bin/sh");
+    command
+        .args(["-c", "sleep 30 & sleep 30; wait"])
+        .process_group(0);
+    confine(&mut command, &SandboxPolicy::workspace_write(ws.path())).unwrap();
+    let started = std::time::Instant::now();
+    let mut child = command.spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // SAFETY: killpg takes plain integers.
+    assert_eq!(unsafe { libc::killpg(child.id() as i32, libc::SIGKILL) }, 0);
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
