@@ -263,3 +263,141 @@ test('every message tandem sends conforms: reasoning, command output, a failing 
   assert.ok(f.editor.fromAgent().length >= 10, `only ${f.editor.fromAgent().length} messages`);
   await finish(f.editor, f.mock);
 });
+
+// Regressions: these failed against the committed ee9238b source and pass with the fixes in the
+// lead's restructured tree (server/acp/src/convert.rs).
+
+test('cancel while permission is pending, then a late "allow": the call never goes back to in_progress', async (t) => {
+  const f = await setup(t, {
+    responses: [
+      { toolCalls: [{ id: 'call_edit', name: 'write_to_file', arguments: { path: 'b.txt', content: 'b\n' } }] },
+      { text: 'Back again.' },
+    ],
+  });
+  f.editor.answers.push(HOLD);
+  const prompt = f.editor.prompt(f.session, 'Write b.txt');
+  await f.editor.waitFor((e) => e.message.method === 'session/request_permission', 'the permission request');
+  await f.editor.cancel(f.session);
+  assert.equal((await prompt).stopReason, 'cancelled');
+  const failedAt = f.editor.position(
+    (e) => e.message.params?.update?.toolCallId === 'call_edit' && e.message.params.update.status === 'failed',
+  );
+  assert.ok(failedAt >= 0, 'the call is reported failed when the turn is cancelled');
+
+  // The user clicks "Allow" on the (stale) question just after the cancel went out: the race
+  // every real editor has between its cancel and its permission dialog.
+  f.editor.held.shift()?.answer({ outcome: 'selected', optionId: 'allow_once' });
+  // A next turn, so anything the late answer set off has had its turn on the wire.
+  assert.equal((await f.editor.prompt(f.session, 'Again')).stopReason, 'end_turn');
+  const after = f.editor.wire.log
+    .slice(failedAt + 1)
+    .map((e) => e.message.params?.update)
+    .filter((u) => u?.toolCallId === 'call_edit');
+  assert.deepEqual(after, [], 'no update for a call after it was reported failed');
+  assert.equal(existsSync(f.path('b.txt')), false, 'nothing was written');
+  await finish(f.editor, f.mock);
+});
+
+test('a resource_link block: the model gets the text and the file apart; the title is the text', async (t) => {
+  const f = await setup(t, { responses: [{ text: 'It prints hello.' }] });
+  f.write('hello.py', 'print("hello")\n');
+  const uri = `file://${f.path('hello.py')}`;
+  const prompt = [
+    { type: 'text', text: 'explain the code' },
+    { type: 'resource_link', uri, name: 'hello.py' },
+  ];
+  assert.equal((await f.editor.prompt(f.session, prompt)).stopReason, 'end_turn');
+
+  // What the model received.
+  const [request] = await f.mock.chatRequests();
+  const user = messageText(request.body.messages.filter((/** @type {any} */ m) => m.role === 'user').at(-1));
+  assert.match(user, /^explain the code/);
+  assert.match(user, /print\("hello"\)/, 'the linked file is attached');
+  assert.doesNotMatch(user, /code@|@hello\.py@hello\.py/, `the mention is glued onto the prompt text:\n${user}`);
+
+  // The session's title.
+  const listed = await f.editor.agent.request('session/list', { cwd: f.ws });
+  const title = listed.sessions.find((s) => s.sessionId === f.session)?.title ?? '';
+  assert.equal(title, 'explain the code');
+
+  // The replayed user message keeps the text as the user typed it.
+  await finish(f.editor, f.mock);
+  const editor = f.start();
+  await editor.initialize();
+  await editor.agent.request('session/load', { sessionId: f.session, cwd: f.ws, mcpServers: [] });
+  const text = editor
+    .updatesOf(f.session)
+    .filter((u) => u.sessionUpdate === 'user_message_chunk' && u.content.type === 'text')
+    .map((u) => u.content.text)
+    .join('');
+  assert.equal(text, 'explain the code');
+  await finish(editor);
+});
+
+test('an image block while promptCapabilities.image is not advertised is refused with an error', async (t) => {
+  const f = await setup(t, { responses: [{ text: 'I cannot see images.' }] });
+  const advertised = /** @type {any} */ (f.init).agentCapabilities.promptCapabilities?.image === true;
+  // A 1x1 transparent PNG.
+  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+  const prompt = f.editor.prompt(f.session, [
+    { type: 'text', text: 'what is in this picture?' },
+    { type: 'image', mimeType: 'image/png', data: png },
+  ]);
+  if (advertised) {
+    // Then it must reach the model as an image.
+    assert.equal((await prompt).stopReason, 'end_turn');
+    const [request] = await f.mock.chatRequests();
+    assert.match(JSON.stringify(request.body.messages), /image_url|data:image\/png/);
+  } else {
+    await assert.rejects(prompt, (/** @type {any} */ e) => e.code === -32602, 'refused as invalid params');
+    assert.deepEqual(await f.mock.chatRequests(), [], 'nothing reached the model');
+    assert.equal(f.editor.updatesOf(f.session).length, 0, 'no turn started');
+    // The session is still usable.
+    assert.equal((await f.editor.prompt(f.session, 'just text then')).stopReason, 'end_turn');
+  }
+  await finish(f.editor, f.mock);
+});
+
+test('cancel while a command runs: the prompt answers cancelled, the call ends failed, nothing follows the answer', async (t) => {
+  const f = await setup(t, {
+    responses: [
+      { toolCalls: [{ id: 'call_cmd', name: 'execute_command', arguments: { command: "printf 'started\\n'; sleep 30" } }] },
+      { text: 'Back again.' },
+    ],
+  });
+  f.editor.answers.push('allow_once');
+  const started = Date.now();
+  const prompt = f.editor.prompt(f.session, 'Run the slow thing');
+  await f.editor.waitFor(
+    (e) => e.message.params?.update?.toolCallId === 'call_cmd' && JSON.stringify(e.message.params.update.content ?? '').includes('started'),
+    'the command output',
+  );
+  await f.editor.cancel(f.session);
+  assert.equal((await prompt).stopReason, 'cancelled');
+  assert.ok(Date.now() - started < 20_000, 'the command was stopped, not waited for');
+  const answeredAt = responsePosition(f.editor, 'session/prompt');
+  const statuses = f.editor.updatesOf(f.session).filter((u) => u.toolCallId === 'call_cmd' && u.status).map((u) => u.status);
+  assert.equal(statuses.at(-1), 'failed', `statuses: ${statuses}`);
+
+  assert.equal((await f.editor.prompt(f.session, 'Again')).stopReason, 'end_turn');
+  const late = f.editor.wire.log.slice(answeredAt + 1).filter((e) => e.message.params?.update?.toolCallId === 'call_cmd');
+  assert.deepEqual(late, [], 'no update for the cancelled turn after its answer');
+  await finish(f.editor, f.mock);
+});
+
+test('cancel mid-stream: the prompt answers cancelled and the session goes on', async (t) => {
+  const f = await setup(t, {
+    responses: [
+      // One piece of text, then the stream stalls until the agent hangs up.
+      { text: 'Thinking about it for a long while', stallAfterChunks: 2 },
+      { text: 'Back again.' },
+    ],
+  });
+  const prompt = f.editor.prompt(f.session, 'Think');
+  await f.editor.waitFor((e) => e.message.params?.update?.sessionUpdate === 'agent_message_chunk', 'the first chunk');
+  await f.editor.cancel(f.session);
+  assert.equal((await prompt).stopReason, 'cancelled');
+  assert.equal((await f.editor.prompt(f.session, 'Again')).stopReason, 'end_turn');
+  assert.ok(chunks(f.editor.updatesOf(f.session), 'agent_message_chunk').endsWith('Back again.'));
+  await finish(f.editor, f.mock);
+});
