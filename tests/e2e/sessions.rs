@@ -208,3 +208,79 @@ async fn undo_puts_files_back_after_a_restart() {
         .unwrap();
     assert_eq!(again, json!({"restored": []}), "nothing left to undo");
 }
+
+/// The session file of `session` in the data dir.
+fn transcript_of(env: &Env, session: &str) -> std::path::PathBuf {
+    env.data_dir
+        .join("sessions")
+        .join(format!("{session}.jsonl"))
+}
+
+#[tokio::test]
+async fn a_session_whose_workspace_is_gone_says_so() {
+    let env = Env::new();
+    let mock = MockServer::start(scenario("resume"));
+    let mut sidecar = Sidecar::start(&env, &mock, Options::default()).await;
+    let elsewhere = env.workspace.join("moved");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let session = sidecar
+        .request("tandem/newSession", json!({"root": elsewhere}))
+        .await
+        .unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    sidecar.shutdown().await;
+    std::fs::remove_dir(&elsewhere).unwrap();
+
+    let again = Sidecar::start(&env, &mock, Options::default()).await;
+    let error = again
+        .request("tandem/loadSession", json!({"sessionId": session}))
+        .await
+        .expect_err("the workspace is gone");
+    assert_eq!(error.code, 1004, "{error:?}");
+    assert!(
+        error.message.contains(&elsewhere.display().to_string())
+            && error.message.contains("restore the folder"),
+        "{error:?}"
+    );
+    let unknown = again
+        .request("tandem/loadSession", json!({"sessionId": "0123abcd"}))
+        .await
+        .expect_err("no such session");
+    assert_eq!(unknown.code, 1001, "{unknown:?}");
+}
+
+#[tokio::test]
+async fn unreadable_transcript_lines_are_counted_not_silently_dropped() {
+    let env = Env::new();
+    env.write("notes.txt", "alpha\nbeta\n");
+    let mock = MockServer::start(scenario("resume"));
+    let mut first = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = first.new_session().await;
+    let turn = first.run_turn(&session, "Summarize notes.txt").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    first.shutdown().await;
+
+    // A record from a future Tandem, and a line torn by a crash.
+    let path = transcript_of(&env, &session);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"type\":\"hologram\",\"turnId\":\"t1\"}\n{\"type\":\"update\",\"tu\n");
+    std::fs::write(&path, text).unwrap();
+
+    let second = Sidecar::start(&env, &mock, Options::default()).await;
+    let loaded = second
+        .request("tandem/loadSession", json!({"sessionId": session}))
+        .await
+        .unwrap();
+    assert_eq!(loaded["unreadableLines"], 2, "{loaded}");
+    assert_eq!(
+        Turn::new(loaded["entries"].as_array().unwrap().clone()).stop_reason(),
+        "endTurn"
+    );
+    let stderr = second.stderr();
+    assert!(
+        stderr.contains("line") && stderr.contains("skipped"),
+        "{stderr}"
+    );
+}
