@@ -11,6 +11,7 @@ mod chat_cli;
 mod commands;
 mod discovery;
 mod failures;
+mod hardening;
 mod lifecycle;
 mod policy;
 mod protocol;

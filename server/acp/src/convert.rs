@@ -226,6 +226,9 @@ impl Translator {
             ApprovalAction::Command(command) => {
                 let mut shown = fenced(&command.command);
                 shown.push_str(&format!("\n\nin `{}`", command.cwd.display()));
+                if command.outside_sandbox {
+                    shown.push_str(", **outside the sandbox** (network, writes anywhere)");
+                }
                 vec![text_content(shown)]
             }
         };

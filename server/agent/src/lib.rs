@@ -94,6 +94,9 @@ pub struct AgentSettings {
     pub max_steps: u32,
     /// Where transcripts and undo data live.
     pub data_dir: PathBuf,
+    /// The environment variable the provider key came from, kept out of commands with the
+    /// usual key names.
+    pub key_var: Option<String>,
 }
 
 impl AgentSettings {
@@ -164,6 +167,21 @@ async fn restore_in_editor(
     Some(write.await)
 }
 
+/// The sandbox's policy for commands in `root`, as the settings say.
+fn sandbox_policy(settings: &AgentSettings, root: &Path) -> tandem_sandbox::SandboxPolicy {
+    walls(settings, root).policy()
+}
+
+/// What commands in `root` may touch, as the settings say.
+fn walls(settings: &AgentSettings, root: &Path) -> tandem_tools::Walls {
+    tandem_tools::Walls {
+        root: root.to_path_buf(),
+        mode: settings.policy.sandbox,
+        network: settings.policy.network,
+        key_var: settings.key_var.clone(),
+    }
+}
+
 /// The agent: every session of this process, and what they share.
 #[derive(Clone)]
 pub struct Agent {
@@ -174,6 +192,8 @@ struct Inner {
     settings: AgentSettings,
     client: Arc<dyn ModelClient>,
     tools: Vec<ToolDefinition>,
+    /// What the kernel's sandbox can enforce, asked once.
+    sandbox: tandem_sandbox::SandboxSupport,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     models: OnceCell<Vec<ModelInfo>>,
     /// The models as far as context windows go: asked once per process, and an endpoint that
@@ -184,10 +204,18 @@ struct Inner {
 
 impl Agent {
     pub fn new(settings: AgentSettings, client: Arc<dyn ModelClient>) -> Self {
+        let sandbox = tandem_sandbox::status();
+        if settings.policy.sandbox == approval::SandboxMode::WorkspaceWrite
+            && !sandbox.enforces(&sandbox_policy(&settings, Path::new("/")))
+        {
+            // Said once, at start: every command then asks, allow-list or not.
+            eprintln!("tandem: {}", sandbox.describe());
+        }
         Self {
             inner: Arc::new(Inner {
                 settings,
                 client,
+                sandbox,
                 tools: tandem_tools::definitions(),
                 sessions: Mutex::new(HashMap::new()),
                 models: OnceCell::new(),

@@ -325,9 +325,23 @@ impl Turn {
 
     /// Asks the user unless the policy or an earlier "accept always" already says yes.
     async fn approve(&self, request: ApprovalRequest, auto: bool) -> ApprovalReply {
+        self.decide(request, auto, true).await
+    }
+
+    /// Asks the user, whatever the policy or "accept always" say (a command outside the sandbox).
+    async fn ask_always(&self, request: ApprovalRequest) -> ApprovalReply {
+        self.decide(request, false, false).await
+    }
+
+    async fn decide(
+        &self,
+        request: ApprovalRequest,
+        auto: bool,
+        honour_always: bool,
+    ) -> ApprovalReply {
         let kind = request.kind();
         let tool_call_id = request.tool_call_id.clone();
-        let reply = if auto || self.session.always(kind) {
+        let reply = if auto || (honour_always && self.session.always(kind)) {
             ApprovalReply {
                 decision: Decision::Accept,
                 content: None,
@@ -339,7 +353,7 @@ impl Turn {
                 () = self.cancel.cancelled() => ApprovalReply::reject("The user cancelled the turn."),
             }
         };
-        if reply.decision == Decision::AcceptAlways {
+        if reply.decision == Decision::AcceptAlways && honour_always {
             self.session.set_always(kind);
         }
         self.session.persist(&Record::Approval {
@@ -493,13 +507,26 @@ impl Turn {
             call,
             ApprovalAction::Command(CommandApproval {
                 command: proposal.command.clone(),
+                outside_sandbox: !proposal.sandboxed,
                 cwd: proposal.cwd.clone(),
                 display_cwd: proposal.display_cwd.clone(),
             }),
         );
-        let policy = &self.agent.inner.settings.policy;
-        let auto = policy.auto_approve.command || policy.allows_command(&proposal.command);
-        let reply = self.approve(request, auto).await;
+        let settings = &self.agent.inner.settings;
+        let policy = &settings.policy;
+        let walls = super::walls(settings, self.session.workspace.root());
+        // Unasked only inside a sandbox that holds: a command the model wants outside it always
+        // asks (acceptAlways included), and where the kernel can't sandbox, so does every
+        // allow-listed one.
+        let walled = proposal.sandboxed && self.agent.inner.sandbox.enforces(&walls.policy());
+        let auto = proposal.sandboxed
+            && (policy.auto_approve.command
+                || (walled && policy.allows_command(&proposal.command)));
+        let reply = if proposal.sandboxed {
+            self.approve(request, auto).await
+        } else {
+            self.ask_always(request).await
+        };
         if reply.decision == Decision::Reject {
             return Outcome::rejected(rejection("command", &reply));
         }
@@ -515,7 +542,7 @@ impl Turn {
                 },
             );
         };
-        match tools::run_command(&proposal, &mut on_output, self.cancel.clone()).await {
+        match tools::run_command(&proposal, &walls, &mut on_output, self.cancel.clone()).await {
             Err(e) => Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
             Ok(outcome) => Outcome {
                 status: if outcome.exit_code == Some(0) && !outcome.timed_out && !outcome.cancelled

@@ -397,8 +397,13 @@ fn approval_message(request: &ApprovalRequest) -> String {
             } else {
                 command.display_cwd.clone()
             };
+            let outside = if command.outside_sandbox {
+                ", outside the sandbox (network, writes anywhere)"
+            } else {
+                ""
+            };
             format!(
-                "Tandem wants to run `{}` in {place}. Run it?",
+                "Tandem wants to run `{}` in {place}{outside}. Run it?",
                 command.command
             )
         }
@@ -461,6 +466,7 @@ mod tests {
         let command = |display_cwd: &str| ApprovalRequest {
             action: ApprovalAction::Command(CommandApproval {
                 command: "cargo test".into(),
+                outside_sandbox: false,
                 cwd: "/w".into(),
                 display_cwd: display_cwd.into(),
             }),

@@ -29,6 +29,11 @@ impl From<ApprovalPolicy> for core_approval::ApprovalPolicy {
                 command: auto.command.unwrap_or(false),
             },
             allow_commands: p.allow_commands.unwrap_or_default(),
+            sandbox: match p.sandbox {
+                None | Some(Sandbox::WorkspaceWrite) => core_approval::SandboxMode::WorkspaceWrite,
+                Some(Sandbox::Off) => core_approval::SandboxMode::Off,
+            },
+            network: p.network.unwrap_or(false),
         }
     }
 }
@@ -194,6 +199,7 @@ impl From<core_approval::ApprovalRequest> for ApprovalRequest {
             core_approval::ApprovalAction::Command(command) => ApprovalAction::Command {
                 command: command.command,
                 cwd: command.cwd.display().to_string(),
+                outside_sandbox: command.outside_sandbox,
             },
         };
         ApprovalRequest {
@@ -259,6 +265,7 @@ mod tests {
             tool_call_id: "c".into(),
             action: core_approval::ApprovalAction::Command(core_approval::CommandApproval {
                 command: "cargo test".into(),
+                outside_sandbox: false,
                 cwd: "/w".into(),
                 display_cwd: ".".into(),
             }),

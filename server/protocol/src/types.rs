@@ -63,6 +63,20 @@ pub struct ApprovalPolicy {
     /// Commands that run without asking, e.g. `"cargo test"`.
     #[serde(default)]
     pub allow_commands: Option<Vec<String>>,
+    /// `"workspace-write"` (the default): commands can write only in the workspace and the temp
+    /// dirs; `"off"`: no sandbox, and nothing is allow-listed unless the user auto-approves.
+    #[serde(default)]
+    pub sandbox: Option<Sandbox>,
+    /// Commands in the sandbox may use the network (default false).
+    #[serde(default)]
+    pub network: Option<bool>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sandbox {
+    WorkspaceWrite,
+    Off,
 }
 
 #[cfg_attr(test, ts(optional_fields))]
@@ -373,6 +387,11 @@ pub enum ApprovalAction {
         command: String,
         /// Its absolute working directory.
         cwd: String,
+        /// The model asked to run it outside the sandbox (network, writes anywhere): asked
+        /// always, whatever the policy or an earlier "accept always".
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[cfg_attr(test, ts(as = "Option<bool>", optional))]
+        outside_sandbox: bool,
     },
 }
 

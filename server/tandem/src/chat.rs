@@ -200,6 +200,10 @@ impl Frontend for ChatFrontend {
                         tandem_stdx::display_relative(&edit.path, &root)
                     )
                 }
+                ApprovalAction::Command(command) if command.outside_sandbox => format!(
+                    "Run `{}` in {} OUTSIDE the sandbox (network, writes anywhere)? [y]es, [n]o: ",
+                    command.command, command.display_cwd
+                ),
                 ApprovalAction::Command(command) => format!(
                     "Run `{}` in {}? [y]es, [n]o, [a]lways this session: ",
                     command.command, command.display_cwd

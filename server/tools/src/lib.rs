@@ -28,6 +28,7 @@ mod undo;
 mod walk;
 mod write;
 
+pub use command::Walls;
 pub use diff::{FileDiff, Hunk, unified_diff};
 pub use read::ReadTracker;
 pub use tool::{CallInfo, Tool, ToolKind, ToolTarget, describe};
@@ -119,6 +120,8 @@ pub struct EditProposal {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommandProposal {
     pub command: String,
+    /// Runs inside the sandbox (the model did not ask to leave it).
+    pub sandboxed: bool,
     /// Absolute, inside the workspace.
     pub cwd: PathBuf,
     /// Relative to the workspace root (`.` for the root).
@@ -319,8 +322,9 @@ pub fn read_text(ws: &Workspace, path: &str) -> Result<String, ToolError> {
 /// comes; the timeout or `cancel` kills the whole group (within a second).
 pub async fn run_command(
     proposal: &CommandProposal,
+    walls: &Walls,
     on_output: &mut (dyn FnMut(&str) + Send),
     cancel: tokio_util::sync::CancellationToken,
 ) -> Result<CommandOutcome, ToolError> {
-    command::run(proposal, on_output, cancel).await
+    command::run(proposal, walls, on_output, cancel).await
 }

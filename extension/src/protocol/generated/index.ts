@@ -22,6 +22,7 @@ export type * from "./PromptParams";
 export type * from "./PromptResult";
 export type * from "./ProviderOptions";
 export type * from "./Range";
+export type * from "./Sandbox";
 export type * from "./SessionInfo";
 export type * from "./SessionParams";
 export type * from "./SetModelParams";
