@@ -210,3 +210,95 @@ async fn a_command_outside_the_sandbox_always_asks_and_names_it() {
     assert_eq!(approvals.len(), 1, "it ran unasked: {turn}");
     assert_eq!(approvals[0]["outsideSandbox"], true);
 }
+
+/// The sidecar's peak resident memory, from the kernel (`VmHWM`), in MiB.
+fn peak_rss_mib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .expect("VmHWM in /proc/PID/status");
+    let kib: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    kib / 1024
+}
+
+/// A model server that answers every chat request with one SSE line of `total` bytes that never
+/// ends, written as fast as the reader takes it.
+async fn endless_line_server(total: usize) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 64 * 1024];
+                // The request head and body: enough to know it came.
+                let _ = socket.read(&mut buf).await;
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";
+                if socket.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                let _ = socket
+                    .write_all(b"data: {\"choices\":[{\"delta\":{\"content\":\"")
+                    .await;
+                let piece = vec![b'x'; 1024 * 1024];
+                let mut sent = 0;
+                while sent < total {
+                    if socket.write_all(&piece).await.is_err() {
+                        return;
+                    }
+                    sent += piece.len();
+                }
+            });
+        }
+    });
+    format!("http://{addr}/v1")
+}
+
+#[tokio::test]
+async fn a_300_mb_line_ends_the_turn_without_the_memory() {
+    let env = Env::new();
+    let base_url = endless_line_server(300 * 1024 * 1024).await;
+    let mock = MockServer::start(Scenario::default());
+    let tandem = Sidecar::spawn(&env);
+    let mut params = initialize_params(&env, &mock, Options::default());
+    params["initializationOptions"]["provider"]["baseUrl"] = json!(base_url);
+    tandem.request("initialize", params).await.unwrap();
+    tandem.rpc.notify("initialized", json!({})).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Say something").await;
+    assert_eq!(turn.stop_reason(), "error", "{turn}");
+    let error = turn.updates.last().unwrap()["error"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(error.contains("limits.max_event_bytes"), "{error}");
+    let peak = peak_rss_mib(tandem.pid());
+    assert!(peak < 200, "peak RSS {peak} MiB");
+}
+
+#[tokio::test]
+async fn a_fifo_ends_in_a_tool_error_and_the_session_goes_on() {
+    let env = Env::new();
+    let fifo = env.workspace.join("pipe");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string and a mode.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool("read_file", json!({"path": "pipe"})),
+        Reply::text("It is a pipe.").expect_tool_result_contains("named pipe"),
+        Reply::text("Still here."),
+    ]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let started = std::time::Instant::now();
+    let turn = tandem.run_turn(&session, "Read the pipe").await;
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(turn.tool_result()["status"], "error", "{turn}");
+    let next = tandem.run_turn(&session, "Are you there?").await;
+    assert_eq!(next.text(), "Still here.");
+}

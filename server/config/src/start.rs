@@ -15,6 +15,8 @@ pub struct StartOptions {
     pub policy: ApprovalPolicy,
     pub data_dir: Option<PathBuf>,
     pub max_steps: Option<u32>,
+    /// Bounds on what the model server may send; the defaults when absent.
+    pub limits: Option<Limits>,
 }
 
 impl StartOptions {
@@ -39,7 +41,8 @@ impl StartOptions {
                 .unwrap_or_else(AgentSettings::default_data_dir),
             key_var,
         };
-        let client = Arc::new(LazyClient::new(provider, Limits::default()));
+        let limits = self.limits.unwrap_or_default();
+        let client = Arc::new(LazyClient::new(provider, limits));
         (Agent::new(settings, client.clone()), client)
     }
 }

@@ -326,6 +326,14 @@ impl LanguageServer for Backend {
             policy: options.approval.map(Into::into).unwrap_or(overrides.policy),
             data_dir: options.data_dir.or(overrides.data_dir),
             max_steps: options.max_steps.or(overrides.max_steps),
+            limits: match options.limits {
+                Some(limits) => Some(
+                    limits
+                        .apply(overrides.limits.unwrap_or_default())
+                        .map_err(invalid_params)?,
+                ),
+                None => overrides.limits,
+            },
         }
         .start();
         // A client that declared the tandem capability gets the tandem/* protocol; any other

@@ -20,6 +20,38 @@ impl From<ProviderOptions> for tandem_provider::ProviderOptions {
     }
 }
 
+impl Limits {
+    /// `base` with the fields this sets; an unusable number (negative, not finite) is an error
+    /// naming the field.
+    pub fn apply(
+        self,
+        mut base: tandem_provider::Limits,
+    ) -> Result<tandem_provider::Limits, String> {
+        let seconds = |name: &str, value: f64| {
+            if value.is_finite() && value > 0.0 && value <= 86_400.0 {
+                Ok(std::time::Duration::from_secs_f64(value))
+            } else {
+                Err(format!(
+                    "limits.{name} must be more than 0 and at most 86400 seconds, not {value}"
+                ))
+            }
+        };
+        if let Some(s) = self.stall_timeout_seconds {
+            base.stall_timeout = seconds("stallTimeoutSeconds", s)?;
+        }
+        if let Some(s) = self.progress_timeout_seconds {
+            base.progress_timeout = seconds("progressTimeoutSeconds", s)?;
+        }
+        if let Some(n) = self.max_event_bytes {
+            base.max_event_bytes = usize::try_from(n).unwrap_or(usize::MAX).max(1024);
+        }
+        if let Some(n) = self.max_answer_bytes {
+            base.max_answer_bytes = usize::try_from(n).unwrap_or(usize::MAX).max(1024);
+        }
+        Ok(base)
+    }
+}
+
 impl From<ApprovalPolicy> for core_approval::ApprovalPolicy {
     fn from(p: ApprovalPolicy) -> Self {
         let auto = p.auto_approve.unwrap_or_default();

@@ -28,6 +28,28 @@ pub struct InitializationOptions {
     #[serde(default)]
     #[cfg_attr(test, ts(optional, type = "string"))]
     pub data_dir: Option<PathBuf>,
+    /// Bounds on what the model server may send.
+    #[serde(default)]
+    pub limits: Option<Limits>,
+}
+
+/// Bounds on a model answer; each is named in the error that ends a turn at it.
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Limits {
+    /// Silence allowed between two bytes of an answer (default 120).
+    #[serde(default)]
+    pub stall_timeout_seconds: Option<f64>,
+    /// Time allowed without new text, reasoning or tool-call bytes (default 300).
+    #[serde(default)]
+    pub progress_timeout_seconds: Option<f64>,
+    /// The largest single event of a stream (default 8 MiB).
+    #[serde(default)]
+    pub max_event_bytes: Option<u64>,
+    /// The largest answer (default 32 MiB).
+    #[serde(default)]
+    pub max_answer_bytes: Option<u64>,
 }
 
 /// Where the model is. Fields left out come from the environment, then discovery.

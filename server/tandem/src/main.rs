@@ -124,6 +124,7 @@ impl ServeArgs {
             },
             data_dir: self.data_dir.clone(),
             max_steps: self.max_steps,
+            limits: None,
         }
     }
 }

@@ -21,6 +21,7 @@ mod edit;
 mod list;
 mod paths;
 mod read;
+mod regular;
 mod search;
 mod text;
 mod tool;
@@ -314,7 +315,7 @@ pub fn finish_edit(
 /// A workspace file's text for the model, with every check `read_file` makes (inside the
 /// workspace, not in `.git/`, a regular file, not too large, not binary).
 pub fn read_text(ws: &Workspace, path: &str) -> Result<String, ToolError> {
-    let abs = ws.resolve(path)?;
+    let abs = ws.resolve_for_read(path)?;
     text::load(ws, &abs)?.ok_or_else(|| text::no_such_file(ws, &abs))
 }
 

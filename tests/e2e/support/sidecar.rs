@@ -201,6 +201,11 @@ impl Sidecar {
         Sidecar { child, rpc, stderr }
     }
 
+    /// The sidecar's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id().expect("tandem is running")
+    }
+
     pub fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
     }

@@ -11,6 +11,7 @@ export type * from "./Empty";
 export type * from "./GetDiagnosticsParams";
 export type * from "./GetDiagnosticsResult";
 export type * from "./InitializationOptions";
+export type * from "./Limits";
 export type * from "./ListModelsResult";
 export type * from "./ListSessionsResult";
 export type * from "./LoadSessionResult";
