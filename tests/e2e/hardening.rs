@@ -302,3 +302,44 @@ async fn a_fifo_ends_in_a_tool_error_and_the_session_goes_on() {
     let next = tandem.run_turn(&session, "Are you there?").await;
     assert_eq!(next.text(), "Still here.");
 }
+
+#[tokio::test]
+async fn transcripts_and_undo_copies_are_the_users_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    env.write("a.txt", "secret\n");
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "a.txt", "content": "changed\n"}),
+        ),
+        Reply::text("Done."),
+    ]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    tandem.reply_approvals([reply::accept()]).await;
+    let turn = tandem.run_turn(&session, "Change it").await;
+    assert_eq!(turn.tool_result()["status"], "ok", "{turn}");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let sessions = env.data_dir.join("sessions");
+    assert_eq!(mode(&sessions), 0o700);
+    assert_eq!(mode(&sessions.join(format!("{session}.jsonl"))), 0o600);
+    let undo = sessions.join(format!("{session}.undo"));
+    assert_eq!(mode(&undo), 0o700);
+    for entry in walk(&undo) {
+        let expected = if entry.is_dir() { 0o700 } else { 0o600 };
+        assert_eq!(mode(&entry), expected, "{}", entry.display());
+    }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        }
+        found.push(path);
+    }
+    found
+}

@@ -109,6 +109,27 @@ enum Shown {
     Output,
 }
 
+/// The model's text made inert for a terminal: control characters (escape sequences, carriage
+/// returns, backspaces, ...) are shown escaped, so nothing the model writes can move the cursor,
+/// recolour or overwrite what the user reads. Line feeds and tabs stay, unless `one_line`.
+fn inert(text: &str, one_line: bool) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && !(!one_line && (c == '\n' || c == '\t'));
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            c if !unsafe_char(c) => shown.push(c),
+            '\n' => shown.push_str("\\n"),
+            '\r' => shown.push_str("\\r"),
+            '\t' => shown.push_str("\\t"),
+            c => shown.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    std::borrow::Cow::Owned(shown)
+}
+
 fn out(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
@@ -136,21 +157,24 @@ impl Frontend for ChatFrontend {
                 if self.switch_to(Shown::Text) {
                     out(&s.bold("ai> "));
                 }
-                out(&delta);
+                out(&inert(&delta, false));
             }
             Event::Reasoning { delta } => {
                 if self.switch_to(Shown::Reasoning) {
                     out(&s.dim("thinking: "));
                 }
-                out(&s.dim(&delta));
+                out(&s.dim(&inert(&delta, false)));
             }
             Event::ToolCall(ToolCallEvent { title, .. }) => {
                 self.switch_to(Shown::Nothing);
-                out(&format!("{}\n", s.dim(&format!("• {title}"))));
+                out(&format!(
+                    "{}\n",
+                    s.dim(&format!("• {}", inert(&title, true)))
+                ));
             }
             Event::ToolOutput { delta, .. } => {
                 self.switch_to(Shown::Output);
-                out(&s.dim(&delta));
+                out(&s.dim(&inert(&delta, false)));
             }
             Event::ToolResult { status, output, .. } => {
                 self.switch_to(Shown::Nothing);
@@ -161,7 +185,7 @@ impl Frontend for ChatFrontend {
                 };
                 out(&format!(
                     "{}\n",
-                    s.dim(&format!("  {mark} {}", summary(&output)))
+                    s.dim(&format!("  {mark} {}", inert(&summary(&output), true)))
                 ));
             }
             Event::Usage {
@@ -194,19 +218,21 @@ impl Frontend for ChatFrontend {
         Box::pin(async move {
             let question = match &request.action {
                 ApprovalAction::Edit(edit) => {
-                    out(&format!("{}\n", s.diff(&edit.diff.unified)));
+                    out(&format!("{}\n", s.diff(&inert(&edit.diff.unified, false))));
                     format!(
                         "Apply this edit to {}? [y]es, [n]o, [a]lways this session: ",
-                        tandem_stdx::display_relative(&edit.path, &root)
+                        inert(&tandem_stdx::display_relative(&edit.path, &root), true)
                     )
                 }
                 ApprovalAction::Command(command) if command.outside_sandbox => format!(
                     "Run `{}` in {} OUTSIDE the sandbox (network, writes anywhere)? [y]es, [n]o: ",
-                    command.command, command.display_cwd
+                    inert(&command.command, true),
+                    inert(&command.display_cwd, true)
                 ),
                 ApprovalAction::Command(command) => format!(
                     "Run `{}` in {}? [y]es, [n]o, [a]lways this session: ",
-                    command.command, command.display_cwd
+                    inert(&command.command, true),
+                    inert(&command.display_cwd, true)
                 ),
             };
             out(&s.bold(&question));
@@ -403,5 +429,16 @@ mod tests {
         assert_eq!(summary("a\nb\n[exit code 0]"), "2 lines, [exit code 0]");
         assert_eq!(summary("1 | x\n2 | y\n3 | z"), "3 lines");
         assert_eq!(summary(""), "done");
+    }
+
+    #[test]
+    fn the_models_control_characters_are_shown_not_obeyed() {
+        // A command that would show as `ls` after the carriage return and the colour codes.
+        let shown = inert("rm -rf ~ \r\x1b[2K\x1b[32mls", true);
+        assert_eq!(shown, "rm -rf ~ \\r\\u{1b}[2K\\u{1b}[32mls");
+        assert!(!shown.chars().any(char::is_control));
+        assert_eq!(inert("a\nb\tc", false), "a\nb\tc");
+        assert_eq!(inert("a\nb", true), "a\\nb");
+        assert_eq!(inert("plain", true), "plain");
     }
 }

@@ -6,7 +6,6 @@
 //! blob and the manifest line are made durable before the file is written, so a crash at any point
 //! leaves a log that can put the file back.
 
-use std::fs::OpenOptions;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -35,24 +34,18 @@ pub struct Restore {
     /// The bytes to put back; `None`: the turn created the file, so it is deleted.
     pub content: Option<Vec<u8>>,
     mode: Option<u32>,
+    /// The workspace root: writes and deletes go through it, never following a link out.
+    root: PathBuf,
 }
 
 impl Restore {
     /// Puts the file back on disk (atomically, with its permissions), or deletes a created one.
     pub fn restore_to_disk(&self) -> Result<(), ToolError> {
         match &self.content {
-            Some(bytes) => atomic::write(&self.path, bytes, self.mode)
+            Some(bytes) => atomic::write_in(&self.root, &self.path, bytes, self.mode)
                 .map_err(|e| super::text::io_error(&self.display_path, &e)),
-            None => match std::fs::remove_file(&self.path) {
-                Ok(()) => {
-                    if let Some(parent) = self.path.parent() {
-                        atomic::sync_dir(parent);
-                    }
-                    Ok(())
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                Err(e) => Err(super::text::io_error(&self.display_path, &e)),
-            },
+            None => atomic::remove_in(&self.root, &self.path)
+                .map_err(|e| super::text::io_error(&self.display_path, &e)),
         }
     }
 }
@@ -91,7 +84,8 @@ enum Record {
 impl UndoLog {
     /// Opens (or creates) the log kept in `dir`.
     pub fn open(dir: &Path) -> std::io::Result<Self> {
-        std::fs::create_dir_all(dir.join(BLOBS))?;
+        tandem_stdx::private_dir(dir)?;
+        tandem_stdx::private_dir(&dir.join(BLOBS))?;
         let mut saves: Vec<Save> = Vec::new();
         match std::fs::File::open(dir.join(MANIFEST)) {
             Ok(file) => {
@@ -205,6 +199,7 @@ impl UndoLog {
                 path,
                 content,
                 mode: save.mode,
+                root: ws.root().to_path_buf(),
             });
         }
         Ok(UndoPlan { items })
@@ -254,7 +249,7 @@ impl UndoLog {
             .map_err(|e| ToolError::new(ErrorKind::Io, format!("undo log: {e}")))?;
         line.push('\n');
         let result = (|| {
-            let mut file = OpenOptions::new()
+            let mut file = tandem_stdx::private_file()
                 .create(true)
                 .append(true)
                 .open(self.dir.join(MANIFEST))?;

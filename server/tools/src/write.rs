@@ -127,7 +127,7 @@ pub(crate) fn begin(
 
 /// Writes the file atomically.
 pub(crate) fn to_disk(ctx: &ToolContext<'_>, path: &Path, content: &str) -> Result<(), ToolError> {
-    super::atomic::write(path, content.as_bytes(), None)
+    super::atomic::write_in(ctx.workspace.root(), path, content.as_bytes(), None)
         .map_err(|e| text::io_error(&ctx.workspace.display_path(path), &e))
 }
 
