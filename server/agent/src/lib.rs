@@ -167,6 +167,15 @@ async fn restore_in_editor(
     Some(write.await)
 }
 
+/// Removes, in the background, the temp files of writes killed mid-way (a `kill -9` of an earlier
+/// sidecar), so they don't linger in the user's workspace.
+fn clean_up_after_crashes(ws: &tandem_tools::Workspace) {
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        let ws = ws.clone();
+        runtime.spawn_blocking(move || tandem_tools::remove_stale_temp_files(&ws));
+    }
+}
+
 /// The sandbox's policy for commands in `root`, as the settings say.
 fn sandbox_policy(settings: &AgentSettings, root: &Path) -> tandem_sandbox::SandboxPolicy {
     walls(settings, root).policy()
@@ -235,6 +244,7 @@ impl Agent {
     /// Starts a session on `root`.
     pub fn new_session(&self, root: &Path) -> Result<SessionInfo, AgentError> {
         let session = Session::create(&self.sessions_dir(), root)?;
+        clean_up_after_crashes(&session.workspace);
         let info = session.info();
         self.sessions()
             .insert(info.session_id.clone(), Arc::new(session));
@@ -261,6 +271,7 @@ impl Agent {
             return Err(unknown());
         }
         let loaded = Session::load(&dir, session_id)?;
+        clean_up_after_crashes(&loaded.workspace);
         let loaded = Arc::new(loaded);
         let mut sessions = self.sessions();
         Ok(sessions

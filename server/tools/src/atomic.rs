@@ -80,6 +80,46 @@ pub(crate) fn write_in(
     Ok(())
 }
 
+/// Removes the temp files a write left behind when its process was killed mid-write
+/// (`.tandem-PID-N.tmp` whose process is gone), anywhere in the workspace the walk reaches; how
+/// many were removed. Those of live processes are writes in progress and stay.
+pub(crate) fn remove_stale_temp_files(root: &Path) -> usize {
+    let mut removed = 0;
+    let walk = super::walk::builder(root).hidden(false).build();
+    for entry in walk.flatten() {
+        let Some(name) = entry.file_name().to_str() else {
+            continue;
+        };
+        let Some(pid) = stale_temp_pid(name) else {
+            continue;
+        };
+        if process_alive(pid) || !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        if let Some(parent) = entry.path().parent()
+            && remove_in(root, entry.path()).is_ok()
+            && parent.starts_with(root)
+        {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// The process id in a temp file's name `.tandem-PID-HEX16.tmp`.
+fn stale_temp_pid(name: &str) -> Option<i32> {
+    let rest = name.strip_prefix(".tandem-")?.strip_suffix(".tmp")?;
+    let (pid, hex) = rest.split_once('-')?;
+    (hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit())).then_some(())?;
+    pid.parse().ok()
+}
+
+fn process_alive(pid: i32) -> bool {
+    // SAFETY: signal 0 checks for existence only.
+    let result = unsafe { libc::kill(pid, 0) };
+    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
 /// Deletes a file inside the workspace `root`, race-free as [`write_in`]. A missing file is fine.
 pub(crate) fn remove_in(root: &Path, path: &Path) -> std::io::Result<()> {
     let (dir, name) = match parent_in(root, path, false) {
@@ -148,6 +188,22 @@ pub(crate) fn sync_dir(dir: &Path) {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn temp_files_of_dead_processes_are_removed_and_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        // A pid that can't be running: above the kernel's maximum.
+        let dead = root.join("src/.tandem-99999999-00000000deadbeef.tmp");
+        let live = root.join(format!(".tandem-{}-0123456789abcdef.tmp", std::process::id()));
+        let other = root.join(".tandem-notes.tmp");
+        for f in [&dead, &live, &other] {
+            std::fs::write(f, "x").unwrap();
+        }
+        assert_eq!(remove_stale_temp_files(&root), 1);
+        assert!(!dead.exists() && live.exists() && other.exists());
+    }
     use std::os::unix::fs::PermissionsExt;
 
     #[test]

@@ -319,6 +319,12 @@ pub fn read_text(ws: &Workspace, path: &str) -> Result<String, ToolError> {
     text::load(ws, &abs)?.ok_or_else(|| text::no_such_file(ws, &abs))
 }
 
+/// Removes what writes killed mid-way (`kill -9`) left in the workspace: temp files of processes
+/// that are gone. Walks the workspace: call it off the async runtime.
+pub fn remove_stale_temp_files(ws: &Workspace) -> usize {
+    atomic::remove_stale_temp_files(ws.root())
+}
+
 /// Runs an approved command in its own process group with stdin closed, relaying output as it
 /// comes; the timeout or `cancel` kills the whole group (within a second).
 pub async fn run_command(
