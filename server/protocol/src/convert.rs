@@ -158,9 +158,20 @@ impl From<Event> for Update {
                 completion_tokens,
                 context_window,
             },
-            Event::TurnEnded { stop_reason, error } => Update::TurnEnded {
+            Event::TurnEnded {
+                stop_reason,
+                error,
+                error_kind,
+            } => Update::TurnEnded {
                 stop_reason: stop_reason.into(),
                 error,
+                error_kind: error_kind.map(|k| match k {
+                    core_events::TurnErrorKind::NoServer => ErrorKind::NoServer,
+                    core_events::TurnErrorKind::Auth => ErrorKind::Auth,
+                    core_events::TurnErrorKind::Connection => ErrorKind::Connection,
+                    core_events::TurnErrorKind::ContextOverflow => ErrorKind::ContextOverflow,
+                    core_events::TurnErrorKind::Other => ErrorKind::Other,
+                }),
             },
         }
     }
@@ -219,6 +230,27 @@ impl Diagnostic {
     }
 }
 
+impl From<tandem_agent::UndoOutcome> for UndoResult {
+    fn from(o: tandem_agent::UndoOutcome) -> Self {
+        UndoResult {
+            restored: o.restored,
+            conflicts: o
+                .conflicts
+                .into_iter()
+                .map(|c| UndoConflict {
+                    path: c.path,
+                    change: match c.change {
+                        tandem_tools::Change::Modified => FileChange::Modified,
+                        tandem_tools::Change::Deleted => FileChange::Deleted,
+                    },
+                    lost: c.lost,
+                })
+                .collect(),
+            needs_confirmation: o.needs_confirmation,
+        }
+    }
+}
+
 impl From<core_approval::ApprovalRequest> for ApprovalRequest {
     fn from(r: core_approval::ApprovalRequest) -> Self {
         let action = match r.action {
@@ -253,6 +285,7 @@ impl From<ApprovalReply> for core_approval::ApprovalReply {
             },
             content: r.content,
             feedback: r.feedback,
+            rejected_hunks: r.rejected_hunks.into_iter().map(|h| h as usize).collect(),
         }
     }
 }
@@ -282,6 +315,7 @@ mod tests {
         let ended = Update::from(Event::TurnEnded {
             stop_reason: core_events::StopReason::MaxSteps,
             error: None,
+            error_kind: None,
         });
         assert_eq!(
             serde_json::to_value(&ended).unwrap(),
