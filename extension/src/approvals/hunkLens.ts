@@ -1,7 +1,9 @@
 // Per-hunk actions in the proposal's diff editor: "Keep" and "Drop this change" above each hunk
 // of the proposal side. Dropping puts the original lines back into the proposal document (an
 // ordinary edit, so Undo brings the change back); Accept then writes what is left, and the
-// broker tells the sidecar which hunks are gone (see hunks.ts).
+// broker tells the sidecar which hunks are gone (see hunks.ts). VS Code shows CodeLens in a diff
+// editor only with `diffEditor.codeLens` on, which package.json turns on by default
+// (`configurationDefaults`; a user setting still wins).
 
 import * as vscode from 'vscode';
 import type { EditApprovalRequest } from '../protocol';
