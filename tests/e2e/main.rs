@@ -11,6 +11,7 @@ mod chat_cli;
 mod commands;
 mod discovery;
 mod failures;
+mod framing;
 mod lifecycle;
 mod policy;
 mod protocol;
