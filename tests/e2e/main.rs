@@ -12,6 +12,7 @@ mod commands;
 mod discovery;
 mod editor;
 mod failures;
+mod framing;
 mod hardening;
 mod lifecycle;
 mod policy;
