@@ -388,11 +388,9 @@ async fn read_input(mut stdin: Input, mut library: DuplexStream, out: mpsc::Send
                         return;
                     }
                 }
-                (Frame::Body(body), None) => {
-                    if library.write_all(&encode(&body)).await.is_err() {
-                        // The library stopped reading (`exit`).
-                        return;
-                    }
+                // The library stopped reading (`exit`).
+                (Frame::Body(body), None) if library.write_all(&encode(&body)).await.is_err() => {
+                    return;
                 }
                 _ => {}
             }
