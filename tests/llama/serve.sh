@@ -41,6 +41,12 @@ args=(--model "$TANDEM_LLAMA_MODEL" --model_alias smollm2 --host 127.0.0.1 --por
 [ -n "$format" ] && args+=(--chat_format "$format")
 args+=("$@")
 
+# A server already on the port would answer the readiness check in our place: refuse early.
+if ! "$TANDEM_LLAMA_PYTHON" -c 'import socket, sys; socket.create_server(("127.0.0.1", int(sys.argv[1]))).close()' "$port" 2>/dev/null; then
+  echo "FAILED: 127.0.0.1:$port is already in use" >&2
+  exit 1
+fi
+
 # The watcher outlives the exec below: it polls the server (whose pid is ours, $$) and reports once.
 "$TANDEM_LLAMA_PYTHON" - "$$" "$port" "${TANDEM_LLAMA_START_TIMEOUT:-60}" "$log" <<'EOF' &
 import os, sys, time, urllib.request
@@ -60,6 +66,10 @@ while time.monotonic() < deadline:
         sys.stderr.write(f"FAILED: the server exited before answering; {log}:\n{tail()}")
         sys.exit(1)
     try:
+        # Our own log says uvicorn is up (so the answer below is from our server, not another).
+        with open(log, errors="replace") as f:
+            if "Uvicorn running on" not in f.read():
+                raise OSError("not yet")
         with urllib.request.urlopen(url + "/models", timeout=2) as r:
             if r.status == 200:
                 print(f"READY {url}", flush=True)
@@ -71,4 +81,5 @@ sys.stderr.write(f"FAILED: no answer on {url}/models within {timeout:g}s; {log}:
 sys.exit(1)
 EOF
 
-exec "$TANDEM_LLAMA_PYTHON" -m llama_cpp.server "${args[@]}" >"$log" 2>&1
+# Unbuffered, so the log is current when a test reads it (e.g. for the reason a stream was cut).
+PYTHONUNBUFFERED=1 exec "$TANDEM_LLAMA_PYTHON" -m llama_cpp.server "${args[@]}" >"$log" 2>&1
