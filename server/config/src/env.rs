@@ -1,6 +1,6 @@
 //! Settings from the environment: `TANDEM_*`, then `OPENAI_*`.
 
-use tandem_provider::{ApiKey, ProviderOptions};
+use tandem_provider::{ApiKey, ProviderOptions, ToolMode};
 
 /// `TANDEM_BASE_URL`, `TANDEM_MODEL`, `TANDEM_API_KEY`, then `OPENAI_BASE_URL`,
 /// `OPENAI_API_KEY` (with only an OpenAI key set, OpenAI's own endpoint).
@@ -19,6 +19,20 @@ fn from_lookup(get: impl Fn(&str) -> Option<String>) -> ProviderOptions {
         model: get("TANDEM_MODEL"),
         api_key: tandem_key.or(openai_key).map(ApiKey::new),
         api: None,
+        context_window: get("TANDEM_CONTEXT_WINDOW").and_then(|v| v.trim().parse().ok()),
+        tool_mode: get("TANDEM_TOOL_MODE").and_then(|v| parse_tool_mode(&v).ok()),
+    }
+}
+
+/// `native`, `text` or `auto`.
+pub fn parse_tool_mode(s: &str) -> Result<ToolMode, String> {
+    match s.trim() {
+        "native" => Ok(ToolMode::Native),
+        "text" => Ok(ToolMode::Text),
+        "auto" => Ok(ToolMode::Auto),
+        other => Err(format!(
+            "unknown tool mode {other:?}: use native, text or auto"
+        )),
     }
 }
 
@@ -47,6 +61,16 @@ mod tests {
         ]);
         assert_eq!(o.base_url.as_deref(), Some("http://a/v1"));
         assert_eq!(o.api_key.unwrap().expose(), "k1");
+    }
+
+    #[test]
+    fn window_and_tool_mode() {
+        let o = env(&[
+            ("TANDEM_CONTEXT_WINDOW", "4096"),
+            ("TANDEM_TOOL_MODE", "text"),
+        ]);
+        assert_eq!(o.context_window, Some(4096));
+        assert_eq!(o.tool_mode, Some(ToolMode::Text));
     }
 
     #[test]

@@ -43,6 +43,12 @@ pub(super) async fn read<A: StreamAccumulator>(
     let first = next_chunk(&mut body, stall).await?;
     let is_stream = content_type.starts_with("text/event-stream")
         || first.as_deref().is_some_and(looks_like_sse);
+    if first.is_none() && content_type.starts_with("text/event-stream") {
+        return Err(Failure::retryable(
+            ProviderErrorKind::EmptyStream,
+            "the model server answered but closed the stream without sending anything",
+        ));
+    }
     if !is_stream {
         let completion = read_whole(&mut body, first, stall, &content_type, parse_whole).await?;
         relay_whole(&completion, on_delta);
