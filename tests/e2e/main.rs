@@ -12,6 +12,7 @@ mod commands;
 mod discovery;
 mod failures;
 mod lifecycle;
+mod local;
 mod policy;
 mod protocol;
 mod sessions;
