@@ -286,9 +286,12 @@ async fn an_ollama_model_without_tools_gets_them_as_text_from_the_start() {
     let env = Env::new();
     env.write("notes.txt", "alpha\n");
     let mock = MockServer::start(ollama_routes(
-        read_then_done(Reply::text(
-            "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}</tool_call>",
-        )),
+        Scenario::new([
+            Reply::text(
+                "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}</tool_call>",
+            ),
+            Reply::text("Done.").expect_messages_contain("alpha"),
+        ]),
         false,
     ));
     let tandem = Sidecar::start(&env, &mock, Options::default()).await;
