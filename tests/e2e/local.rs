@@ -117,11 +117,26 @@ async fn an_empty_stream_from_a_local_server_is_diagnosed_not_retried() {
     assert!(error.contains("2,048"), "{error}");
     assert_eq!(requests, 2, "one streamed request and one unstreamed check");
 
-    // A crash: the check answers, and the user is told where to look.
+    // A server that cannot stream this answer (llama-cpp-python's tools with tool_choice auto)
+    // gives it whole.
     let env = Env::new();
     let mock = MockServer::start(Scenario::new([
         Reply::text("").empty_stream(),
-        Reply::text("x"),
+        Reply::text("whole answer"),
+    ]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "hi").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    assert_eq!(turn.text(), "whole answer");
+    let requests = model_requests(&mock);
+    assert_eq!(requests[1].body["stream"], false);
+
+    // A crash: the check fails too, and the user is told where to look.
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([
+        Reply::text("").empty_stream(),
+        Reply::status(400).with_body(json!({"error": "bad"})),
     ]));
     let tandem = Sidecar::start(&env, &mock, Options::default()).await;
     let session = tandem.new_session().await;
@@ -441,8 +456,9 @@ async fn a_server_that_read_far_fewer_tokens_than_sent_is_noticed_and_tools_go_a
     ]));
     let tandem = Sidecar::start(&env, &mock, Options::default()).await;
     let session = tandem.new_session().await;
-    let turn = tandem.run_turn(&session, "What is in notes.txt?").await;
-    let notice = turn.of_kind("notice")[0]["message"]
+    let question = format!("What is in notes.txt? {}", "Some context. ".repeat(800));
+    let turn = tandem.run_turn(&session, &question).await;
+    let notice = turn.of_kind("modelNotice")[0]["message"]
         .as_str()
         .unwrap()
         .to_string();

@@ -353,6 +353,8 @@ impl Turn {
         };
         match context::calibrated(chars, messages, usage.prompt_tokens) {
             Some(ratio) => *tandem_stdx::lock(&self.agent.inner.ratio) = ratio,
+            // A small request is too small to tell a cut from a scripted or odd count.
+            None if tokens::tokens_for(chars, messages, 4.0) < 2048 => {}
             None => {
                 let expected = tokens::tokens_for(chars, messages, 4.0);
                 let client = &self.agent.inner.client;

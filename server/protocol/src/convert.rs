@@ -140,7 +140,7 @@ impl From<Event> for Update {
                 tokens_after,
                 context_window,
             },
-            Event::Notice { message } => Update::Notice { message },
+            Event::Notice { message } => Update::ModelNotice { message },
             Event::TurnEnded { stop_reason, error } => Update::TurnEnded {
                 stop_reason: stop_reason.into(),
                 error,

@@ -260,8 +260,9 @@ pub enum Update {
         tokens_after: u64,
         context_window: u64,
     },
-    /// Something the user should know about the model server.
-    Notice { message: String },
+    /// Something the user should know about the model server (it cut the prompt; tools now go
+    /// as text).
+    ModelNotice { message: String },
     /// The turn is over.
     TurnEnded {
         stop_reason: StopReason,

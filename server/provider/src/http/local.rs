@@ -441,59 +441,65 @@ impl HttpModelClient {
         }
     }
 
-    /// A local server closed a stream without a byte: llama-cpp-python does that for a prompt
-    /// longer than its window, telling why only in its log. The same request, not streamed and
-    /// for one token, gets the reason with its numbers (a server that can take the prompt
-    /// answers it at the cost of one token, and its prompt cache keeps the work).
-    pub(super) async fn diagnose_empty(
+    /// A local server closed a stream without a byte. llama-cpp-python does that for a prompt
+    /// longer than its window (the reason goes to its log only), and for tools with
+    /// `tool_choice: auto` under `chatml-function-calling` ("Automatic streaming tool choice is
+    /// not supported"). The same request once more, not streamed, gets the overflow's 400 with
+    /// its numbers, or the whole answer (relayed in one piece); a server that crashed gets the
+    /// user a message that says where to look.
+    pub(super) async fn unstreamed(
         &self,
         request: CompletionRequest<'_>,
         url: &str,
         headers: &HeaderMap,
         body: &Bytes,
-    ) -> ProviderError {
+        on_delta: &mut (dyn FnMut(Delta) + Send),
+    ) -> Result<Completion, ProviderError> {
         let estimate = tokens::estimate(
             request.messages,
             request.tools,
             tokens::DEFAULT_CHARS_PER_TOKEN,
         );
-        let hint = ProviderError::new(
-            ProviderErrorKind::EmptyStream,
-            format!(
-                "the model server at {} closed the stream without sending anything. A local \
-                 server does this when a request does not fit its context window (this one is \
-                 about {estimate} tokens) or when it crashed: its log (the terminal it runs in) \
-                 says which. For the context, start it with a larger context size (llama.cpp \
-                 --ctx-size, llama-cpp-python --n_ctx) or set provider.contextWindow",
-                self.shown_url()
-            ),
-        );
-        if self.config.api != Api::OpenAi {
-            return hint;
-        }
-        let Ok(mut once) = serde_json::from_slice::<Value>(body) else {
-            return hint;
+        let hint = || {
+            ProviderError::new(
+                ProviderErrorKind::EmptyStream,
+                format!(
+                    "the model server at {} closed the stream without sending anything. A local \
+                     server does this when a request does not fit its context window (this one \
+                     is about {estimate} tokens) or when it crashed: its log (the terminal it \
+                     runs in) says which. For the context, start it with a larger context size \
+                     (llama.cpp --ctx-size, llama-cpp-python --n_ctx) or set \
+                     provider.contextWindow",
+                    self.shown_url()
+                ),
+            )
         };
-        once["stream"] = Value::Bool(false);
-        once["max_tokens"] = json!(1);
-        if let Some(object) = once.as_object_mut() {
+        if self.config.api != Api::OpenAi {
+            return Err(hint());
+        }
+        let Ok(mut whole) = serde_json::from_slice::<Value>(body) else {
+            return Err(hint());
+        };
+        whole["stream"] = Value::Bool(false);
+        if let Some(object) = whole.as_object_mut() {
             object.remove("stream_options");
         }
-        let Ok(client) = self.client() else {
-            return hint;
-        };
-        let post = client.post(url).headers(headers.clone()).json(&once);
-        match self.send(post).await {
+        let client = self.client()?;
+        let post = client.post(url).headers(headers.clone()).json(&whole);
+        match self
+            .attempt::<crate::openai::OpenAiStream>(post, crate::openai::parse_completion, on_delta)
+            .await
+        {
+            Ok(completion) => Ok(completion),
             Err(failure) => match failure.error.kind {
                 ProviderErrorKind::ContextOverflow { window, .. } => {
                     if let Some(window) = window {
                         self.local.learn(window);
                     }
-                    failure.error
+                    Err(failure.error)
                 }
-                _ => hint,
+                _ => Err(hint()),
             },
-            Ok(_) => hint,
         }
     }
 

@@ -97,7 +97,9 @@ impl HttpModelClient {
                 Err(failure)
                     if failure.error.kind == ProviderErrorKind::EmptyStream && self.is_local() =>
                 {
-                    return Err(self.diagnose_empty(request, &url, &headers, &body).await);
+                    return self
+                        .unstreamed(request, &url, &headers, &body, on_delta)
+                        .await;
                 }
                 Err(failure) => retries
                     .wait_or_give_up(failure)
