@@ -15,6 +15,7 @@ mod failures;
 mod framing;
 mod hardening;
 mod lifecycle;
+mod local;
 mod policy;
 mod protocol;
 mod sessions;
