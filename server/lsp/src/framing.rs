@@ -205,6 +205,8 @@ enum Incoming {
 }
 
 /// Whether the library will take this body; if not, the error reply to send.
+// The error is the reply itself, made once per malformed frame: its size costs nothing.
+#[allow(clippy::result_large_err)]
 pub fn check(body: &[u8]) -> Result<(), Response> {
     let text = std::str::from_utf8(body).map_err(|e| {
         reply(
@@ -386,11 +388,9 @@ async fn read_input(mut stdin: Input, mut library: DuplexStream, out: mpsc::Send
                         return;
                     }
                 }
-                (Frame::Body(body), None) => {
-                    if library.write_all(&encode(&body)).await.is_err() {
-                        // The library stopped reading (`exit`).
-                        return;
-                    }
+                // The library stopped reading (`exit`).
+                (Frame::Body(body), None) if library.write_all(&encode(&body)).await.is_err() => {
+                    return;
                 }
                 _ => {}
             }

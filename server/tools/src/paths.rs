@@ -35,9 +35,13 @@ impl Workspace {
         Ok(real)
     }
 
-    /// Like [`Workspace::resolve`], for a path a tool is about to write: also refuses anything
-    /// inside a `.git` directory.
-    pub fn resolve_for_write(&self, path: &str) -> Result<PathBuf, ToolError> {
+    /// Like [`Workspace::resolve`], for a path a tool reads or lists: also refuses anything
+    /// inside a `.git` directory (the repository's data: its config may hold credentials).
+    pub fn resolve_for_read(&self, path: &str) -> Result<PathBuf, ToolError> {
+        self.resolve_outside_git(path, "read")
+    }
+
+    fn resolve_outside_git(&self, path: &str, verb: &str) -> Result<PathBuf, ToolError> {
         let real = self.resolve(path)?;
         let in_git = |p: &Path| {
             p.components()
@@ -48,12 +52,19 @@ impl Workspace {
             return Err(ToolError::new(
                 ErrorKind::OutsideWorkspace,
                 format!(
-                    "`{}` is inside a .git directory: the tools never write there (the repository's \
-                     own data). Write elsewhere, or run git commands with execute_command.",
+                    "`{}` is inside a .git directory: the tools never {verb} there (the \
+                     repository's own data). Run git commands with execute_command instead.",
                     path.trim()
                 ),
             ));
         }
+        Ok(real)
+    }
+
+    /// Like [`Workspace::resolve`], for a path a tool is about to write: also refuses anything
+    /// inside a `.git` directory.
+    pub fn resolve_for_write(&self, path: &str) -> Result<PathBuf, ToolError> {
+        let real = self.resolve_outside_git(path, "write")?;
         if real == self.root {
             return Err(ToolError::new(
                 ErrorKind::InvalidArguments,

@@ -27,6 +27,8 @@ pub enum Answer {
     Result(Value),
     /// A JSON-RPC error (as when the editor fails to show the question).
     Error(i64, String),
+    /// The answer, after a while (a slow editor); the client goes on reading meanwhile.
+    Later(std::time::Duration, Box<Answer>),
 }
 
 impl From<Value> for Answer {
@@ -262,14 +264,35 @@ impl Connection {
 }
 
 async fn answer(writer: &Writer, id: Value, answer: Answer) {
-    let message = match answer {
-        Answer::Result(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        Answer::Error(code, message) => {
-            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+    let (delay, message) = reply_message(id, answer);
+    if delay.is_zero() {
+        // The server may be gone (a test that kills it); nothing to do then.
+        let _ = write_frame(writer, &message).await;
+        return;
+    }
+    let writer = writer.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(delay).await;
+        let _ = write_frame(&writer, &message).await;
+    });
+}
+
+/// The response to send, and how long to wait before sending it.
+fn reply_message(id: Value, answer: Answer) -> (std::time::Duration, Value) {
+    match answer {
+        Answer::Result(result) => (
+            std::time::Duration::ZERO,
+            json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        ),
+        Answer::Error(code, message) => (
+            std::time::Duration::ZERO,
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
+        ),
+        Answer::Later(delay, answer) => {
+            let (more, message) = reply_message(id, *answer);
+            (delay + more, message)
         }
-    };
-    // The server may be gone (a test that kills it); nothing to do then.
-    let _ = write_frame(writer, &message).await;
+    }
 }
 
 async fn read_loop<R: AsyncRead + Unpin>(

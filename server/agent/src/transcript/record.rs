@@ -16,7 +16,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::approval::Decision;
-use crate::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus};
+use crate::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind};
 use tandem_model::{Message, ToolCall};
 use tandem_tools::FileDiff;
 
@@ -159,7 +159,45 @@ pub enum StoredEvent {
         stop_reason: StoredStopReason,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// Format 2 on; absent in format 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_kind: Option<StoredErrorKind>,
     },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StoredErrorKind {
+    NoServer,
+    Auth,
+    Connection,
+    ContextOverflow,
+    #[serde(other)]
+    Other,
+}
+
+impl From<TurnErrorKind> for StoredErrorKind {
+    fn from(k: TurnErrorKind) -> Self {
+        match k {
+            TurnErrorKind::NoServer => StoredErrorKind::NoServer,
+            TurnErrorKind::Auth => StoredErrorKind::Auth,
+            TurnErrorKind::Connection => StoredErrorKind::Connection,
+            TurnErrorKind::ContextOverflow => StoredErrorKind::ContextOverflow,
+            TurnErrorKind::Other => StoredErrorKind::Other,
+        }
+    }
+}
+
+impl From<StoredErrorKind> for TurnErrorKind {
+    fn from(k: StoredErrorKind) -> Self {
+        match k {
+            StoredErrorKind::NoServer => TurnErrorKind::NoServer,
+            StoredErrorKind::Auth => TurnErrorKind::Auth,
+            StoredErrorKind::Connection => TurnErrorKind::Connection,
+            StoredErrorKind::ContextOverflow => TurnErrorKind::ContextOverflow,
+            StoredErrorKind::Other => TurnErrorKind::Other,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -308,7 +346,11 @@ impl From<&Event> for StoredEvent {
                 completion_tokens,
                 context_window,
             },
-            Event::TurnEnded { stop_reason, error } => StoredEvent::TurnEnded {
+            Event::TurnEnded {
+                stop_reason,
+                error,
+                error_kind,
+            } => StoredEvent::TurnEnded {
                 stop_reason: match stop_reason {
                     StopReason::EndTurn => StoredStopReason::EndTurn,
                     StopReason::Cancelled => StoredStopReason::Cancelled,
@@ -316,6 +358,7 @@ impl From<&Event> for StoredEvent {
                     StopReason::Error => StoredStopReason::Error,
                 },
                 error,
+                error_kind: error_kind.map(Into::into),
             },
         }
     }
@@ -383,7 +426,11 @@ impl StoredEvent {
                 completion_tokens,
                 context_window,
             },
-            StoredEvent::TurnEnded { stop_reason, error } => Event::TurnEnded {
+            StoredEvent::TurnEnded {
+                stop_reason,
+                error,
+                error_kind,
+            } => Event::TurnEnded {
                 stop_reason: match stop_reason {
                     StoredStopReason::EndTurn => StopReason::EndTurn,
                     StoredStopReason::Cancelled => StopReason::Cancelled,
@@ -391,6 +438,7 @@ impl StoredEvent {
                     StoredStopReason::Error => StopReason::Error,
                 },
                 error,
+                error_kind: error_kind.map(Into::into),
             },
         }
     }
