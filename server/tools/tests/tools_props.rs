@@ -86,12 +86,9 @@ fn path() -> impl Strategy<Value = String> {
     ]
 }
 
-/// Known gap, found by the property below with `dangling_out` among its pieces: `resolve` takes a
-/// link whose target does not exist as a missing file inside the workspace, though the link leads
-/// out. No write escapes today (the write replaces the link with a file: checked by hand), but the
-/// resolver's contract says such a path is refused. Run with `--ignored` once it is fixed.
+/// Found by the property below with `dangling_out` among its pieces: a link whose target does not
+/// exist was taken as a missing file inside the workspace, though it leads out.
 #[test]
-#[ignore = "known gap: a dangling link out of the workspace resolves as inside"]
 fn a_dangling_link_out_is_refused() {
     let fx = fixture();
     for given in ["dangling_out", "sub/up/dangling_out", "./dangling_out"] {
