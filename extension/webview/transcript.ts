@@ -179,6 +179,17 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
         ...(entry.contextWindow != null ? { contextWindow: entry.contextWindow } : {}),
       };
       return;
+    case 'compaction':
+      t.blocks.push({
+        kind: 'notice',
+        id: `notice:${t.blocks.length}`,
+        level: 'info',
+        text: `Context compacted to fit the model’s ${entry.contextWindow.toLocaleString('en-US')}-token window: ${entry.elided} old tool outputs shortened, ${entry.summarized} messages summarized (about ${entry.tokensBefore.toLocaleString('en-US')} → ${entry.tokensAfter.toLocaleString('en-US')} tokens). The full history stays in the transcript.`,
+      });
+      return;
+    case 'modelNotice':
+      t.blocks.push({ kind: 'notice', id: `notice:${t.blocks.length}`, level: 'info', text: entry.message });
+      return;
     case 'turnEnded':
       turn.ended = {
         stopReason: entry.stopReason,

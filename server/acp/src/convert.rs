@@ -116,6 +116,22 @@ impl Translator {
                 vec![SessionUpdate::UserMessageChunk(chunk(prompt))]
             }
             Event::TurnStarted { .. } | Event::Usage { .. } => Vec::new(),
+            Event::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            } => vec![SessionUpdate::AgentThoughtChunk(chunk(format!(
+                "[context compacted to fit the {context_window}-token window: {elided} tool \
+                 outputs elided, {summarized} messages summarized; about {tokens_before} → \
+                 {tokens_after} tokens]\n"
+            )))],
+            Event::Notice { message } => {
+                vec![SessionUpdate::AgentThoughtChunk(chunk(format!(
+                    "[{message}]\n"
+                )))]
+            }
             Event::Text { delta } => vec![SessionUpdate::AgentMessageChunk(chunk(delta))],
             Event::Reasoning { delta } => vec![SessionUpdate::AgentThoughtChunk(chunk(delta))],
             Event::ToolCall(ToolCallEvent {

@@ -33,6 +33,19 @@ pub enum Event {
         completion_tokens: u64,
         context_window: Option<u64>,
     },
+    /// The conversation was compacted to fit the model's context window: `elided` old tool
+    /// outputs became one-line stubs, `summarized` messages were replaced by a summary. The
+    /// transcript on disk keeps everything.
+    Compaction {
+        elided: u32,
+        summarized: u32,
+        tokens_before: u64,
+        tokens_after: u64,
+        context_window: u64,
+    },
+    /// Something the user should know about the model server (it cut the prompt, tools switched
+    /// to text).
+    Notice { message: String },
     /// The turn is over.
     TurnEnded {
         stop_reason: StopReason,
@@ -62,6 +75,7 @@ impl TurnErrorKind {
         use tandem_provider::ProviderErrorKind as K;
         let said = error.message.to_ascii_lowercase();
         match error.kind {
+            K::ContextOverflow { .. } => TurnErrorKind::ContextOverflow,
             K::Connect if said.contains("no model server is configured") => TurnErrorKind::NoServer,
             K::Connect | K::Interrupted | K::Timeout => TurnErrorKind::Connection,
             K::Status(401 | 403) => TurnErrorKind::Auth,

@@ -5,6 +5,7 @@
 //! every face (the LSP methods, plain LSP, ACP, the terminal chat) is a `Frontend`.
 
 pub mod approval;
+pub mod context;
 pub mod events;
 pub mod outbox;
 pub mod prompt;
@@ -259,6 +260,12 @@ struct Inner {
     /// can't list them (or is slow to) counts as listing none, rather than being asked again at
     /// every step of every turn.
     windows: OnceCell<Vec<ModelInfo>>,
+    /// The tool definitions for small windows ([`context::compact_tools`]).
+    compact_tools: Vec<ToolDefinition>,
+    /// Characters per token, calibrated by what the server reports.
+    ratio: Mutex<f64>,
+    /// A window guessed from an overflow error that named no number.
+    guessed_window: Mutex<Option<u64>>,
 }
 
 impl Agent {
@@ -275,7 +282,10 @@ impl Agent {
                 settings,
                 client,
                 sandbox,
+                compact_tools: context::compact_tools(&tandem_tools::definitions()),
                 tools: tandem_tools::definitions(),
+                ratio: Mutex::new(context::START_RATIO),
+                guessed_window: Mutex::new(None),
                 sessions: Mutex::new(HashMap::new()),
                 models: OnceCell::new(),
                 windows: OnceCell::new(),
@@ -543,8 +553,30 @@ impl Agent {
         self.inner.client.model()
     }
 
+    /// The window requests must fit: the client's (the user's setting, an overflow error, the
+    /// server), else a guess from an overflow that named no number, else the model list.
+    async fn window(&self) -> Option<tandem_provider::Window> {
+        if let Some(window) = self.inner.client.window().await {
+            return Some(window);
+        }
+        if let Some(n) = *tandem_stdx::lock(&self.inner.guessed_window) {
+            return Some(tandem_provider::Window::new(
+                n,
+                "a guess from the server's overflow error",
+            ));
+        }
+        self.listed_window()
+            .await
+            .map(|n| tandem_provider::Window::new(n, "the server's model list"))
+    }
+
     /// The current model's context window, where the endpoint tells it.
     async fn context_window(&self) -> Option<u64> {
+        self.window().await.map(|w| w.tokens)
+    }
+
+    /// The window the model list gives for the current model.
+    async fn listed_window(&self) -> Option<u64> {
         let models = self
             .inner
             .windows

@@ -148,7 +148,7 @@ impl Session {
                         event: update,
                     });
                 }
-                Record::Approval { .. } | Record::Turn { .. } => {}
+                Record::Approval { .. } | Record::Turn { .. } | Record::Compaction { .. } => {}
             }
         }
         let workspace = Workspace::new(&root).map_err(|e| {

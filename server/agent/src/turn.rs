@@ -11,13 +11,14 @@ use tokio_util::sync::CancellationToken;
 use super::approval::{
     ApprovalAction, ApprovalReply, ApprovalRequest, CommandApproval, Decision, EditApproval,
 };
+use super::context::{self, Fit, SMALL_WINDOW, Sizing};
 use super::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind};
 use super::prompt::{self, ContextItem};
 use super::session::Session;
 use super::transcript::Record;
 use super::{Agent, Diagnostic, Frontend};
-use tandem_model::{Completion, Delta, FinishReason, Message, ToolCall};
-use tandem_provider::CompletionRequest;
+use tandem_model::{Completion, Delta, FinishReason, Message, ToolCall, ToolDefinition};
+use tandem_provider::{CompletionRequest, ProviderErrorKind, tokens};
 use tandem_tools as tools;
 use tandem_tools::{
     AppliedEdit, CommandProposal, EditProposal, EditorText, ErrorKind, FileDiff, Prepared, Tool,
@@ -127,7 +128,59 @@ impl Turn {
         let client = self.agent.inner.client.clone();
         let max_steps = self.agent.inner.settings.max_steps;
 
-        for _step in 0..max_steps {
+        let mut overflow_retried = false;
+        let mut step = 0;
+        while step < max_steps {
+            step += 1;
+            let sizing = self.sizing().await;
+            let small = sizing
+                .as_ref()
+                .is_some_and(|s| s.window.tokens <= SMALL_WINDOW);
+            let tools: &[ToolDefinition] = if small {
+                &self.agent.inner.compact_tools
+            } else {
+                &self.agent.inner.tools
+            };
+            if small && let Some(Message::System { content }) = conversation.first_mut() {
+                *content = prompt::compact_system_prompt(self.session.workspace.root());
+            }
+            if let Some(sizing) = &sizing {
+                if step == 1 {
+                    self.calibrate_with_tokenizer(&conversation).await;
+                }
+                let sizing = Sizing {
+                    ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
+                    ..sizing.clone()
+                };
+                match context::fit(client.as_ref(), &mut conversation, tools, &sizing).await {
+                    Fit::Fits => {}
+                    Fit::Compacted(report) => {
+                        self.session.persist(&Record::Compaction {
+                            turn_id: self.turn_id.clone(),
+                            at: OffsetDateTime::now_utc(),
+                            elided: report.elided,
+                            summarized: report.summarized,
+                            summary: report.summary.clone(),
+                        });
+                        self.emit(Event::Compaction {
+                            elided: report.elided,
+                            summarized: report.summarized,
+                            tokens_before: report.tokens_before,
+                            tokens_after: report.tokens_after,
+                            context_window: sizing.window.tokens,
+                        });
+                    }
+                    Fit::TooSmall(message) => {
+                        return (
+                            StopReason::Error,
+                            Some((TurnErrorKind::ContextOverflow, message)),
+                        );
+                    }
+                }
+            }
+            let sent_chars: u64 = conversation.iter().map(tokens::message_chars).sum::<u64>()
+                + tokens::tools_chars(tools);
+            let sent_messages = conversation.len();
             let mut text = String::new();
             let mut reasoning = String::new();
             let result = {
@@ -145,7 +198,7 @@ impl Turn {
                 };
                 let request = CompletionRequest {
                     messages: &conversation,
-                    tools: &self.agent.inner.tools,
+                    tools,
                 };
                 tokio::select! {
                     r = client.complete(request, &mut on_delta) => Some(r),
@@ -159,12 +212,33 @@ impl Turn {
                     return (StopReason::Cancelled, None);
                 }
                 Some(Err(e)) => {
+                    if let ProviderErrorKind::ContextOverflow { window, requested } = e.kind
+                        && !overflow_retried
+                        && text.is_empty()
+                    {
+                        // Learnt (or guessed) the window: fit again and try once more.
+                        overflow_retried = true;
+                        if window.is_none() {
+                            let sent = requested.unwrap_or_else(|| {
+                                tokens::tokens_for(sent_chars, sent_messages, context::START_RATIO)
+                            });
+                            *tandem_stdx::lock(&self.agent.inner.guessed_window) =
+                                Some(sent * 3 / 4);
+                        }
+                        step -= 1;
+                        continue;
+                    }
                     self.keep_partial(&mut conversation, text, reasoning);
-                    return (StopReason::Error, Some((TurnErrorKind::of(&e), e.message)));
+                    let kind = TurnErrorKind::of(&e);
+                    return (
+                        StopReason::Error,
+                        Some((kind, self.overflow_message(e).await)),
+                    );
                 }
                 Some(Ok(c)) => c,
             };
             self.report_usage(&completion).await;
+            self.calibrate(&completion, sent_chars, sent_messages, !tools.is_empty());
             let Completion {
                 text: full_text,
                 reasoning: full_reasoning,
@@ -235,7 +309,17 @@ impl Turn {
                     return (StopReason::Cancelled, None);
                 }
                 let outcome = self.run_tool(call).await;
-                let for_model = outcome.output.clone();
+                let for_model = match &sizing {
+                    Some(sizing) => context::cap_text(
+                        &outcome.output,
+                        Sizing {
+                            ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
+                            ..sizing.clone()
+                        }
+                        .tool_output_chars(),
+                    ),
+                    None => outcome.output.clone(),
+                };
                 self.emit(Event::ToolResult {
                     tool_call_id: call.id.clone(),
                     status: outcome.status,
@@ -255,6 +339,88 @@ impl Turn {
             }
         }
         (StopReason::MaxSteps, None)
+    }
+
+    /// The window and the kind of server, when the window is known.
+    async fn sizing(&self) -> Option<Sizing> {
+        let window = self.agent.window().await?;
+        Some(Sizing {
+            window,
+            kind: self.agent.inner.client.server_kind(),
+            ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
+        })
+    }
+
+    /// Calibrates the estimate with the server's own tokenizer, where it has one.
+    async fn calibrate_with_tokenizer(&self, conversation: &[Message]) {
+        let text: String = conversation
+            .iter()
+            .map(|m| match m {
+                Message::System { content }
+                | Message::User { content }
+                | Message::Tool { content, .. } => content.as_str(),
+                Message::Assistant { content, .. } => content.as_str(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let chars = text.chars().count() as f64;
+        if chars < 200.0 {
+            return;
+        }
+        if let Some(count) = self.agent.inner.client.count_tokens(&text).await
+            && count > 0
+        {
+            *tandem_stdx::lock(&self.agent.inner.ratio) = (chars / count as f64).clamp(1.5, 6.0);
+        }
+    }
+
+    /// Learns characters per token from the usage the server reported. A report of far fewer
+    /// tokens than were sent means the server cut the prompt (Ollama's default context) or its
+    /// chat template dropped the tools: the user is told, and in auto mode tools go as text.
+    fn calibrate(&self, completion: &Completion, chars: u64, messages: usize, had_tools: bool) {
+        let Some(usage) = completion.usage.filter(|u| u.prompt_tokens > 0) else {
+            return;
+        };
+        match context::calibrated(chars, messages, usage.prompt_tokens) {
+            Some(ratio) => *tandem_stdx::lock(&self.agent.inner.ratio) = ratio,
+            // A small request is too small to tell a cut from a scripted or odd count.
+            None if tokens::tokens_for(chars, messages, 4.0) < 2048 => {}
+            None => {
+                let expected = tokens::tokens_for(chars, messages, 4.0);
+                let client = &self.agent.inner.client;
+                let mut message = format!(
+                    "the model server reports reading {} tokens of a request of about {}: it cut \
+                     the prompt (Ollama does at its default context size; set a larger context) \
+                     or its chat template dropped part of it, such as the tool definitions",
+                    context::group(usage.prompt_tokens),
+                    context::group(expected)
+                );
+                if had_tools && client.switch_to_text_tools() {
+                    message.push_str("; tools are described in the prompt from now on");
+                }
+                self.emit(Event::Notice { message });
+            }
+        }
+    }
+
+    /// An error for the user; an overflow gets its numbers and the fix.
+    async fn overflow_message(&self, error: tandem_provider::ProviderError) -> String {
+        let ProviderErrorKind::ContextOverflow { window, requested } = error.kind else {
+            return error.message;
+        };
+        let window = match window {
+            Some(n) => format!("{} tokens", context::group(n)),
+            None => "not known".into(),
+        };
+        let requested = requested
+            .map(|n| format!("about {} tokens", context::group(n)))
+            .unwrap_or_else(|| "more than fits".into());
+        format!(
+            "the request does not fit the model's context window: it was {requested}; the \
+             window is {window}. To go on, {} or shorten the message. (The server said: {})",
+            self.agent.inner.client.server_kind().window_fix(),
+            error.message
+        )
     }
 
     /// Puts the streamed text and reasoning of a step into the history, one entry each.

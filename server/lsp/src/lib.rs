@@ -5,6 +5,7 @@
 
 mod documents;
 mod editor;
+mod framing;
 mod frontend;
 mod plain;
 mod plain_commands;
@@ -62,9 +63,10 @@ pub async fn serve(overrides: Overrides) {
     let service = ServiceBuilder::new()
         .map_request(default_params)
         .service(service);
-    Server::new(stdio::input(), stdio::output(), socket)
-        .serve(service)
-        .await;
+    // The library reads only frames the relay checked; bad ones are answered by the relay.
+    let (input, output, relay) = framing::relay(stdio::input(), stdio::output());
+    Server::new(input, output, socket).serve(service).await;
+    relay.finish().await;
 }
 
 /// Methods that take no params accept them absent as well as `{}`: clients differ, and the

@@ -256,7 +256,12 @@ impl Forwarder {
                     .log_message(MessageType::INFO, format!("Tandem: {mark}: {first}"))
                     .await;
             }
-            Event::Usage { .. } => {}
+            Event::Usage { .. } | Event::Compaction { .. } => {}
+            Event::Notice { message } => {
+                self.client
+                    .log_message(MessageType::WARNING, format!("Tandem: {message}"))
+                    .await;
+            }
             Event::TurnEnded {
                 stop_reason, error, ..
             } => {

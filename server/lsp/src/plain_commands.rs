@@ -273,7 +273,11 @@ fn markdown(history: &[HistoryEntry]) -> String {
                 out.push_str(&format!("\n## You\n\n{prompt}\n\n## Tandem\n\n"))
             }
             Event::Text { delta } => out.push_str(delta),
-            Event::Reasoning { .. } | Event::ToolOutput { .. } | Event::Usage { .. } => {}
+            Event::Reasoning { .. }
+            | Event::ToolOutput { .. }
+            | Event::Usage { .. }
+            | Event::Compaction { .. } => {}
+            Event::Notice { message } => out.push_str(&format!("\n\n> _{message}_\n")),
             Event::ToolCall(ToolCallEvent { title, .. }) => {
                 out.push_str(&format!("\n\n> **{title}**\n"))
             }

@@ -16,6 +16,12 @@ impl From<ProviderOptions> for tandem_provider::ProviderOptions {
                 Api::Openai => tandem_provider::Api::OpenAi,
                 Api::Anthropic => tandem_provider::Api::Anthropic,
             }),
+            context_window: o.context_window.filter(|&n| n > 0),
+            tool_mode: o.tool_mode.map(|mode| match mode {
+                ToolMode::Native => tandem_provider::ToolMode::Native,
+                ToolMode::Text => tandem_provider::ToolMode::Text,
+                ToolMode::Auto => tandem_provider::ToolMode::Auto,
+            }),
         }
     }
 }
@@ -158,6 +164,20 @@ impl From<Event> for Update {
                 completion_tokens,
                 context_window,
             },
+            Event::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            } => Update::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            },
+            Event::Notice { message } => Update::ModelNotice { message },
             Event::TurnEnded {
                 stop_reason,
                 error,

@@ -65,6 +65,20 @@ pub struct ProviderOptions {
     pub api_key: Option<String>,
     #[serde(default)]
     pub api: Option<Api>,
+    /// The model's context window in tokens; wins over what the server reports.
+    #[serde(default)]
+    pub context_window: Option<u64>,
+    /// How tools reach the model: `native`, `text` (described in the system prompt) or `auto`.
+    #[serde(default)]
+    pub tool_mode: Option<ToolMode>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolMode {
+    Native,
+    Text,
+    Auto,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -273,6 +287,18 @@ pub enum Update {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         context_window: Option<u64>,
     },
+    /// The conversation was compacted to fit the model's context window (the transcript keeps
+    /// all of it): `elided` old tool outputs became stubs, `summarized` messages a summary.
+    Compaction {
+        elided: u32,
+        summarized: u32,
+        tokens_before: u64,
+        tokens_after: u64,
+        context_window: u64,
+    },
+    /// Something the user should know about the model server (it cut the prompt; tools now go
+    /// as text).
+    ModelNotice { message: String },
     /// The turn is over.
     TurnEnded {
         stop_reason: StopReason,

@@ -200,6 +200,27 @@ impl Frontend for ChatFrontend {
                     "[{prompt_tokens}{window} tokens in, {completion_tokens} out]"
                 ));
             }
+            Event::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            } => {
+                self.switch_to(Shown::Nothing);
+                out(&format!(
+                    "{}\n",
+                    s.dim(&format!(
+                        "  [context compacted for the {context_window}-token window: {elided} \
+                         outputs elided, {summarized} messages summarized, ~{tokens_before} → \
+                         ~{tokens_after} tokens]"
+                    ))
+                ));
+            }
+            Event::Notice { message } => {
+                self.switch_to(Shown::Nothing);
+                out(&format!("{}\n", s.dim(&format!("  note: {message}"))));
+            }
             Event::TurnEnded {
                 stop_reason, error, ..
             } => {

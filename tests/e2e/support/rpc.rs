@@ -240,6 +240,18 @@ impl Connection {
         )
     }
 
+    /// Writes bytes to the server's input as they are, framed or not (for malformed input).
+    pub async fn send_raw(&self, bytes: &[u8]) {
+        let mut guard = self.writer.lock().await;
+        let w = guard
+            .as_mut()
+            .expect("the client closed the server's input");
+        w.write_all(bytes)
+            .await
+            .expect("cannot write to the server");
+        w.flush().await.expect("cannot write to the server");
+    }
+
     /// Closes the server's input, as an editor that goes away without `shutdown`.
     pub async fn close(&self) {
         self.writer.lock().await.take();
@@ -298,9 +310,14 @@ async fn read_loop<R: AsyncRead + Unpin>(
         }
         match (method, id) {
             (None, Some(id)) => {
-                if let Some(id) = id.as_i64() {
-                    lock().responses.insert(id, message);
-                }
+                match id.as_i64() {
+                    Some(id) => lock().responses.insert(id, message),
+                    // Not an id of ours (e.g. null, in the answer to a malformed message).
+                    None => {
+                        lock().other.push(message);
+                        None
+                    }
+                };
             }
             (Some("tandem/update"), None) => lock().updates.push(message["params"].clone()),
             (Some("tandem/requestApproval"), Some(id)) => {

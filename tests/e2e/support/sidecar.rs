@@ -106,6 +106,8 @@ pub struct Options {
     pub diagnostics: bool,
     /// `initializationOptions.maxSteps`.
     pub max_steps: Option<u32>,
+    /// More `initializationOptions.provider` fields (`contextWindow`, `toolMode`).
+    pub provider: Value,
 }
 
 impl Default for Options {
@@ -115,6 +117,7 @@ impl Default for Options {
             approvals: true,
             diagnostics: false,
             max_steps: None,
+            provider: Value::Null,
         }
     }
 }
@@ -128,6 +131,11 @@ pub fn initialize_params(env: &Env, mock: &MockServer, options: Options) -> Valu
     });
     if !options.approval.is_null() {
         init_options["approval"] = options.approval;
+    }
+    if let Value::Object(extra) = options.provider {
+        for (k, v) in extra {
+            init_options["provider"][k] = v;
+        }
     }
     if let Some(max_steps) = options.max_steps {
         init_options["maxSteps"] = json!(max_steps);

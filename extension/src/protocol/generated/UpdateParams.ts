@@ -10,7 +10,7 @@ export type UpdateParams = { sessionId: string, turnId: string, } & ({ "kind": "
 /**
  * An edit's unified diff.
  */
-diff?: string | null, } | { "kind": "usage", promptTokens: number, completionTokens: number, contextWindow?: number | null, } | { "kind": "turnEnded", stopReason: StopReason, error?: string | null, 
+diff?: string | null, } | { "kind": "usage", promptTokens: number, completionTokens: number, contextWindow?: number | null, } | { "kind": "compaction", elided: number, summarized: number, tokensBefore: number, tokensAfter: number, contextWindow: number, } | { "kind": "modelNotice", message: string, } | { "kind": "turnEnded", stopReason: StopReason, error?: string | null, 
 /**
  * With `error`: what kind of failure, so the client can offer the fix.
  */

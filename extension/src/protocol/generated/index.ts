@@ -31,6 +31,7 @@ export type * from "./SessionParams";
 export type * from "./SetModelParams";
 export type * from "./Severity";
 export type * from "./StopReason";
+export type * from "./ToolMode";
 export type * from "./ToolStatus";
 export type * from "./UndoConflict";
 export type * from "./UndoParams";

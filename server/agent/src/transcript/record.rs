@@ -5,6 +5,7 @@
 //! Format versions (the `formatVersion` of the session line):
 //! - 1 (no `formatVersion`): everything written before versions were recorded.
 //! - 2: the same records, with the version on the session line.
+//! - 3: adds the `compaction` record and the `compaction` and `notice` updates.
 //!
 //! A loader reads every version up to [`FORMAT_VERSION`]; a change to a record's shape bumps it
 //! and keeps the old shape readable here.
@@ -21,7 +22,7 @@ use tandem_model::{Message, ToolCall};
 use tandem_tools::FileDiff;
 
 /// The format this build writes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// One line of a transcript.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -68,6 +69,17 @@ pub enum Record {
         edited: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         feedback: Option<String>,
+    },
+    /// The conversation sent to the model was compacted (format 3): what the summary said.
+    /// The messages stay in the transcript whole; this record says what the model saw instead.
+    Compaction {
+        turn_id: String,
+        #[serde(with = "time::serde::rfc3339")]
+        at: OffsetDateTime,
+        elided: u32,
+        summarized: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
     },
     /// The model that answered a turn.
     Turn {
@@ -162,6 +174,16 @@ pub enum StoredEvent {
         /// Format 2 on; absent in format 1.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error_kind: Option<StoredErrorKind>,
+    },
+    Compaction {
+        elided: u32,
+        summarized: u32,
+        tokens_before: u64,
+        tokens_after: u64,
+        context_window: u64,
+    },
+    Notice {
+        message: String,
     },
 }
 
@@ -346,6 +368,20 @@ impl From<&Event> for StoredEvent {
                 completion_tokens,
                 context_window,
             },
+            Event::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            } => StoredEvent::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            },
+            Event::Notice { message } => StoredEvent::Notice { message },
             Event::TurnEnded {
                 stop_reason,
                 error,
@@ -426,6 +462,20 @@ impl StoredEvent {
                 completion_tokens,
                 context_window,
             },
+            StoredEvent::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            } => Event::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            },
+            StoredEvent::Notice { message } => Event::Notice { message },
             StoredEvent::TurnEnded {
                 stop_reason,
                 error,
