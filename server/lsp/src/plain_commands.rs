@@ -73,16 +73,23 @@ impl Backend {
                 let Some(session) = lock(&self.current).clone() else {
                     return Ok(Some(json!({"restored": []})));
                 };
+                // `tandem.undo` reverts the last turn that changed files; with a turn id
+                // (`"t3"` or `{"turnId": "t3"}`) everything since that turn.
+                let turn = arguments.first().and_then(|a| {
+                    a.as_str()
+                        .or_else(|| a.get("turnId").and_then(Value::as_str))
+                        .map(str::to_string)
+                });
                 let frontend = ready.frontend.as_ref();
                 let mut outcome = ready
                     .agent
-                    .undo(&session, None, false, frontend)
+                    .undo(&session, turn.clone(), false, frontend)
                     .await
                     .map_err(agent_error)?;
                 if outcome.needs_confirmation && self.confirm_restore(&outcome).await {
                     outcome = ready
                         .agent
-                        .undo(&session, None, true, frontend)
+                        .undo(&session, turn, true, frontend)
                         .await
                         .map_err(agent_error)?;
                 }
