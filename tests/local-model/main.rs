@@ -7,7 +7,7 @@
 //! fail, saying to run `tests/llama/setup.sh`.
 
 #[path = "../e2e/support/mod.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 mod support;
 
 use std::io::{BufRead, BufReader};
@@ -108,10 +108,24 @@ async fn tandem_for(env: &Env, server: &LlamaServer, provider: Value) -> (Sideca
     (Sidecar::start(env, &unused, options).await, unused)
 }
 
+/// Runs a turn, waiting as long as a small CPU model may take (it can talk until its window
+/// is full).
+/// Runs a turn, waiting as long as a small CPU model may take (it can talk until its window
+/// is full).
 async fn turn(tandem: &Sidecar, session: &str, text: &str) -> Turn {
-    tokio::time::timeout(Duration::from_secs(300), tandem.run_turn(session, text))
-        .await
-        .expect("the turn did not end within 5 minutes")
+    let turn = tandem.prompt(session, text).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(600);
+    loop {
+        let updates = tandem.inbox(|inbox| turn.updates_in(&inbox.updates));
+        if updates.iter().any(|u| u["kind"] == "turnEnded") {
+            return Turn::new(updates);
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the turn did not end within 10 minutes"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 #[tokio::test]
