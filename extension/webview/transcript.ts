@@ -207,6 +207,24 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
   }
 }
 
+/** The file a unified diff is about: its `+++ b/…` path, or `--- a/…` for a deleted file. */
+export function diffPath(diff: string): string | undefined {
+  const plus = /^\+\+\+ b\/(.+)$/m.exec(diff);
+  if (plus) return plus[1];
+  return /^--- a\/(.+)$/m.exec(diff)?.[1];
+}
+
+/** The files a turn changed (its edits that were written), in the order first changed. */
+export function changedFiles(turn: Turn): string[] {
+  const files: string[] = [];
+  for (const item of turn.items) {
+    if (item.type !== 'tool' || item.state !== 'ok' || !item.diff) continue;
+    const file = diffPath(item.diff);
+    if (file && !files.includes(file)) files.push(file);
+  }
+  return files;
+}
+
 export function buildTranscript(entries: readonly LogEntry[]): Transcript {
   const t = emptyTranscript();
   for (const e of entries) applyEntry(t, e);

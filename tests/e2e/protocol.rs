@@ -59,6 +59,24 @@ async fn bad_initialization_options_name_the_field() {
 }
 
 #[tokio::test]
+async fn a_malformed_tandem_capability_fails_initialize() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::default());
+    let tandem = Sidecar::spawn(&env);
+    let mut params = initialize_params(&env, &mock, Options::default());
+    params["capabilities"]["experimental"]["tandem"]["approvals"] = json!("yes");
+    let error = tandem
+        .request("initialize", params)
+        .await
+        .expect_err("a string where a bool belongs must be refused, not dropped");
+    assert_eq!(error.code, -32602, "{error:?}");
+    assert!(
+        error.message.contains("experimental.tandem.approvals"),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
 async fn an_empty_prompt_is_invalid_params() {
     let env = Env::new();
     let mock = MockServer::start(Scenario::default());

@@ -200,11 +200,178 @@ async fn undo_puts_files_back_after_a_restart() {
         .request("tandem/undo", json!({"sessionId": session}))
         .await
         .unwrap();
-    assert_eq!(undone, json!({"restored": ["src/answer.rs"]}));
+    assert_eq!(
+        undone,
+        json!({"restored": ["src/answer.rs"], "conflicts": [], "needsConfirmation": false})
+    );
     assert_eq!(env.read("src/answer.rs"), crate::approvals::ORIGINAL);
     let again = second
         .request("tandem/undo", json!({"sessionId": session}))
         .await
         .unwrap();
-    assert_eq!(again, json!({"restored": []}), "nothing left to undo");
+    assert_eq!(
+        again["restored"],
+        json!([]),
+        "nothing left to undo: {again}"
+    );
+}
+
+/// The session file of `session` in the data dir.
+fn transcript_of(env: &Env, session: &str) -> std::path::PathBuf {
+    env.data_dir
+        .join("sessions")
+        .join(format!("{session}.jsonl"))
+}
+
+#[tokio::test]
+async fn a_session_whose_workspace_is_gone_says_so() {
+    let env = Env::new();
+    let mock = MockServer::start(scenario("resume"));
+    let mut sidecar = Sidecar::start(&env, &mock, Options::default()).await;
+    let elsewhere = env.workspace.join("moved");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let session = sidecar
+        .request("tandem/newSession", json!({"root": elsewhere}))
+        .await
+        .unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    sidecar.shutdown().await;
+    std::fs::remove_dir(&elsewhere).unwrap();
+
+    let again = Sidecar::start(&env, &mock, Options::default()).await;
+    let error = again
+        .request("tandem/loadSession", json!({"sessionId": session}))
+        .await
+        .expect_err("the workspace is gone");
+    assert_eq!(error.code, 1004, "{error:?}");
+    assert!(
+        error.message.contains(&elsewhere.display().to_string())
+            && error.message.contains("restore the folder"),
+        "{error:?}"
+    );
+    let unknown = again
+        .request("tandem/loadSession", json!({"sessionId": "0123abcd"}))
+        .await
+        .expect_err("no such session");
+    assert_eq!(unknown.code, 1001, "{unknown:?}");
+}
+
+#[tokio::test]
+async fn unreadable_transcript_lines_are_counted_not_silently_dropped() {
+    let env = Env::new();
+    env.write("notes.txt", "alpha\nbeta\n");
+    let mock = MockServer::start(scenario("resume"));
+    let mut first = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = first.new_session().await;
+    let turn = first.run_turn(&session, "Summarize notes.txt").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    first.shutdown().await;
+
+    // A record from a future Tandem, and a line torn by a crash.
+    let path = transcript_of(&env, &session);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"type\":\"hologram\",\"turnId\":\"t1\"}\n{\"type\":\"update\",\"tu\n");
+    std::fs::write(&path, text).unwrap();
+
+    let second = Sidecar::start(&env, &mock, Options::default()).await;
+    let loaded = second
+        .request("tandem/loadSession", json!({"sessionId": session}))
+        .await
+        .unwrap();
+    assert_eq!(loaded["unreadableLines"], 2, "{loaded}");
+    assert_eq!(
+        Turn::new(loaded["entries"].as_array().unwrap().clone()).stop_reason(),
+        "endTurn"
+    );
+    let stderr = second.stderr();
+    assert!(
+        stderr.contains("line") && stderr.contains("skipped"),
+        "{stderr}"
+    );
+}
+
+/// A transcript Tandem wrote before transcripts carried a format version loads, replays and
+/// continues.
+#[tokio::test]
+async fn a_transcript_of_format_1_loads_and_continues() {
+    let env = Env::new();
+    env.write("notes.txt", "alpha\nbeta\ngamma\n");
+    let fixture = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/transcripts/format-1.jsonl"
+    ))
+    .unwrap();
+    let session = "20bf33622d9343959c06cd2000e1cbac";
+    // Its workspace, in the place of the one it was written in.
+    let text = fixture.replace("\"/tmp/fx/ws\"", &json!(env.workspace).to_string());
+    std::fs::create_dir_all(env.data_dir.join("sessions")).unwrap();
+    std::fs::write(transcript_of(&env, session), text).unwrap();
+
+    let mock = MockServer::start(Scenario::new([Reply::text("Still three lines.")]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let listed = tandem
+        .request("tandem/listSessions", Value::Null)
+        .await
+        .unwrap();
+    assert_eq!(
+        listed["sessions"][0]["title"], "Add gamma to the notes",
+        "{listed}"
+    );
+    let loaded = tandem
+        .request("tandem/loadSession", json!({"sessionId": session}))
+        .await
+        .unwrap();
+    assert_eq!(loaded["unreadableLines"], 0, "{loaded}");
+    let entries = loaded["entries"].as_array().unwrap();
+    assert_eq!(
+        history_kinds(entries),
+        [
+            "turnStarted",
+            "reasoning",
+            "text",
+            "toolCall",
+            "toolResult",
+            "toolCall",
+            "toolResult",
+            "toolCall",
+            "toolResult",
+            "text",
+            "turnEnded"
+        ],
+        "{entries:#?}"
+    );
+    let history = Turn::new(entries.clone());
+    let write = &history
+        .updates
+        .iter()
+        .filter(|u| u["kind"] == "toolResult")
+        .nth(1)
+        .unwrap();
+    assert!(
+        write["diff"].as_str().unwrap().contains("+gamma"),
+        "{write}"
+    );
+
+    // The conversation goes on with all of it.
+    let next = tandem.run_turn(session, "How many lines now?").await;
+    assert_eq!(next.text(), "Still three lines.", "{next}");
+    let sent = &mock.chat_requests()[0];
+    let roles = roles(sent);
+    assert_eq!(
+        roles,
+        [
+            "system",
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+            "tool",
+            "assistant",
+            "tool",
+            "assistant",
+            "user"
+        ],
+    );
 }

@@ -242,6 +242,9 @@ impl Translator {
             ApprovalAction::Command(command) => {
                 let mut shown = fenced(&command.command);
                 shown.push_str(&format!("\n\nin `{}`", command.cwd.display()));
+                if command.outside_sandbox {
+                    shown.push_str(", **outside the sandbox** (network, writes anywhere)");
+                }
                 vec![text_content(shown)]
             }
         };
@@ -328,6 +331,7 @@ pub fn decision(outcome: &RequestPermissionOutcome) -> ApprovalReply {
         decision,
         content: None,
         feedback: None,
+        rejected_hunks: Vec::new(),
     }
 }
 
@@ -667,6 +671,7 @@ mod tests {
         let end = t.event(Event::TurnEnded {
             stop_reason: StopReason::Error,
             error: Some("boom".into()),
+            error_kind: None,
         });
         assert_eq!(wire(&end[0])["status"], "failed");
         assert_eq!(wire(&end[1])["content"]["text"], "\n\nError: boom");

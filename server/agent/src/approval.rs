@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+pub use tandem_sandbox::SandboxMode;
 use tandem_tools::FileDiff;
 
 /// The user's standing policy, fixed when the sidecar starts. Nothing the model says or reads can
@@ -9,8 +10,13 @@ use tandem_tools::FileDiff;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ApprovalPolicy {
     pub auto_approve: AutoApprove,
-    /// Command prefixes that run without asking, e.g. `"cargo test"`, `"git status"`.
+    /// Commands that run without asking, e.g. `"cargo test"`, `"git status"` (see
+    /// [`ApprovalPolicy::allows_command`]).
     pub allow_commands: Vec<String>,
+    /// Whether commands run in the sandbox (the default) or not at all.
+    pub sandbox: SandboxMode,
+    /// Commands in the sandbox may use the network.
+    pub network: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -20,36 +26,15 @@ pub struct AutoApprove {
 }
 
 impl ApprovalPolicy {
-    /// Whether `command` runs without asking: a listed prefix ending at a word boundary, and no
-    /// shell syntax that could chain or redirect to something else (`ls; rm -rf ~` is not `ls`).
+    /// Whether `command` runs without asking by the allow-list: its words and options, not a
+    /// string prefix (the rules are `tandem_sandbox::allow`'s). A command the sandbox can't wall
+    /// in is never allow-listed: that is the caller's part.
     pub fn allows_command(&self, command: &str) -> bool {
-        let command = command.trim();
-        if command.is_empty() || has_shell_control(command) {
-            return false;
-        }
-        self.allow_commands.iter().any(|prefix| {
-            let prefix = prefix.trim();
-            !prefix.is_empty()
-                && command.starts_with(prefix)
-                && command[prefix.len()..]
-                    .chars()
-                    .next()
-                    .is_none_or(char::is_whitespace)
-        })
+        tandem_sandbox::AllowList::new(self.allow_commands.iter().map(String::as_str))
+            .allows(command)
     }
 }
 
-/// Characters that let one command line run or affect more than its first command.
-fn has_shell_control(command: &str) -> bool {
-    command.chars().any(|c| {
-        matches!(
-            c,
-            ';' | '&' | '|' | '`' | '$' | '>' | '<' | '\n' | '\r' | '(' | ')'
-        )
-    })
-}
-
-/// What kind of thing is asked about: "accept always" covers one kind for the session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ApprovalKind {
     Edit,
@@ -87,6 +72,8 @@ pub struct EditApproval {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommandApproval {
     pub command: String,
+    /// The model asked to run it outside the sandbox.
+    pub outside_sandbox: bool,
     /// Absolute.
     pub cwd: PathBuf,
     /// Relative to the workspace root (`.` for the root).
@@ -117,6 +104,9 @@ pub struct ApprovalReply {
     pub content: Option<String>,
     /// A note for the model, with a rejection.
     pub feedback: Option<String>,
+    /// The hunks of the proposal's diff the user dropped before accepting (0-based, in the
+    /// diff's order): what is left is in `content`.
+    pub rejected_hunks: Vec<usize>,
 }
 
 /// The answer a face's queue will bring: the user's, or a rejection if the connection to the
@@ -142,6 +132,17 @@ impl ApprovalReply {
             decision: Decision::Reject,
             content: None,
             feedback: Some(feedback.into()),
+            rejected_hunks: Vec::new(),
+        }
+    }
+
+    /// A plain yes.
+    pub fn accept() -> Self {
+        Self {
+            decision: Decision::Accept,
+            content: None,
+            feedback: None,
+            rejected_hunks: Vec::new(),
         }
     }
 }
@@ -169,8 +170,8 @@ mod tests {
     }
 
     #[test]
-    fn allow_list_refuses_chained_commands() {
-        let p = policy(&["ls"]);
+    fn allow_list_refuses_chained_commands_and_code_loading_options() {
+        let p = policy(&["ls", "cargo test"]);
         for cmd in [
             "ls; rm -rf ~",
             "ls && curl x",
@@ -180,13 +181,16 @@ mod tests {
             "ls > /etc/passwd",
             "ls\nrm x",
             "ls & rm x",
+            "cargo test --config 'build.rustc-wrapper=\"/tmp/evil.sh\"'",
+            "cargo test --manifest-path /outside/Cargo.toml",
+            "cargo +nightly test",
         ] {
             assert!(!p.allows_command(cmd), "{cmd:?} must ask");
         }
     }
 
     #[test]
-    fn empty_prefix_allows_nothing() {
+    fn empty_entries_allow_nothing() {
         assert!(!policy(&[""]).allows_command("rm -rf /"));
         assert!(!policy(&[]).allows_command("ls"));
     }

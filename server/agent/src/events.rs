@@ -50,7 +50,44 @@ pub enum Event {
     TurnEnded {
         stop_reason: StopReason,
         error: Option<String>,
+        /// What kind of failure `error` is, so a face can offer the fix (settings, a key, retry).
+        error_kind: Option<TurnErrorKind>,
     },
+}
+
+/// What went wrong, as far as the user can act on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TurnErrorKind {
+    /// No model server is configured and none was found on this machine.
+    NoServer,
+    /// The server refused the key (401, 403).
+    Auth,
+    /// The server could not be reached or the connection broke.
+    Connection,
+    /// The conversation does not fit the model's context window.
+    ContextOverflow,
+    Other,
+}
+
+impl TurnErrorKind {
+    /// The kind of a model failure.
+    pub fn of(error: &tandem_provider::ProviderError) -> TurnErrorKind {
+        use tandem_provider::ProviderErrorKind as K;
+        let said = error.message.to_ascii_lowercase();
+        match error.kind {
+            K::ContextOverflow { .. } => TurnErrorKind::ContextOverflow,
+            K::Connect if said.contains("no model server is configured") => TurnErrorKind::NoServer,
+            K::Connect | K::Interrupted | K::Timeout => TurnErrorKind::Connection,
+            K::Status(401 | 403) => TurnErrorKind::Auth,
+            _ if said.contains("context length")
+                || said.contains("context window")
+                || said.contains("context_length_exceeded") =>
+            {
+                TurnErrorKind::ContextOverflow
+            }
+            _ => TurnErrorKind::Other,
+        }
+    }
 }
 
 /// A tool call as the user is shown it when the model makes it.

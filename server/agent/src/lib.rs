@@ -95,6 +95,9 @@ pub struct AgentSettings {
     pub max_steps: u32,
     /// Where transcripts and undo data live.
     pub data_dir: PathBuf,
+    /// The environment variable the provider key came from, kept out of commands with the
+    /// usual key names.
+    pub key_var: Option<String>,
 }
 
 impl AgentSettings {
@@ -150,6 +153,56 @@ pub enum AgentError {
     Model(String),
 }
 
+/// What an undo did, or would lose.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UndoOutcome {
+    /// The files put back, relative to the root.
+    pub restored: Vec<String>,
+    /// The files no longer what the agent left.
+    pub conflicts: Vec<UndoConflict>,
+    /// Nothing was restored: `conflicts` need the user's word (`confirm`).
+    pub needs_confirmation: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UndoConflict {
+    pub path: String,
+    pub change: tandem_tools::Change,
+    /// What restoring would lose (a unified diff from the file now).
+    pub lost: String,
+}
+
+/// What the model is told after a restore.
+fn restore_note(
+    turn_id: Option<&str>,
+    plan: &tandem_tools::UndoPlan,
+    restored: &[String],
+) -> String {
+    let since = turn_id.map_or_else(
+        || "the last turn that changed files".to_string(),
+        |t| format!("turn {t}"),
+    );
+    let files: Vec<String> = restored
+        .iter()
+        .map(|path| {
+            let deleted = plan
+                .items
+                .iter()
+                .any(|i| &i.display_path == path && i.content.is_none());
+            if deleted {
+                format!("{path} (deleted: you had created it)")
+            } else {
+                path.clone()
+            }
+        })
+        .collect();
+    format!(
+        "[Tandem] The user restored these files to what they were before {since}: {}. Your \
+         edits to them since are gone: read them again before relying on what you changed.",
+        files.join(", ")
+    )
+}
+
 /// Puts a file back through the editor, when the editor holds it and can take the write; `None`
 /// when it can't (then the disk is written).
 async fn restore_in_editor(
@@ -165,6 +218,30 @@ async fn restore_in_editor(
     Some(write.await)
 }
 
+/// Removes, in the background, the temp files of writes killed mid-way (a `kill -9` of an earlier
+/// sidecar), so they don't linger in the user's workspace.
+fn clean_up_after_crashes(ws: &tandem_tools::Workspace) {
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        let ws = ws.clone();
+        runtime.spawn_blocking(move || tandem_tools::remove_stale_temp_files(&ws));
+    }
+}
+
+/// The sandbox's policy for commands in `root`, as the settings say.
+fn sandbox_policy(settings: &AgentSettings, root: &Path) -> tandem_sandbox::SandboxPolicy {
+    walls(settings, root).policy()
+}
+
+/// What commands in `root` may touch, as the settings say.
+fn walls(settings: &AgentSettings, root: &Path) -> tandem_tools::Walls {
+    tandem_tools::Walls {
+        root: root.to_path_buf(),
+        mode: settings.policy.sandbox,
+        network: settings.policy.network,
+        key_var: settings.key_var.clone(),
+    }
+}
+
 /// The agent: every session of this process, and what they share.
 #[derive(Clone)]
 pub struct Agent {
@@ -175,6 +252,8 @@ struct Inner {
     settings: AgentSettings,
     client: Arc<dyn ModelClient>,
     tools: Vec<ToolDefinition>,
+    /// What the kernel's sandbox can enforce, asked once.
+    sandbox: tandem_sandbox::SandboxSupport,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     models: OnceCell<Vec<ModelInfo>>,
     /// The models as far as context windows go: asked once per process, and an endpoint that
@@ -191,10 +270,18 @@ struct Inner {
 
 impl Agent {
     pub fn new(settings: AgentSettings, client: Arc<dyn ModelClient>) -> Self {
+        let sandbox = tandem_sandbox::status();
+        if settings.policy.sandbox == approval::SandboxMode::WorkspaceWrite
+            && !sandbox.enforces(&sandbox_policy(&settings, Path::new("/")))
+        {
+            // Said once, at start: every command then asks, allow-list or not.
+            eprintln!("tandem: {}", sandbox.describe());
+        }
         Self {
             inner: Arc::new(Inner {
                 settings,
                 client,
+                sandbox,
                 compact_tools: context::compact_tools(&tandem_tools::definitions()),
                 tools: tandem_tools::definitions(),
                 ratio: Mutex::new(context::START_RATIO),
@@ -217,6 +304,7 @@ impl Agent {
     /// Starts a session on `root`.
     pub fn new_session(&self, root: &Path) -> Result<SessionInfo, AgentError> {
         let session = Session::create(&self.sessions_dir(), root)?;
+        clean_up_after_crashes(&session.workspace);
         let info = session.info();
         self.sessions()
             .insert(info.session_id.clone(), Arc::new(session));
@@ -243,6 +331,7 @@ impl Agent {
             return Err(unknown());
         }
         let loaded = Session::load(&dir, session_id)?;
+        clean_up_after_crashes(&loaded.workspace);
         let loaded = Arc::new(loaded);
         let mut sessions = self.sessions();
         Ok(sessions
@@ -281,7 +370,11 @@ impl Agent {
                 } else {
                     "the turn was stopped"
                 };
-                run.end(events::StopReason::Error, Some(why.to_string()));
+                run.end(
+                    events::StopReason::Error,
+                    Some(why.to_string()),
+                    Some(events::TurnErrorKind::Other),
+                );
             }
         });
         Ok(turn_id)
@@ -334,21 +427,50 @@ impl Agent {
     /// Puts back the files the agent changed in `turn_id` and the turns after it (the last turn
     /// that changed anything when `None`). A file the editor holds goes back through the editor
     /// (`frontend.write_text`, as the edit came), the others on disk. Refused while a turn runs.
+    ///
+    /// Never loses the user's work silently: when a file is no longer what the agent left (the
+    /// user changed it, or deleted it), nothing is restored unless `confirm` is set; the
+    /// outcome lists those files and what restoring them would lose. The model is told what was
+    /// put back, so its picture of the files stays true.
     pub async fn undo(
         &self,
         session_id: &str,
         turn_id: Option<String>,
+        confirm: bool,
         frontend: &dyn Frontend,
-    ) -> Result<Vec<String>, AgentError> {
+    ) -> Result<UndoOutcome, AgentError> {
         let session = self.session(session_id)?;
         if session.is_running() {
             return Err(AgentError::TurnRunning(session_id.to_string()));
         }
         let io = |e: tandem_tools::ToolError| AgentError::Io(e.message);
-        let plan = session
+        let mut plan = session
             .undo
             .plan(&session.workspace, turn_id.as_deref())
             .map_err(io)?;
+        // A file open in the editor is judged by what the editor holds.
+        for item in &mut plan.items {
+            if let Some(read) = frontend.read_text(&item.path)
+                && let Ok(text) = read.await
+            {
+                item.check(Some(text.as_bytes()));
+            }
+        }
+        let conflicts: Vec<UndoConflict> = plan
+            .conflicts()
+            .map(|(item, c)| UndoConflict {
+                path: item.display_path.clone(),
+                change: c.change,
+                lost: c.lost.clone(),
+            })
+            .collect();
+        if !conflicts.is_empty() && !confirm {
+            return Ok(UndoOutcome {
+                restored: Vec::new(),
+                conflicts,
+                needs_confirmation: true,
+            });
+        }
         let (mut done, mut failures) = (Vec::new(), Vec::new());
         for item in &plan.items {
             let result = match restore_in_editor(frontend, item).await {
@@ -360,7 +482,17 @@ impl Agent {
                 Err(why) => failures.push(format!("{}: {why}", item.display_path)),
             }
         }
-        session.undo.commit(&plan, &done, &failures).map_err(io)
+        let restored = session.undo.commit(&plan, &done, &failures).map_err(io)?;
+        if !restored.is_empty() {
+            session
+                .tell_model(&restore_note(turn_id.as_deref(), &plan, &restored))
+                .await;
+        }
+        Ok(UndoOutcome {
+            restored,
+            conflicts,
+            needs_confirmation: false,
+        })
     }
 
     /// Cancels every running turn and waits (briefly) for them to end, so no command outlives

@@ -12,7 +12,7 @@ use super::approval::{
     ApprovalAction, ApprovalReply, ApprovalRequest, CommandApproval, Decision, EditApproval,
 };
 use super::context::{self, Fit, SMALL_WINDOW, Sizing};
-use super::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus};
+use super::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind};
 use super::prompt::{self, ContextItem};
 use super::session::Session;
 use super::transcript::Record;
@@ -64,20 +64,38 @@ impl Outcome {
     }
 }
 
+/// The most of one command's output streamed to the face as it runs.
+const MAX_SHOWN_OUTPUT: usize = 1024 * 1024;
+
+/// How long an Accept waits for the problems before the edit when they were not in yet.
+const BEFORE_GRACE: Duration = Duration::from_millis(250);
+
 /// How long the editor gets to report diagnostics after an edit.
 const DIAGNOSTICS_WAIT: Duration = Duration::from_secs(5);
 
 impl Turn {
     pub async fn run(&self, text: String, context: Vec<ContextItem>) {
         let (stop_reason, error) = self.run_steps(text, context).await;
-        self.end(stop_reason, error);
+        match error {
+            Some((kind, message)) => self.end(stop_reason, Some(message), Some(kind)),
+            None => self.end(stop_reason, None, None),
+        }
     }
 
     /// Releases the session, then says so: a client that prompts again as soon as it sees
     /// `TurnEnded` must find the session free.
-    pub fn end(&self, stop_reason: StopReason, error: Option<String>) {
+    pub fn end(
+        &self,
+        stop_reason: StopReason,
+        error: Option<String>,
+        error_kind: Option<TurnErrorKind>,
+    ) {
         self.session.end_turn();
-        self.emit(Event::TurnEnded { stop_reason, error });
+        self.emit(Event::TurnEnded {
+            stop_reason,
+            error,
+            error_kind,
+        });
     }
 
     /// Sends an event to the face and, unless it is a streaming piece, into the history.
@@ -101,7 +119,7 @@ impl Turn {
         &self,
         text: String,
         context: Vec<ContextItem>,
-    ) -> (StopReason, Option<String>) {
+    ) -> (StopReason, Option<(TurnErrorKind, String)>) {
         let mut conversation = self.session.conversation.lock().await;
         self.session.set_title_once(&text);
         let user = prompt::user_message(&self.session.workspace, &text, &context);
@@ -152,7 +170,12 @@ impl Turn {
                             context_window: sizing.window.tokens,
                         });
                     }
-                    Fit::TooSmall(message) => return (StopReason::Error, Some(message)),
+                    Fit::TooSmall(message) => {
+                        return (
+                            StopReason::Error,
+                            Some((TurnErrorKind::ContextOverflow, message)),
+                        );
+                    }
                 }
             }
             let sent_chars: u64 = conversation.iter().map(tokens::message_chars).sum::<u64>()
@@ -206,7 +229,11 @@ impl Turn {
                         continue;
                     }
                     self.keep_partial(&mut conversation, text, reasoning);
-                    return (StopReason::Error, Some(self.overflow_message(e).await));
+                    let kind = TurnErrorKind::of(&e);
+                    return (
+                        StopReason::Error,
+                        Some((kind, self.overflow_message(e).await)),
+                    );
                 }
                 Some(Ok(c)) => c,
             };
@@ -260,7 +287,10 @@ impl Turn {
                 return match finish_reason {
                     Some(FinishReason::Length) => (
                         StopReason::Error,
-                        Some("the model hit its output token limit before finishing".into()),
+                        Some((
+                            TurnErrorKind::Other,
+                            "the model hit its output token limit before finishing".into(),
+                        )),
                     ),
                     _ => (StopReason::EndTurn, None),
                 };
@@ -482,13 +512,28 @@ impl Turn {
 
     /// Asks the user unless the policy or an earlier "accept always" already says yes.
     async fn approve(&self, request: ApprovalRequest, auto: bool) -> ApprovalReply {
+        self.decide(request, auto, true).await
+    }
+
+    /// Asks the user, whatever the policy or "accept always" say (a command outside the sandbox).
+    async fn ask_always(&self, request: ApprovalRequest) -> ApprovalReply {
+        self.decide(request, false, false).await
+    }
+
+    async fn decide(
+        &self,
+        request: ApprovalRequest,
+        auto: bool,
+        honour_always: bool,
+    ) -> ApprovalReply {
         let kind = request.kind();
         let tool_call_id = request.tool_call_id.clone();
-        let reply = if auto || self.session.always(kind) {
+        let reply = if auto || (honour_always && self.session.always(kind)) {
             ApprovalReply {
                 decision: Decision::Accept,
                 content: None,
                 feedback: None,
+                rejected_hunks: Vec::new(),
             }
         } else {
             tokio::select! {
@@ -496,7 +541,7 @@ impl Turn {
                 () = self.cancel.cancelled() => ApprovalReply::reject("The user cancelled the turn."),
             }
         };
-        if reply.decision == Decision::AcceptAlways {
+        if reply.decision == Decision::AcceptAlways && honour_always {
             self.session.set_always(kind);
         }
         self.session.persist(&Record::Approval {
@@ -535,19 +580,34 @@ impl Turn {
             }),
         );
         let policy = &self.agent.inner.settings.policy;
+        // The editor's problems before the edit are gathered while the user decides, so the
+        // write follows an Accept at once.
+        let before = tokio::spawn(tokio::time::timeout(
+            DIAGNOSTICS_WAIT,
+            self.frontend.diagnostics(vec![proposal.path.clone()]),
+        ));
         let reply = self.approve(request, policy.auto_approve.edit).await;
         if reply.decision == Decision::Reject {
+            before.abort();
             return Outcome::rejected(rejection("edit", &reply));
         }
         if self.cancel.is_cancelled() {
+            before.abort();
             return Outcome::rejected("Cancelled by the user; nothing was written.".into());
         }
+        // Not settled yet (an auto-approved edit, a very quick Accept): given a moment at most,
+        // not the whole settling time; after the write it would see the new text, so then the
+        // problems after are all reported.
+        let before: Option<Vec<Diagnostic>> = match tokio::time::timeout(BEFORE_GRACE, before).await
+        {
+            Ok(Ok(Ok(diagnostics))) => Some(diagnostics),
+            _ => None,
+        };
         let edited = reply
             .content
             .as_ref()
             .is_some_and(|c| *c != proposal.proposed);
         let content = reply.content.as_deref().unwrap_or(&proposal.proposed);
-        let before = self.diagnostics(&proposal).await;
         let applied = match self.write(ctx, &proposal, content).await {
             Ok(applied) => applied,
             Err(e) => return Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
@@ -564,13 +624,24 @@ impl Turn {
                 proposal.display_path, applied.diff.added, applied.diff.removed
             )
         };
+        if !reply.rejected_hunks.is_empty() {
+            output.push_str(&dropped_hunks(&proposal.diff, &reply.rejected_hunks));
+        }
         if let Some(feedback) = reply.feedback.filter(|f| !f.trim().is_empty()) {
             output.push_str(&format!("\nThe user's note: {feedback}"));
         }
+        // Accepted means written: a cancel now only skips the wait for the problems after.
         let after = self.diagnostics(&proposal).await;
-        let new: Vec<&Diagnostic> = after.iter().filter(|d| !before.contains(d)).collect();
+        let new: Vec<&Diagnostic> = after
+            .iter()
+            .filter(|d| before.as_ref().is_none_or(|b| !b.contains(d)))
+            .collect();
         if !new.is_empty() {
-            output.push_str("\n\nNew problems the editor reports after this edit:");
+            output.push_str(if before.is_some() {
+                "\n\nNew problems the editor reports after this edit:"
+            } else {
+                "\n\nProblems the editor reports in the file after this edit:"
+            });
             for d in new {
                 output.push_str(&format!(
                     "\n{}:{}: {}: {}",
@@ -633,6 +704,14 @@ impl Turn {
                 )
             })?,
         }
+        // For undo: so a later restore can tell whether someone changed the file since.
+        if let Err(e) = self.session.undo.record_written(
+            &self.turn_id,
+            &proposal.display_path,
+            content.as_bytes(),
+        ) {
+            eprintln!("tandem: {}", e.message);
+        }
         Ok(tools::finish_edit(&ctx, proposal, &path, content))
     }
 
@@ -650,29 +729,59 @@ impl Turn {
             call,
             ApprovalAction::Command(CommandApproval {
                 command: proposal.command.clone(),
+                outside_sandbox: !proposal.sandboxed,
                 cwd: proposal.cwd.clone(),
                 display_cwd: proposal.display_cwd.clone(),
             }),
         );
-        let policy = &self.agent.inner.settings.policy;
-        let auto = policy.auto_approve.command || policy.allows_command(&proposal.command);
-        let reply = self.approve(request, auto).await;
+        let settings = &self.agent.inner.settings;
+        let policy = &settings.policy;
+        let walls = super::walls(settings, self.session.workspace.root());
+        // Unasked only inside a sandbox that holds: a command the model wants outside it always
+        // asks (acceptAlways included), and where the kernel can't sandbox, so does every
+        // allow-listed one.
+        let walled = proposal.sandboxed && self.agent.inner.sandbox.enforces(&walls.policy());
+        let auto = proposal.sandboxed
+            && (policy.auto_approve.command
+                || (walled && policy.allows_command(&proposal.command)));
+        let reply = if proposal.sandboxed {
+            self.approve(request, auto).await
+        } else {
+            self.ask_always(request).await
+        };
         if reply.decision == Decision::Reject {
             return Outcome::rejected(rejection("command", &reply));
         }
         let frontend = &self.frontend;
         let (session_id, turn_id) = (&self.session.id, &self.turn_id);
+        // What goes to the editor is bounded: past the cap one note, then nothing (the tool
+        // result keeps the output's head and tail, for the model and the user alike).
+        let mut shown = 0usize;
         let mut on_output = |chunk: &str| {
+            if shown >= MAX_SHOWN_OUTPUT {
+                return;
+            }
+            let mut delta = chunk.to_string();
+            if shown + delta.len() > MAX_SHOWN_OUTPUT {
+                tandem_stdx::truncate_in_place(&mut delta, MAX_SHOWN_OUTPUT - shown);
+                delta.push_str(&format!(
+                    "\n[output beyond {} MiB is not shown here; the result shows how it ends]\n",
+                    MAX_SHOWN_OUTPUT / (1024 * 1024)
+                ));
+                shown = MAX_SHOWN_OUTPUT;
+            } else {
+                shown += delta.len();
+            }
             frontend.update(
                 session_id,
                 turn_id,
                 Event::ToolOutput {
                     tool_call_id: call.id.clone(),
-                    delta: chunk.to_string(),
+                    delta,
                 },
             );
         };
-        match tools::run_command(&proposal, &mut on_output, self.cancel.clone()).await {
+        match tools::run_command(&proposal, &walls, &mut on_output, self.cancel.clone()).await {
             Err(e) => Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
             Ok(outcome) => Outcome {
                 status: if outcome.exit_code == Some(0) && !outcome.timed_out && !outcome.cancelled
@@ -686,6 +795,30 @@ impl Turn {
             },
         }
     }
+}
+
+/// What the model is told of the parts of its proposal the user dropped.
+fn dropped_hunks(diff: &FileDiff, dropped: &[usize]) -> String {
+    let mut note = format!(
+        "\nThe user dropped {} of the {} changes you proposed; they were not written:",
+        dropped.len(),
+        diff.hunks.len()
+    );
+    for &i in dropped {
+        match diff.hunks.get(i) {
+            Some(hunk) => {
+                let lines = hunk.old_text.lines().count();
+                note.push_str(&format!(
+                    "\n- change {} (at line {}, {} line(s) of the file)",
+                    i + 1,
+                    hunk.old_start.max(1),
+                    lines
+                ));
+            }
+            None => note.push_str(&format!("\n- change {}", i + 1)),
+        }
+    }
+    note
 }
 
 /// What the model is told when the user says no.

@@ -2,25 +2,42 @@
 
 use tandem_provider::{ApiKey, ProviderOptions, ToolMode};
 
-/// `TANDEM_BASE_URL`, `TANDEM_MODEL`, `TANDEM_API_KEY`, then `OPENAI_BASE_URL`,
-/// `OPENAI_API_KEY` (with only an OpenAI key set, OpenAI's own endpoint).
-pub fn provider_from_env() -> ProviderOptions {
+/// What the environment says of the provider, and the variable the key came from (kept out of
+/// commands' environment).
+#[derive(Debug, Default)]
+pub struct EnvProvider {
+    pub options: ProviderOptions,
+    pub key_var: Option<&'static str>,
+}
+
+/// `TANDEM_BASE_URL` with `TANDEM_API_KEY`, else `OPENAI_BASE_URL` with `OPENAI_API_KEY` (an
+/// OpenAI key alone means OpenAI's own endpoint); `TANDEM_MODEL`. Each key goes only with the URL
+/// of its own family: `TANDEM_API_KEY` is never sent to `OPENAI_BASE_URL`, nor to a server
+/// found by discovery.
+pub fn provider_from_env() -> EnvProvider {
     from_lookup(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
 }
 
-fn from_lookup(get: impl Fn(&str) -> Option<String>) -> ProviderOptions {
-    let tandem_key = get("TANDEM_API_KEY");
-    let openai_key = get("OPENAI_API_KEY");
-    let base_url = get("TANDEM_BASE_URL")
-        .or_else(|| get("OPENAI_BASE_URL"))
-        .or_else(|| openai_key.as_ref().map(|_| OPENAI_URL.to_string()));
-    ProviderOptions {
-        base_url,
-        model: get("TANDEM_MODEL"),
-        api_key: tandem_key.or(openai_key).map(ApiKey::new),
-        api: None,
-        context_window: get("TANDEM_CONTEXT_WINDOW").and_then(|v| v.trim().parse().ok()),
-        tool_mode: get("TANDEM_TOOL_MODE").and_then(|v| parse_tool_mode(&v).ok()),
+fn from_lookup(get: impl Fn(&str) -> Option<String>) -> EnvProvider {
+    let model = get("TANDEM_MODEL");
+    let (base_url, key, key_var) = if let Some(url) = get("TANDEM_BASE_URL") {
+        (Some(url), get("TANDEM_API_KEY"), "TANDEM_API_KEY")
+    } else {
+        let key = get("OPENAI_API_KEY");
+        let url = get("OPENAI_BASE_URL").or_else(|| key.as_ref().map(|_| OPENAI_URL.to_string()));
+        (url, key, "OPENAI_API_KEY")
+    };
+    let key_var = key.as_ref().map(|_| key_var);
+    EnvProvider {
+        options: ProviderOptions {
+            base_url,
+            model,
+            api_key: key.map(ApiKey::new),
+            api: None,
+            context_window: get("TANDEM_CONTEXT_WINDOW").and_then(|v| v.trim().parse().ok()),
+            tool_mode: get("TANDEM_TOOL_MODE").and_then(|v| parse_tool_mode(&v).ok()),
+        },
+        key_var,
     }
 }
 
@@ -48,7 +65,7 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        from_lookup(|k| map.get(k).cloned())
+        from_lookup(|k| map.get(k).cloned()).options
     }
 
     #[test]
@@ -97,5 +114,34 @@ mod tests {
         ]));
         assert_eq!(merged.model.as_deref(), Some("m"));
         assert_eq!(merged.base_url.as_deref(), Some("http://a/v1"));
+    }
+
+    #[test]
+    fn a_key_goes_only_with_the_url_of_its_source() {
+        // The editor names a server and no key: the environment's OpenAI key stays home.
+        let editor = ProviderOptions {
+            base_url: Some("http://editor/v1".into()),
+            ..Default::default()
+        };
+        let merged = editor.or(env(&[("OPENAI_API_KEY", "sk-secret")]));
+        assert_eq!(merged.base_url.as_deref(), Some("http://editor/v1"));
+        assert!(merged.api_key.is_none());
+        // A TANDEM key is not sent to an OPENAI base URL, nor left for discovery.
+        let o = env(&[("TANDEM_API_KEY", "k1"), ("OPENAI_BASE_URL", "http://b/v1")]);
+        assert_eq!(o.base_url.as_deref(), Some("http://b/v1"));
+        assert!(o.api_key.is_none());
+        let alone = ProviderOptions {
+            api_key: Some(ApiKey::new("k")),
+            ..Default::default()
+        }
+        .or(env(&[]));
+        assert!(alone.api_key.is_none() && alone.base_url.is_none());
+        // The variable it came from is known, to keep it out of commands.
+        let map: HashMap<String, String> =
+            [("OPENAI_API_KEY".to_string(), "k2".to_string())].into();
+        assert_eq!(
+            from_lookup(|k| map.get(k).cloned()).key_var,
+            Some("OPENAI_API_KEY")
+        );
     }
 }

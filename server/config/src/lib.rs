@@ -5,6 +5,6 @@
 mod env;
 mod start;
 
-pub use env::{parse_tool_mode, provider_from_env};
+pub use env::{EnvProvider, parse_tool_mode, provider_from_env};
 pub use start::StartOptions;
 pub use tandem_provider::{LazyClient, ProviderOptions};

@@ -15,11 +15,21 @@ pub struct StartOptions {
     pub policy: ApprovalPolicy,
     pub data_dir: Option<PathBuf>,
     pub max_steps: Option<u32>,
+    /// Bounds on what the model server may send; the defaults when absent.
+    pub limits: Option<Limits>,
 }
 
 impl StartOptions {
     /// The agent, and its model client (for switching models).
     pub fn start(self) -> (Agent, Arc<LazyClient>) {
+        let env = crate::env::provider_from_env();
+        let provider = self.provider.or(env.options);
+        // Only the variable whose key is in use; the usual key names are always dropped.
+        let key_var = provider
+            .api_key
+            .as_ref()
+            .and(env.key_var)
+            .map(str::to_string);
         let settings = AgentSettings {
             policy: self.policy,
             max_steps: self
@@ -29,9 +39,10 @@ impl StartOptions {
             data_dir: self
                 .data_dir
                 .unwrap_or_else(AgentSettings::default_data_dir),
+            key_var,
         };
-        let provider = self.provider.or(crate::env::provider_from_env());
-        let client = Arc::new(LazyClient::new(provider, Limits::default()));
+        let limits = self.limits.unwrap_or_default();
+        let client = Arc::new(LazyClient::new(provider, limits));
         (Agent::new(settings, client.clone()), client)
     }
 }

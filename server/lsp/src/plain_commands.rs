@@ -73,12 +73,23 @@ impl Backend {
                 let Some(session) = lock(&self.current).clone() else {
                     return Ok(Some(json!({"restored": []})));
                 };
-                let restored = ready
+                let frontend = ready.frontend.as_ref();
+                let mut outcome = ready
                     .agent
-                    .undo(&session, None, ready.frontend.as_ref())
+                    .undo(&session, None, false, frontend)
                     .await
                     .map_err(agent_error)?;
-                let message = if restored.is_empty() {
+                if outcome.needs_confirmation && self.confirm_restore(&outcome).await {
+                    outcome = ready
+                        .agent
+                        .undo(&session, None, true, frontend)
+                        .await
+                        .map_err(agent_error)?;
+                }
+                let restored = outcome.restored;
+                let message = if outcome.needs_confirmation {
+                    "Tandem: nothing restored; your changes are kept.".to_string()
+                } else if restored.is_empty() {
                     "Tandem: nothing to undo.".to_string()
                 } else {
                     format!("Tandem: restored {}", restored.join(", "))
@@ -159,6 +170,30 @@ impl Backend {
             },
         });
         Ok(ContextItem { path, text, range })
+    }
+
+    /// Asks whether to restore files the user changed since the agent wrote them; keeping
+    /// them is the answer unless the user picks otherwise.
+    async fn confirm_restore(&self, outcome: &tandem_agent::UndoOutcome) -> bool {
+        let files: Vec<&str> = outcome.conflicts.iter().map(|c| c.path.as_str()).collect();
+        let message = format!(
+            "Tandem: {} changed since the agent wrote {}. Restoring loses those changes.",
+            files.join(", "),
+            if files.len() == 1 { "it" } else { "them" }
+        );
+        const RESTORE: &str = "Restore anyway";
+        let actions = ["Keep my changes", RESTORE]
+            .map(|title| tower_lsp_server::lsp_types::MessageActionItem {
+                title: title.to_string(),
+                properties: Default::default(),
+            })
+            .to_vec();
+        matches!(
+            self.client
+                .show_message_request(MessageType::WARNING, message, Some(actions))
+                .await,
+            Ok(Some(item)) if item.title == RESTORE
+        )
     }
 
     /// Renders the session's history as Markdown in the data dir.
@@ -310,6 +345,7 @@ mod tests {
             e(Event::TurnEnded {
                 stop_reason: StopReason::EndTurn,
                 error: None,
+                error_kind: None,
             }),
         ]);
         assert!(md.contains("## You\n\nfix it"));

@@ -26,6 +26,38 @@ impl From<ProviderOptions> for tandem_provider::ProviderOptions {
     }
 }
 
+impl Limits {
+    /// `base` with the fields this sets; an unusable number (negative, not finite) is an error
+    /// naming the field.
+    pub fn apply(
+        self,
+        mut base: tandem_provider::Limits,
+    ) -> Result<tandem_provider::Limits, String> {
+        let seconds = |name: &str, value: f64| {
+            if value.is_finite() && value > 0.0 && value <= 86_400.0 {
+                Ok(std::time::Duration::from_secs_f64(value))
+            } else {
+                Err(format!(
+                    "limits.{name} must be more than 0 and at most 86400 seconds, not {value}"
+                ))
+            }
+        };
+        if let Some(s) = self.stall_timeout_seconds {
+            base.stall_timeout = seconds("stallTimeoutSeconds", s)?;
+        }
+        if let Some(s) = self.progress_timeout_seconds {
+            base.progress_timeout = seconds("progressTimeoutSeconds", s)?;
+        }
+        if let Some(n) = self.max_event_bytes {
+            base.max_event_bytes = usize::try_from(n).unwrap_or(usize::MAX).max(1024);
+        }
+        if let Some(n) = self.max_answer_bytes {
+            base.max_answer_bytes = usize::try_from(n).unwrap_or(usize::MAX).max(1024);
+        }
+        Ok(base)
+    }
+}
+
 impl From<ApprovalPolicy> for core_approval::ApprovalPolicy {
     fn from(p: ApprovalPolicy) -> Self {
         let auto = p.auto_approve.unwrap_or_default();
@@ -35,6 +67,11 @@ impl From<ApprovalPolicy> for core_approval::ApprovalPolicy {
                 command: auto.command.unwrap_or(false),
             },
             allow_commands: p.allow_commands.unwrap_or_default(),
+            sandbox: match p.sandbox {
+                None | Some(Sandbox::WorkspaceWrite) => core_approval::SandboxMode::WorkspaceWrite,
+                Some(Sandbox::Off) => core_approval::SandboxMode::Off,
+            },
+            network: p.network.unwrap_or(false),
         }
     }
 }
@@ -141,9 +178,20 @@ impl From<Event> for Update {
                 context_window,
             },
             Event::Notice { message } => Update::ModelNotice { message },
-            Event::TurnEnded { stop_reason, error } => Update::TurnEnded {
+            Event::TurnEnded {
+                stop_reason,
+                error,
+                error_kind,
+            } => Update::TurnEnded {
                 stop_reason: stop_reason.into(),
                 error,
+                error_kind: error_kind.map(|k| match k {
+                    core_events::TurnErrorKind::NoServer => ErrorKind::NoServer,
+                    core_events::TurnErrorKind::Auth => ErrorKind::Auth,
+                    core_events::TurnErrorKind::Connection => ErrorKind::Connection,
+                    core_events::TurnErrorKind::ContextOverflow => ErrorKind::ContextOverflow,
+                    core_events::TurnErrorKind::Other => ErrorKind::Other,
+                }),
             },
         }
     }
@@ -202,6 +250,27 @@ impl Diagnostic {
     }
 }
 
+impl From<tandem_agent::UndoOutcome> for UndoResult {
+    fn from(o: tandem_agent::UndoOutcome) -> Self {
+        UndoResult {
+            restored: o.restored,
+            conflicts: o
+                .conflicts
+                .into_iter()
+                .map(|c| UndoConflict {
+                    path: c.path,
+                    change: match c.change {
+                        tandem_tools::Change::Modified => FileChange::Modified,
+                        tandem_tools::Change::Deleted => FileChange::Deleted,
+                    },
+                    lost: c.lost,
+                })
+                .collect(),
+            needs_confirmation: o.needs_confirmation,
+        }
+    }
+}
+
 impl From<core_approval::ApprovalRequest> for ApprovalRequest {
     fn from(r: core_approval::ApprovalRequest) -> Self {
         let action = match r.action {
@@ -214,6 +283,7 @@ impl From<core_approval::ApprovalRequest> for ApprovalRequest {
             core_approval::ApprovalAction::Command(command) => ApprovalAction::Command {
                 command: command.command,
                 cwd: command.cwd.display().to_string(),
+                outside_sandbox: command.outside_sandbox,
             },
         };
         ApprovalRequest {
@@ -235,6 +305,7 @@ impl From<ApprovalReply> for core_approval::ApprovalReply {
             },
             content: r.content,
             feedback: r.feedback,
+            rejected_hunks: r.rejected_hunks.into_iter().map(|h| h as usize).collect(),
         }
     }
 }
@@ -264,6 +335,7 @@ mod tests {
         let ended = Update::from(Event::TurnEnded {
             stop_reason: core_events::StopReason::MaxSteps,
             error: None,
+            error_kind: None,
         });
         assert_eq!(
             serde_json::to_value(&ended).unwrap(),
@@ -279,6 +351,7 @@ mod tests {
             tool_call_id: "c".into(),
             action: core_approval::ApprovalAction::Command(core_approval::CommandApproval {
                 command: "cargo test".into(),
+                outside_sandbox: false,
                 cwd: "/w".into(),
                 display_cwd: ".".into(),
             }),

@@ -28,6 +28,28 @@ pub struct InitializationOptions {
     #[serde(default)]
     #[cfg_attr(test, ts(optional, type = "string"))]
     pub data_dir: Option<PathBuf>,
+    /// Bounds on what the model server may send.
+    #[serde(default)]
+    pub limits: Option<Limits>,
+}
+
+/// Bounds on a model answer; each is named in the error that ends a turn at it.
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Limits {
+    /// Silence allowed between two bytes of an answer (default 120).
+    #[serde(default)]
+    pub stall_timeout_seconds: Option<f64>,
+    /// Time allowed without new text, reasoning or tool-call bytes (default 300).
+    #[serde(default)]
+    pub progress_timeout_seconds: Option<f64>,
+    /// The largest single event of a stream (default 8 MiB).
+    #[serde(default)]
+    pub max_event_bytes: Option<u64>,
+    /// The largest answer (default 32 MiB).
+    #[serde(default)]
+    pub max_answer_bytes: Option<u64>,
 }
 
 /// Where the model is. Fields left out come from the environment, then discovery.
@@ -77,6 +99,20 @@ pub struct ApprovalPolicy {
     /// Commands that run without asking, e.g. `"cargo test"`.
     #[serde(default)]
     pub allow_commands: Option<Vec<String>>,
+    /// `"workspace-write"` (the default): commands can write only in the workspace and the temp
+    /// dirs; `"off"`: no sandbox, and nothing is allow-listed unless the user auto-approves.
+    #[serde(default)]
+    pub sandbox: Option<Sandbox>,
+    /// Commands in the sandbox may use the network (default false).
+    #[serde(default)]
+    pub network: Option<bool>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sandbox {
+    WorkspaceWrite,
+    Off,
 }
 
 #[cfg_attr(test, ts(optional_fields))]
@@ -268,7 +304,25 @@ pub enum Update {
         stop_reason: StopReason,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// With `error`: what kind of failure, so the client can offer the fix.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_kind: Option<ErrorKind>,
     },
+}
+
+/// What a turn's error is, as far as the user can act on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ErrorKind {
+    /// No model server is configured and none answered on this machine: settings.
+    NoServer,
+    /// The server refused the key: set one.
+    Auth,
+    /// The server could not be reached or the connection broke: retry.
+    Connection,
+    /// The conversation does not fit the model's context window.
+    ContextOverflow,
+    Other,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -293,8 +347,14 @@ pub enum StopReason {
 #[serde(rename_all = "camelCase")]
 pub struct UndoParams {
     pub session_id: String,
+    /// Restore to before this turn (it and every later turn are undone); the last turn that
+    /// changed files when absent.
     #[serde(default)]
     pub turn_id: Option<String>,
+    /// Restore even the files the user changed since the agent wrote them (after the user saw
+    /// `conflicts` and agreed).
+    #[serde(default)]
+    pub confirm: Option<bool>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -302,6 +362,30 @@ pub struct UndoParams {
 pub struct UndoResult {
     /// The files put back, relative to the session root.
     pub restored: Vec<String>,
+    /// Files that are no longer what the agent left: restoring them loses the user's changes.
+    pub conflicts: Vec<UndoConflict>,
+    /// Nothing was restored because of `conflicts`: ask the user, then call again with
+    /// `confirm: true`.
+    pub needs_confirmation: bool,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoConflict {
+    /// Relative to the session root.
+    pub path: String,
+    pub change: FileChange,
+    /// What restoring would lose: a unified diff from the file now to what would be put back.
+    pub lost: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FileChange {
+    /// Changed since the agent wrote it.
+    Modified,
+    /// Deleted since the agent wrote it.
+    Deleted,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -399,6 +483,11 @@ pub enum ApprovalAction {
         command: String,
         /// Its absolute working directory.
         cwd: String,
+        /// The model asked to run it outside the sandbox (network, writes anywhere): asked
+        /// always, whatever the policy or an earlier "accept always".
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[cfg_attr(test, ts(as = "Option<bool>", optional))]
+        outside_sandbox: bool,
     },
 }
 
@@ -422,6 +511,11 @@ pub struct ApprovalReply {
     /// A note for the model, with a rejection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback: Option<String>,
+    /// With `accept`: the hunks of the request's `diff` the user dropped (0-based, in the
+    /// diff's order); `content` holds what is left.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<Vec<u32>>", optional))]
+    pub rejected_hunks: Vec<u32>,
 }
 }
 

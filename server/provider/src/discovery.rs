@@ -32,11 +32,20 @@ pub struct ProviderOptions {
 
 impl ProviderOptions {
     /// Fills each unset field from `other`.
+    ///
+    /// The base URL and the key go together: a key is only ever sent to the URL of the source
+    /// that gave it, so a source that names a URL brings its own key or none, and a key from a
+    /// source that names no URL is dropped (it was given for some other server).
     pub fn or(self, other: ProviderOptions) -> ProviderOptions {
+        let (base_url, api_key) = match (self.base_url, other.base_url) {
+            (Some(url), _) => (Some(url), self.api_key),
+            (None, Some(url)) => (Some(url), other.api_key),
+            (None, None) => (None, None),
+        };
         ProviderOptions {
-            base_url: self.base_url.or(other.base_url),
+            base_url,
             model: self.model.or(other.model),
-            api_key: self.api_key.or(other.api_key),
+            api_key,
             api: self.api.or(other.api),
             context_window: self.context_window.or(other.context_window),
             tool_mode: self.tool_mode.or(other.tool_mode),

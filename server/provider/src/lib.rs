@@ -125,6 +125,14 @@ pub struct Limits {
     /// First backoff; doubles each retry, with jitter, capped at `max_backoff`.
     pub initial_backoff: Duration,
     pub max_backoff: Duration,
+    /// The largest single SSE event (one line or the `data:` lines of one event) accepted.
+    pub max_event_bytes: usize,
+    /// The largest answer (text, reasoning and tool calls together) accepted.
+    pub max_answer_bytes: usize,
+    /// The longest time a streaming answer may go without the model saying anything new (text,
+    /// reasoning or tool-call bytes): bytes that carry nothing, such as empty deltas or
+    /// keep-alive comments, don't count.
+    pub progress_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -135,6 +143,9 @@ impl Default for Limits {
             max_retries: 4,
             initial_backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(30),
+            max_event_bytes: 8 * 1024 * 1024,
+            max_answer_bytes: 32 * 1024 * 1024,
+            progress_timeout: Duration::from_secs(300),
         }
     }
 }

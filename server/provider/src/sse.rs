@@ -73,6 +73,11 @@ impl SseDecoder {
         Ok(())
     }
 
+    /// Bytes held for an event not complete yet (a line without its end, the `data:` so far).
+    pub fn buffered(&self) -> usize {
+        self.partial.len() + self.data.len() + self.event.len()
+    }
+
     /// Ends the body: a last line without a line end, and a last event without its blank line,
     /// are delivered.
     pub fn finish<E>(

@@ -41,6 +41,10 @@ pub trait StreamAccumulator: Default + Send {
 
     /// The answer gathered so far.
     fn into_completion(self) -> Completion;
+
+    /// How much of an answer has been gathered, in bytes of text, reasoning and tool calls:
+    /// grows only when the model says something, so a stream of empty deltas makes no progress.
+    fn progress(&self) -> usize;
 }
 
 /// Maps both APIs' stop reasons (and the variants of OpenAI-compatible servers).

@@ -219,6 +219,7 @@ fn limits() -> Limits {
         max_retries: 2,
         initial_backoff: Duration::from_millis(1),
         max_backoff: Duration::from_millis(5),
+        ..Limits::default()
     }
 }
 
@@ -955,5 +956,90 @@ async fn throughput_of_relayed_deltas() {
     eprintln!(
         "{DELTAS} deltas in {elapsed:?}: {:.0} deltas/s",
         DELTAS as f64 / elapsed.as_secs_f64()
+    );
+}
+
+#[tokio::test]
+async fn endless_empty_deltas_end_at_the_progress_deadline() {
+    let limits = Limits {
+        progress_timeout: Duration::from_millis(600),
+        ..limits()
+    };
+    let empty = text_event("");
+    let mut steps = vec![Step::Send(
+        [chunked_head("text/event-stream"), chunk(&text_event("Hi"))].concat(),
+    )];
+    // A byte of nothing every 50 ms, for far longer than the deadline: the stall timer alone
+    // would never fire.
+    for _ in 0..200 {
+        steps.push(Step::Sleep(Duration::from_millis(50)));
+        steps.push(Step::Send(chunk(&empty)));
+        steps.push(Step::Send(chunk(": keep-alive\n\n")));
+    }
+    let server = Server::start(vec![steps]).await;
+    let client = client_for(server.base_url(), Api::OpenAi, limits);
+    let started = std::time::Instant::now();
+    let (result, deltas) = complete_simple(&client).await;
+    let error = failed(result);
+    assert_eq!(error.kind, ProviderErrorKind::Timeout);
+    assert!(error.message.contains("limits.progress_timeout"), "{error}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(deltas, [Delta::Text("Hi".into())]);
+}
+
+#[tokio::test]
+async fn an_event_or_an_answer_past_its_limit_ends_the_stream() {
+    let small = Limits {
+        max_event_bytes: 64 * 1024,
+        max_answer_bytes: 256 * 1024,
+        ..limits()
+    };
+    // One line that never ends.
+    let mut steps = vec![Step::Send(
+        [
+            chunked_head("text/event-stream"),
+            chunk("data: {\"choices\":[{\"delta\":{\"content\":\""),
+        ]
+        .concat(),
+    )];
+    for _ in 0..64 {
+        steps.push(Step::Send(chunk(&"x".repeat(16 * 1024))));
+    }
+    let server = Server::start(vec![steps]).await;
+    let error = failed(
+        complete_simple(&client_for(server.base_url(), Api::OpenAi, small.clone()))
+            .await
+            .0,
+    );
+    assert!(error.message.contains("limits.max_event_bytes"), "{error}");
+
+    // Many small events that add up.
+    let mut steps = vec![Step::Send(chunked_head("text/event-stream"))];
+    for _ in 0..64 {
+        steps.push(Step::Send(chunk(&text_event(&"y".repeat(8 * 1024)))));
+    }
+    let server = Server::start(vec![steps]).await;
+    let error = failed(
+        complete_simple(&client_for(server.base_url(), Api::OpenAi, small))
+            .await
+            .0,
+    );
+    assert!(error.message.contains("limits.max_answer_bytes"), "{error}");
+}
+
+#[tokio::test]
+async fn a_redirect_to_another_host_carries_nothing_there() {
+    let elsewhere = Server::start(vec![ok_stream("stolen")]).await;
+    let redirect = format!(
+        "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://localhost:{}/v1/chat/completions\r\nContent-Length: 0\r\n\r\n",
+        elsewhere.addr.port()
+    );
+    let server = Server::start(vec![vec![Step::Send(redirect.into_bytes())]]).await;
+    let error = failed(complete_simple(&client(&server)).await.0);
+    assert_eq!(error.kind, ProviderErrorKind::Status(307));
+    assert!(error.message.contains("not followed"), "{error}");
+    assert!(
+        elsewhere.received().is_empty(),
+        "the conversation went to the other host"
     );
 }

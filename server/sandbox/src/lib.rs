@@ -1,7 +1,7 @@
 //! Tandem's walls around the commands the model asks to run.
 //!
 //! * [`allow`]: which command lines run without asking (words and options, not string prefixes);
-//!   the exact rules are in that module's documentation and in `RULES.md`.
+//!   the exact rules are in that module's documentation and in `docs/security.md`.
 //! * [`env`]: the environment a command gets: no provider keys, and git hardened against
 //!   repositories the model planted.
 //! * [`confine`]: the Landlock sandbox a command runs in (writes only in the workspace and temp

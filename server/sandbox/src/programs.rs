@@ -1,6 +1,6 @@
 //! The per-program deny lists behind rule 5 of [`crate::allow`]: options that load code or
 //! configuration from elsewhere, or move the working tree, the repository or the output.
-//! Keep this table and the one in the `allow` module documentation and RULES.md the same.
+//! Keep this table and the one in the `allow` module documentation and docs/security.md the same.
 
 /// Checks a word that is not an option; the error says why it asks.
 pub(crate) type WordCheck = fn(&str) -> Result<(), String>;

@@ -3,10 +3,12 @@
 //!
 //! **Invariant:** depends on nothing, knows nothing of Tandem's types.
 
+mod fs;
 mod path;
 mod sync;
 mod text;
 
+pub use fs::{private_dir, private_file};
 pub use path::{display_relative, slash_path};
 pub use sync::lock;
 pub use text::{ceil_char_boundary, floor_char_boundary, truncate_in_place, truncated};

@@ -109,6 +109,27 @@ enum Shown {
     Output,
 }
 
+/// The model's text made inert for a terminal: control characters (escape sequences, carriage
+/// returns, backspaces, ...) are shown escaped, so nothing the model writes can move the cursor,
+/// recolour or overwrite what the user reads. Line feeds and tabs stay, unless `one_line`.
+fn inert(text: &str, one_line: bool) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && !(!one_line && (c == '\n' || c == '\t'));
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            c if !unsafe_char(c) => shown.push(c),
+            '\n' => shown.push_str("\\n"),
+            '\r' => shown.push_str("\\r"),
+            '\t' => shown.push_str("\\t"),
+            c => shown.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    std::borrow::Cow::Owned(shown)
+}
+
 fn out(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
@@ -136,21 +157,24 @@ impl Frontend for ChatFrontend {
                 if self.switch_to(Shown::Text) {
                     out(&s.bold("ai> "));
                 }
-                out(&delta);
+                out(&inert(&delta, false));
             }
             Event::Reasoning { delta } => {
                 if self.switch_to(Shown::Reasoning) {
                     out(&s.dim("thinking: "));
                 }
-                out(&s.dim(&delta));
+                out(&s.dim(&inert(&delta, false)));
             }
             Event::ToolCall(ToolCallEvent { title, .. }) => {
                 self.switch_to(Shown::Nothing);
-                out(&format!("{}\n", s.dim(&format!("• {title}"))));
+                out(&format!(
+                    "{}\n",
+                    s.dim(&format!("• {}", inert(&title, true)))
+                ));
             }
             Event::ToolOutput { delta, .. } => {
                 self.switch_to(Shown::Output);
-                out(&s.dim(&delta));
+                out(&s.dim(&inert(&delta, false)));
             }
             Event::ToolResult { status, output, .. } => {
                 self.switch_to(Shown::Nothing);
@@ -161,7 +185,7 @@ impl Frontend for ChatFrontend {
                 };
                 out(&format!(
                     "{}\n",
-                    s.dim(&format!("  {mark} {}", summary(&output)))
+                    s.dim(&format!("  {mark} {}", inert(&summary(&output), true)))
                 ));
             }
             Event::Usage {
@@ -197,7 +221,9 @@ impl Frontend for ChatFrontend {
                 self.switch_to(Shown::Nothing);
                 out(&format!("{}\n", s.dim(&format!("  note: {message}"))));
             }
-            Event::TurnEnded { stop_reason, error } => {
+            Event::TurnEnded {
+                stop_reason, error, ..
+            } => {
                 self.switch_to(Shown::Nothing);
                 if let Some(usage) = lock(&self.usage).take() {
                     out(&format!("{}\n", s.dim(&usage)));
@@ -215,15 +241,21 @@ impl Frontend for ChatFrontend {
         Box::pin(async move {
             let question = match &request.action {
                 ApprovalAction::Edit(edit) => {
-                    out(&format!("{}\n", s.diff(&edit.diff.unified)));
+                    out(&format!("{}\n", s.diff(&inert(&edit.diff.unified, false))));
                     format!(
                         "Apply this edit to {}? [y]es, [n]o, [a]lways this session: ",
-                        tandem_stdx::display_relative(&edit.path, &root)
+                        inert(&tandem_stdx::display_relative(&edit.path, &root), true)
                     )
                 }
+                ApprovalAction::Command(command) if command.outside_sandbox => format!(
+                    "Run `{}` in {} OUTSIDE the sandbox (network, writes anywhere)? [y]es, [n]o: ",
+                    inert(&command.command, true),
+                    inert(&command.display_cwd, true)
+                ),
                 ApprovalAction::Command(command) => format!(
                     "Run `{}` in {}? [y]es, [n]o, [a]lways this session: ",
-                    command.command, command.display_cwd
+                    inert(&command.command, true),
+                    inert(&command.display_cwd, true)
                 ),
             };
             out(&s.bold(&question));
@@ -237,11 +269,13 @@ impl Frontend for ChatFrontend {
                     decision: Decision::Accept,
                     content: None,
                     feedback: None,
+                    rejected_hunks: Vec::new(),
                 },
                 "a" | "always" => ApprovalReply {
                     decision: Decision::AcceptAlways,
                     content: None,
                     feedback: None,
+                    rejected_hunks: Vec::new(),
                 },
                 _ => {
                     out(&s.bold("A note for the model (Enter for none): "));
@@ -250,6 +284,7 @@ impl Frontend for ChatFrontend {
                         decision: Decision::Reject,
                         content: None,
                         feedback: Some(note.trim().to_string()).filter(|n| !n.is_empty()),
+                        rejected_hunks: Vec::new(),
                     }
                 }
             }
@@ -305,7 +340,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
     }
 
     out(&style.dim(&format!(
-        "Tandem {} in {}. /new starts over, /undo reverts the last turn, /exit quits; Ctrl-C stops a turn.\n",
+        "Tandem {} in {}. /new starts over, /undo [TURN] reverts the last turn (or everything since TURN), /exit quits; Ctrl-C stops a turn.\n",
         env!("CARGO_PKG_VERSION"),
         root.display()
     )));
@@ -330,11 +365,41 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
                     .session_id;
                 out(&style.dim("New session.\n"));
             }
-            "/undo" => match agent.undo(&session, None, frontend.as_ref()).await {
-                Ok(restored) if restored.is_empty() => out(&style.dim("Nothing to undo.\n")),
-                Ok(restored) => out(&style.dim(&format!("Restored: {}\n", restored.join(", ")))),
-                Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
-            },
+            undo if undo == "/undo" || undo.starts_with("/undo ") => {
+                // `/undo` reverts the last turn that changed files; `/undo t3` everything since t3.
+                let turn = undo
+                    .strip_prefix("/undo")
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .map(str::to_string);
+                let mut outcome = agent
+                    .undo(&session, turn.clone(), false, frontend.as_ref())
+                    .await;
+                if let Ok(o) = &outcome
+                    && o.needs_confirmation
+                {
+                    for c in &o.conflicts {
+                        out(&format!(
+                            "{} changed since the agent wrote it; restoring loses:\n{}\n",
+                            inert(&c.path, true),
+                            style.diff(&inert(&c.lost, false))
+                        ));
+                    }
+                    out(&style.bold("Restore anyway and lose those changes? [y/N] "));
+                    let answer = lines.lock().await.recv().await.unwrap_or_default();
+                    if matches!(answer.trim(), "y" | "yes") {
+                        outcome = agent.undo(&session, turn, true, frontend.as_ref()).await;
+                    }
+                }
+                match outcome {
+                    Ok(o) if o.needs_confirmation => {
+                        out(&style.dim("Nothing restored; your changes are kept.\n"))
+                    }
+                    Ok(o) if o.restored.is_empty() => out(&style.dim("Nothing to undo.\n")),
+                    Ok(o) => out(&style.dim(&format!("Restored: {}\n", o.restored.join(", ")))),
+                    Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
+                }
+            }
             _ => {
                 let (_, error) = run_turn(
                     &agent,
@@ -420,5 +485,16 @@ mod tests {
         assert_eq!(summary("a\nb\n[exit code 0]"), "2 lines, [exit code 0]");
         assert_eq!(summary("1 | x\n2 | y\n3 | z"), "3 lines");
         assert_eq!(summary(""), "done");
+    }
+
+    #[test]
+    fn the_models_control_characters_are_shown_not_obeyed() {
+        // A command that would show as `ls` after the carriage return and the colour codes.
+        let shown = inert("rm -rf ~ \r\x1b[2K\x1b[32mls", true);
+        assert_eq!(shown, "rm -rf ~ \\r\\u{1b}[2K\\u{1b}[32mls");
+        assert!(!shown.chars().any(char::is_control));
+        assert_eq!(inert("a\nb\tc", false), "a\nb\tc");
+        assert_eq!(inert("a\nb", true), "a\\nb");
+        assert_eq!(inert("plain", true), "plain");
     }
 }

@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand};
 mod chat;
 mod tool_cli;
 
-use tandem_agent::approval::{ApprovalPolicy, AutoApprove};
+use tandem_agent::approval::{ApprovalPolicy, AutoApprove, SandboxMode};
 use tandem_config::{ProviderOptions, StartOptions};
 use tandem_provider::{Api, ApiKey, ToolMode};
 
@@ -103,6 +103,21 @@ struct ServeArgs {
     /// Run every command without asking
     #[arg(long)]
     auto_approve_commands: bool,
+    /// Commands' sandbox: workspace-write (writes only in the workspace and the temp dirs, the
+    /// default) or off
+    #[arg(long, value_parser = parse_sandbox, default_value = "workspace-write")]
+    sandbox: SandboxMode,
+    /// Let sandboxed commands use the network
+    #[arg(long)]
+    allow_network: bool,
+}
+
+fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {
+    match s {
+        "workspace-write" => Ok(SandboxMode::WorkspaceWrite),
+        "off" => Ok(SandboxMode::Off),
+        _ => Err(format!("unknown sandbox {s:?}: use workspace-write or off")),
+    }
 }
 
 impl ServeArgs {
@@ -116,9 +131,12 @@ impl ServeArgs {
                     command: self.auto_approve_commands,
                 },
                 allow_commands: self.allow_commands.clone(),
+                sandbox: self.sandbox,
+                network: self.allow_network,
             },
             data_dir: self.data_dir.clone(),
             max_steps: self.max_steps,
+            limits: None,
         }
     }
 }

@@ -174,7 +174,14 @@ async fn execute(args: ToolCliArgs) -> Result<Value, ToolError> {
         })),
         Prepared::Command(proposal) => {
             let cancel = tokio_util::sync::CancellationToken::new();
-            let outcome = tandem_tools::run_command(&proposal, &mut |_| {}, cancel).await?;
+            // The user runs this by hand: no sandbox, but the provider keys still stay out.
+            let walls = tandem_tools::Walls {
+                root: ctx.workspace.root().to_path_buf(),
+                mode: tandem_sandbox::SandboxMode::Off,
+                network: true,
+                key_var: None,
+            };
+            let outcome = tandem_tools::run_command(&proposal, &walls, &mut |_| {}, cancel).await?;
             if outcome.timed_out {
                 return Err(ToolError::new(
                     ErrorKind::Timeout,

@@ -54,6 +54,9 @@ pub(crate) struct ExecuteCommand {
     pub cwd: Option<String>,
     #[serde(rename = "timeoutSeconds", alias = "timeout_seconds")]
     pub timeout_seconds: Option<f64>,
+    /// Run without the sandbox's walls: the user is always asked.
+    #[serde(default, rename = "outsideSandbox", alias = "outside_sandbox")]
+    pub outside_sandbox: bool,
 }
 
 /// Parses `raw` for tool `tool`. An empty string counts as `{}` (some providers send that for a

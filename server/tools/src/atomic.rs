@@ -1,8 +1,141 @@
 //! Atomic file replacement: a temp file in the same directory, fsync, rename. A reader sees the
 //! old bytes or the new ones, never a mix, and a crash leaves no half-written file.
+//!
+//! In the workspace ([`write_in`], [`remove_in`]) every step goes through a directory handle
+//! opened from the root without following links out of it (`cap-std`): a directory swapped for a
+//! link to elsewhere after the path was checked makes the write fail, never land outside.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
+
+/// The directory holding `path`, opened through `root`, and the file's name in it.
+fn parent_in(root: &Path, path: &Path, create: bool) -> std::io::Result<(Dir, PathBuf)> {
+    let rel = path.strip_prefix(root).map_err(|_| {
+        std::io::Error::other(format!(
+            "{} is not inside {}",
+            path.display(),
+            root.display()
+        ))
+    })?;
+    let name = rel
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("a file path needs a file name"))?;
+    let root = Dir::open_ambient_dir(root, ambient_authority())?;
+    let parent = rel.parent().unwrap_or(Path::new(""));
+    let dir = if parent.as_os_str().is_empty() {
+        root
+    } else {
+        if create {
+            root.create_dir_all(parent)?;
+        }
+        root.open_dir(parent)?
+    };
+    Ok((dir, PathBuf::from(name)))
+}
+
+/// [`write`] for a file inside the workspace `root`, race-free: see the module's documentation.
+pub(crate) fn write_in(
+    root: &Path,
+    path: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> std::io::Result<()> {
+    let (dir, name) = parent_in(root, path, true)?;
+    let mode = match mode {
+        Some(mode) => Some(mode),
+        None => dir
+            .symlink_metadata(&name)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.permissions().mode() & 0o7777),
+    };
+    let temp = PathBuf::from(format!(
+        ".tandem-{}-{:016x}.tmp",
+        std::process::id(),
+        fastrand::u64(..)
+    ));
+    let mut options = OpenOptions::new();
+    options
+        .write(true)
+        .create_new(true)
+        .mode(mode.unwrap_or(0o666));
+    let mut file = dir.open_with(&temp, &options)?;
+    let written = (|| {
+        file.write_all(bytes)?;
+        if let Some(mode) = mode {
+            // The umask may have narrowed the mode at creation: set the exact bits.
+            file.set_permissions(Permissions::from_mode(mode))?;
+        }
+        file.sync_all()?;
+        dir.rename(&temp, &dir, &name)
+    })();
+    if written.is_err() {
+        let _ = dir.remove_file(&temp);
+        return written;
+    }
+    let _ = dir.open(".").and_then(|d| d.sync_all());
+    Ok(())
+}
+
+/// Removes the temp files a write left behind when its process was killed mid-write
+/// (`.tandem-PID-N.tmp` whose process is gone), anywhere in the workspace the walk reaches; how
+/// many were removed. Those of live processes are writes in progress and stay.
+pub(crate) fn remove_stale_temp_files(root: &Path) -> usize {
+    let mut removed = 0;
+    let walk = super::walk::builder(root).hidden(false).build();
+    for entry in walk.flatten() {
+        let Some(name) = entry.file_name().to_str() else {
+            continue;
+        };
+        let Some(pid) = stale_temp_pid(name) else {
+            continue;
+        };
+        if process_alive(pid) || !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        if let Some(parent) = entry.path().parent()
+            && remove_in(root, entry.path()).is_ok()
+            && parent.starts_with(root)
+        {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// The process id in a temp file's name `.tandem-PID-HEX16.tmp`.
+fn stale_temp_pid(name: &str) -> Option<i32> {
+    let rest = name.strip_prefix(".tandem-")?.strip_suffix(".tmp")?;
+    let (pid, hex) = rest.split_once('-')?;
+    (hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit())).then_some(())?;
+    pid.parse().ok()
+}
+
+fn process_alive(pid: i32) -> bool {
+    // SAFETY: signal 0 checks for existence only.
+    let result = unsafe { libc::kill(pid, 0) };
+    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// Deletes a file inside the workspace `root`, race-free as [`write_in`]. A missing file is fine.
+pub(crate) fn remove_in(root: &Path, path: &Path) -> std::io::Result<()> {
+    let (dir, name) = match parent_in(root, path, false) {
+        Ok(found) => found,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    match dir.remove_file(&name) {
+        Ok(()) => {
+            let _ = dir.open(".").and_then(|d| d.sync_all());
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
 
 /// Writes `bytes` to `path`, creating missing parent directories. `mode` gives the permission
 /// bits; `None` keeps those of the file being replaced, or the usual `0o666` less the umask for a
@@ -55,6 +188,25 @@ pub(crate) fn sync_dir(dir: &Path) {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn temp_files_of_dead_processes_are_removed_and_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        // A pid that can't be running: above the kernel's maximum.
+        let dead = root.join("src/.tandem-99999999-00000000deadbeef.tmp");
+        let live = root.join(format!(
+            ".tandem-{}-0123456789abcdef.tmp",
+            std::process::id()
+        ));
+        let other = root.join(".tandem-notes.tmp");
+        for f in [&dead, &live, &other] {
+            std::fs::write(f, "x").unwrap();
+        }
+        assert_eq!(remove_stale_temp_files(&root), 1);
+        assert!(!dead.exists() && live.exists() && other.exists());
+    }
     use std::os::unix::fs::PermissionsExt;
 
     #[test]

@@ -13,8 +13,35 @@ use std::time::Duration;
 use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
+use tandem_sandbox::{SandboxMode, SandboxPolicy};
+
 use super::args::ExecuteCommand;
 use super::{CommandOutcome, CommandProposal, ErrorKind, ToolError, Workspace};
+
+/// What a command may touch: the sandbox it runs in (unless it was approved to run outside), and
+/// the variables kept out of its environment. Set by the user, never by the model.
+#[derive(Clone, Debug)]
+pub struct Walls {
+    /// The workspace: writable inside the sandbox; git finds no repository above it.
+    pub root: std::path::PathBuf,
+    pub mode: SandboxMode,
+    /// TCP connect and bind allowed inside the sandbox.
+    pub network: bool,
+    /// The variable the provider key was read from, if any: dropped with the usual key names.
+    pub key_var: Option<String>,
+}
+
+impl Walls {
+    /// The sandbox's policy for a command of this workspace.
+    pub fn policy(&self) -> SandboxPolicy {
+        let mut policy = match self.mode {
+            SandboxMode::WorkspaceWrite => SandboxPolicy::workspace_write(&self.root),
+            SandboxMode::Off => SandboxPolicy::off(),
+        };
+        policy.network = self.network;
+        policy
+    }
+}
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 const MAX_TIMEOUT_SECONDS: f64 = 24.0 * 3600.0;
@@ -56,6 +83,7 @@ pub(crate) fn prepare(ws: &Workspace, args: ExecuteCommand) -> Result<CommandPro
     };
     Ok(CommandProposal {
         command: args.command,
+        sandboxed: !args.outside_sandbox,
         display_cwd: ws.display_path(&cwd),
         cwd,
         timeout,
@@ -111,6 +139,7 @@ fn shell() -> String {
 
 pub(crate) async fn run(
     proposal: &CommandProposal,
+    walls: &Walls,
     on_output: &mut (dyn FnMut(&str) + Send),
     cancel: CancellationToken,
 ) -> Result<CommandOutcome, ToolError> {
@@ -129,6 +158,14 @@ pub(crate) async fn run(
         .stdout(Stdio::from(write_end))
         .stderr(Stdio::from(write_end_too))
         .process_group(0)
+        // The provider's keys stay out; git finds no repository above the workspace and no bare
+        // repository the model may have planted.
+        .env_clear()
+        .envs(tandem_sandbox::command_env(
+            std::env::vars_os(),
+            walls.key_var.as_deref(),
+            &walls.root,
+        ))
         // Nothing may wait for a terminal that is not there.
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("PAGER", "cat")
@@ -146,6 +183,18 @@ pub(crate) async fn run(
             }
             Ok(())
         });
+    }
+    if proposal.sandboxed && walls.mode == SandboxMode::WorkspaceWrite {
+        // Never run unconfined by accident: a sandbox that can't be set up is an error.
+        tandem_sandbox::confine(command.as_std_mut(), &walls.policy()).map_err(|e| {
+            ToolError::new(
+                ErrorKind::Io,
+                format!(
+                    "the sandbox could not be set up ({e}); nothing was run. Ask to run it with \
+                     outsideSandbox, which the user must approve"
+                ),
+            )
+        })?;
     }
     let mut child = command.spawn().map_err(spawn_error)?;
     // Our copies of the pipe's write end go with `command`: the pipe ends when the children close it.

@@ -91,11 +91,14 @@ pub(crate) fn definitions() -> Vec<ToolDefinition> {
              the user approves it. stdin is closed, so interactive commands fail: pass flags that \
              avoid prompts. stdout and stderr come back together; of a long output the first and \
              last 100 lines are kept. The command is killed, with everything it started, after \
-             timeoutSeconds (default 120).",
+             timeoutSeconds (default 120). Commands run in a sandbox: they can write only inside \
+             the workspace and the temp dirs, and have no network. If a command needs more (a \
+             download, a write elsewhere), set outsideSandbox: the user is then always asked.",
             json!({
                 "command": string("The command line, e.g. `cargo test -p core`."),
                 "cwd": string("Working directory, relative to the workspace root (default: the root)."),
                 "timeoutSeconds": {"type": "number", "description": "Seconds before the command is killed (default 120)."},
+                "outsideSandbox": {"type": "boolean", "description": "Run without the sandbox (network, writes outside the workspace); always asks the user. Default false."},
             }),
             &["command"],
         ),

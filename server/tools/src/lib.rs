@@ -21,6 +21,7 @@ mod edit;
 mod list;
 mod paths;
 mod read;
+mod regular;
 mod search;
 mod text;
 mod tool;
@@ -28,10 +29,11 @@ mod undo;
 mod walk;
 mod write;
 
+pub use command::Walls;
 pub use diff::{FileDiff, Hunk, unified_diff};
 pub use read::ReadTracker;
 pub use tool::{CallInfo, Tool, ToolKind, ToolTarget, describe};
-pub use undo::{Restore, UndoLog, UndoPlan};
+pub use undo::{Change, Conflict, Restore, UndoLog, UndoPlan};
 
 /// Why a tool call failed. Goes back to the model as the tool result, so it can correct itself.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize)]
@@ -119,6 +121,8 @@ pub struct EditProposal {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommandProposal {
     pub command: String,
+    /// Runs inside the sandbox (the model did not ask to leave it).
+    pub sandboxed: bool,
     /// Absolute, inside the workspace.
     pub cwd: PathBuf,
     /// Relative to the workspace root (`.` for the root).
@@ -276,6 +280,7 @@ pub fn apply_edit(
 ) -> Result<AppliedEdit, ToolError> {
     let path = write::begin(ctx, proposal, undo, turn_id)?;
     write::to_disk(ctx, &path, content)?;
+    undo.record_written(turn_id, &proposal.display_path, content.as_bytes())?;
     Ok(write::finish(ctx, proposal, &path, content))
 }
 
@@ -311,16 +316,23 @@ pub fn finish_edit(
 /// A workspace file's text for the model, with every check `read_file` makes (inside the
 /// workspace, not in `.git/`, a regular file, not too large, not binary).
 pub fn read_text(ws: &Workspace, path: &str) -> Result<String, ToolError> {
-    let abs = ws.resolve(path)?;
+    let abs = ws.resolve_for_read(path)?;
     text::load(ws, &abs)?.ok_or_else(|| text::no_such_file(ws, &abs))
+}
+
+/// Removes what writes killed mid-way (`kill -9`) left in the workspace: temp files of processes
+/// that are gone. Walks the workspace: call it off the async runtime.
+pub fn remove_stale_temp_files(ws: &Workspace) -> usize {
+    atomic::remove_stale_temp_files(ws.root())
 }
 
 /// Runs an approved command in its own process group with stdin closed, relaying output as it
 /// comes; the timeout or `cancel` kills the whole group (within a second).
 pub async fn run_command(
     proposal: &CommandProposal,
+    walls: &Walls,
     on_output: &mut (dyn FnMut(&str) + Send),
     cancel: tokio_util::sync::CancellationToken,
 ) -> Result<CommandOutcome, ToolError> {
-    command::run(proposal, on_output, cancel).await
+    command::run(proposal, walls, on_output, cancel).await
 }

@@ -9,7 +9,7 @@ const DEFAULT_LIMIT: u64 = 1_000;
 
 pub(crate) fn list_files(ws: &Workspace, args: ListFiles) -> Result<String, ToolError> {
     let given = args.path.as_deref().unwrap_or(".");
-    let start = ws.resolve(given)?;
+    let start = ws.resolve_for_read(given)?;
     let meta = std::fs::metadata(&start).map_err(|_| super::text::no_such_file(ws, &start))?;
     if !meta.is_dir() {
         return Ok(ws.display_path(&start));

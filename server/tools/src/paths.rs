@@ -35,9 +35,13 @@ impl Workspace {
         Ok(real)
     }
 
-    /// Like [`Workspace::resolve`], for a path a tool is about to write: also refuses anything
-    /// inside a `.git` directory.
-    pub fn resolve_for_write(&self, path: &str) -> Result<PathBuf, ToolError> {
+    /// Like [`Workspace::resolve`], for a path a tool reads or lists: also refuses anything
+    /// inside a `.git` directory (the repository's data: its config may hold credentials).
+    pub fn resolve_for_read(&self, path: &str) -> Result<PathBuf, ToolError> {
+        self.resolve_outside_git(path, "read")
+    }
+
+    fn resolve_outside_git(&self, path: &str, verb: &str) -> Result<PathBuf, ToolError> {
         let real = self.resolve(path)?;
         let in_git = |p: &Path| {
             p.components()
@@ -48,12 +52,19 @@ impl Workspace {
             return Err(ToolError::new(
                 ErrorKind::OutsideWorkspace,
                 format!(
-                    "`{}` is inside a .git directory: the tools never write there (the repository's \
-                     own data). Write elsewhere, or run git commands with execute_command.",
+                    "`{}` is inside a .git directory: the tools never {verb} there (the \
+                     repository's own data). Run git commands with execute_command instead.",
                     path.trim()
                 ),
             ));
         }
+        Ok(real)
+    }
+
+    /// Like [`Workspace::resolve`], for a path a tool is about to write: also refuses anything
+    /// inside a `.git` directory.
+    pub fn resolve_for_write(&self, path: &str) -> Result<PathBuf, ToolError> {
+        let real = self.resolve_outside_git(path, "write")?;
         if real == self.root {
             return Err(ToolError::new(
                 ErrorKind::InvalidArguments,
@@ -157,10 +168,20 @@ fn refuse_foreign_forms(given: &str) -> Result<(), ToolError> {
 /// The canonical path of the deepest existing ancestor, with the rest appended. A dangling
 /// symbolic link counts as missing: reads of it fail, and an atomic write replaces the link itself.
 fn real_path(path: &Path) -> std::io::Result<PathBuf> {
-    let mut existing = path;
+    real_path_within(path, 0)
+}
+
+/// Links followed by hand (dangling ones) before giving up: a loop of dangling links.
+const MAX_DANGLING_HOPS: usize = 40;
+
+/// Where `path` really leads: its deepest existing part with links followed, and the rest as
+/// written. A dangling link leads where its target would be, so a link to a missing file outside
+/// the workspace is outside, not a missing file inside.
+fn real_path_within(path: &Path, hops: usize) -> std::io::Result<PathBuf> {
+    let mut existing = path.to_path_buf();
     let mut tail = Vec::new();
     loop {
-        match std::fs::canonicalize(existing) {
+        match std::fs::canonicalize(&existing) {
             Ok(mut real) => {
                 for name in tail.iter().rev() {
                     real.push(name);
@@ -171,10 +192,21 @@ fn real_path(path: &Path) -> std::io::Result<PathBuf> {
                 if e.kind() == std::io::ErrorKind::NotFound
                     || e.kind() == std::io::ErrorKind::NotADirectory =>
             {
+                if let Ok(target) = std::fs::read_link(&existing) {
+                    if hops >= MAX_DANGLING_HOPS {
+                        return Err(std::io::Error::other("too many levels of symbolic links"));
+                    }
+                    let parent = existing.parent().unwrap_or(Path::new("/"));
+                    let mut real = real_path_within(&parent.join(target), hops + 1)?;
+                    for name in tail.iter().rev() {
+                        real.push(name);
+                    }
+                    return Ok(real);
+                }
                 match (existing.parent(), existing.file_name()) {
                     (Some(parent), Some(name)) => {
                         tail.push(name.to_owned());
-                        existing = parent;
+                        existing = parent.to_path_buf();
                     }
                     _ => return Err(e),
                 }

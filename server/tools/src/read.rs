@@ -88,7 +88,7 @@ impl ReadTracker {
 
 pub(crate) fn read_file(ctx: &ToolContext<'_>, args: ReadFile) -> Result<String, ToolError> {
     let ws = ctx.workspace;
-    let path = ws.resolve(&args.path)?;
+    let path = ws.resolve_for_read(&args.path)?;
     let text = text::load_for(ctx, &path)?.ok_or_else(|| text::no_such_file(ws, &path))?;
     let display = ws.display_path(&path);
     let out = render(&display, &text, args.offset, args.limit)?;

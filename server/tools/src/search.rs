@@ -18,6 +18,8 @@ use super::{ErrorKind, ToolError, Workspace, walk};
 const DEFAULT_LIMIT: u64 = 200;
 /// A matched line longer than this is shown as a window around the match.
 const MAX_LINE_BYTES: usize = 300;
+/// The most memory one file's search may hold at once: a line longer than this skips the file.
+const MAX_LINE_HEAP: usize = 16 * 1024 * 1024;
 
 /// The hits of one file, in line order.
 pub(crate) struct FileHits {
@@ -31,10 +33,12 @@ pub(crate) struct Found {
     pub files: Vec<FileHits>,
     pub total_matches: u64,
     pub files_matched: u64,
+    /// Files skipped because a line outgrew [`MAX_LINE_HEAP`].
+    pub too_long: u64,
 }
 
 pub(crate) fn search_files(ws: &Workspace, args: SearchFiles) -> Result<String, ToolError> {
-    let start = ws.resolve(args.path.as_deref().unwrap_or("."))?;
+    let start = ws.resolve_for_read(args.path.as_deref().unwrap_or("."))?;
     if !start.exists() {
         return Err(super::text::no_such_file(ws, &start));
     }
@@ -120,10 +124,12 @@ pub(crate) fn search(
         files: Vec::new(),
         total_matches: 0,
         files_matched: 0,
+        too_long: 0,
     };
     for c in per_thread {
         found.total_matches += c.total;
         found.files_matched += c.files_matched;
+        found.too_long += c.too_long;
         found.files.extend(c.files);
     }
     // The stable sort finds the threads' sorted runs and only merges them.
@@ -132,6 +138,18 @@ pub(crate) fn search(
 }
 
 fn render(found: &Found, limit: usize, regex: &str, start: &str) -> String {
+    let mut out = render_hits(found, limit, regex, start);
+    if found.too_long > 0 {
+        out.push_str(&format!(
+            "\n[{} file(s) not searched: a line longer than {} MiB]",
+            found.too_long,
+            MAX_LINE_HEAP / (1024 * 1024)
+        ));
+    }
+    out
+}
+
+fn render_hits(found: &Found, limit: usize, regex: &str, start: &str) -> String {
     use std::fmt::Write;
     if found.total_matches == 0 {
         return format!(
@@ -181,12 +199,16 @@ struct Collector {
     cutoff: Option<String>,
     total: u64,
     files_matched: u64,
+    too_long: u64,
     limit: usize,
 }
 
 impl Collector {
     fn new(limit: usize) -> Self {
         let searcher = SearcherBuilder::new()
+            // A file with one enormous line must not take the heap with it: past this the file
+            // is skipped (and counted).
+            .heap_limit(Some(MAX_LINE_HEAP))
             .binary_detection(BinaryDetection::quit(0))
             .line_terminator(LineTerminator::crlf())
             .line_number(true)
@@ -198,6 +220,7 @@ impl Collector {
             cutoff: None,
             total: 0,
             files_matched: 0,
+            too_long: 0,
             limit,
         }
     }
@@ -211,9 +234,21 @@ impl Collector {
             count: 0,
             binary: false,
         };
-        // An unreadable file is skipped, as ripgrep skips it (with a message we have no place for).
-        if self.searcher.search_path(matcher, path, &mut sink).is_err() || sink.binary {
+        // Opened only if it is a regular file (never blocking on a FIFO swapped in after the
+        // walk). An unreadable file is skipped, as ripgrep skips it; one whose line outgrew the
+        // heap limit is counted, so the model knows the search was not complete.
+        let Ok((file, _)) = super::regular::open(path) else {
             return;
+        };
+        match self.searcher.search_file(matcher, &file, &mut sink) {
+            // grep-searcher says so only in the message.
+            Err(e) if e.to_string().contains("allocation limit") => {
+                self.too_long += 1;
+                return;
+            }
+            Err(_) => return,
+            Ok(()) if sink.binary => return,
+            Ok(()) => {}
         }
         if sink.count == 0 {
             return;

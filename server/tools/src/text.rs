@@ -16,29 +16,36 @@ const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 /// does not exist.
 pub(crate) fn load(ws: &Workspace, path: &Path) -> Result<Option<String>, ToolError> {
     let display = ws.display_path(path);
-    let meta = match std::fs::metadata(path) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == IoKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_error(&display, &e)),
-    };
-    if meta.is_dir() {
-        return Err(ToolError::new(
+    match read_regular(path, &display)? {
+        None => Ok(None),
+        Some((bytes, _)) => into_text(&display, bytes).map(Some),
+    }
+}
+
+/// A regular file's bytes and metadata (`None` when it does not exist), never blocking on a FIFO
+/// or a device, and never more than [`MAX_FILE_BYTES`].
+pub(crate) fn read_regular(
+    path: &Path,
+    display: &str,
+) -> Result<Option<(Vec<u8>, std::fs::Metadata)>, ToolError> {
+    use super::regular::NotRegular;
+    match super::regular::read(path, MAX_FILE_BYTES) {
+        Ok(read) => Ok(Some(read)),
+        Err(NotRegular::Missing) => Ok(None),
+        Err(NotRegular::Directory) => Err(ToolError::new(
             ErrorKind::InvalidArguments,
             format!("{display} is a directory, not a file; list_files shows what it holds"),
-        ));
+        )),
+        Err(NotRegular::Special(what)) => Err(ToolError::new(
+            ErrorKind::InvalidArguments,
+            format!("{display} is {what}, not a regular file: the tools read and write files only"),
+        )),
+        Err(NotRegular::Io(e)) if e.kind() == IoKind::InvalidData => {
+            let len = std::fs::symlink_metadata(path).map_or(0, |m| m.len());
+            Err(too_large(display, len.max(MAX_FILE_BYTES + 1)))
+        }
+        Err(NotRegular::Io(e)) => Err(io_error(display, &e)),
     }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(too_large(&display, meta.len()));
-    }
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == IoKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_error(&display, &e)),
-    };
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_large(&display, bytes.len() as u64));
-    }
-    into_text(&display, bytes).map(Some)
 }
 
 /// The editor's text of `path` when the face gave it, else [`load`] from disk.

@@ -127,7 +127,7 @@ pub(crate) fn begin(
 
 /// Writes the file atomically.
 pub(crate) fn to_disk(ctx: &ToolContext<'_>, path: &Path, content: &str) -> Result<(), ToolError> {
-    super::atomic::write(path, content.as_bytes(), None)
+    super::atomic::write_in(ctx.workspace.root(), path, content.as_bytes(), None)
         .map_err(|e| text::io_error(&ctx.workspace.display_path(path), &e))
 }
 
@@ -147,19 +147,8 @@ pub(crate) fn finish(
 
 /// The file's bytes and mode now, `None` when it does not exist.
 fn current_state(path: &Path, display: &str) -> Result<Option<(Vec<u8>, u32)>, ToolError> {
-    let meta = match std::fs::metadata(path) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(text::io_error(display, &e)),
-    };
-    if meta.is_dir() {
-        return Err(ToolError::new(
-            ErrorKind::InvalidArguments,
-            format!("{display} is a directory, not a file"),
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| text::io_error(display, &e))?;
-    Ok(Some((bytes, text::permission_bits(&meta))))
+    Ok(text::read_regular(path, display)?
+        .map(|(bytes, meta)| (bytes, text::permission_bits(&meta))))
 }
 
 #[cfg(test)]

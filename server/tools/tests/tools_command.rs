@@ -17,12 +17,28 @@ async fn proposal(env: &Env, args: serde_json::Value) -> CommandProposal {
     }
 }
 
+/// The walls a session's commands get: the sandbox on, as by default.
+fn walls(p: &CommandProposal) -> tandem_tools::Walls {
+    tandem_tools::Walls {
+        root: p.cwd.clone(),
+        mode: tandem_sandbox::SandboxMode::WorkspaceWrite,
+        network: false,
+        key_var: None,
+    }
+}
+
 /// Runs the command; returns the outcome and everything relayed through on_output.
 async fn run(p: &CommandProposal, cancel: CancellationToken) -> (CommandOutcome, String) {
     let mut relayed = String::new();
-    let outcome = tandem_tools::run_command(p, &mut |chunk: &str| relayed.push_str(chunk), cancel)
-        .await
-        .unwrap();
+    let walls = walls(p);
+    let outcome = tandem_tools::run_command(
+        p,
+        &walls,
+        &mut |chunk: &str| relayed.push_str(chunk),
+        cancel,
+    )
+    .await
+    .unwrap();
     (outcome, relayed)
 }
 
@@ -193,8 +209,10 @@ async fn cancelling_kills_the_group_and_returns() {
     let trigger = cancel.clone();
     let mut relayed = String::new();
     // Cancel as soon as the command has shown it is running.
+    let walls = walls(&p);
     let outcome = tandem_tools::run_command(
         &p,
+        &walls,
         &mut |chunk: &str| {
             relayed.push_str(chunk);
             if relayed.contains('\n') {

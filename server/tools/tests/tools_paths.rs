@@ -135,7 +135,7 @@ fn symlinks_inside_the_workspace_are_followed_to_the_real_file() {
 }
 
 #[test]
-fn nothing_is_written_inside_git() {
+fn nothing_is_written_or_read_inside_git() {
     let env = Env::new();
     env.write(".git/config", "[core]\n");
     env.write("sub/.git/HEAD", "ref\n");
@@ -155,11 +155,9 @@ fn nothing_is_written_inside_git() {
     );
     assert_eq!(env.read(".git/config"), b"[core]\n");
     assert!(!env.exists(".git/hooks/pre-commit"));
-    // Reading is fine.
-    assert_eq!(
-        env.done("read_file", json!({"path": ".git/config"})),
-        "1 | [core]"
-    );
+    // Nor read: a repository's config may hold credentials.
+    let msg = refused(&env, "read_file", json!({"path": ".git/config"}));
+    assert!(msg.contains(".git"), "{msg}");
 }
 
 #[test]

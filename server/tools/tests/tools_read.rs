@@ -227,3 +227,58 @@ fn unknown_tools_are_named() {
     assert_eq!(err.kind, ErrorKind::UnknownTool);
     assert!(err.message.contains("replace_in_file"), "{}", err.message);
 }
+
+#[test]
+fn special_files_and_git_data_are_refused_without_blocking() {
+    let env = Env::new();
+    let fifo = env.path("pipe");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string and a mode.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let start = std::time::Instant::now();
+    let e = error(&env, "read_file", serde_json::json!({"path": "pipe"}));
+    assert!(e.message.contains("named pipe"), "{e:?}");
+    // The original-text read of an edit refuses it too, rather than hang.
+    let e = env
+        .call(
+            "write_to_file",
+            serde_json::json!({"path": "pipe", "content": "x"}),
+        )
+        .unwrap_err();
+    assert!(e.message.contains("named pipe"), "{e:?}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(2));
+
+    env.write(
+        ".git/config",
+        "[remote \"origin\"]\n\turl = https://user:token@host/x\n",
+    );
+    for (tool, args) in [
+        ("read_file", serde_json::json!({"path": ".git/config"})),
+        ("list_files", serde_json::json!({"path": ".git"})),
+        (
+            "search_files",
+            serde_json::json!({"regex": "token", "path": ".git"}),
+        ),
+    ] {
+        let e = error(&env, tool, args);
+        assert_eq!(e.kind, ErrorKind::OutsideWorkspace, "{tool}: {e:?}");
+    }
+}
+
+#[test]
+fn a_file_with_one_huge_line_is_skipped_by_search_and_said() {
+    let env = Env::new();
+    let mut huge = vec![b'a'; 20 * 1024 * 1024];
+    huge.extend_from_slice(b" needle\n");
+    env.write("big.txt", &huge);
+    env.write("small.txt", "a needle here\n");
+    let out = match env.call("search_files", serde_json::json!({"regex": "needle"})) {
+        Ok(tandem_tools::Prepared::Done(out)) => out,
+        other => panic!("{other:?}"),
+    };
+    assert!(out.contains("small.txt:1:"), "{out}");
+    assert!(
+        out.contains("1 file(s) not searched: a line longer than 16 MiB"),
+        "{out}"
+    );
+}

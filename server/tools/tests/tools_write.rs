@@ -257,3 +257,63 @@ fn a_turn_after_an_undo_is_recorded_afresh() {
     env.undo.undo(&env.ws, None).unwrap();
     assert_eq!(env.read("a.txt"), b"0\n");
 }
+
+/// A directory swapped for a link to outside between the proposal (path checked) and the write:
+/// the write fails or lands inside, never outside, and leaves no temp file outside. The swap
+/// runs in a loop on another thread while edits are applied, a few hundred times.
+#[test]
+fn a_directory_swapped_for_a_link_never_gets_a_file_outside() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let env = Env::new();
+    let outside = tempfile::tempdir().unwrap();
+    env.write("d/keep", "x");
+    let (dir, parked) = (env.path("d"), env.path("d.real"));
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (dir, parked, target, stop) = (
+            dir.clone(),
+            parked.clone(),
+            outside.path().to_path_buf(),
+            stop.clone(),
+        );
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let _ = std::fs::rename(&dir, &parked);
+                let _ = std::os::unix::fs::symlink(&target, &dir);
+                std::thread::sleep(std::time::Duration::from_micros(fastrand::u64(0..300)));
+                let _ = std::fs::remove_file(&dir);
+                let _ = std::fs::rename(&parked, &dir);
+                std::thread::sleep(std::time::Duration::from_micros(fastrand::u64(0..300)));
+            }
+        })
+    };
+    let (mut proposed, mut written) = (0, 0);
+    for i in 0..400 {
+        let content = format!("{i}\n");
+        let proposal = match env.call(
+            "write_to_file",
+            serde_json::json!({"path": format!("d/f{i}.txt"), "content": content}),
+        ) {
+            Ok(tandem_tools::Prepared::Edit(p)) => p,
+            _ => continue, // refused at the check: fine
+        };
+        proposed += 1;
+        if env.apply(&proposal, &format!("t{i}")).is_ok() {
+            written += 1;
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    let leaked: Vec<_> = std::fs::read_dir(outside.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(leaked.is_empty(), "files landed outside: {leaked:?}");
+    // The race is between the check and the write: some proposals must have passed the check.
+    assert!(
+        proposed > 0,
+        "no proposal passed the check: the test proves nothing"
+    );
+    eprintln!("{proposed} proposals, {written} written");
+}

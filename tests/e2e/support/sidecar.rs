@@ -171,8 +171,15 @@ impl Sidecar {
 
     /// Spawns `tandem lsp`, not yet initialized.
     pub fn spawn(env: &Env) -> Sidecar {
-        let mut child = env
-            .command()
+        Self::spawn_with(env, |_| {})
+    }
+
+    /// Spawns `tandem lsp` with its command adjusted first (variables, flags), not yet
+    /// initialized.
+    pub fn spawn_with(env: &Env, adjust: impl FnOnce(&mut Command)) -> Sidecar {
+        let mut command = env.command();
+        adjust(&mut command);
+        let mut child = command
             .arg("lsp")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -200,6 +207,11 @@ impl Sidecar {
             Box::new(move || format!("tandem stderr:\n{}", shown.lock().unwrap())),
         );
         Sidecar { child, rpc, stderr }
+    }
+
+    /// The sidecar's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id().expect("tandem is running")
     }
 
     pub fn stderr(&self) -> String {

@@ -27,4 +27,9 @@ command: string,
 /**
  * Its absolute working directory.
  */
-cwd: string, });
+cwd: string, 
+/**
+ * The model asked to run it outside the sandbox (network, writes anywhere): asked
+ * always, whatever the policy or an earlier "accept always".
+ */
+outsideSandbox?: boolean, });

@@ -26,9 +26,9 @@ impl Transcript {
     /// Creates a new transcript; fails if one exists at `path`.
     pub fn create(path: &Path, first: &Record) -> std::io::Result<Self> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
+            tandem_stdx::private_dir(dir)?;
         }
-        let file = OpenOptions::new()
+        let file = tandem_stdx::private_file()
             .create_new(true)
             .append(true)
             .open(path)?;

@@ -17,7 +17,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::approval::Decision;
-use crate::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus};
+use crate::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind};
 use tandem_model::{Message, ToolCall};
 use tandem_tools::FileDiff;
 
@@ -171,6 +171,9 @@ pub enum StoredEvent {
         stop_reason: StoredStopReason,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// Format 2 on; absent in format 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_kind: Option<StoredErrorKind>,
     },
     Compaction {
         elided: u32,
@@ -182,6 +185,41 @@ pub enum StoredEvent {
     Notice {
         message: String,
     },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StoredErrorKind {
+    NoServer,
+    Auth,
+    Connection,
+    ContextOverflow,
+    #[serde(other)]
+    Other,
+}
+
+impl From<TurnErrorKind> for StoredErrorKind {
+    fn from(k: TurnErrorKind) -> Self {
+        match k {
+            TurnErrorKind::NoServer => StoredErrorKind::NoServer,
+            TurnErrorKind::Auth => StoredErrorKind::Auth,
+            TurnErrorKind::Connection => StoredErrorKind::Connection,
+            TurnErrorKind::ContextOverflow => StoredErrorKind::ContextOverflow,
+            TurnErrorKind::Other => StoredErrorKind::Other,
+        }
+    }
+}
+
+impl From<StoredErrorKind> for TurnErrorKind {
+    fn from(k: StoredErrorKind) -> Self {
+        match k {
+            StoredErrorKind::NoServer => TurnErrorKind::NoServer,
+            StoredErrorKind::Auth => TurnErrorKind::Auth,
+            StoredErrorKind::Connection => TurnErrorKind::Connection,
+            StoredErrorKind::ContextOverflow => TurnErrorKind::ContextOverflow,
+            StoredErrorKind::Other => TurnErrorKind::Other,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -344,7 +382,11 @@ impl From<&Event> for StoredEvent {
                 context_window,
             },
             Event::Notice { message } => StoredEvent::Notice { message },
-            Event::TurnEnded { stop_reason, error } => StoredEvent::TurnEnded {
+            Event::TurnEnded {
+                stop_reason,
+                error,
+                error_kind,
+            } => StoredEvent::TurnEnded {
                 stop_reason: match stop_reason {
                     StopReason::EndTurn => StoredStopReason::EndTurn,
                     StopReason::Cancelled => StoredStopReason::Cancelled,
@@ -352,6 +394,7 @@ impl From<&Event> for StoredEvent {
                     StopReason::Error => StoredStopReason::Error,
                 },
                 error,
+                error_kind: error_kind.map(Into::into),
             },
         }
     }
@@ -433,7 +476,11 @@ impl StoredEvent {
                 context_window,
             },
             StoredEvent::Notice { message } => Event::Notice { message },
-            StoredEvent::TurnEnded { stop_reason, error } => Event::TurnEnded {
+            StoredEvent::TurnEnded {
+                stop_reason,
+                error,
+                error_kind,
+            } => Event::TurnEnded {
                 stop_reason: match stop_reason {
                     StoredStopReason::EndTurn => StopReason::EndTurn,
                     StoredStopReason::Cancelled => StopReason::Cancelled,
@@ -441,6 +488,7 @@ impl StoredEvent {
                     StoredStopReason::Error => StopReason::Error,
                 },
                 error,
+                error_kind: error_kind.map(Into::into),
             },
         }
     }

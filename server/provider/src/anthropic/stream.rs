@@ -135,6 +135,21 @@ impl AnthropicStream {
 
 impl StreamAccumulator for AnthropicStream {
     /// Takes one `data:` payload; its `type` says which event it is.
+    fn progress(&self) -> usize {
+        self.text.len()
+            + self.reasoning.len()
+            + self
+                .blocks
+                .iter()
+                .map(|b| match &b.kind {
+                    BlockKind::Thinking { signature } => signature.len(),
+                    BlockKind::ToolUse { id, name, json, .. } => id.len() + name.len() + json.len(),
+                    #[allow(unreachable_patterns)]
+                    _ => 0,
+                })
+                .sum::<usize>()
+    }
+
     fn push_data(
         &mut self,
         data: &str,

@@ -29,7 +29,7 @@ pub(super) type ParseWhole = fn(&[u8]) -> Result<Completion, ProviderError>;
 /// A broken stream is worth retrying only while nothing was relayed.
 pub(super) async fn read<A: StreamAccumulator>(
     response: Response,
-    stall: Duration,
+    limits: &crate::Limits,
     parse_whole: ParseWhole,
     on_delta: &mut (dyn FnMut(Delta) + Send),
 ) -> Result<Completion, Failure> {
@@ -39,6 +39,7 @@ pub(super) async fn read<A: StreamAccumulator>(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_ascii_lowercase();
+    let stall = limits.stall_timeout;
     let mut body = response.bytes_stream();
     let first = next_chunk(&mut body, stall).await?;
     let is_stream = content_type.starts_with("text/event-stream")
@@ -62,7 +63,7 @@ pub(super) async fn read<A: StreamAccumulator>(
             relayed = true;
             on_delta(delta);
         };
-        pump(&mut body, first, stall, &mut accumulator, &mut relay).await
+        pump(&mut body, first, limits, &mut accumulator, &mut relay).await
     };
     let cut_short = |failure: Failure| Failure {
         retry: if relayed { Retry::No } else { Retry::Backoff },
@@ -82,22 +83,87 @@ pub(super) async fn read<A: StreamAccumulator>(
     }
 }
 
-/// Feeds the body through the SSE decoder into the accumulator, one chunk at a time.
+/// Feeds the body through the SSE decoder into the accumulator, one chunk at a time, within the
+/// limits: one event's size, the answer's size, and the time without progress.
 async fn pump<A: StreamAccumulator>(
     body: &mut (impl Stream<Item = reqwest::Result<Bytes>> + Unpin),
     first: Option<Bytes>,
-    stall: Duration,
+    limits: &crate::Limits,
     accumulator: &mut A,
     relay: &mut (dyn FnMut(Delta) + Send),
 ) -> Result<(), Failure> {
     let mut decoder = SseDecoder::new();
     let mut chunk = first;
+    let mut progress = (accumulator.progress(), tokio::time::Instant::now());
     while let Some(bytes) = chunk {
         decoder.feed(&bytes, |event| accumulator.push(event, relay))?;
-        chunk = next_chunk(body, stall).await?;
+        check_limits(
+            limits,
+            decoder.buffered(),
+            accumulator.progress(),
+            &mut progress,
+        )?;
+        let left = limits.progress_timeout.saturating_sub(progress.1.elapsed());
+        if left.is_zero() {
+            return Err(no_progress(limits.progress_timeout));
+        }
+        // Waiting for the next bytes: the stall timeout, or the end of the progress deadline.
+        chunk = match tokio::time::timeout(left, next_chunk(body, limits.stall_timeout)).await {
+            Ok(next) => next?,
+            Err(_) => return Err(no_progress(limits.progress_timeout)),
+        };
     }
     decoder.finish(|event| accumulator.push(event, relay))?;
     Ok(())
+}
+
+/// Ends a stream that passed one of the limits: one line or event, the whole answer, or the time
+/// without progress (`progress` is the answer's size so far and when it last grew).
+pub(super) fn check_limits(
+    limits: &crate::Limits,
+    buffered: usize,
+    gathered: usize,
+    progress: &mut (usize, tokio::time::Instant),
+) -> Result<(), Failure> {
+    if buffered > limits.max_event_bytes {
+        return Err(over_limit(format!(
+            "one event of the model's stream passed {} (limits.max_event_bytes); the answer was \
+             stopped there",
+            mib(limits.max_event_bytes)
+        )));
+    }
+    if gathered > limits.max_answer_bytes {
+        return Err(over_limit(format!(
+            "the model's answer passed {} (limits.max_answer_bytes); it was stopped there",
+            mib(limits.max_answer_bytes)
+        )));
+    }
+    if gathered != progress.0 {
+        *progress = (gathered, tokio::time::Instant::now());
+    }
+    if progress.1.elapsed() >= limits.progress_timeout {
+        return Err(no_progress(limits.progress_timeout));
+    }
+    Ok(())
+}
+
+fn mib(bytes: usize) -> String {
+    format!("{} MiB", bytes / (1024 * 1024))
+}
+
+fn over_limit(message: String) -> Failure {
+    Failure::fatal(ProviderErrorKind::BadResponse, message)
+}
+
+fn no_progress(limit: Duration) -> Failure {
+    Failure::fatal(
+        ProviderErrorKind::Timeout,
+        format!(
+            "the model server kept the stream open but sent no new text, reasoning or tool call \
+             for {} (limits.progress_timeout); gave up waiting",
+            seconds(limit)
+        ),
+    )
 }
 
 /// The next piece of the body, within the stall timeout.

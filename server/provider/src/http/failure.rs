@@ -37,6 +37,23 @@ pub(super) fn send_error(error: &reqwest::Error, base_url: &str) -> Failure {
 /// server's `Retry-After` when it gives one.
 pub(super) async fn status_error(response: Response, stall: Duration) -> Failure {
     let status = response.status();
+    if status.is_redirection() {
+        let to = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("?")
+            .to_string();
+        return Failure::fatal(
+            ProviderErrorKind::Status(status.as_u16()),
+            format!(
+                "model server returned {} to {to}, another server: not followed, so the \
+                 conversation and the key stay with the server you named. If that is where the \
+                 model is, set the base URL to it",
+                status_text(status)
+            ),
+        );
+    }
     let wait = retry_after(response.headers(), SystemTime::now());
     let body = read_error_body(response, stall).await;
     let mut message = format!("model server returned {}", status_text(status));

@@ -112,6 +112,25 @@ pub(crate) fn classify_status(
     (status == 400 && window::says_no_tools(message)).then_some(ProviderErrorKind::ToolsUnsupported)
 }
 
+/// The most of a probe's answer read: what a server says of itself is small, and a server
+/// that answers with an endless body must not take the memory with it.
+const PROBE_BODY_LIMIT: usize = 1024 * 1024;
+
+/// A probe's body, or `None` past [`PROBE_BODY_LIMIT`] or on a read error.
+async fn small_body(response: reqwest::Response) -> Option<Vec<u8>> {
+    use futures_util::StreamExt;
+    let mut body = response.bytes_stream();
+    let mut whole = Vec::new();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.ok()?;
+        if whole.len() + chunk.len() > PROBE_BODY_LIMIT {
+            return None;
+        }
+        whole.extend_from_slice(&chunk);
+    }
+    Some(whole)
+}
+
 impl HttpModelClient {
     /// The server's address without the API path (`http://host:port`), where llama.cpp's
     /// `/props`, Ollama's `/api/*` and LM Studio's `/api/v0/*` live.
@@ -130,10 +149,9 @@ impl HttpModelClient {
         if !response.status().is_success() {
             return None;
         }
-        let bytes = tokio::time::timeout(PROBE_TIMEOUT, response.bytes())
+        let bytes = tokio::time::timeout(PROBE_TIMEOUT, small_body(response))
             .await
-            .ok()?
-            .ok()?;
+            .ok()??;
         serde_json::from_slice(&bytes).ok()
     }
 
@@ -147,10 +165,9 @@ impl HttpModelClient {
         if !response.status().is_success() {
             return None;
         }
-        let bytes = tokio::time::timeout(PROBE_TIMEOUT, response.bytes())
+        let bytes = tokio::time::timeout(PROBE_TIMEOUT, small_body(response))
             .await
-            .ok()?
-            .ok()?;
+            .ok()??;
         serde_json::from_slice(&bytes).ok()
     }
 
@@ -402,11 +419,19 @@ impl HttpModelClient {
                     on_delta(d);
                 };
                 let mut received = false;
+                let limits = &self.config.limits;
+                let mut progress = (0, tokio::time::Instant::now());
                 loop {
                     match next_chunk(&mut stream, stall).await {
                         Ok(Some(bytes)) => {
                             received = true;
                             answer.feed(&bytes, &mut relay)?;
+                            super::answer::check_limits(
+                                limits,
+                                answer.buffered(),
+                                answer.progress(),
+                                &mut progress,
+                            )?;
                         }
                         Ok(None) => break,
                         Err(failure) => return Err(failure),

@@ -116,13 +116,7 @@ impl HttpModelClient {
         on_delta: &mut (dyn FnMut(Delta) + Send),
     ) -> Result<Completion, Failure> {
         let response = self.send(request).await?;
-        answer::read::<A>(
-            response,
-            self.config.limits.stall_timeout,
-            parse_whole,
-            on_delta,
-        )
-        .await
+        answer::read::<A>(response, &self.config.limits, parse_whole, on_delta).await
     }
 
     async fn list_models_inner(&self) -> Result<Vec<ModelInfo>, ProviderError> {
@@ -330,11 +324,34 @@ fn build_client(base_url: &str, connect_timeout: Duration) -> reqwest::Result<re
     let mut builder = reqwest::Client::builder()
         .connect_timeout(connect_timeout)
         .tcp_nodelay(true)
+        .redirect(same_origin_redirects())
         .user_agent(concat!("tandem/", env!("CARGO_PKG_VERSION")));
     if is_loopback(base_url) {
         builder = builder.no_proxy();
     }
     builder.build()
+}
+
+/// Redirects are followed only within one origin (scheme, host and port): a redirect elsewhere
+/// would carry the conversation, and with it the workspace's files, to a server nobody named. It
+/// comes back as the 3xx it is, and the error names where it pointed.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first();
+        let same = first.is_some_and(|from| {
+            let to = attempt.url();
+            from.scheme() == to.scheme()
+                && from.host_str() == to.host_str()
+                && from.port_or_known_default() == to.port_or_known_default()
+        });
+        if !same {
+            attempt.stop()
+        } else if attempt.previous().len() > 5 {
+            attempt.error("more than 5 redirects")
+        } else {
+            attempt.follow()
+        }
+    })
 }
 
 fn is_loopback(base_url: &str) -> bool {

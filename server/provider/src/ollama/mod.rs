@@ -122,6 +122,23 @@ impl OllamaStream {
         Ok(())
     }
 
+    /// Bytes held for a line not complete yet.
+    pub fn buffered(&self) -> usize {
+        self.partial.len()
+    }
+
+    /// Bytes of answer gathered (text, reasoning, tool calls): grows only when the model says
+    /// something.
+    pub fn progress(&self) -> usize {
+        let c = &self.completion;
+        c.text.len()
+            + c.reasoning.len()
+            + c.tool_calls
+                .iter()
+                .map(|t| t.name.len() + t.arguments.len())
+                .sum::<usize>()
+    }
+
     /// The end of the body: a last line without a newline is applied.
     pub fn finish(&mut self, on_delta: &mut dyn FnMut(Delta)) -> Result<(), ProviderError> {
         let rest = std::mem::take(&mut self.partial);

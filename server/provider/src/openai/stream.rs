@@ -116,6 +116,21 @@ impl StreamAccumulator for OpenAiStream {
                 .any(|c| c.index == 0 && c.finish.is_some())
     }
 
+    fn progress(&self) -> usize {
+        self.choices
+            .iter()
+            .map(|c| {
+                c.text.len()
+                    + c.reasoning.len()
+                    + c.refusal.as_ref().map_or(0, String::len)
+                    + c.calls
+                        .iter()
+                        .map(|k| k.id.len() + k.name.len() + k.arguments.len())
+                        .sum::<usize>()
+            })
+            .sum()
+    }
+
     fn into_completion(mut self) -> Completion {
         let usage = self.usage;
         match self.choices.iter().position(|c| c.index == 0) {

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The layering of docs/architecture.md, as the crates' dependencies enforce it: the core crates
+# never depend on a protocol, an editor or a terminal. Fails naming the crate and what it pulls in.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+core=(tandem-stdx tandem-model tandem-provider tandem-tools tandem-sandbox tandem-agent)
+faces='^(tower-lsp-server|agent-client-protocol|tandem-protocol|tandem-lsp|tandem-acp|tandem-config|tandem|clap|ts-rs) '
+status=0
+for crate in "${core[@]}"; do
+  found=$(cargo tree -q -p "$crate" -e normal --prefix none | grep -E "$faces" | sort -u || true)
+  if [ -n "$found" ]; then
+    echo "layering: the core crate $crate depends on: $found" >&2
+    status=1
+  fi
+done
+[ "$status" = 0 ] && echo "layers: ${core[*]} depend on no protocol, editor or terminal crate"
+exit "$status"

@@ -1,0 +1,403 @@
+// `tandem acp` against the official ACP TypeScript SDK: the real binary, the SDK's client app,
+// the scripted mock model. Every message in both directions is checked against the SDK's JSON
+// schema (see support/), and each test ends with `finish`, which fails on any violation.
+//
+// Run: npm ci --prefix tests/acp-sdk && node --test tests/acp-sdk/
+
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { HOLD } from './support/editor.mjs';
+import { chunks, finish, lastUpdatePosition, responsePosition, setup } from './support/fixture.mjs';
+import { MockModel, messageText } from './support/mock.mjs';
+
+/** @param {any} update @param {string} kind */
+const isToolCall = (update, kind) => update.sessionUpdate === 'tool_call' && update.kind === kind;
+
+test('initialize: protocol v1 and the capabilities tandem implements', async (t) => {
+  const f = await setup(t, { responses: [] });
+  const init = /** @type {any} */ (f.init);
+  assert.equal(init.protocolVersion, 1);
+  const caps = init.agentCapabilities;
+  assert.equal(caps.loadSession, true, 'session/load is implemented');
+  assert.equal(caps.promptCapabilities.embeddedContext, true, 'embedded resources are read');
+  // Neither images nor audio are read: they must not be advertised.
+  assert.notEqual(caps.promptCapabilities.image, true);
+  assert.notEqual(caps.promptCapabilities.audio, true);
+  assert.ok(caps.sessionCapabilities?.list, 'session/list is implemented');
+  assert.equal(init.agentInfo.name, 'tandem');
+  assert.ok(Array.isArray(init.authMethods ?? []), 'authMethods, when present, is a list');
+  await finish(f.editor, f.mock);
+});
+
+test('session/new: an id for an absolute cwd; a relative cwd and an unknown session are errors', async (t) => {
+  const f = await setup(t, { responses: [] });
+  assert.equal(typeof f.session, 'string');
+  assert.ok(f.session.length > 0);
+  const other = await f.editor.newSession(f.ws);
+  assert.notEqual(other, f.session, 'each session/new makes a new session');
+  await assert.rejects(f.editor.newSession('relative/dir'), (/** @type {any} */ e) => e.code === -32602);
+  await assert.rejects(f.editor.prompt('no-such-session', 'hi'), (/** @type {any} */ e) => e.code === -32002);
+  await finish(f.editor, f.mock);
+});
+
+test('prompt answered with plain text: chunks stream, then end_turn after the last update', async (t) => {
+  const answer = 'Hello from the mock model. It streams in small pieces.';
+  const f = await setup(t, { responses: [{ text: answer, chunkSize: 5, delayMs: 2 }] });
+  const response = await f.editor.prompt(f.session, 'Say hello');
+  assert.equal(response.stopReason, 'end_turn');
+  const updates = f.editor.updatesOf(f.session);
+  assert.ok(updates.length >= 1);
+  assert.equal(chunks(updates, 'agent_message_chunk'), answer);
+  // The live prompt is the client's own: it is not echoed back.
+  assert.equal(updates.filter((u) => u.sessionUpdate === 'user_message_chunk').length, 0);
+  assert.ok(lastUpdatePosition(f.editor) < responsePosition(f.editor, 'session/prompt'), 'the answer comes after every update of the turn');
+  // The SDK handed every update over, parsed.
+  assert.equal(f.editor.updates.filter((p) => p.sessionId === f.session).length, updates.length);
+  const [request] = await f.mock.chatRequests();
+  const user = request.body.messages.filter((/** @type {any} */ m) => m.role === 'user').at(-1);
+  assert.match(messageText(user), /Say hello/);
+  await finish(f.editor, f.mock);
+});
+
+for (const fs of [true, false]) {
+  const where = fs ? 'through fs/write_text_file (the client offers fs)' : 'on disk (the client offers no fs)';
+  test(`edit allowed: the file is written ${where}`, async (t) => {
+    const f = await setup(t, {
+      fs,
+      responses: [
+        { text: 'Changing it.', toolCalls: [{ id: 'call_edit', name: 'write_to_file', arguments: { path: 'a.txt', content: 'one\nthree\n' } }] },
+        { expectLastToolResultContains: 'a.txt', text: 'Done: two is now three.' },
+      ],
+    });
+    f.write('a.txt', 'one\ntwo\n');
+    f.editor.answers.push('allow_once');
+    const response = await f.editor.prompt(f.session, 'Change two to three in a.txt');
+    assert.equal(response.stopReason, 'end_turn');
+    const file = f.path('a.txt');
+
+    const updates = f.editor.updatesOf(f.session);
+    const call = updates.find((u) => isToolCall(u, 'edit'));
+    assert.ok(call, 'an edit tool call is reported');
+    assert.deepEqual(call.locations?.map((/** @type {any} */ l) => l.path), [file], 'locations are absolute');
+    const asked = f.editor.wire.log.find((e) => e.message.method === 'session/request_permission');
+    assert.ok(asked, 'permission was asked');
+    const { params } = asked.message;
+    assert.equal(params.sessionId, f.session);
+    assert.equal(params.toolCall.toolCallId, call.toolCallId);
+    const kinds = params.options.map((/** @type {any} */ o) => o.kind);
+    assert.ok(kinds.includes('allow_once') && kinds.includes('reject_once'), `options: ${kinds}`);
+    const diff = params.toolCall.content?.find((/** @type {any} */ c) => c.type === 'diff');
+    assert.ok(diff, 'the permission request shows the diff');
+    assert.equal(diff.path, file);
+    assert.equal(diff.newText, 'one\nthree\n');
+    assert.equal(diff.oldText, 'one\ntwo\n');
+    assert.ok(
+      f.editor.position((e) => e.message.params?.update?.toolCallId === call.toolCallId) < f.editor.position((e) => e === asked),
+      'the tool call is reported before permission is asked for it',
+    );
+
+    if (fs) {
+      assert.deepEqual(f.editor.writes, [{ path: file, content: 'one\nthree\n' }]);
+      assert.equal(readFileSync(file, 'utf8'), 'one\ntwo\n', 'the editor writes its buffer; the agent left the disk alone');
+    } else {
+      assert.equal(readFileSync(file, 'utf8'), 'one\nthree\n');
+      const fsCalls = f.editor.fromAgent().filter((m) => m.method?.startsWith('fs/'));
+      assert.deepEqual(fsCalls, [], 'no fs/* request to a client that did not offer it');
+    }
+    const final = updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === call.toolCallId).at(-1);
+    assert.equal(final.status, 'completed');
+    assert.equal(chunks(updates, 'agent_message_chunk'), 'Changing it.Done: two is now three.');
+    await finish(f.editor, f.mock);
+  });
+
+  test(`edit rejected: nothing is written (${fs ? 'client offers fs' : 'no fs'})`, async (t) => {
+    const f = await setup(t, {
+      fs,
+      responses: [
+        { toolCalls: [{ id: 'call_edit', name: 'write_to_file', arguments: { path: 'a.txt', content: 'overwritten\n' } }] },
+        { expectLastToolResultContains: 'rejected', text: 'OK, leaving it.' },
+      ],
+    });
+    f.write('a.txt', 'original\n');
+    f.editor.answers.push('reject_once');
+    const response = await f.editor.prompt(f.session, 'Overwrite a.txt');
+    assert.equal(response.stopReason, 'end_turn');
+    assert.deepEqual(f.editor.writes, []);
+    assert.equal(readFileSync(f.path('a.txt'), 'utf8'), 'original\n');
+    const updates = f.editor.updatesOf(f.session);
+    const call = updates.find((u) => isToolCall(u, 'edit'));
+    const statuses = updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === call.toolCallId).map((u) => u.status);
+    assert.equal(statuses.at(-1), 'failed');
+    assert.ok(!statuses.includes('in_progress') && !statuses.includes('completed'), `a rejected call never runs: ${statuses}`);
+    await finish(f.editor, f.mock);
+  });
+}
+
+test('cancel while permission is pending: the client answers cancelled, the prompt answers cancelled', async (t) => {
+  const f = await setup(t, {
+    responses: [
+      { toolCalls: [{ id: 'call_edit', name: 'write_to_file', arguments: { path: 'b.txt', content: 'b\n' } }] },
+      { text: 'Back again.' },
+    ],
+  });
+  f.editor.answers.push(HOLD);
+  const prompt = f.editor.prompt(f.session, 'Write b.txt');
+  await f.editor.waitFor((e) => e.message.method === 'session/request_permission', 'the permission request');
+  await f.editor.cancel(f.session);
+  // As ACP asks of a client: every pending permission request is answered `cancelled`.
+  f.editor.held.shift()?.answer({ outcome: 'cancelled' });
+  const response = await prompt;
+  assert.equal(response.stopReason, 'cancelled');
+  assert.equal(existsSync(f.path('b.txt')), false, 'nothing was written');
+
+  const updates = f.editor.updatesOf(f.session).filter((u) => u.toolCallId === 'call_edit');
+  const statuses = updates.filter((u) => u.sessionUpdate === 'tool_call_update').map((u) => u.status);
+  assert.equal(statuses.at(-1), 'failed', `the call ends failed: ${statuses}`);
+  assert.ok(!statuses.includes('in_progress'), `a cancelled call never runs: ${statuses}`);
+
+  // The session goes on.
+  const next = await f.editor.prompt(f.session, 'Again');
+  assert.equal(next.stopReason, 'end_turn');
+  assert.ok(chunks(f.editor.updatesOf(f.session), 'agent_message_chunk').endsWith('Back again.'));
+  await finish(f.editor, f.mock);
+});
+
+test('session/load after a restart replays the history as valid updates, then answers', async (t) => {
+  const f = await setup(t, {
+    responses: [
+      { text: 'Reading.', toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'a.txt' } }] },
+      { expectLastToolResultContains: 'two', text: 'It says one, two.' },
+    ],
+  });
+  f.write('a.txt', 'one\ntwo\n');
+  assert.equal((await f.editor.prompt(f.session, 'What is in a.txt?')).stopReason, 'end_turn');
+  await finish(f.editor, f.mock);
+
+  // A new process on the same data dir, with a model that must see the whole conversation.
+  const mock = await MockModel.start(f.dir, {
+    responses: [{ expectMessagesContain: ['What is in a.txt?', 'It says one, two.'], text: 'Still here.' }],
+  });
+  t.after(() => mock.stop());
+  const editor = f.start({ baseUrl: mock.baseUrl });
+  const init = /** @type {any} */ (await editor.initialize());
+  assert.equal(init.agentCapabilities.loadSession, true);
+  const listed = await editor.agent.request('session/list', { cwd: f.ws });
+  const entry = listed.sessions.find((s) => s.sessionId === f.session);
+  assert.ok(entry, 'the earlier session is listed');
+  assert.equal(entry.title, 'What is in a.txt?');
+  assert.equal(entry.cwd, f.ws);
+
+  await editor.agent.request('session/load', { sessionId: f.session, cwd: f.ws, mcpServers: [] });
+  const replayed = editor.updatesOf(f.session);
+  assert.deepEqual(
+    replayed.map((u) => u.sessionUpdate),
+    ['user_message_chunk', 'agent_message_chunk', 'tool_call', 'tool_call_update', 'agent_message_chunk'],
+    JSON.stringify(replayed, null, 1),
+  );
+  assert.deepEqual(replayed[0].content, { type: 'text', text: 'What is in a.txt?' });
+  assert.equal(replayed[1].content.text, 'Reading.');
+  assert.equal(replayed[2].toolCallId, 'call_read');
+  assert.equal(replayed[2].kind, 'read');
+  assert.equal(replayed[3].status, 'completed');
+  assert.equal(replayed[4].content.text, 'It says one, two.');
+  assert.ok(lastUpdatePosition(editor) < responsePosition(editor, 'session/load'), 'the replay comes before the answer');
+
+  assert.equal((await editor.prompt(f.session, 'And now?')).stopReason, 'end_turn');
+  await finish(editor, mock);
+});
+
+test('fs/read_text_file: offered, the agent reads the editor buffer, not the disk', async (t) => {
+  const f = await setup(t, {
+    fs: true,
+    responses: [
+      { toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'a.txt' } }] },
+      // The model must see the unsaved text.
+      { expectLastToolResultContains: 'unsaved buffer text', text: 'The buffer says so.' },
+    ],
+  });
+  f.write('a.txt', 'text on disk\n');
+  const file = f.path('a.txt');
+  f.editor.buffers.set(file, 'unsaved buffer text\n');
+  assert.equal((await f.editor.prompt(f.session, 'Read a.txt')).stopReason, 'end_turn');
+  assert.deepEqual(f.editor.reads, [file]);
+  const read = f.editor.wire.log.find((e) => e.message.method === 'fs/read_text_file');
+  assert.ok(read);
+  assert.equal(read.message.params.sessionId, f.session);
+  assert.equal(read.message.params.path, file, 'the path is absolute');
+  assert.ok(
+    f.editor.position((e) => e.message.params?.update?.toolCallId === 'call_read') < f.editor.position((e) => e === read),
+    'the read comes after the tool call it serves',
+  );
+  const [, second] = await f.mock.chatRequests();
+  const tool = second.body.messages.filter((/** @type {any} */ m) => m.role === 'tool').at(-1);
+  assert.match(messageText(tool), /unsaved buffer text/);
+  assert.doesNotMatch(messageText(tool), /text on disk/);
+  await finish(f.editor, f.mock);
+});
+
+test('every message tandem sends conforms: reasoning, command output, a failing tool, a model error, session/list', async (t) => {
+  const f = await setup(t, {
+    responses: [
+      { reasoning: 'I should run it.', text: 'Running.', toolCalls: [{ id: 'call_cmd', name: 'execute_command', arguments: { command: "printf 'alpha\\nbeta\\n'" } }] },
+      { expectLastToolResultContains: 'beta', toolCalls: [{ id: 'call_missing', name: 'read_file', arguments: { path: 'missing.txt' } }] },
+      { text: 'Done.' },
+      { status: 400, body: { error: { message: 'no such model here' } } },
+    ],
+  });
+  f.editor.answers.push('allow_once');
+  assert.equal((await f.editor.prompt(f.session, 'Run it, then read missing.txt')).stopReason, 'end_turn');
+  const updates = f.editor.updatesOf(f.session);
+  assert.equal(chunks(updates, 'agent_thought_chunk'), 'I should run it.');
+  const cmd = updates.filter((u) => u.toolCallId === 'call_cmd');
+  assert.equal(cmd[0].kind, 'execute');
+  assert.equal(cmd.at(-1).status, 'completed');
+  assert.match(JSON.stringify(cmd.at(-1).content), /alpha\\nbeta/);
+  assert.equal(updates.filter((u) => u.toolCallId === 'call_missing').at(-1).status, 'failed');
+
+  // A failed turn answers with a JSON-RPC error whose message is the reason.
+  await assert.rejects(f.editor.prompt(f.session, 'Again'), (/** @type {any} */ e) => e.code === -32603 && /no such model here/.test(e.message));
+  const listed = await f.editor.agent.request('session/list', {});
+  assert.ok(listed.sessions.some((s) => s.sessionId === f.session));
+  // Every message of all this passed the schema (checked in finish); make sure there were many.
+  assert.ok(f.editor.fromAgent().length >= 10, `only ${f.editor.fromAgent().length} messages`);
+  await finish(f.editor, f.mock);
+});
+
+// Regressions: these failed against the committed ee9238b source and pass with the fixes in the
+// lead's restructured tree (server/acp/src/convert.rs).
+
+test('cancel while permission is pending, then a late "allow": the call never goes back to in_progress', async (t) => {
+  const f = await setup(t, {
+    responses: [
+      { toolCalls: [{ id: 'call_edit', name: 'write_to_file', arguments: { path: 'b.txt', content: 'b\n' } }] },
+      { text: 'Back again.' },
+    ],
+  });
+  f.editor.answers.push(HOLD);
+  const prompt = f.editor.prompt(f.session, 'Write b.txt');
+  await f.editor.waitFor((e) => e.message.method === 'session/request_permission', 'the permission request');
+  await f.editor.cancel(f.session);
+  assert.equal((await prompt).stopReason, 'cancelled');
+  const failedAt = f.editor.position(
+    (e) => e.message.params?.update?.toolCallId === 'call_edit' && e.message.params.update.status === 'failed',
+  );
+  assert.ok(failedAt >= 0, 'the call is reported failed when the turn is cancelled');
+
+  // The user clicks "Allow" on the (stale) question just after the cancel went out: the race
+  // every real editor has between its cancel and its permission dialog.
+  f.editor.held.shift()?.answer({ outcome: 'selected', optionId: 'allow_once' });
+  // A next turn, so anything the late answer set off has had its turn on the wire.
+  assert.equal((await f.editor.prompt(f.session, 'Again')).stopReason, 'end_turn');
+  const after = f.editor.wire.log
+    .slice(failedAt + 1)
+    .map((e) => e.message.params?.update)
+    .filter((u) => u?.toolCallId === 'call_edit');
+  assert.deepEqual(after, [], 'no update for a call after it was reported failed');
+  assert.equal(existsSync(f.path('b.txt')), false, 'nothing was written');
+  await finish(f.editor, f.mock);
+});
+
+test('a resource_link block: the model gets the text and the file apart; the title is the text', async (t) => {
+  const f = await setup(t, { responses: [{ text: 'It prints hello.' }] });
+  f.write('hello.py', 'print("hello")\n');
+  const uri = `file://${f.path('hello.py')}`;
+  const prompt = [
+    { type: 'text', text: 'explain the code' },
+    { type: 'resource_link', uri, name: 'hello.py' },
+  ];
+  assert.equal((await f.editor.prompt(f.session, prompt)).stopReason, 'end_turn');
+
+  // What the model received.
+  const [request] = await f.mock.chatRequests();
+  const user = messageText(request.body.messages.filter((/** @type {any} */ m) => m.role === 'user').at(-1));
+  assert.match(user, /^explain the code/);
+  assert.match(user, /print\("hello"\)/, 'the linked file is attached');
+  assert.doesNotMatch(user, /code@|@hello\.py@hello\.py/, `the mention is glued onto the prompt text:\n${user}`);
+
+  // The session's title.
+  const listed = await f.editor.agent.request('session/list', { cwd: f.ws });
+  const title = listed.sessions.find((s) => s.sessionId === f.session)?.title ?? '';
+  assert.equal(title, 'explain the code');
+
+  // The replayed user message keeps the text as the user typed it.
+  await finish(f.editor, f.mock);
+  const editor = f.start();
+  await editor.initialize();
+  await editor.agent.request('session/load', { sessionId: f.session, cwd: f.ws, mcpServers: [] });
+  const text = editor
+    .updatesOf(f.session)
+    .filter((u) => u.sessionUpdate === 'user_message_chunk' && u.content.type === 'text')
+    .map((u) => u.content.text)
+    .join('');
+  assert.equal(text, 'explain the code');
+  await finish(editor);
+});
+
+test('an image block while promptCapabilities.image is not advertised is refused with an error', async (t) => {
+  const f = await setup(t, { responses: [{ text: 'I cannot see images.' }] });
+  const advertised = /** @type {any} */ (f.init).agentCapabilities.promptCapabilities?.image === true;
+  // A 1x1 transparent PNG.
+  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+  const prompt = f.editor.prompt(f.session, [
+    { type: 'text', text: 'what is in this picture?' },
+    { type: 'image', mimeType: 'image/png', data: png },
+  ]);
+  if (advertised) {
+    // Then it must reach the model as an image.
+    assert.equal((await prompt).stopReason, 'end_turn');
+    const [request] = await f.mock.chatRequests();
+    assert.match(JSON.stringify(request.body.messages), /image_url|data:image\/png/);
+  } else {
+    await assert.rejects(prompt, (/** @type {any} */ e) => e.code === -32602, 'refused as invalid params');
+    assert.deepEqual(await f.mock.chatRequests(), [], 'nothing reached the model');
+    assert.equal(f.editor.updatesOf(f.session).length, 0, 'no turn started');
+    // The session is still usable.
+    assert.equal((await f.editor.prompt(f.session, 'just text then')).stopReason, 'end_turn');
+  }
+  await finish(f.editor, f.mock);
+});
+
+test('cancel while a command runs: the prompt answers cancelled, the call ends failed, nothing follows the answer', async (t) => {
+  const f = await setup(t, {
+    responses: [
+      { toolCalls: [{ id: 'call_cmd', name: 'execute_command', arguments: { command: "printf 'started\\n'; sleep 30" } }] },
+      { text: 'Back again.' },
+    ],
+  });
+  f.editor.answers.push('allow_once');
+  const started = Date.now();
+  const prompt = f.editor.prompt(f.session, 'Run the slow thing');
+  await f.editor.waitFor(
+    (e) => e.message.params?.update?.toolCallId === 'call_cmd' && JSON.stringify(e.message.params.update.content ?? '').includes('started'),
+    'the command output',
+  );
+  await f.editor.cancel(f.session);
+  assert.equal((await prompt).stopReason, 'cancelled');
+  assert.ok(Date.now() - started < 20_000, 'the command was stopped, not waited for');
+  const answeredAt = responsePosition(f.editor, 'session/prompt');
+  const statuses = f.editor.updatesOf(f.session).filter((u) => u.toolCallId === 'call_cmd' && u.status).map((u) => u.status);
+  assert.equal(statuses.at(-1), 'failed', `statuses: ${statuses}`);
+
+  assert.equal((await f.editor.prompt(f.session, 'Again')).stopReason, 'end_turn');
+  const late = f.editor.wire.log.slice(answeredAt + 1).filter((e) => e.message.params?.update?.toolCallId === 'call_cmd');
+  assert.deepEqual(late, [], 'no update for the cancelled turn after its answer');
+  await finish(f.editor, f.mock);
+});
+
+test('cancel mid-stream: the prompt answers cancelled and the session goes on', async (t) => {
+  const f = await setup(t, {
+    responses: [
+      // One piece of text, then the stream stalls until the agent hangs up.
+      { text: 'Thinking about it for a long while', stallAfterChunks: 2 },
+      { text: 'Back again.' },
+    ],
+  });
+  const prompt = f.editor.prompt(f.session, 'Think');
+  await f.editor.waitFor((e) => e.message.params?.update?.sessionUpdate === 'agent_message_chunk', 'the first chunk');
+  await f.editor.cancel(f.session);
+  assert.equal((await prompt).stopReason, 'cancelled');
+  assert.equal((await f.editor.prompt(f.session, 'Again')).stopReason, 'end_turn');
+  assert.ok(chunks(f.editor.updatesOf(f.session), 'agent_message_chunk').endsWith('Back again.'));
+  await finish(f.editor, f.mock);
+});
