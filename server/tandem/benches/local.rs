@@ -31,6 +31,7 @@ impl Frontend for Collect {
                 decision: Decision::Accept,
                 content: None,
                 feedback: None,
+                rejected_hunks: Default::default(),
             }
         })
     }
@@ -113,7 +114,9 @@ async fn scripted_task(steps: usize, file_bytes: usize, window: u64) {
         .unwrap();
     let ended = loop {
         let done = tandem_stdx::lock(&frontend.0).iter().find_map(|e| match e {
-            Event::TurnEnded { stop_reason, error } => Some(format!("{stop_reason:?} {error:?}")),
+            Event::TurnEnded {
+                stop_reason, error, ..
+            } => Some(format!("{stop_reason:?} {error:?}")),
             _ => None,
         });
         if let Some(done) = done {
