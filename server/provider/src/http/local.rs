@@ -509,12 +509,30 @@ impl HttpModelClient {
         if let Some(object) = whole.as_object_mut() {
             object.remove("stream_options");
         }
-        let client = self.client()?;
-        let post = client.post(url).headers(headers.clone()).json(&whole);
-        match self
-            .attempt::<crate::openai::OpenAiStream>(post, crate::openai::parse_completion, on_delta)
-            .await
-        {
+        // A fresh connection: uvicorn closes idle ones after 5 s, and the one the empty stream
+        // came on may be closing, so a pooled one could be dead on arrival.
+        let client = reqwest::Client::builder()
+            .no_proxy()
+            .pool_max_idle_per_host(0)
+            .connect_timeout(self.config.limits.connect_timeout)
+            .build()
+            .map_err(|e| ProviderError::new(ProviderErrorKind::Connect, e.to_string()))?;
+        let mut answer = Err(Failure::fatal(ProviderErrorKind::Connect, "not sent"));
+        // Twice at most, for a connection refused while the server restarts its worker.
+        for _ in 0..2 {
+            let post = client.post(url).headers(headers.clone()).json(&whole);
+            answer = self
+                .attempt::<crate::openai::OpenAiStream>(
+                    post,
+                    crate::openai::parse_completion,
+                    on_delta,
+                )
+                .await;
+            if !matches!(&answer, Err(f) if f.error.kind == ProviderErrorKind::Connect) {
+                break;
+            }
+        }
+        match answer {
             Ok(completion) => Ok(completion),
             Err(failure) => match failure.error.kind {
                 ProviderErrorKind::ContextOverflow { window, .. } => {
@@ -523,7 +541,14 @@ impl HttpModelClient {
                     }
                     Err(failure.error)
                 }
-                _ => Err(hint()),
+                _ => {
+                    let mut error = hint();
+                    error.message = format!(
+                        "{} (asked again without streaming: {})",
+                        error.message, failure.error.message
+                    );
+                    Err(error)
+                }
             },
         }
     }
