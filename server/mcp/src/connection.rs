@@ -91,7 +91,10 @@ impl Connection {
                         if let Some(pid) = pid {
                             spawn::kill_group(pid);
                         }
-                        return Err(failed(format!("the MCP handshake failed: {e}"), &stderr));
+                        return Err(failed(
+                            format!("the MCP handshake failed: {}", tidy(&e)),
+                            &stderr,
+                        ));
                     }
                     Err(_) => {
                         if let Some(pid) = pid {
@@ -123,7 +126,10 @@ impl Connection {
                     {
                         Ok(Ok(service)) => service,
                         Ok(Err(e)) => {
-                            return Err(failed(format!("the MCP handshake failed: {e}"), &None));
+                            return Err(failed(
+                                format!("the MCP handshake failed: {}", tidy(&e)),
+                                &None,
+                            ));
                         }
                         Err(_) => {
                             return Err(failed(
@@ -249,4 +255,30 @@ fn http_config(
             .max_json_response_size(options.max_message_bytes)
             .max_sse_event_size(options.max_message_bytes),
     )
+}
+
+/// rmcp's transport errors name the transport's Rust type in brackets
+/// (`Transport [rmcp::transport::worker::WorkerTransport<...>] error: ...`); a person needs only
+/// the rest.
+fn tidy(error: &dyn std::fmt::Display) -> String {
+    let text = error.to_string();
+    match (text.find(" [rmcp::"), text.find("] ")) {
+        (Some(start), Some(end)) if end > start => {
+            format!("{}{}", &text[..start], &text[end + 1..])
+        }
+        _ => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tidy_drops_the_transport_type() {
+        let raw = "Send message error Transport [rmcp::transport::worker::WorkerTransport<X<Y>>] error: refused";
+        assert_eq!(
+            super::tidy(&raw),
+            "Send message error Transport error: refused"
+        );
+        assert_eq!(super::tidy(&"plain [a] b"), "plain [a] b");
+    }
 }

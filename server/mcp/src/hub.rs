@@ -277,7 +277,9 @@ impl McpHub {
 
     /// Calls a tool by its qualified name. `arguments` must be a JSON object (or null for none).
     /// Ends with [`McpError::Timeout`] after `timeout` and [`McpError::Cancelled`] when `cancel`
-    /// fires; either way the server is told (`notifications/cancelled`).
+    /// fires; either way the server is told (`notifications/cancelled`). `timeout` covers the
+    /// call itself; starting (or restarting) the server first is bounded by
+    /// [`HubOptions::start_timeout`], and `cancel` covers both.
     pub async fn call_tool(
         &self,
         qualified_name: &str,

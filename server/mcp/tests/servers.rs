@@ -190,17 +190,24 @@ async fn servers_that_do_not_start_are_reported_and_the_others_work() {
                 &["-c", "echo 'fatal: no config found' >&2; exit 3"],
             ),
             everything("everything"),
+            http("nohttp", &format!("http://127.0.0.1:{}/mcp", free_port())),
         ],
         HubOptions::default(),
     );
+    let started = Instant::now();
     let list = hub.tools().await;
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
     assert!(
         list.tools
             .iter()
             .any(|t| t.qualified_name == "everything__echo")
     );
     assert!(list.tools.iter().all(|t| t.server == "everything"));
-    assert_eq!(list.problems.len(), 2, "{:?}", list.problems);
+    assert_eq!(list.problems.len(), 3, "{:?}", list.problems);
 
     let missing = list.problems[0].to_string();
     assert!(matches!(list.problems[0], McpError::StartFailed { .. }));
@@ -222,6 +229,12 @@ async fn servers_that_do_not_start_are_reported_and_the_others_work() {
         assert!(dies.contains(expected), "{expected:?} not in: {dies}");
     }
 
+    let nohttp = list.problems[2].to_string();
+    assert!(
+        nohttp.contains("`nohttp`") && nohttp.contains("http://127.0.0.1:"),
+        "{nohttp}"
+    );
+
     let echo = call(&hub, "everything__echo", json!({"message": "still here"})).await;
     assert!(echo.text.contains("still here"));
     let status = hub.status().await;
@@ -231,7 +244,43 @@ async fn servers_that_do_not_start_are_reported_and_the_others_work() {
     ));
     assert!(matches!(status[2].state, ServerState::Running { .. }));
     // Reported again on the next listing, and not retried.
-    assert_eq!(hub.tools().await.problems.len(), 2);
+    assert_eq!(hub.tools().await.problems.len(), 3);
+    hub.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eager_servers_start_at_start_eager_and_lazy_ones_at_the_first_listing() {
+    let mut eager = everything("eager");
+    if let tandem_mcp::McpServerConfig::Stdio(s) = &mut eager {
+        s.startup = tandem_mcp::Startup::Eager;
+    }
+    let broken = tandem_mcp::McpServerConfig::Stdio(tandem_mcp::StdioServerConfig {
+        startup: tandem_mcp::Startup::Eager,
+        ..match stdio("broken", "/nonexistent/x", &[]) {
+            tandem_mcp::McpServerConfig::Stdio(s) => s,
+            _ => unreachable!(),
+        }
+    });
+    let hub = McpHub::new(
+        vec![eager, everything("lazy"), broken],
+        HubOptions::default(),
+    );
+    let failures = hub.start_eager().await;
+    assert!(
+        matches!(&failures[..], [McpError::StartFailed { server, .. }] if server == "broken"),
+        "{failures:?}"
+    );
+    let status = hub.status().await;
+    assert!(
+        matches!(status[0].state, ServerState::Running { .. }),
+        "{status:?}"
+    );
+    assert_eq!(status[1].state, ServerState::NotStarted);
+    hub.tools().await;
+    assert!(matches!(
+        hub.status().await[1].state,
+        ServerState::Running { .. }
+    ));
     hub.shutdown().await;
 }
 
