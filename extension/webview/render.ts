@@ -66,10 +66,21 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
     noteRow.scrollIntoView({ block: 'nearest' });
     note.focus();
   }, 'secondary');
-  const accept = button(req.kind === 'command' ? 'Run' : 'Accept', () => ctx.onDecide(req, 'accept'), 'primary');
+  const accept = button(req.kind === 'command' ? 'Run' : req.kind === 'mcp' || req.kind === 'mcpServer' ? 'Allow' : 'Accept', () => ctx.onDecide(req, 'accept'), 'primary');
   const reject = button('Reject', () => ctx.onDecide(req, 'reject'), 'secondary');
   const what =
-    req.kind === 'command'
+    req.kind === 'mcp'
+      ? [
+          h('div', { class: 'approval-q' }, 'Call the MCP tool ', h('code', {}, req.tool ?? ''), ' of server ', h('code', {}, req.server ?? ''), '?'),
+          h('pre', { class: 'command' }, JSON.stringify(req.arguments ?? {}, null, 2)),
+        ]
+      : req.kind === 'mcpServer'
+      ? [
+          h('div', { class: 'approval-q' }, 'Start the MCP server ', h('code', {}, req.server ?? ''), ' that ', h('code', {}, req.source ?? ''), ' names?'),
+          h('pre', { class: 'command' }, req.target ?? ''),
+          h('div', { class: 'hint' }, 'A project file cannot start programs by itself. Allow starts it for this session.'),
+        ]
+      : req.kind === 'command'
       ? [
           h('div', { class: 'approval-q' }, 'Run this command?'),
           h('pre', { class: 'command' }, req.command ?? ''),

@@ -10,6 +10,7 @@ mod cancel;
 mod chat_cli;
 mod commands;
 mod discovery;
+mod extend;
 mod failures;
 mod hardening;
 mod lifecycle;

@@ -33,6 +33,12 @@ pub enum Event {
         completion_tokens: u64,
         context_window: Option<u64>,
     },
+    /// Rules files now in effect: the project's and the user's at the first turn, a folder's
+    /// own `AGENTS.md` when the agent first works in that folder.
+    Rules { files: Vec<RulesFile> },
+    /// Something the user should know that is not part of the answer: an MCP server that did
+    /// not start, tools left out, a project's MCP server not trusted.
+    Notice { message: String },
     /// The turn is over.
     TurnEnded {
         stop_reason: StopReason,
@@ -51,6 +57,17 @@ pub struct ToolCallEvent {
     pub kind: ToolKind,
     /// The file or folder it works on, absolute, with the first line it reads from.
     pub location: Option<Location>,
+}
+
+/// A rules file the model was given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RulesFile {
+    /// Absolute.
+    pub path: PathBuf,
+    /// Its size on disk.
+    pub bytes: u64,
+    /// Only its beginning was given (the size cap).
+    pub truncated: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,6 +1,8 @@
 //! The turn loop: ask the model, run the tools it calls, feed the results back, until it answers
 //! with text alone, the step cap is reached, or the user cancels.
 
+mod extend;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -105,11 +107,13 @@ impl Turn {
         self.session.set_title_once(&text);
         let user = prompt::user_message(&self.session.workspace, &text, &context);
         self.emit(Event::TurnStarted { prompt: text });
+        self.first_turn(&mut conversation).await;
         self.record_message(&mut conversation, Message::User { content: user });
         let client = self.agent.inner.client.clone();
         let max_steps = self.agent.inner.settings.max_steps;
 
         for _step in 0..max_steps {
+            let tools = self.tools().await;
             let mut text = String::new();
             let mut reasoning = String::new();
             let result = {
@@ -127,7 +131,7 @@ impl Turn {
                 };
                 let request = CompletionRequest {
                     messages: &conversation,
-                    tools: &self.agent.inner.tools,
+                    tools: &tools,
                 };
                 tokio::select! {
                     r = client.complete(request, &mut on_delta) => Some(r),
@@ -214,7 +218,9 @@ impl Turn {
                     return (StopReason::Cancelled, None);
                 }
                 let outcome = self.run_tool(call).await;
-                let for_model = outcome.output.clone();
+                // A folder's own rules come with the first result from under it (the model's
+                // copy only: the user was shown them as a `rules` update).
+                let for_model = outcome.output.clone() + &self.nested_rules(call);
                 self.emit(Event::ToolResult {
                     tool_call_id: call.id.clone(),
                     status: outcome.status,
@@ -284,6 +290,9 @@ impl Turn {
     }
 
     async fn run_tool(&self, call: &ToolCall) -> Outcome {
+        if let Some(outcome) = self.run_mcp(call).await {
+            return outcome;
+        }
         let arguments = serde_json::from_str(&call.arguments)
             .unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone()));
         let info = tools::describe(&call.name, &call.arguments);
@@ -339,9 +348,9 @@ impl Turn {
         auto: bool,
         honour_always: bool,
     ) -> ApprovalReply {
-        let kind = request.kind();
+        let action = request.action.clone();
         let tool_call_id = request.tool_call_id.clone();
-        let reply = if auto || (honour_always && self.session.always(kind)) {
+        let reply = if auto || (honour_always && self.session.always(&action)) {
             ApprovalReply {
                 decision: Decision::Accept,
                 content: None,
@@ -354,7 +363,7 @@ impl Turn {
             }
         };
         if reply.decision == Decision::AcceptAlways && honour_always {
-            self.session.set_always(kind);
+            self.session.set_always(&action);
         }
         self.session.persist(&Record::Approval {
             turn_id: self.turn_id.clone(),

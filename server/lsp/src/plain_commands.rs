@@ -59,7 +59,11 @@ impl Backend {
             }
             NEW_SESSION => {
                 let root = self.default_root()?;
-                let info = ready.agent.new_session(&root).map_err(agent_error)?;
+                let servers = project_servers(&root)?;
+                let info = ready
+                    .agent
+                    .new_session_with(&root, servers)
+                    .map_err(agent_error)?;
                 *lock(&self.current) = Some(info.session_id.clone());
                 Ok(Some(json!({"sessionId": info.session_id})))
             }
@@ -130,10 +134,11 @@ impl Backend {
             return Ok(session);
         }
         let root = self.default_root()?;
+        let servers = project_servers(&root)?;
         let info = self
             .ready()?
             .agent
-            .new_session(&root)
+            .new_session_with(&root, servers)
             .map_err(agent_error)?;
         let mut current = lock(&self.current);
         Ok(current.get_or_insert(info.session_id).clone())
@@ -238,7 +243,11 @@ fn markdown(history: &[HistoryEntry]) -> String {
                 out.push_str(&format!("\n## You\n\n{prompt}\n\n## Tandem\n\n"))
             }
             Event::Text { delta } => out.push_str(delta),
-            Event::Reasoning { .. } | Event::ToolOutput { .. } | Event::Usage { .. } => {}
+            Event::Reasoning { .. }
+            | Event::ToolOutput { .. }
+            | Event::Usage { .. }
+            | Event::Rules { .. } => {}
+            Event::Notice { message } => out.push_str(&format!("\n\n> {message}\n\n")),
             Event::ToolCall(ToolCallEvent { title, .. }) => {
                 out.push_str(&format!("\n\n> **{title}**\n"))
             }
@@ -312,4 +321,11 @@ mod tests {
         assert!(md.contains("> **Read a.rs**\n> done: 1 | x"));
         assert!(md.contains("Fixed."));
     }
+}
+
+/// A project's MCP servers (they wait for the user's trust); a broken project file is an error.
+fn project_servers(root: &std::path::Path) -> Result<Vec<tandem_agent::mcp::SessionServer>> {
+    tandem_config::project_mcp_servers(root).map_err(|e| {
+        invalid_params(format!("bad project config file: {e}"))
+    })
 }

@@ -5,6 +5,8 @@
 //! Format versions (the `formatVersion` of the session line):
 //! - 1 (no `formatVersion`): everything written before versions were recorded.
 //! - 2: the same records, with the version on the session line.
+//! - 3: two more updates, `rules` and `notice`; and the rules files' text as a `system` message
+//!   right after the session's first `turnStarted` (older versions have none).
 //!
 //! A loader reads every version up to [`FORMAT_VERSION`]; a change to a record's shape bumps it
 //! and keeps the old shape readable here.
@@ -16,12 +18,12 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::approval::Decision;
-use crate::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus};
+use crate::events::{Event, Location, RulesFile, StopReason, ToolCallEvent, ToolStatus};
 use tandem_model::{Message, ToolCall};
 use tandem_tools::FileDiff;
 
 /// The format this build writes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// One line of a transcript.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -160,6 +162,21 @@ pub enum StoredEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
+    Rules {
+        files: Vec<StoredRulesFile>,
+    },
+    Notice {
+        message: String,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredRulesFile {
+    pub path: PathBuf,
+    pub bytes: u64,
+    #[serde(default)]
+    pub truncated: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -317,6 +334,17 @@ impl From<&Event> for StoredEvent {
                 },
                 error,
             },
+            Event::Rules { files } => StoredEvent::Rules {
+                files: files
+                    .into_iter()
+                    .map(|f| StoredRulesFile {
+                        path: f.path,
+                        bytes: f.bytes,
+                        truncated: f.truncated,
+                    })
+                    .collect(),
+            },
+            Event::Notice { message } => StoredEvent::Notice { message },
         }
     }
 }
@@ -392,6 +420,17 @@ impl StoredEvent {
                 },
                 error,
             },
+            StoredEvent::Rules { files } => Event::Rules {
+                files: files
+                    .into_iter()
+                    .map(|f| RulesFile {
+                        path: f.path,
+                        bytes: f.bytes,
+                        truncated: f.truncated,
+                    })
+                    .collect(),
+            },
+            StoredEvent::Notice { message } => Event::Notice { message },
         }
     }
 }
