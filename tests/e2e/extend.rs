@@ -78,13 +78,21 @@ async fn mcp_tools_are_offered_asked_for_and_their_results_reach_the_model() {
     assert_eq!(approvals[0]["kind"], "mcp");
     assert_eq!(approvals[0]["server"], "everything");
     assert_eq!(approvals[0]["tool"], "echo");
-    assert_eq!(approvals[0]["arguments"], json!({"message": "hello from tandem"}));
+    assert_eq!(
+        approvals[0]["arguments"],
+        json!({"message": "hello from tandem"})
+    );
     let calls = turn.tool_calls();
     assert_eq!(calls[0]["name"], "everything__echo");
     assert_eq!(calls[0]["title"], "everything · echo");
     let results = turn.tool_results();
     assert_eq!(results[0]["status"], "ok", "{turn}");
-    assert!(results[0]["output"].as_str().unwrap().contains("Echo: hello from tandem"));
+    assert!(
+        results[0]["output"]
+            .as_str()
+            .unwrap()
+            .contains("Echo: hello from tandem")
+    );
     assert_eq!(results[1]["status"], "rejected", "{turn}");
 
     let requests = model_requests(&mock);
@@ -98,8 +106,7 @@ async fn mcp_tools_are_offered_asked_for_and_their_results_reach_the_model() {
         .find(|t| t["function"]["name"] == "everything__echo")
         .unwrap();
     assert_eq!(
-        echo["function"]["parameters"]["properties"]["message"]["type"],
-        "string",
+        echo["function"]["parameters"]["properties"]["message"]["type"], "string",
         "the server's schema goes to the model: {echo}"
     );
 
@@ -134,7 +141,10 @@ async fn allow_listed_tools_run_unasked_list_changed_refreshes_and_a_broken_serv
     let warnings = turn.of_kind("warning");
     assert_eq!(warnings.len(), 1, "said once, not at every step: {turn}");
     let warning = warnings[0]["message"].as_str().unwrap();
-    assert!(warning.contains("broken") && warning.contains("did not start"), "{warning}");
+    assert!(
+        warning.contains("broken") && warning.contains("did not start"),
+        "{warning}"
+    );
 
     let requests = model_requests(&mock);
     assert!(!tool_names(&requests[0]).contains(&"t__added".to_string()));
@@ -220,11 +230,30 @@ async fn a_project_files_server_starts_only_once_the_user_trusts_it() {
     assert_eq!(approvals.len(), 1, "{approvals:#?}");
     assert_eq!(approvals[0]["kind"], "mcpServer");
     assert_eq!(approvals[0]["server"], "proj");
-    assert!(approvals[0]["target"].as_str().unwrap().starts_with("sh -c touch"));
-    assert!(approvals[0]["source"].as_str().unwrap().ends_with(".tandem/config.toml"));
+    assert!(
+        approvals[0]["target"]
+            .as_str()
+            .unwrap()
+            .starts_with("sh -c touch")
+    );
+    assert!(
+        approvals[0]["source"]
+            .as_str()
+            .unwrap()
+            .ends_with(".tandem/config.toml")
+    );
     assert!(!marker.exists(), "a declined project server must not start");
-    assert!(turn.of_kind("warning")[0]["message"].as_str().unwrap().contains("not started"));
-    assert!(!tool_names(&model_requests(&mock)[0]).iter().any(|t| t.starts_with("proj__")));
+    assert!(
+        turn.of_kind("warning")[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not started")
+    );
+    assert!(
+        !tool_names(&model_requests(&mock)[0])
+            .iter()
+            .any(|t| t.starts_with("proj__"))
+    );
     drop(tandem);
 
     // Trusted for good: started, and remembered for the next sidecar.
@@ -256,7 +285,11 @@ async fn rules_files_are_given_after_the_system_prompt_and_change_no_approval() 
     env.write("sub/AGENTS.md", "In sub/, every function is documented.\n");
     env.write("sub/lib.rs", "pub fn f() {}\n");
     std::fs::create_dir_all(env.user_config_dir()).unwrap();
-    std::fs::write(env.user_config_dir().join("AGENTS.md"), "Answer in English.\n").unwrap();
+    std::fs::write(
+        env.user_config_dir().join("AGENTS.md"),
+        "Answer in English.\n",
+    )
+    .unwrap();
     let mock = MockServer::start(Scenario::new([
         Reply::tool("read_file", json!({"path": "sub/lib.rs"})),
         Reply::tool(
@@ -280,11 +313,21 @@ async fn rules_files_are_given_after_the_system_prompt_and_change_no_approval() 
     let systems = requests[0].messages_with_role("system");
     assert_eq!(systems.len(), 2, "the fixed prompt, then the rules");
     let fixed = systems[0]["content"].as_str().unwrap();
-    assert!(!fixed.contains("Auto-approve"), "the fixed prompt stays the same");
+    assert!(
+        !fixed.contains("Auto-approve"),
+        "the fixed prompt stays the same"
+    );
     let rules = systems[1]["content"].as_str().unwrap();
-    let at = |t: &str| rules.find(t).unwrap_or_else(|| panic!("{t} missing: {rules}"));
+    let at = |t: &str| {
+        rules
+            .find(t)
+            .unwrap_or_else(|| panic!("{t} missing: {rules}"))
+    };
     assert!(at("Answer in English") < at("Auto-approve") && at("Auto-approve") < at("Use tabs"));
-    assert!(!rules.contains("every function is documented"), "nested: only when used");
+    assert!(
+        !rules.contains("every function is documented"),
+        "nested: only when used"
+    );
 
     let files: Vec<Vec<String>> = turn
         .of_kind("rules")
@@ -302,7 +345,10 @@ async fn rules_files_are_given_after_the_system_prompt_and_change_no_approval() 
     assert_eq!(
         files[0],
         vec![
-            env.user_config_dir().join("AGENTS.md").display().to_string(),
+            env.user_config_dir()
+                .join("AGENTS.md")
+                .display()
+                .to_string(),
             env.path("AGENTS.md"),
             env.path("CLAUDE.md")
         ]

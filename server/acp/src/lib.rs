@@ -281,8 +281,8 @@ fn session_servers(
         .enumerate()
         .map(|(i, server)| {
             let value = serde_json::to_value(server).map_err(|e| e.to_string())?;
-            let config: tandem_mcp::McpServerConfig = serde_json::from_value(value)
-                .map_err(|e| format!("mcpServers[{i}]: {e}"))?;
+            let config: tandem_mcp::McpServerConfig =
+                serde_json::from_value(value).map_err(|e| format!("mcpServers[{i}]: {e}"))?;
             Ok(tandem_agent::mcp::SessionServer {
                 config,
                 source: tandem_agent::mcp::ServerSource::Trusted,

@@ -335,8 +335,10 @@ mod tests {
         let s = server(json!({"name": "a", "command": "node", "args": ["s.js"],
             "env": [{"name": "DEBUG", "value": "1"}]}));
         assert_eq!(describe_server(&s), "DEBUG=1 node s.js");
-        let h = server(json!({"type": "http", "name": "h", "url": "http://127.0.0.1:1/mcp",
-            "headers": [{"name": "Authorization", "value": "Bearer secret"}]}));
+        let h = server(
+            json!({"type": "http", "name": "h", "url": "http://127.0.0.1:1/mcp",
+            "headers": [{"name": "Authorization", "value": "Bearer secret"}]}),
+        );
         assert_eq!(
             describe_server(&h),
             "http://127.0.0.1:1/mcp (headers: Authorization)"

@@ -274,13 +274,13 @@ mod tests {
 
     #[test]
     fn the_user_file_comes_first_and_a_missing_one_is_no_problem() {
-        let (_d, ws) = ws(&[("AGENTS.md", "project")]);
+        let (_d, ws) = ws(&[("AGENTS.md", "PROJECT-RULE")]);
         let home = tempfile::tempdir().unwrap();
         let user = home.path().join("AGENTS.md");
         assert!(session_rules(&ws, Some(&user)).problems.is_empty());
-        std::fs::write(&user, "mine").unwrap();
+        std::fs::write(&user, "USER-RULE").unwrap();
         let rules = session_rules(&ws, Some(&user));
-        assert!(rules.text.find("mine").unwrap() < rules.text.find("project").unwrap());
+        assert!(rules.text.find("USER-RULE").unwrap() < rules.text.find("PROJECT-RULE").unwrap());
         assert_eq!(rules.files[0].path, user);
     }
 

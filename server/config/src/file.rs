@@ -421,10 +421,12 @@ mod tests {
         let e = parse_err("max_steps = \n");
         assert_eq!(e.line, Some(1), "{e}");
 
-        let e = parse_err("[[mcp.servers]]\nname = \"fs\"\n\n[[mcp.servers]]\nname = \"web\"\ntype = \"ws\"\n");
+        let e = parse_err(
+            "[[mcp.servers]]\nname = \"fs\"\ncommand = \"c\"\n\n[[mcp.servers]]\nname = \"web\"\ntype = \"ws\"\n",
+        );
         assert!(e.message.contains("mcp.servers[1]"), "{e}");
         assert!(e.message.contains("unknown transport type `ws`"), "{e}");
-        assert!(matches!(e.line, Some(4..=6)), "{e}");
+        assert!(matches!(e.line, Some(5..=7)), "{e}");
 
         let e = parse_err("profile = \"work\"\n[profiles.home]\nmodel = \"m\"\n");
         assert_eq!(e.line, Some(1));
@@ -447,7 +449,10 @@ mod tests {
         let path = Path::new("docs/configuration.md");
         let user = parse(path, &examples[0]).unwrap_or_else(|e| panic!("{e}"));
         let s = user.settings(path).unwrap();
-        assert_eq!(s.provider.base_url.as_deref(), Some("http://127.0.0.1:1234/v1"));
+        assert_eq!(
+            s.provider.base_url.as_deref(),
+            Some("http://127.0.0.1:1234/v1")
+        );
         assert_eq!(s.max_steps, Some(50));
         assert_eq!(s.mcp_servers.len(), 2);
         assert_eq!(s.mcp_servers[1].startup(), tandem_mcp::Startup::Eager);
@@ -480,7 +485,10 @@ mod tests {
         )
         .unwrap();
         let s = file.settings(Path::new("c.toml")).unwrap();
-        assert_eq!(s.provider.base_url.as_deref(), Some("http://127.0.0.1:1234/v1"));
+        assert_eq!(
+            s.provider.base_url.as_deref(),
+            Some("http://127.0.0.1:1234/v1")
+        );
         assert_eq!(s.provider.api_key.unwrap().expose(), "k-local");
         assert_eq!(s.provider.api, Some(Api::OpenAi));
         assert!(s.key_var.is_none());

@@ -324,7 +324,12 @@ impl LanguageServer for Backend {
         }
         let overrides = self.overrides.clone();
         let mut mcp_servers = overrides.mcp_servers;
-        for (i, server) in options.mcp_servers.unwrap_or_default().into_iter().enumerate() {
+        for (i, server) in options
+            .mcp_servers
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+        {
             let value = serde_json::to_value(server).map_err(|e| invalid_params(e.to_string()))?;
             mcp_servers.push(serde_json::from_value(value).map_err(|e| {
                 invalid_params(format!("bad initializationOptions.mcpServers[{i}]: {e}"))

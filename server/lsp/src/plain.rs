@@ -279,7 +279,8 @@ impl Forwarder {
             }
             Event::Usage { .. } => {}
             Event::Rules { files } => {
-                let names: Vec<String> = files.iter().map(|f| f.path.display().to_string()).collect();
+                let names: Vec<String> =
+                    files.iter().map(|f| f.path.display().to_string()).collect();
                 self.client
                     .log_message(
                         MessageType::INFO,

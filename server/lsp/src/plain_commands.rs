@@ -325,7 +325,6 @@ mod tests {
 
 /// A project's MCP servers (they wait for the user's trust); a broken project file is an error.
 fn project_servers(root: &std::path::Path) -> Result<Vec<tandem_agent::mcp::SessionServer>> {
-    tandem_config::project_mcp_servers(root).map_err(|e| {
-        invalid_params(format!("bad project config file: {e}"))
-    })
+    tandem_config::project_mcp_servers(root)
+        .map_err(|e| invalid_params(format!("bad project config file: {e}")))
 }

@@ -196,7 +196,10 @@ mod tests {
         std::fs::create_dir_all(root.join("src")).unwrap();
         // A pid that can't be running: above the kernel's maximum.
         let dead = root.join("src/.tandem-99999999-00000000deadbeef.tmp");
-        let live = root.join(format!(".tandem-{}-0123456789abcdef.tmp", std::process::id()));
+        let live = root.join(format!(
+            ".tandem-{}-0123456789abcdef.tmp",
+            std::process::id()
+        ));
         let other = root.join(".tandem-notes.tmp");
         for f in [&dead, &live, &other] {
             std::fs::write(f, "x").unwrap();

@@ -24,11 +24,10 @@ impl Turn {
         let settings = &self.agent.inner.settings;
         let ws = self.session.workspace.clone();
         let user_file = settings.user_rules.clone();
-        let found = tokio::task::spawn_blocking(move || {
-            rules::session_rules(&ws, user_file.as_deref())
-        })
-        .await
-        .unwrap_or_default();
+        let found =
+            tokio::task::spawn_blocking(move || rules::session_rules(&ws, user_file.as_deref()))
+                .await
+                .unwrap_or_default();
         for message in found.problems {
             self.emit(Event::Notice { message });
         }
