@@ -17,8 +17,14 @@ export function configuredEndpoint(get: SettingReader): string | undefined {
 export function initializationOptions(get: SettingReader, pickedModel: string | undefined): InitializationOptions {
   const model = nonEmpty(pickedModel) ?? nonEmpty(get<string>('provider.model'));
   const maxSteps = get<number>('maxSteps');
+  const contextWindow = get<number>('provider.contextWindow');
+  const toolMode = get<string>('provider.toolMode');
   return {
-    provider: model ? { model } : {},
+    provider: {
+      ...(model ? { model } : {}),
+      ...(typeof contextWindow === 'number' && contextWindow >= 256 ? { contextWindow: Math.floor(contextWindow) } : {}),
+      ...(toolMode === 'native' || toolMode === 'text' ? { toolMode } : {}),
+    },
     approval: {
       autoApprove: {
         edit: get<boolean>('approval.autoApproveEdits') === true,
@@ -33,6 +39,8 @@ export function initializationOptions(get: SettingReader, pickedModel: string | 
 /** Settings that are fixed when the sidecar starts: changing one restarts it. */
 export const RESTART_SETTINGS = [
   'tandem.provider.baseUrl',
+  'tandem.provider.contextWindow',
+  'tandem.provider.toolMode',
   'tandem.approval',
   'tandem.maxSteps',
   'tandem.serverPath',

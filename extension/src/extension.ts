@@ -95,6 +95,9 @@ export function activate(context: vscode.ExtensionContext): void {
       case 'retry':
         void chat.retry();
         return;
+      case 'restore':
+        void chat.restore(m.turnId);
+        return;
       case 'ready':
         return;
     }
@@ -112,7 +115,9 @@ export function activate(context: vscode.ExtensionContext): void {
     command('tandem.stop', () => chat.stop()),
     command('tandem.acceptEdit', (uri?: unknown) => approvals.decideEdit('accept', uri)),
     command('tandem.rejectEdit', (uri?: unknown) => approvals.decideEdit('reject', uri)),
-    command('tandem.undoLastTurn', () => chat.undoLastTurn()),
+    command('tandem.acceptAlwaysEdit', (uri?: unknown) => approvals.decideEdit('acceptAlways', uri)),
+    // Restore to before the last turn that changed files; "Restore to here" in the chat picks any turn.
+    command('tandem.undoLastTurn', () => chat.restore()),
     command('tandem.showHistory', () => chat.pickSession()),
     command('tandem.addSelectionToChat', async () => {
       const editor = vscode.window.activeTextEditor;

@@ -108,6 +108,7 @@ function render(): void {
       onOpenLink: (href) => post({ type: 'openLink', href }),
       onRetry: () => post({ type: 'retry' }),
       onCommand: (command) => post({ type: 'command', command }),
+      onRestore: (turnId) => post({ type: 'restore', turnId }),
     });
     renderHeader();
     renderBanner();

@@ -8,7 +8,7 @@ import type { ChatCommand, Decision, PendingApproval } from '../src/shared/messa
 export const pendingKey = (turnId: string, toolCallId: string) => `${turnId}\u0000${toolCallId}`;
 import { button, h, sanitizedHtml } from './dom';
 import { renderCode, renderMarkdown } from './markdown';
-import { OUTPUT_CAP, type Block, type Item, type ToolItem, type ToolState, type Transcript, type Turn } from './transcript';
+import { changedFiles, OUTPUT_CAP, type Block, type Item, type ToolItem, type ToolState, type Transcript, type Turn } from './transcript';
 
 export interface RenderContext {
   pending: ReadonlyMap<string, PendingApproval>;
@@ -25,6 +25,8 @@ export interface RenderContext {
   /** An error card's buttons. */
   onRetry(): void;
   onCommand(command: ChatCommand): void;
+  /** "Restore to here": the files as they were before this turn. */
+  onRestore(turnId: string): void;
 }
 
 const STATE_LABEL: Record<ToolState, string> = {
@@ -91,6 +93,14 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
           h('div', { class: 'hint' }, 'The proposal is open in a diff editor; what you leave on its right side is what gets written.'),
         ];
   const buttons = h('div', { class: 'buttons' }, accept, reject, withNote);
+  // A command outside the sandbox is asked every time, whatever was said before.
+  if (req.kind === 'edit' || !req.outsideSandbox) {
+    const always =
+      req.kind === 'edit'
+        ? button('Accept always for this session', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Write this edit, and the later edits of this chat without asking')
+        : button('Always run for this session', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Run this command, and the later commands of this chat without asking (commands outside the sandbox still ask)');
+    buttons.insertBefore(always, withNote);
+  }
   if (req.kind === 'edit') buttons.append(button('Show diff', () => ctx.onOpenDiff(req), 'link'));
   return h('div', { class: `approval approval-${req.kind}` }, ...what, buttons, noteRow);
 }
@@ -252,6 +262,26 @@ function itemKey(item: Item, turn: Turn, ctx: RenderContext): string {
   return `${item.rev}:${approval}:${ctx.expanded[item.id] ?? ''}`;
 }
 
+/**
+ * The checkpoint above a turn's prompt: "Restore to here" puts every file the agent changed from
+ * this turn on back as it was before it. Off while a turn runs (the sidecar refuses then).
+ */
+function checkpoint(turn: Turn, ctx: RenderContext): HTMLElement {
+  const restore = button('Restore to here', () => ctx.onRestore(turn.turnId), 'link restore', 'Put the files back as they were before this prompt: undoes the edits of this turn and every later one. Asks first if you changed any of them since.');
+  restore.disabled = ctx.runningTurn !== null;
+  return h('div', { class: 'checkpoint' }, h('span', { class: 'checkpoint-line', attrs: { 'aria-hidden': 'true' } }), restore);
+}
+
+/** The files a turn changed, under it. */
+function changes(files: readonly string[]): HTMLElement {
+  return h(
+    'div',
+    { class: 'changes' },
+    h('span', { class: 'changes-label' }, files.length === 1 ? 'Changed 1 file: ' : `Changed ${files.length} files: `),
+    ...files.flatMap((f, i) => [i > 0 ? ', ' : '', h('code', { class: 'changed-file', title: f }, f)]),
+  );
+}
+
 function turnFooter(turn: Turn, ctx: RenderContext): HTMLElement | null {
   if (ctx.runningTurn === turn.turnId && !turn.ended) {
     return h('div', { class: 'working' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), 'Working…');
@@ -324,6 +354,15 @@ export class TranscriptView {
     return el;
   }
 
+  /** An element cached under `id` while `key` stays the same. */
+  private cached(id: string, key: string, make: () => HTMLElement): HTMLElement {
+    const hit = this.items.get(id);
+    if (hit && hit.key === key) return hit.el;
+    const el = make();
+    this.items.set(id, { key, el });
+    return el;
+  }
+
   private block(b: Block, ctx: RenderContext): HTMLElement {
     const id = b.kind === 'notice' ? b.id : `turn:${b.turnId}`;
     let el = this.blocks.get(id);
@@ -332,7 +371,10 @@ export class TranscriptView {
     } else {
       el ??= h('div', { class: 'turn' });
       const footer = this.footer(b, ctx);
-      syncChildren(el, [...b.items.map((item) => this.item(item, b, ctx)), ...(footer ? [footer] : [])]);
+      const head = this.cached(`checkpoint:${b.turnId}`, String(ctx.runningTurn !== null), () => checkpoint(b, ctx));
+      const files = changedFiles(b);
+      const changed = files.length > 0 ? this.cached(`changes:${b.turnId}`, files.join('\u0000'), () => changes(files)) : null;
+      syncChildren(el, [head, ...b.items.map((item) => this.item(item, b, ctx)), ...(changed ? [changed] : []), ...(footer ? [footer] : [])]);
     }
     this.blocks.set(id, el);
     return el;

@@ -181,15 +181,23 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
         text: `Rules in effect: ${entry.files.map((f) => f.path + (f.truncated ? ' (cut)' : '')).join(', ')}`,
       });
       return;
-    case 'warning':
-      t.blocks.push({ kind: 'notice', id: `notice:${t.blocks.length}`, level: 'error', text: entry.message });
-      return;
     case 'usage':
       t.usage = {
         promptTokens: entry.promptTokens,
         completionTokens: entry.completionTokens,
         ...(entry.contextWindow != null ? { contextWindow: entry.contextWindow } : {}),
       };
+      return;
+    case 'compaction':
+      t.blocks.push({
+        kind: 'notice',
+        id: `notice:${t.blocks.length}`,
+        level: 'info',
+        text: `Context compacted to fit the model’s ${entry.contextWindow.toLocaleString('en-US')}-token window: ${entry.elided} old tool outputs shortened, ${entry.summarized} messages summarized (about ${entry.tokensBefore.toLocaleString('en-US')} → ${entry.tokensAfter.toLocaleString('en-US')} tokens). The full history stays in the transcript.`,
+      });
+      return;
+    case 'modelNotice':
+      t.blocks.push({ kind: 'notice', id: `notice:${t.blocks.length}`, level: 'info', text: entry.message });
       return;
     case 'turnEnded':
       turn.ended = {
@@ -206,6 +214,24 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
       }
       return;
   }
+}
+
+/** The file a unified diff is about: its `+++ b/…` path, or `--- a/…` for a deleted file. */
+export function diffPath(diff: string): string | undefined {
+  const plus = /^\+\+\+ b\/(.+)$/m.exec(diff);
+  if (plus) return plus[1];
+  return /^--- a\/(.+)$/m.exec(diff)?.[1];
+}
+
+/** The files a turn changed (its edits that were written), in the order first changed. */
+export function changedFiles(turn: Turn): string[] {
+  const files: string[] = [];
+  for (const item of turn.items) {
+    if (item.type !== 'tool' || item.state !== 'ok' || !item.diff) continue;
+    const file = diffPath(item.diff);
+    if (file && !files.includes(file)) files.push(file);
+  }
+  return files;
 }
 
 export function buildTranscript(entries: readonly LogEntry[]): Transcript {

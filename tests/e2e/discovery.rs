@@ -43,6 +43,7 @@ async fn with_nothing_configured_the_local_servers_are_tried() {
         Scenario::new([Reply::text("Found you.")]).with_models([ModelEntry {
             id: "qwen2.5-coder:7b".into(),
             context_length: None,
+            extra: None,
         }]),
         11434,
     )

@@ -138,12 +138,12 @@ async fn allow_listed_tools_run_unasked_list_changed_refreshes_and_a_broken_serv
     let turn = tandem.run_turn(&session, "Add a tool and use it").await;
     assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
     assert!(tandem.approvals().is_empty(), "allow-listed: nothing asked");
-    let warnings = turn.of_kind("warning");
-    assert_eq!(warnings.len(), 1, "said once, not at every step: {turn}");
-    let warning = warnings[0]["message"].as_str().unwrap();
+    let notices = turn.of_kind("modelNotice");
+    assert_eq!(notices.len(), 1, "said once, not at every step: {turn}");
+    let notice = notices[0]["message"].as_str().unwrap();
     assert!(
-        warning.contains("broken") && warning.contains("did not start"),
-        "{warning}"
+        notice.contains("broken") && notice.contains("did not start"),
+        "{notice}"
     );
 
     let requests = model_requests(&mock);
@@ -244,7 +244,7 @@ async fn a_project_files_server_starts_only_once_the_user_trusts_it() {
     );
     assert!(!marker.exists(), "a declined project server must not start");
     assert!(
-        turn.of_kind("warning")[0]["message"]
+        turn.of_kind("modelNotice")[0]["message"]
             .as_str()
             .unwrap()
             .contains("not started")

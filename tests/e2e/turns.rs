@@ -322,10 +322,12 @@ async fn models_are_listed_and_switched() {
             mock_model::ModelEntry {
                 id: "mock-coder".into(),
                 context_length: Some(32768),
+                extra: None,
             },
             mock_model::ModelEntry {
                 id: "other-model".into(),
                 context_length: None,
+                extra: None,
             },
         ]),
     );

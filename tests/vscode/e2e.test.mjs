@@ -86,7 +86,7 @@ async function until(what, check, timeoutMs = 30_000) {
   }
 }
 
-let run, workspace, page, browser, csProcess;
+let run, workspace, page, browser, csProcess, mockUrl;
 let broken = false;
 
 /**
@@ -156,6 +156,7 @@ before(async () => {
   // The mock model.
   const mock = startGroup(env('E2E_MOCK_MODEL'), ['--scenario', join(here, 'scenario.json')], {});
   const [, baseUrl] = await waitForOutput(mock, /listening on (http:\/\/127\.0\.0\.1:\d+\/v1)/, join(run, 'mock-model.log'));
+  mockUrl = baseUrl;
 
   // VS Code's settings: nothing phones home, VS Code's own chat stays out of the way, and the
   // sidecar is pointed at the mock.
@@ -175,6 +176,9 @@ before(async () => {
         'diffEditor.renderSideBySide': true,
         'diffEditor.useInlineViewWhenSpaceIsLimited': false,
         'security.workspace.trust.enabled': false,
+        // VS Code for the web saves after a delay by default; desktop VS Code does not, and the
+        // unsaved-buffer scenario needs a buffer that stays unsaved.
+        'files.autoSave': 'off',
         // The run dir sits inside the repository: no "open the parent repository?" toast.
         'git.openRepositoryInParentFolders': 'never',
         'tandem.provider.baseUrl': baseUrl,
@@ -299,7 +303,7 @@ step('a command approval shows the command and its directory; once run, its outp
   assert.match(await approval.locator('.command').textContent(), /for i in 1 2 3/);
   assert.equal(await approval.locator('.cwd code').textContent(), realpathSync(workspace));
   await shot('07-command-approval');
-  await approval.getByRole('button', { name: 'Run' }).click();
+  await approval.getByRole('button', { name: 'Run', exact: true }).click();
   const output = lastTurn().locator('.tool .output');
   await until('the first line of output streamed', async () => (await output.count()) > 0 && (await output.first().textContent()).includes('test 1 ... ok'), 20_000);
   await turnDone();
@@ -381,4 +385,172 @@ step('a selection and an @file mention go with the prompt as context', async () 
   await turnDone();
   assert.equal(await chat().locator('.chip').count(), 0, 'the attachments went with the prompt');
   await shot('15-answer-with-context');
+});
+
+/** Opens a workspace file with Quick Open; resolves with its editor. */
+async function openFile(name) {
+  await page.keyboard.press('Control+P');
+  await page.locator('.quick-input-widget input').fill(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
+  await page.keyboard.press('Enter');
+  const tab = page.locator('.tabs-container .tab', { hasText: name }).first();
+  await tab.waitFor();
+  return page.locator('.editor-group-container.active .editor-instance .monaco-editor').first();
+}
+
+/** What a Monaco editor shows (spaces as Monaco renders them, normalised). */
+const shown = async (editor) => ((await editor.locator('.view-lines').textContent()) ?? '').replace(/\u00a0/g, ' ');
+const tabOf = (name) => page.locator('.tabs-container .tab', { hasText: name }).first();
+const isDirty = async (name) => ((await tabOf(name).getAttribute('class')) ?? '').split(/\s+/).includes('dirty');
+const original = (name) => readFileSync(join(here, 'workspace', name), 'utf8');
+const onDisk = (name) => readFileSync(join(workspace, name), 'utf8');
+const turnWith = (prompt) => chat().locator('.turn').filter({ has: chat().locator('.user', { hasText: prompt }) });
+/** Every request the mock model received. */
+const mockRequests = async () => (await fetch(`${mockUrl.replace(/\/v1$/, '')}/__mock/requests`)).json();
+/** No save conflict or other dialog is up, and no toast says a save failed. */
+async function noConflict() {
+  assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'no dialog is shown');
+  const toasts = (await page.locator('.notifications-toasts').allTextContents()).join(' ');
+  assert.doesNotMatch(toasts, /newer|conflict|Failed to save/i, `toasts: ${toasts}`);
+}
+
+step('an edit of a file with unsaved changes lands on them in the editor, is saved, and asks nothing', async () => {
+  const editor = await openFile('notes.txt');
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('- typed but not saved');
+  await until('the buffer is dirty', () => isDirty('notes.txt'));
+  assert.doesNotMatch(onDisk('notes.txt'), /typed but not saved/);
+
+  // The model reads the file (the mock answers only if it saw the unsaved line) and edits it.
+  await send('Mark the notes reviewed');
+  await diffEditors().first().waitFor({ timeout: 60_000 });
+  const proposal = diffEditors().first().locator('.editor.modified');
+  await until('the proposal holds the unsaved line too', async () => (await shown(proposal)).includes('typed but not saved'));
+  await shot('16-edit-of-unsaved-buffer-proposed');
+  await lastTurn().locator('.approval').getByRole('button', { name: 'Accept', exact: true }).click();
+  await diffEditors().first().waitFor({ state: 'detached', timeout: 20_000 });
+  await turnDone();
+
+  const text = onDisk('notes.txt');
+  assert.match(text, /status: reviewed/, "the agent's change is saved");
+  assert.match(text, /- typed but not saved/, "the user's unsaved text is saved with it");
+  assert.doesNotMatch(text, /status: draft/);
+  await until('the editor is saved', async () => !(await isDirty('notes.txt')), 10_000);
+  await tabOf('notes.txt').click();
+  const buffer = await shown(page.locator('.editor-group-container.active .editor-instance .monaco-editor').first());
+  assert.match(buffer, /status: reviewed/);
+  assert.match(buffer, /typed but not saved/);
+  await noConflict();
+  assert.match(await lastTurn().locator('.answer').last().textContent(), /marked reviewed/);
+  await shot('17-edit-of-unsaved-buffer-saved');
+});
+
+step('dropping one of two hunks in the diff writes only the kept one, and the model is told', async () => {
+  await send('Tune the config: key3 and key17');
+  await diffEditors().first().waitFor({ timeout: 60_000 });
+  const proposal = diffEditors().first().locator('.editor.modified');
+  const lens = (text) => proposal.locator('.codelens-decoration a', { hasText: text });
+  await until('both hunks have their actions', async () => (await lens('Drop this change').count()) === 2, 20_000);
+  await lens('Keep (1 of 2)').click();
+  // A kept hunk's lens is a label, not a link.
+  await proposal.locator('.codelens-decoration', { hasText: 'Kept (1 of 2)' }).waitFor({ timeout: 10_000 });
+  await lens('Drop this change').nth(1).click();
+  await until('the second hunk is gone from the proposal', async () => (await lens('Drop this change').count()) === 1, 10_000);
+  await until('the proposal has key17 back', async () => /key17 = 17(?!0)/.test(await shown(proposal)));
+  await page.waitForTimeout(600); // the diff recomputes
+  await shot('18-hunk-dropped');
+  await page.locator('.editor-actions .action-label[aria-label^="Accept Edit"]').first().click();
+  await diffEditors().first().waitFor({ state: 'detached', timeout: 20_000 });
+  await turnDone();
+
+  const text = onDisk('config.txt');
+  assert.match(text, /^key3 = 300$/m, 'the kept hunk is written');
+  assert.match(text, /^key17 = 17$/m, 'the dropped hunk is not');
+  assert.equal(text, original('config.txt').replace('key3 = 3\n', 'key3 = 300\n'));
+  const requests = (await mockRequests()).filter((r) => r.path.endsWith('/chat/completions'));
+  const tool = requests.at(-1).body.messages.filter((m) => m.role === 'tool').at(-1);
+  assert.match(tool.content, /The user dropped 1 of the 2 changes/);
+  assert.match(tool.content, /change 2 \(at line 14/);
+  assert.match(await lastTurn().locator('.changes').textContent(), /Changed 1 file: config\.txt/);
+  await shot('19-hunk-kept-written');
+});
+
+step('restoring a turn whose file the user changed since asks first, and loses nothing unless told to', async () => {
+  // The user adds a line of their own to config.txt and saves it.
+  const editor = await openFile('config.txt');
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('# my own tuning');
+  await page.keyboard.press('Control+S');
+  await until('config.txt is saved', async () => onDisk('config.txt').includes('# my own tuning'));
+
+  const turn = turnWith('Tune the config');
+  await turn.locator('button.restore').click();
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 20_000 });
+  assert.match(await dialog.textContent(), /config\.txt was changed after the agent wrote it/);
+  assert.match(await dialog.textContent(), /# my own tuning/, 'the dialog shows what would be lost');
+  await shot('20-restore-asks');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await chat().locator('.notice', { hasText: 'Nothing was restored' }).waitFor({ timeout: 10_000 });
+  assert.match(onDisk('config.txt'), /# my own tuning/, 'declined: the user’s line is still there');
+  assert.match(onDisk('config.txt'), /key3 = 300/);
+
+  await turn.locator('button.restore').click();
+  await dialog.waitFor({ timeout: 20_000 });
+  await dialog.getByRole('button', { name: 'Restore Anyway' }).click();
+  await chat().locator('.notice', { hasText: 'Restored the files to before this turn: config.txt' }).waitFor({ timeout: 20_000 });
+  await until('config.txt is as it was before the turn', async () => onDisk('config.txt') === original('config.txt'));
+  await until('its editor is saved', async () => !(await isDirty('config.txt')), 10_000);
+  await noConflict();
+  await shot('21-restored-after-confirm');
+});
+
+step('"Restore to here" on an earlier turn puts its file back, and the model is told', async () => {
+  await turnWith('Mark the notes reviewed').locator('button.restore').click();
+  await chat().locator('.notice', { hasText: 'Restored the files to before this turn: notes.txt' }).waitFor({ timeout: 20_000 });
+  await until('notes.txt is as before the turn', async () => /status: draft/.test(onDisk('notes.txt')));
+  assert.doesNotMatch(onDisk('notes.txt'), /status: reviewed/);
+  // Before that turn the editor held the user's unsaved line: that is what comes back.
+  assert.match(onDisk('notes.txt'), /- typed but not saved/);
+  assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'nothing the user changed: no question');
+  await send('What is in config.txt now?');
+  await until('the answer came', async () => (await lastTurn().locator('.answer').count()) > 0 && /back as they were/.test(await lastTurn().locator('.answer').first().textContent()));
+  await turnDone();
+  await shot('22-restored-earlier-turn');
+});
+
+step('8 MiB of command output leaves the chat responsive', async () => {
+  await send('Print the big log');
+  const approval = lastTurn().locator('.approval-command');
+  await approval.waitFor({ timeout: 60_000 });
+  await approval.getByRole('button', { name: 'Run', exact: true }).click();
+  const prompt = chat().locator('textarea.prompt');
+  // Typing while the output streams in (or right after) shows at once.
+  const started = Date.now();
+  await prompt.click();
+  await prompt.pressSequentially('still typing', { delay: 0 });
+  await until('the typed text shows', async () => (await prompt.inputValue()) === 'still typing', 5_000);
+  const typingMs = Date.now() - started;
+  await shot('23-big-output-streaming');
+  await turnDone();
+  assert.ok(typingMs < 5_000, `typing took ${typingMs} ms`);
+  // A finished card folds; open it to look at the output.
+  await lastTurn().locator('.tool summary').first().click();
+  const output = lastTurn().locator('.tool .output').first();
+  await output.waitFor();
+  const text = await output.textContent();
+  // Once finished, the card shows the tool's result (the output's head and tail), bounded.
+  assert.ok(text.length <= 300 * 1024, `the card holds ${text.length} characters`);
+  assert.match(text, /tandem e2e output line/);
+  assert.match(await lastTurn().locator('.answer').last().textContent(), /The log is printed/);
+  // Still responsive after: clear and type again.
+  const again = Date.now();
+  await prompt.fill('');
+  await prompt.pressSequentially('and after', { delay: 0 });
+  assert.equal(await prompt.inputValue(), 'and after');
+  console.log(`typing during the output: ${typingMs} ms; after: ${Date.now() - again} ms; the card holds ${text.length} characters`);
+  await shot('24-big-output-done');
+  await prompt.fill('');
 });

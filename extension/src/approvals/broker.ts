@@ -4,6 +4,7 @@
 
 import type { ApprovalReply, ApprovalRequest, EditApprovalRequest } from '../protocol';
 import { approvalKey, type ApprovalRef, type Decision } from '../shared/messages';
+import { parseHunks, rejectedHunks } from './hunks';
 import { ApprovalQueue } from './queue';
 
 /** The diff editor as the broker uses it (`DiffView` in VS Code). */
@@ -63,12 +64,17 @@ export class ApprovalBroker {
     if (!p) return;
     const r = p.request;
     let reply: ApprovalReply;
-    if (decision === 'accept') {
-      // What the user left on the proposal side is what gets written.
-      const content = r.kind === 'edit' && this.diff.content(r) !== r.proposed ? this.diff.content(r) : undefined;
-      reply = { decision: 'accept', ...(content !== undefined ? { content } : {}) };
-    } else {
+    if (decision === 'reject') {
       reply = { decision: 'reject', ...(feedback ? { feedback } : {}) };
+    } else if (r.kind === 'edit') {
+      // What the user left on the proposal side is what gets written; the hunks no longer in
+      // it are the ones the user dropped, and the model is told so.
+      const left = this.diff.content(r);
+      const content = left !== r.proposed ? left : undefined;
+      const dropped = content !== undefined ? rejectedHunks(parseHunks(r.diff), r.original ?? '', content) : [];
+      reply = { decision, ...(content !== undefined ? { content } : {}), ...(dropped.length > 0 ? { rejectedHunks: dropped } : {}) };
+    } else {
+      reply = { decision };
     }
     this.queue.settle(r, reply);
     await this.closeDiff(r);
@@ -79,6 +85,12 @@ export class ApprovalBroker {
   async decideEdit(decision: Decision, ref?: ApprovalRef): Promise<void> {
     const target = ref ?? this.shown ?? this.queue.headEdit?.request;
     if (target) await this.decide(target, decision);
+  }
+
+  /** The pending edit `ref` names, if it is one. */
+  edit(ref: ApprovalRef): EditApprovalRequest | undefined {
+    const r = this.queue.get(ref)?.request;
+    return r?.kind === 'edit' ? r : undefined;
   }
 
   /** Shows the diff of a pending edit again (the chat's "Show diff"). */

@@ -8,6 +8,7 @@ import type { ApprovalReply, ApprovalRequest } from '../protocol';
 import type { ApprovalRef, Decision } from '../shared/messages';
 import { ApprovalBroker } from './broker';
 import { DiffView } from './diffView';
+import { HunkLenses } from './hunkLens';
 
 export class ApprovalController implements vscode.Disposable {
   private readonly diff = new DiffView();
@@ -15,6 +16,7 @@ export class ApprovalController implements vscode.Disposable {
   /** The pending requests changed (for the chat). */
   readonly onDidChange = this.changed.event;
   private readonly broker: ApprovalBroker;
+  private readonly lenses: HunkLenses;
 
   constructor(
     private readonly reveal: () => void,
@@ -24,6 +26,7 @@ export class ApprovalController implements vscode.Disposable {
       this.diff,
       {
         changed: (pending, pendingEdit) => {
+          this.lenses.retain(pending);
           this.changed.fire(pending);
           void vscode.commands.executeCommand('setContext', 'tandem.pendingEdit', pendingEdit);
         },
@@ -31,6 +34,7 @@ export class ApprovalController implements vscode.Disposable {
       },
       shownSession,
     );
+    this.lenses = new HunkLenses((ref) => this.broker.edit(ref));
   }
 
   get pending(): ApprovalRequest[] {
@@ -76,6 +80,7 @@ export class ApprovalController implements vscode.Disposable {
 
   dispose(): void {
     this.dropAll('The editor is closing.');
+    this.lenses.dispose();
     this.diff.dispose();
     this.changed.dispose();
   }

@@ -20,6 +20,7 @@ import { ErrorCode, Method } from '../protocol';
 import type { Attachment, HostMessage, LogEntry, Notice } from '../shared/messages';
 import type { Sidecar } from '../sidecar/connection';
 import { historyPicks } from './history';
+import { restoreNotice, restoreTo } from './restore';
 import { extractMentions } from './mentions';
 import { binaryByName, isTextFile } from './textFiles';
 import { reconcileModel } from './models';
@@ -32,6 +33,7 @@ export interface EndpointStatus {
 
 const SESSION_KEY = 'tandem.sessionId';
 const MODEL_KEY = 'tandem.pickedModel';
+const RESTORE_ANYWAY = 'Restore Anyway';
 
 function errorText(e: unknown): string {
   if (e && typeof e === 'object' && 'message' in e && typeof e.message === 'string') return e.message;
@@ -275,16 +277,34 @@ export class ChatSession {
     }
   }
 
-  async undoLastTurn(): Promise<void> {
-    if (!this.sessionId) {
-      void vscode.window.showInformationMessage('Nothing to undo: this chat has no turns yet.');
+  /**
+   * "Restore to here" (`turnId`: to before that turn) or Undo Last Turn (none: to before the
+   * last turn that changed files). Asks before overwriting what the user changed since.
+   */
+  async restore(turnId?: string): Promise<void> {
+    const sessionId = this.sessionId;
+    if (!sessionId) {
+      void vscode.window.showInformationMessage('Nothing to restore: this chat has no turns yet.');
+      return;
+    }
+    if (this.runningTurn) {
+      void vscode.window.showInformationMessage('A turn is running; stop it before restoring files.');
       return;
     }
     try {
-      const { restored } = await this.sidecar.request<UndoResult>(Method.undo, { sessionId: this.sessionId });
-      this.notice('info', restored.length > 0 ? `Undid the last turn's edits: restored ${restored.join(', ')}.` : 'The last turn changed no files; nothing to undo.');
+      const outcome = await restoreTo(
+        {
+          undo: (params) => this.sidecar.request<UndoResult>(Method.undo, params),
+          confirm: async (message, detail) => (await vscode.window.showWarningMessage(message, { modal: true, detail }, RESTORE_ANYWAY)) === RESTORE_ANYWAY,
+        },
+        sessionId,
+        turnId,
+      );
+      // The user may have opened another chat while the dialog was up; the notice belongs to this one.
+      if (this.sessionId === sessionId) this.notice('info', restoreNotice(outcome, turnId));
     } catch (e) {
-      this.notice('error', `Could not undo: ${errorText(e)}`);
+      const text = errorCode(e) === ErrorCode.turnRunning ? 'A turn is running; stop it before restoring files.' : `Could not restore: ${errorText(e)}`;
+      if (this.sessionId === sessionId) this.notice('error', text);
     }
   }
 

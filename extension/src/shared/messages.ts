@@ -4,7 +4,7 @@
 // The host owns the truth: the transcript is the sidecar's updates as the host logged them, and
 // the webview only renders it. A webview that is recreated gets it all again in one `reset`.
 
-import type { ApprovalRequest, ContextItem, ModelInfo, UpdateParams } from '../protocol';
+import type { ApprovalRequest, ContextItem, Decision, ModelInfo, UpdateParams } from '../protocol';
 
 /** A line the extension itself adds to the transcript (sidecar restarts, undo results, errors). */
 export interface Notice {
@@ -60,7 +60,7 @@ export type HostMessage =
   | { type: 'attach'; attachment: Attachment }
   | { type: 'fileMatches'; query: string; paths: string[] };
 
-export type Decision = 'accept' | 'reject';
+export type { Decision };
 
 export type ChatCommand = 'newChat' | 'showHistory' | 'undoLastTurn' | 'setApiKey' | 'openSettings';
 
@@ -79,7 +79,9 @@ export type WebviewMessage =
   /** A link in the model's text; the host opens http(s) and mailto only. */
   | { type: 'openLink'; href: string }
   /** Send the last prompt again (after a connection or server error). */
-  | { type: 'retry' };
+  | { type: 'retry' }
+  /** "Restore to here": put the files back as they were before this turn. */
+  | { type: 'restore'; turnId: string };
 
 const CHAT_COMMANDS: readonly string[] = ['newChat', 'showHistory', 'undoLastTurn', 'setApiKey', 'openSettings'];
 
@@ -133,7 +135,7 @@ export function parseWebviewMessage(x: unknown): WebviewMessage | undefined {
         ? { type: 'send', text: x.text, attachments: x.attachments }
         : undefined;
     case 'decide':
-      if (!isRef(x.ref) || (x.decision !== 'accept' && x.decision !== 'reject')) {
+      if (!isRef(x.ref) || (x.decision !== 'accept' && x.decision !== 'acceptAlways' && x.decision !== 'reject')) {
         return undefined;
       }
       if (x.feedback !== undefined && !isString(x.feedback)) return undefined;
@@ -145,6 +147,8 @@ export function parseWebviewMessage(x: unknown): WebviewMessage | undefined {
       };
     case 'openDiff':
       return isRef(x.ref) ? { type: 'openDiff', ref: approvalRef(x.ref) } : undefined;
+    case 'restore':
+      return isString(x.turnId) && x.turnId !== '' && x.turnId.length <= 256 ? { type: 'restore', turnId: x.turnId } : undefined;
     case 'setModel':
       return isString(x.model) && x.model !== '' ? { type: 'setModel', model: x.model } : undefined;
     case 'findFiles':

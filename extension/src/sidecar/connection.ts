@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import {
+  ApplyWorkspaceEditRequest,
   CloseAction,
   ErrorAction,
   LanguageClient,
@@ -24,6 +25,7 @@ import type {
 } from '../protocol';
 import { Method } from '../protocol';
 import type { SidecarState } from '../shared/messages';
+import { applyAndSave, type Editor } from './applyEdit';
 import { resolveBinary } from './binary';
 
 /** Declares `experimental.tandem`: this client answers approvals and diagnostics requests. */
@@ -141,8 +143,9 @@ export class Sidecar implements vscode.Disposable {
       // was asked to stop. A crash restart calls this again.
       () => this.spawn(command, env),
       {
-        // No documents are synchronised: the sidecar reads the workspace itself.
-        documentSelector: [],
+        // Every open file is synchronised (full text): the agent reads what the editor holds,
+        // unsaved changes included, and its edits of open files come back as applyEdit.
+        documentSelector: [{ scheme: 'file' }],
         outputChannel: this.output,
         initializationOptions,
         errorHandler: {
@@ -155,6 +158,9 @@ export class Sidecar implements vscode.Disposable {
     client.onNotification(Method.update, (p: UpdateParams) => this.handlers.update(p));
     client.onRequest(Method.requestApproval, (r: ApprovalRequest, token: CancellationToken) => this.handlers.approval(r, token));
     client.onRequest(Method.getDiagnostics, (p: GetDiagnosticsParams) => this.handlers.diagnostics(p));
+    // Replaces the client's own handler (registered before ours): ours also saves, and does not
+    // ask again for an edit the user approved.
+    client.onRequest(ApplyWorkspaceEditRequest.type, (p) => applyAndSave(p, this.editor(client)));
     client.onDidChangeState((e) => {
       if (e.newState === State.Running) {
         this.setState('running');
@@ -174,6 +180,22 @@ export class Sidecar implements vscode.Disposable {
       this.output.appendLine(`Starting the sidecar failed: ${String(e)}`);
       this.setState('stopped');
     }
+  }
+
+  /** VS Code, as the applyEdit handler uses it. */
+  private editor(client: LanguageClient): Editor {
+    return {
+      apply: async (edit) => vscode.workspace.applyEdit(await client.protocol2CodeConverter.asWorkspaceEdit(edit)),
+      save: async (uri) => {
+        const target = vscode.Uri.parse(uri, true);
+        const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === target.toString()) ?? (await vscode.workspace.openTextDocument(target));
+        return !doc.isDirty || (await doc.save());
+      },
+      warn: (message) => {
+        this.output.appendLine(message);
+        void vscode.window.showWarningMessage(message);
+      },
+    };
   }
 
   private async spawn(command: string, env: Record<string, string>): Promise<ChildProcess> {

@@ -117,3 +117,53 @@ describe('ApprovalBroker: requests keyed by session, turn and tool call', () => 
     assert.equal(broker.pending.length, 1);
   });
 });
+
+describe('ApprovalBroker: per-hunk review and accept always', () => {
+  const original = Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`).join('');
+  const proposed = original.replace('line 3\n', 'line three\n').replace('line 17\n', 'line seventeen\n');
+  const diff = '--- a/f.txt\n+++ b/f.txt\n@@ -1,6 +1,6 @@\n line 1\n line 2\n-line 3\n+line three\n line 4\n line 5\n line 6\n@@ -14,7 +14,7 @@\n line 14\n line 15\n line 16\n-line 17\n+line seventeen\n line 18\n line 19\n line 20\n';
+  const twoHunks = (): EditApprovalRequest => ({ sessionId: 'A', turnId: 't1', toolCallId: 'call_0', kind: 'edit', path: '/w/f.txt', original, proposed, diff });
+  const ref = { sessionId: 'A', turnId: 't1', toolCallId: 'call_0' };
+
+  it('an accept after dropping the second hunk carries what is left and rejectedHunks [1]', async () => {
+    const { diffs, broker, ask } = setup({ id: 'A' });
+    const reply = ask(twoHunks());
+    await tick();
+    // What "Drop this change" leaves on the proposal side.
+    const left = original.replace('line 3\n', 'line three\n');
+    diffs.edited.set('A/t1/call_0', left);
+    await broker.decide(ref, 'accept');
+    assert.deepEqual(await reply, { decision: 'accept', content: left, rejectedHunks: [1] });
+  });
+
+  it('an accept of an edited proposal that keeps every hunk sends no rejectedHunks', async () => {
+    const { diffs, broker, ask } = setup({ id: 'A' });
+    const reply = ask(twoHunks());
+    await tick();
+    diffs.edited.set('A/t1/call_0', proposed.replace('line 10\n', 'line ten\n'));
+    await broker.decide(ref, 'accept');
+    assert.deepEqual(await reply, { decision: 'accept', content: proposed.replace('line 10\n', 'line ten\n') });
+  });
+
+  it('accept always carries the content and dropped hunks too; for a command it is the bare decision', async () => {
+    const { diffs, broker, ask } = setup({ id: 'A' });
+    const reply = ask(twoHunks());
+    const command = ask({ sessionId: 'A', turnId: 't1', toolCallId: 'call_1', kind: 'command', command: 'ls', cwd: '/w' });
+    await tick();
+    diffs.edited.set('A/t1/call_0', original);
+    await broker.decideEdit('acceptAlways');
+    assert.deepEqual(await reply, { decision: 'acceptAlways', content: original, rejectedHunks: [0, 1] });
+    await broker.decide({ ...ref, toolCallId: 'call_1' }, 'acceptAlways', 'ignored');
+    assert.deepEqual(await command, { decision: 'acceptAlways' });
+  });
+
+  it('edit() finds a pending edit by its ref, and nothing else', async () => {
+    const { broker, ask } = setup({ id: 'A' });
+    void ask(twoHunks());
+    void ask({ sessionId: 'A', turnId: 't1', toolCallId: 'call_1', kind: 'command', command: 'ls', cwd: '/w' });
+    await tick();
+    assert.equal(broker.edit(ref)?.path, '/w/f.txt');
+    assert.equal(broker.edit({ ...ref, toolCallId: 'call_1' }), undefined);
+    assert.equal(broker.edit({ ...ref, sessionId: 'B' }), undefined);
+  });
+});

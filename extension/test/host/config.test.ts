@@ -33,6 +33,13 @@ describe('initializationOptions', () => {
     assert.equal(configuredEndpoint(get), undefined);
   });
 
+  it('passes the context window and the tool mode, leaving the defaults to the sidecar', () => {
+    const o = initializationOptions(reader({ 'provider.contextWindow': 4096.7, 'provider.toolMode': 'text' }), undefined);
+    assert.deepEqual(o.provider, { contextWindow: 4096, toolMode: 'text' });
+    const d = initializationOptions(reader({ 'provider.contextWindow': 0, 'provider.toolMode': 'auto' }), undefined);
+    assert.deepEqual(d.provider, {});
+  });
+
   it('never reads the API key from settings', () => {
     const o = initializationOptions(reader({ 'provider.apiKey': 'leaked', apiKey: 'leaked' }), undefined);
     assert.doesNotMatch(JSON.stringify(o), /leaked/);

@@ -12,6 +12,8 @@ describe('parseWebviewMessage', () => {
       decision: 'reject',
       feedback: 'use a constant',
     });
+    assert.deepEqual(parseWebviewMessage({ type: 'decide', ref, decision: 'acceptAlways' }), { type: 'decide', ref, decision: 'acceptAlways' });
+    assert.deepEqual(parseWebviewMessage({ type: 'restore', turnId: 't2', extra: true }), { type: 'restore', turnId: 't2' });
     const attachment = { label: 'a.ts:1-2', item: { path: '/w/a.ts', range: { start: { line: 0, character: 0 }, end: { line: 2, character: 0 } } } };
     assert.deepEqual(parseWebviewMessage({ type: 'send', text: 'hi', attachments: [attachment] }), { type: 'send', text: 'hi', attachments: [attachment] });
   });
@@ -21,7 +23,10 @@ describe('parseWebviewMessage', () => {
       null,
       'ready',
       { type: 'eval', code: 'x' },
-      { type: 'decide', ref: { sessionId: 's', turnId: 't1', toolCallId: 'c' }, decision: 'acceptAlways' },
+      { type: 'decide', ref: { sessionId: 's', turnId: 't1', toolCallId: 'c' }, decision: 'always' },
+      { type: 'restore', turnId: '' },
+      { type: 'restore', turnId: 7 },
+      { type: 'restore' },
       { type: 'decide', ref: { sessionId: 's', turnId: 't1', toolCallId: 1 }, decision: 'accept' },
       { type: 'decide', toolCallId: 'c', decision: 'accept' },
       { type: 'openDiff', ref: { sessionId: 's', toolCallId: 'c' } },

@@ -22,6 +22,7 @@ function context(pending: PendingApproval[] = [], runningTurn: string | null = '
     onOpenLink: () => undefined,
     onRetry: () => undefined,
     onCommand: () => undefined,
+    onRestore: () => undefined,
   };
   return { ctx, decide };
 }

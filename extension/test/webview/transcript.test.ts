@@ -34,11 +34,11 @@ describe('the transcript', () => {
     assert.deepEqual(t.usage, { promptTokens: 1200, completionTokens: 80, contextWindow: 32768 });
   });
 
-  it('shows the rules files in effect and the sidecar\'s warnings as small notes', () => {
+  it('shows the rules files in effect and the sidecar\'s notices as small notes', () => {
     const t = buildTranscript([
       u('t1', { kind: 'turnStarted', prompt: 'hi' }),
       u('t1', { kind: 'rules', files: [{ path: '/p/AGENTS.md', bytes: 10, truncated: false }, { path: '/p/CLAUDE.md', bytes: 99999, truncated: true }] }),
-      u('t1', { kind: 'warning', message: 'MCP server `web` did not start' }),
+      u('t1', { kind: 'modelNotice', message: 'MCP server `web` did not start' }),
       u('t1', { kind: 'turnEnded', stopReason: 'endTurn' }),
     ]);
     const notes = t.blocks.filter((b) => b.kind === 'notice');
@@ -46,7 +46,7 @@ describe('the transcript', () => {
       notes.map((n) => (n.kind === 'notice' ? [n.level, n.text] : [])),
       [
         ['info', 'Rules in effect: /p/AGENTS.md, /p/CLAUDE.md (cut)'],
-        ['error', 'MCP server `web` did not start'],
+        ['info', 'MCP server `web` did not start'],
       ],
     );
   });

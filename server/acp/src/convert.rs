@@ -125,9 +125,22 @@ impl Translator {
                     .collect::<Vec<_>>()
                     .join(", ")
             )))],
-            Event::Notice { message } => vec![SessionUpdate::AgentMessageChunk(chunk(format!(
-                "\n> {message}\n\n"
+            Event::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            } => vec![SessionUpdate::AgentThoughtChunk(chunk(format!(
+                "[context compacted to fit the {context_window}-token window: {elided} tool \
+                 outputs elided, {summarized} messages summarized; about {tokens_before} → \
+                 {tokens_after} tokens]\n"
             )))],
+            Event::Notice { message } => {
+                vec![SessionUpdate::AgentThoughtChunk(chunk(format!(
+                    "[{message}]\n"
+                )))]
+            }
             Event::Text { delta } => vec![SessionUpdate::AgentMessageChunk(chunk(delta))],
             Event::Reasoning { delta } => vec![SessionUpdate::AgentThoughtChunk(chunk(delta))],
             Event::ToolCall(ToolCallEvent {
@@ -347,6 +360,7 @@ pub fn decision(outcome: &RequestPermissionOutcome) -> ApprovalReply {
         decision,
         content: None,
         feedback: None,
+        rejected_hunks: Vec::new(),
     }
 }
 
@@ -686,6 +700,7 @@ mod tests {
         let end = t.event(Event::TurnEnded {
             stop_reason: StopReason::Error,
             error: Some("boom".into()),
+            error_kind: None,
         });
         assert_eq!(wire(&end[0])["status"], "failed");
         assert_eq!(wire(&end[1])["content"]["text"], "\n\nError: boom");

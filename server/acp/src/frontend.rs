@@ -286,7 +286,9 @@ impl Forwarder {
 
     fn send_event(&mut self, session: &SessionRef, event: Event) {
         let ended = match &event {
-            Event::TurnEnded { stop_reason, error } => Some((*stop_reason, error.clone())),
+            Event::TurnEnded {
+                stop_reason, error, ..
+            } => Some((*stop_reason, error.clone())),
             _ => None,
         };
         for update in self.translator(session).event(event) {

@@ -6,7 +6,9 @@
 //! the turn ends.
 
 mod convert;
+mod framing;
 mod frontend;
+mod stdio;
 
 use std::sync::{Arc, OnceLock};
 
@@ -18,7 +20,7 @@ use agent_client_protocol::v1::schema::{
     SessionCapabilities, SessionInfo, SessionListCapabilities,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{Client, Error, ErrorCode, Stdio};
+use agent_client_protocol::{Client, Error, ErrorCode};
 use time::format_description::well_known::Rfc3339;
 
 use frontend::{FsCapabilities, Outbox, SessionRef};
@@ -36,6 +38,8 @@ pub async fn serve(options: Options) -> Result<(), String> {
     });
     // Each handler holds its own reference to the server.
     let s = || server.clone();
+    // The SDK reads only lines the relay checked; bad ones are answered by the relay.
+    let (transport, relay) = framing::relay(stdio::input(), stdio::output());
     let served = agent_client_protocol::Agent
         .v1()
         .name("tandem")
@@ -95,8 +99,9 @@ pub async fn serve(options: Options) -> Result<(), String> {
             },
             agent_client_protocol::on_receive_notification!(),
         )
-        .connect_to(Stdio::new())
+        .connect_to(transport)
         .await;
+    relay.finish().await;
     server.agent.shutdown().await;
     served.map_err(|e| e.to_string())
 }

@@ -152,6 +152,9 @@ pub struct ApprovalReply {
     pub content: Option<String>,
     /// A note for the model, with a rejection.
     pub feedback: Option<String>,
+    /// The hunks of the proposal's diff the user dropped before accepting (0-based, in the
+    /// diff's order): what is left is in `content`.
+    pub rejected_hunks: Vec<usize>,
 }
 
 /// The answer a face's queue will bring: the user's, or a rejection if the connection to the
@@ -177,6 +180,17 @@ impl ApprovalReply {
             decision: Decision::Reject,
             content: None,
             feedback: Some(feedback.into()),
+            rejected_hunks: Vec::new(),
+        }
+    }
+
+    /// A plain yes.
+    pub fn accept() -> Self {
+        Self {
+            decision: Decision::Accept,
+            content: None,
+            feedback: None,
+            rejected_hunks: Vec::new(),
         }
     }
 }

@@ -36,14 +36,62 @@ pub enum Event {
     /// Rules files now in effect: the project's and the user's at the first turn, a folder's
     /// own `AGENTS.md` when the agent first works in that folder.
     Rules { files: Vec<RulesFile> },
-    /// Something the user should know that is not part of the answer: an MCP server that did
-    /// not start, tools left out, a project's MCP server not trusted.
+    /// The conversation was compacted to fit the model's context window: `elided` old tool
+    /// outputs became one-line stubs, `summarized` messages were replaced by a summary. The
+    /// transcript on disk keeps everything.
+    Compaction {
+        elided: u32,
+        summarized: u32,
+        tokens_before: u64,
+        tokens_after: u64,
+        context_window: u64,
+    },
+    /// Something the user should know that is not part of the answer: the model server cut the
+    /// prompt or tools switched to text, an MCP server did not start or its tools were left out,
+    /// a project's MCP server was declined, a rules file could not be read.
     Notice { message: String },
     /// The turn is over.
     TurnEnded {
         stop_reason: StopReason,
         error: Option<String>,
+        /// What kind of failure `error` is, so a face can offer the fix (settings, a key, retry).
+        error_kind: Option<TurnErrorKind>,
     },
+}
+
+/// What went wrong, as far as the user can act on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TurnErrorKind {
+    /// No model server is configured and none was found on this machine.
+    NoServer,
+    /// The server refused the key (401, 403).
+    Auth,
+    /// The server could not be reached or the connection broke.
+    Connection,
+    /// The conversation does not fit the model's context window.
+    ContextOverflow,
+    Other,
+}
+
+impl TurnErrorKind {
+    /// The kind of a model failure.
+    pub fn of(error: &tandem_provider::ProviderError) -> TurnErrorKind {
+        use tandem_provider::ProviderErrorKind as K;
+        let said = error.message.to_ascii_lowercase();
+        match error.kind {
+            K::ContextOverflow { .. } => TurnErrorKind::ContextOverflow,
+            K::Connect if said.contains("no model server is configured") => TurnErrorKind::NoServer,
+            K::Connect | K::Interrupted | K::Timeout => TurnErrorKind::Connection,
+            K::Status(401 | 403) => TurnErrorKind::Auth,
+            _ if said.contains("context length")
+                || said.contains("context window")
+                || said.contains("context_length_exceeded") =>
+            {
+                TurnErrorKind::ContextOverflow
+            }
+            _ => TurnErrorKind::Other,
+        }
+    }
 }
 
 /// A tool call as the user is shown it when the model makes it.

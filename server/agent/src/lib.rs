@@ -5,6 +5,7 @@
 //! every face (the LSP methods, plain LSP, ACP, the terminal chat) is a `Frontend`.
 
 pub mod approval;
+pub mod context;
 pub mod events;
 pub mod mcp;
 pub mod outbox;
@@ -158,6 +159,56 @@ pub enum AgentError {
     Model(String),
 }
 
+/// What an undo did, or would lose.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UndoOutcome {
+    /// The files put back, relative to the root.
+    pub restored: Vec<String>,
+    /// The files no longer what the agent left.
+    pub conflicts: Vec<UndoConflict>,
+    /// Nothing was restored: `conflicts` need the user's word (`confirm`).
+    pub needs_confirmation: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UndoConflict {
+    pub path: String,
+    pub change: tandem_tools::Change,
+    /// What restoring would lose (a unified diff from the file now).
+    pub lost: String,
+}
+
+/// What the model is told after a restore.
+fn restore_note(
+    turn_id: Option<&str>,
+    plan: &tandem_tools::UndoPlan,
+    restored: &[String],
+) -> String {
+    let since = turn_id.map_or_else(
+        || "the last turn that changed files".to_string(),
+        |t| format!("turn {t}"),
+    );
+    let files: Vec<String> = restored
+        .iter()
+        .map(|path| {
+            let deleted = plan
+                .items
+                .iter()
+                .any(|i| &i.display_path == path && i.content.is_none());
+            if deleted {
+                format!("{path} (deleted: you had created it)")
+            } else {
+                path.clone()
+            }
+        })
+        .collect();
+    format!(
+        "[Tandem] The user restored these files to what they were before {since}: {}. Your \
+         edits to them since are gone: read them again before relying on what you changed.",
+        files.join(", ")
+    )
+}
+
 /// Puts a file back through the editor, when the editor holds it and can take the write; `None`
 /// when it can't (then the disk is written).
 async fn restore_in_editor(
@@ -217,6 +268,12 @@ struct Inner {
     /// can't list them (or is slow to) counts as listing none, rather than being asked again at
     /// every step of every turn.
     windows: OnceCell<Vec<ModelInfo>>,
+    /// The tool definitions for small windows ([`context::compact_tools`]).
+    compact_tools: Vec<ToolDefinition>,
+    /// Characters per token, calibrated by what the server reports.
+    ratio: Mutex<f64>,
+    /// A window guessed from an overflow error that named no number.
+    guessed_window: Mutex<Option<u64>>,
 }
 
 impl Agent {
@@ -250,7 +307,10 @@ impl Agent {
                 client,
                 sandbox,
                 mcp,
+                compact_tools: context::compact_tools(&tandem_tools::definitions()),
                 tools: tandem_tools::definitions(),
+                ratio: Mutex::new(context::START_RATIO),
+                guessed_window: Mutex::new(None),
                 sessions: Mutex::new(HashMap::new()),
                 models: OnceCell::new(),
                 windows: OnceCell::new(),
@@ -348,7 +408,11 @@ impl Agent {
                 } else {
                     "the turn was stopped"
                 };
-                run.end(events::StopReason::Error, Some(why.to_string()));
+                run.end(
+                    events::StopReason::Error,
+                    Some(why.to_string()),
+                    Some(events::TurnErrorKind::Other),
+                );
             }
         });
         Ok(turn_id)
@@ -401,21 +465,50 @@ impl Agent {
     /// Puts back the files the agent changed in `turn_id` and the turns after it (the last turn
     /// that changed anything when `None`). A file the editor holds goes back through the editor
     /// (`frontend.write_text`, as the edit came), the others on disk. Refused while a turn runs.
+    ///
+    /// Never loses the user's work silently: when a file is no longer what the agent left (the
+    /// user changed it, or deleted it), nothing is restored unless `confirm` is set; the
+    /// outcome lists those files and what restoring them would lose. The model is told what was
+    /// put back, so its picture of the files stays true.
     pub async fn undo(
         &self,
         session_id: &str,
         turn_id: Option<String>,
+        confirm: bool,
         frontend: &dyn Frontend,
-    ) -> Result<Vec<String>, AgentError> {
+    ) -> Result<UndoOutcome, AgentError> {
         let session = self.session(session_id)?;
         if session.is_running() {
             return Err(AgentError::TurnRunning(session_id.to_string()));
         }
         let io = |e: tandem_tools::ToolError| AgentError::Io(e.message);
-        let plan = session
+        let mut plan = session
             .undo
             .plan(&session.workspace, turn_id.as_deref())
             .map_err(io)?;
+        // A file open in the editor is judged by what the editor holds.
+        for item in &mut plan.items {
+            if let Some(read) = frontend.read_text(&item.path)
+                && let Ok(text) = read.await
+            {
+                item.check(Some(text.as_bytes()));
+            }
+        }
+        let conflicts: Vec<UndoConflict> = plan
+            .conflicts()
+            .map(|(item, c)| UndoConflict {
+                path: item.display_path.clone(),
+                change: c.change,
+                lost: c.lost.clone(),
+            })
+            .collect();
+        if !conflicts.is_empty() && !confirm {
+            return Ok(UndoOutcome {
+                restored: Vec::new(),
+                conflicts,
+                needs_confirmation: true,
+            });
+        }
         let (mut done, mut failures) = (Vec::new(), Vec::new());
         for item in &plan.items {
             let result = match restore_in_editor(frontend, item).await {
@@ -427,7 +520,17 @@ impl Agent {
                 Err(why) => failures.push(format!("{}: {why}", item.display_path)),
             }
         }
-        session.undo.commit(&plan, &done, &failures).map_err(io)
+        let restored = session.undo.commit(&plan, &done, &failures).map_err(io)?;
+        if !restored.is_empty() {
+            session
+                .tell_model(&restore_note(turn_id.as_deref(), &plan, &restored))
+                .await;
+        }
+        Ok(UndoOutcome {
+            restored,
+            conflicts,
+            needs_confirmation: false,
+        })
     }
 
     /// Cancels every running turn and waits (briefly) for them to end, so no command outlives
@@ -497,8 +600,30 @@ impl Agent {
         self.inner.client.model()
     }
 
+    /// The window requests must fit: the client's (the user's setting, an overflow error, the
+    /// server), else a guess from an overflow that named no number, else the model list.
+    async fn window(&self) -> Option<tandem_provider::Window> {
+        if let Some(window) = self.inner.client.window().await {
+            return Some(window);
+        }
+        if let Some(n) = *tandem_stdx::lock(&self.inner.guessed_window) {
+            return Some(tandem_provider::Window::new(
+                n,
+                "a guess from the server's overflow error",
+            ));
+        }
+        self.listed_window()
+            .await
+            .map(|n| tandem_provider::Window::new(n, "the server's model list"))
+    }
+
     /// The current model's context window, where the endpoint tells it.
     async fn context_window(&self) -> Option<u64> {
+        self.window().await.map(|w| w.tokens)
+    }
+
+    /// The window the model list gives for the current model.
+    async fn listed_window(&self) -> Option<u64> {
         let models = self
             .inner
             .windows

@@ -144,6 +144,11 @@ impl SessionMcp {
         }
     }
 
+    /// Whether `message` is new to this session's user (then it is now told).
+    pub fn tell_once(&self, message: &str) -> bool {
+        tandem_stdx::lock(&self.told).insert(message.to_string())
+    }
+
     /// The tool a model's call names, as of the last listing.
     pub fn lookup(&self, qualified_name: &str) -> Option<McpTool> {
         tandem_stdx::lock(&self.tools)

@@ -51,6 +51,21 @@ pub fn system_prompt(root: &Path) -> String {
     )
 }
 
+/// The system prompt for small context windows (16k tokens or less): the same rules in fewer
+/// words, so the fixed part of every request (this and the compact tool definitions) stays
+/// under 1,000 tokens.
+pub fn compact_system_prompt(root: &Path) -> String {
+    format!(
+        "You are Tandem, a coding agent in the workspace {root} ({os}). Use the tools: read \
+         before editing, replace_in_file for edits, write_to_file for new files, commands to \
+         build and test. Paths are relative to the workspace. Edits and commands need the user's \
+         approval; if rejected, adjust. On a tool error, fix the call. Be brief; say what you \
+         changed.",
+        root = root.display(),
+        os = std::env::consts::OS,
+    )
+}
+
 /// The user message: the prompt, then each attached piece of context in a tagged block.
 /// A piece that cannot be read is named with the reason, so the model knows it is missing.
 pub fn user_message(ws: &Workspace, text: &str, context: &[ContextItem]) -> String {

@@ -166,7 +166,7 @@ impl Session {
                         event: update,
                     });
                 }
-                Record::Approval { .. } | Record::Turn { .. } => {}
+                Record::Approval { .. } | Record::Turn { .. } | Record::Compaction { .. } => {}
             }
         }
         let workspace = Workspace::new(&root).map_err(|e| {
@@ -294,6 +294,21 @@ impl Session {
             at,
             update: (&event).into(),
         });
+    }
+
+    /// Adds a note for the model to the conversation (and the transcript), seen at the next
+    /// request: what happened outside a turn that changes its picture of the workspace.
+    pub async fn tell_model(&self, note: &str) {
+        let mut conversation = self.conversation.lock().await;
+        let message = Message::User {
+            content: note.to_string(),
+        };
+        self.persist(&Record::Message {
+            turn_id: "outside".to_string(),
+            at: OffsetDateTime::now_utc(),
+            message: (&message).into(),
+        });
+        conversation.push(message);
     }
 
     /// Appends to the transcript. A failing disk must not kill the turn: the user is told on

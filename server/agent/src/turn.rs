@@ -13,13 +13,14 @@ use tokio_util::sync::CancellationToken;
 use super::approval::{
     ApprovalAction, ApprovalReply, ApprovalRequest, CommandApproval, Decision, EditApproval,
 };
-use super::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus};
+use super::context::{self, Fit, SMALL_WINDOW, Sizing};
+use super::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind};
 use super::prompt::{self, ContextItem};
 use super::session::Session;
 use super::transcript::Record;
 use super::{Agent, Diagnostic, Frontend};
-use tandem_model::{Completion, Delta, FinishReason, Message, ToolCall};
-use tandem_provider::CompletionRequest;
+use tandem_model::{Completion, Delta, FinishReason, Message, ToolCall, ToolDefinition};
+use tandem_provider::{CompletionRequest, ProviderErrorKind, tokens};
 use tandem_tools as tools;
 use tandem_tools::{
     AppliedEdit, CommandProposal, EditProposal, EditorText, ErrorKind, FileDiff, Prepared, Tool,
@@ -65,20 +66,38 @@ impl Outcome {
     }
 }
 
+/// The most of one command's output streamed to the face as it runs.
+const MAX_SHOWN_OUTPUT: usize = 1024 * 1024;
+
+/// How long an Accept waits for the problems before the edit when they were not in yet.
+const BEFORE_GRACE: Duration = Duration::from_millis(250);
+
 /// How long the editor gets to report diagnostics after an edit.
 const DIAGNOSTICS_WAIT: Duration = Duration::from_secs(5);
 
 impl Turn {
     pub async fn run(&self, text: String, context: Vec<ContextItem>) {
         let (stop_reason, error) = self.run_steps(text, context).await;
-        self.end(stop_reason, error);
+        match error {
+            Some((kind, message)) => self.end(stop_reason, Some(message), Some(kind)),
+            None => self.end(stop_reason, None, None),
+        }
     }
 
     /// Releases the session, then says so: a client that prompts again as soon as it sees
     /// `TurnEnded` must find the session free.
-    pub fn end(&self, stop_reason: StopReason, error: Option<String>) {
+    pub fn end(
+        &self,
+        stop_reason: StopReason,
+        error: Option<String>,
+        error_kind: Option<TurnErrorKind>,
+    ) {
         self.session.end_turn();
-        self.emit(Event::TurnEnded { stop_reason, error });
+        self.emit(Event::TurnEnded {
+            stop_reason,
+            error,
+            error_kind,
+        });
     }
 
     /// Sends an event to the face and, unless it is a streaming piece, into the history.
@@ -102,7 +121,7 @@ impl Turn {
         &self,
         text: String,
         context: Vec<ContextItem>,
-    ) -> (StopReason, Option<String>) {
+    ) -> (StopReason, Option<(TurnErrorKind, String)>) {
         let mut conversation = self.session.conversation.lock().await;
         self.session.set_title_once(&text);
         let user = prompt::user_message(&self.session.workspace, &text, &context);
@@ -112,8 +131,64 @@ impl Turn {
         let client = self.agent.inner.client.clone();
         let max_steps = self.agent.inner.settings.max_steps;
 
-        for _step in 0..max_steps {
-            let tools = self.tools().await;
+        let mut overflow_retried = false;
+        let mut step = 0;
+        while step < max_steps {
+            step += 1;
+            let sizing = self.sizing().await;
+            let small = sizing
+                .as_ref()
+                .is_some_and(|s| s.window.tokens <= SMALL_WINDOW);
+            let base: &[ToolDefinition] = if small {
+                &self.agent.inner.compact_tools
+            } else {
+                &self.agent.inner.tools
+            };
+            // MCP servers' tools beside the built-in ones, within the window's budget.
+            let all_tools = self
+                .with_mcp_tools(base, sizing.as_ref().map(|s| s.window.tokens))
+                .await;
+            let tools: &[ToolDefinition] = &all_tools;
+            if small && let Some(Message::System { content }) = conversation.first_mut() {
+                *content = prompt::compact_system_prompt(self.session.workspace.root());
+            }
+            if let Some(sizing) = &sizing {
+                if step == 1 {
+                    self.calibrate_with_tokenizer(&conversation).await;
+                }
+                let sizing = Sizing {
+                    ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
+                    ..sizing.clone()
+                };
+                match context::fit(client.as_ref(), &mut conversation, tools, &sizing).await {
+                    Fit::Fits => {}
+                    Fit::Compacted(report) => {
+                        self.session.persist(&Record::Compaction {
+                            turn_id: self.turn_id.clone(),
+                            at: OffsetDateTime::now_utc(),
+                            elided: report.elided,
+                            summarized: report.summarized,
+                            summary: report.summary.clone(),
+                        });
+                        self.emit(Event::Compaction {
+                            elided: report.elided,
+                            summarized: report.summarized,
+                            tokens_before: report.tokens_before,
+                            tokens_after: report.tokens_after,
+                            context_window: sizing.window.tokens,
+                        });
+                    }
+                    Fit::TooSmall(message) => {
+                        return (
+                            StopReason::Error,
+                            Some((TurnErrorKind::ContextOverflow, message)),
+                        );
+                    }
+                }
+            }
+            let sent_chars: u64 = conversation.iter().map(tokens::message_chars).sum::<u64>()
+                + tokens::tools_chars(tools);
+            let sent_messages = conversation.len();
             let mut text = String::new();
             let mut reasoning = String::new();
             let result = {
@@ -131,7 +206,7 @@ impl Turn {
                 };
                 let request = CompletionRequest {
                     messages: &conversation,
-                    tools: &tools,
+                    tools,
                 };
                 tokio::select! {
                     r = client.complete(request, &mut on_delta) => Some(r),
@@ -145,12 +220,33 @@ impl Turn {
                     return (StopReason::Cancelled, None);
                 }
                 Some(Err(e)) => {
+                    if let ProviderErrorKind::ContextOverflow { window, requested } = e.kind
+                        && !overflow_retried
+                        && text.is_empty()
+                    {
+                        // Learnt (or guessed) the window: fit again and try once more.
+                        overflow_retried = true;
+                        if window.is_none() {
+                            let sent = requested.unwrap_or_else(|| {
+                                tokens::tokens_for(sent_chars, sent_messages, context::START_RATIO)
+                            });
+                            *tandem_stdx::lock(&self.agent.inner.guessed_window) =
+                                Some(sent * 3 / 4);
+                        }
+                        step -= 1;
+                        continue;
+                    }
                     self.keep_partial(&mut conversation, text, reasoning);
-                    return (StopReason::Error, Some(e.message));
+                    let kind = TurnErrorKind::of(&e);
+                    return (
+                        StopReason::Error,
+                        Some((kind, self.overflow_message(e).await)),
+                    );
                 }
                 Some(Ok(c)) => c,
             };
             self.report_usage(&completion).await;
+            self.calibrate(&completion, sent_chars, sent_messages, !tools.is_empty());
             let Completion {
                 text: full_text,
                 reasoning: full_reasoning,
@@ -199,7 +295,10 @@ impl Turn {
                 return match finish_reason {
                     Some(FinishReason::Length) => (
                         StopReason::Error,
-                        Some("the model hit its output token limit before finishing".into()),
+                        Some((
+                            TurnErrorKind::Other,
+                            "the model hit its output token limit before finishing".into(),
+                        )),
                     ),
                     _ => (StopReason::EndTurn, None),
                 };
@@ -218,9 +317,20 @@ impl Turn {
                     return (StopReason::Cancelled, None);
                 }
                 let outcome = self.run_tool(call).await;
+                let for_model = match &sizing {
+                    Some(sizing) => context::cap_text(
+                        &outcome.output,
+                        Sizing {
+                            ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
+                            ..sizing.clone()
+                        }
+                        .tool_output_chars(),
+                    ),
+                    None => outcome.output.clone(),
+                };
                 // A folder's own rules come with the first result from under it (the model's
                 // copy only: the user was shown them as a `rules` update).
-                let for_model = outcome.output.clone() + &self.nested_rules(call);
+                let for_model = for_model + &self.nested_rules(call);
                 self.emit(Event::ToolResult {
                     tool_call_id: call.id.clone(),
                     status: outcome.status,
@@ -240,6 +350,88 @@ impl Turn {
             }
         }
         (StopReason::MaxSteps, None)
+    }
+
+    /// The window and the kind of server, when the window is known.
+    async fn sizing(&self) -> Option<Sizing> {
+        let window = self.agent.window().await?;
+        Some(Sizing {
+            window,
+            kind: self.agent.inner.client.server_kind(),
+            ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
+        })
+    }
+
+    /// Calibrates the estimate with the server's own tokenizer, where it has one.
+    async fn calibrate_with_tokenizer(&self, conversation: &[Message]) {
+        let text: String = conversation
+            .iter()
+            .map(|m| match m {
+                Message::System { content }
+                | Message::User { content }
+                | Message::Tool { content, .. } => content.as_str(),
+                Message::Assistant { content, .. } => content.as_str(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let chars = text.chars().count() as f64;
+        if chars < 200.0 {
+            return;
+        }
+        if let Some(count) = self.agent.inner.client.count_tokens(&text).await
+            && count > 0
+        {
+            *tandem_stdx::lock(&self.agent.inner.ratio) = (chars / count as f64).clamp(1.5, 6.0);
+        }
+    }
+
+    /// Learns characters per token from the usage the server reported. A report of far fewer
+    /// tokens than were sent means the server cut the prompt (Ollama's default context) or its
+    /// chat template dropped the tools: the user is told, and in auto mode tools go as text.
+    fn calibrate(&self, completion: &Completion, chars: u64, messages: usize, had_tools: bool) {
+        let Some(usage) = completion.usage.filter(|u| u.prompt_tokens > 0) else {
+            return;
+        };
+        match context::calibrated(chars, messages, usage.prompt_tokens) {
+            Some(ratio) => *tandem_stdx::lock(&self.agent.inner.ratio) = ratio,
+            // A small request is too small to tell a cut from a scripted or odd count.
+            None if tokens::tokens_for(chars, messages, 4.0) < 2048 => {}
+            None => {
+                let expected = tokens::tokens_for(chars, messages, 4.0);
+                let client = &self.agent.inner.client;
+                let mut message = format!(
+                    "the model server reports reading {} tokens of a request of about {}: it cut \
+                     the prompt (Ollama does at its default context size; set a larger context) \
+                     or its chat template dropped part of it, such as the tool definitions",
+                    context::group(usage.prompt_tokens),
+                    context::group(expected)
+                );
+                if had_tools && client.switch_to_text_tools() {
+                    message.push_str("; tools are described in the prompt from now on");
+                }
+                self.emit(Event::Notice { message });
+            }
+        }
+    }
+
+    /// An error for the user; an overflow gets its numbers and the fix.
+    async fn overflow_message(&self, error: tandem_provider::ProviderError) -> String {
+        let ProviderErrorKind::ContextOverflow { window, requested } = error.kind else {
+            return error.message;
+        };
+        let window = match window {
+            Some(n) => format!("{} tokens", context::group(n)),
+            None => "not known".into(),
+        };
+        let requested = requested
+            .map(|n| format!("about {} tokens", context::group(n)))
+            .unwrap_or_else(|| "more than fits".into());
+        format!(
+            "the request does not fit the model's context window: it was {requested}; the \
+             window is {window}. To go on, {} or shorten the message. (The server said: {})",
+            self.agent.inner.client.server_kind().window_fix(),
+            error.message
+        )
     }
 
     /// Puts the streamed text and reasoning of a step into the history, one entry each.
@@ -355,6 +547,7 @@ impl Turn {
                 decision: Decision::Accept,
                 content: None,
                 feedback: None,
+                rejected_hunks: Vec::new(),
             }
         } else {
             tokio::select! {
@@ -401,19 +594,34 @@ impl Turn {
             }),
         );
         let policy = &self.agent.inner.settings.policy;
+        // The editor's problems before the edit are gathered while the user decides, so the
+        // write follows an Accept at once.
+        let before = tokio::spawn(tokio::time::timeout(
+            DIAGNOSTICS_WAIT,
+            self.frontend.diagnostics(vec![proposal.path.clone()]),
+        ));
         let reply = self.approve(request, policy.auto_approve.edit).await;
         if reply.decision == Decision::Reject {
+            before.abort();
             return Outcome::rejected(rejection("edit", &reply));
         }
         if self.cancel.is_cancelled() {
+            before.abort();
             return Outcome::rejected("Cancelled by the user; nothing was written.".into());
         }
+        // Not settled yet (an auto-approved edit, a very quick Accept): given a moment at most,
+        // not the whole settling time; after the write it would see the new text, so then the
+        // problems after are all reported.
+        let before: Option<Vec<Diagnostic>> = match tokio::time::timeout(BEFORE_GRACE, before).await
+        {
+            Ok(Ok(Ok(diagnostics))) => Some(diagnostics),
+            _ => None,
+        };
         let edited = reply
             .content
             .as_ref()
             .is_some_and(|c| *c != proposal.proposed);
         let content = reply.content.as_deref().unwrap_or(&proposal.proposed);
-        let before = self.diagnostics(&proposal).await;
         let applied = match self.write(ctx, &proposal, content).await {
             Ok(applied) => applied,
             Err(e) => return Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
@@ -430,13 +638,24 @@ impl Turn {
                 proposal.display_path, applied.diff.added, applied.diff.removed
             )
         };
+        if !reply.rejected_hunks.is_empty() {
+            output.push_str(&dropped_hunks(&proposal.diff, &reply.rejected_hunks));
+        }
         if let Some(feedback) = reply.feedback.filter(|f| !f.trim().is_empty()) {
             output.push_str(&format!("\nThe user's note: {feedback}"));
         }
+        // Accepted means written: a cancel now only skips the wait for the problems after.
         let after = self.diagnostics(&proposal).await;
-        let new: Vec<&Diagnostic> = after.iter().filter(|d| !before.contains(d)).collect();
+        let new: Vec<&Diagnostic> = after
+            .iter()
+            .filter(|d| before.as_ref().is_none_or(|b| !b.contains(d)))
+            .collect();
         if !new.is_empty() {
-            output.push_str("\n\nNew problems the editor reports after this edit:");
+            output.push_str(if before.is_some() {
+                "\n\nNew problems the editor reports after this edit:"
+            } else {
+                "\n\nProblems the editor reports in the file after this edit:"
+            });
             for d in new {
                 output.push_str(&format!(
                     "\n{}:{}: {}: {}",
@@ -499,6 +718,14 @@ impl Turn {
                 )
             })?,
         }
+        // For undo: so a later restore can tell whether someone changed the file since.
+        if let Err(e) = self.session.undo.record_written(
+            &self.turn_id,
+            &proposal.display_path,
+            content.as_bytes(),
+        ) {
+            eprintln!("tandem: {}", e.message);
+        }
         Ok(tools::finish_edit(&ctx, proposal, &path, content))
     }
 
@@ -541,13 +768,30 @@ impl Turn {
         }
         let frontend = &self.frontend;
         let (session_id, turn_id) = (&self.session.id, &self.turn_id);
+        // What goes to the editor is bounded: past the cap one note, then nothing (the tool
+        // result keeps the output's head and tail, for the model and the user alike).
+        let mut shown = 0usize;
         let mut on_output = |chunk: &str| {
+            if shown >= MAX_SHOWN_OUTPUT {
+                return;
+            }
+            let mut delta = chunk.to_string();
+            if shown + delta.len() > MAX_SHOWN_OUTPUT {
+                tandem_stdx::truncate_in_place(&mut delta, MAX_SHOWN_OUTPUT - shown);
+                delta.push_str(&format!(
+                    "\n[output beyond {} MiB is not shown here; the result shows how it ends]\n",
+                    MAX_SHOWN_OUTPUT / (1024 * 1024)
+                ));
+                shown = MAX_SHOWN_OUTPUT;
+            } else {
+                shown += delta.len();
+            }
             frontend.update(
                 session_id,
                 turn_id,
                 Event::ToolOutput {
                     tool_call_id: call.id.clone(),
-                    delta: chunk.to_string(),
+                    delta,
                 },
             );
         };
@@ -565,6 +809,30 @@ impl Turn {
             },
         }
     }
+}
+
+/// What the model is told of the parts of its proposal the user dropped.
+fn dropped_hunks(diff: &FileDiff, dropped: &[usize]) -> String {
+    let mut note = format!(
+        "\nThe user dropped {} of the {} changes you proposed; they were not written:",
+        dropped.len(),
+        diff.hunks.len()
+    );
+    for &i in dropped {
+        match diff.hunks.get(i) {
+            Some(hunk) => {
+                let lines = hunk.old_text.lines().count();
+                note.push_str(&format!(
+                    "\n- change {} (at line {}, {} line(s) of the file)",
+                    i + 1,
+                    hunk.old_start.max(1),
+                    lines
+                ));
+            }
+            None => note.push_str(&format!("\n- change {}", i + 1)),
+        }
+    }
+    note
 }
 
 /// What the model is told when the user says no.

@@ -1,6 +1,6 @@
 //! Settings from the environment: `TANDEM_*`, then `OPENAI_*`.
 
-use tandem_provider::{ApiKey, ProviderOptions};
+use tandem_provider::{ApiKey, ProviderOptions, ToolMode};
 
 /// What the environment says of the provider, and the variable the key came from (kept out of
 /// commands' environment).
@@ -34,8 +34,22 @@ fn from_lookup(get: impl Fn(&str) -> Option<String>) -> EnvProvider {
             model,
             api_key: key.map(ApiKey::new),
             api: None,
+            context_window: get("TANDEM_CONTEXT_WINDOW").and_then(|v| v.trim().parse().ok()),
+            tool_mode: get("TANDEM_TOOL_MODE").and_then(|v| parse_tool_mode(&v).ok()),
         },
         key_var,
+    }
+}
+
+/// `native`, `text` or `auto`.
+pub fn parse_tool_mode(s: &str) -> Result<ToolMode, String> {
+    match s.trim() {
+        "native" => Ok(ToolMode::Native),
+        "text" => Ok(ToolMode::Text),
+        "auto" => Ok(ToolMode::Auto),
+        other => Err(format!(
+            "unknown tool mode {other:?}: use native, text or auto"
+        )),
     }
 }
 
@@ -64,6 +78,16 @@ mod tests {
         ]);
         assert_eq!(o.base_url.as_deref(), Some("http://a/v1"));
         assert_eq!(o.api_key.unwrap().expose(), "k1");
+    }
+
+    #[test]
+    fn window_and_tool_mode() {
+        let o = env(&[
+            ("TANDEM_CONTEXT_WINDOW", "4096"),
+            ("TANDEM_TOOL_MODE", "text"),
+        ]);
+        assert_eq!(o.context_window, Some(4096));
+        assert_eq!(o.tool_mode, Some(ToolMode::Text));
     }
 
     #[test]

@@ -55,6 +55,10 @@ pub struct FileProvider {
     pub api_key: Option<String>,
     /// The environment variable that holds the key.
     pub api_key_env: Option<String>,
+    /// The model's context window in tokens, over what the server reports.
+    pub context_window: Option<u64>,
+    /// How tools reach the model: `"native"`, `"text"` or `"auto"`.
+    pub tool_mode: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -223,6 +227,8 @@ impl ConfigFile {
                 (p.api.is_some(), "provider.api"),
                 (p.api_key.is_some(), "provider.api_key"),
                 (p.api_key_env.is_some(), "provider.api_key_env"),
+                (p.context_window.is_some(), "provider.context_window"),
+                (p.tool_mode.is_some(), "provider.tool_mode"),
             ] {
                 if set {
                     refused.push(name);
@@ -290,6 +296,14 @@ impl ConfigFile {
                     FileApi::Openai => Api::OpenAi,
                     FileApi::Anthropic => Api::Anthropic,
                 }),
+                context_window: p.context_window,
+                tool_mode: match &p.tool_mode {
+                    Some(mode) => Some(
+                        crate::env::parse_tool_mode(mode)
+                            .map_err(|e| format!("`provider.tool_mode`: {e}"))?,
+                    ),
+                    None => None,
+                },
             },
             key_var,
         ))

@@ -8,7 +8,7 @@ pub mod file;
 mod policy;
 mod start;
 
-pub use env::{EnvProvider, provider_from_env};
+pub use env::{EnvProvider, parse_tool_mode, provider_from_env};
 pub use file::ConfigError;
 pub use policy::PolicyOptions;
 pub use start::{Resolved, StartOptions, project_mcp_servers};

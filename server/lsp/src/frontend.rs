@@ -1,14 +1,17 @@
 //! The agent's [`Frontend`] for an LSP client that declared `experimental.tandem`: updates become
 //! `tandem/update` notifications, approvals `tandem/requestApproval` requests.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use tokio::sync::oneshot;
 use tower_lsp_server::Client;
 
+use crate::documents::Documents;
+use crate::plain::PlainCapabilities;
 use crate::wire::{GetDiagnostics, RequestApproval, UpdateNote};
+use crate::workspace_edit::EditCapabilities;
 use tandem_agent::approval::{ApprovalReply, ApprovalRequest, queued_reply};
 use tandem_agent::events::Event;
 use tandem_agent::outbox::{Deliver, Outbox};
@@ -53,18 +56,53 @@ impl Deliver for ToClient {
 pub struct LspFrontend {
     client: Client,
     capabilities: ClientCapabilities,
+    editor: EditorAccess,
     outbox: Outbox<Stream, (ApprovalRequest, oneshot::Sender<ApprovalReply>)>,
+}
+
+/// What the client lets the agent do with the documents it has open: they are read as the
+/// editor holds them (text document sync), and written through `workspace/applyEdit` when the
+/// client declared it.
+pub struct EditorAccess {
+    documents: Documents,
+    apply_edit: bool,
+    edits: EditCapabilities,
+    folders: Vec<PathBuf>,
+}
+
+impl EditorAccess {
+    pub fn of(
+        caps: &tower_lsp_server::lsp_types::ClientCapabilities,
+        documents: Documents,
+        folders: Vec<PathBuf>,
+    ) -> Self {
+        Self {
+            documents,
+            apply_edit: caps
+                .workspace
+                .as_ref()
+                .and_then(|w| w.apply_edit)
+                .unwrap_or(false),
+            edits: PlainCapabilities::of(caps).edits,
+            folders,
+        }
+    }
 }
 
 impl LspFrontend {
     /// Starts the task that sends to the client; it ends when the frontend is dropped.
-    pub fn start(client: Client, capabilities: ClientCapabilities) -> Arc<Self> {
+    pub fn start(
+        client: Client,
+        capabilities: ClientCapabilities,
+        editor: EditorAccess,
+    ) -> Arc<Self> {
         let outbox = Outbox::start(ToClient {
             client: client.clone(),
         });
         Arc::new(Self {
             client,
             capabilities,
+            editor,
             outbox,
         })
     }
@@ -88,6 +126,40 @@ impl Frontend for LspFrontend {
         let (tx, rx) = oneshot::channel();
         let sent = self.outbox.send((request, tx));
         queued_reply(sent, rx)
+    }
+
+    /// An open document's text as the editor holds it, unsaved changes included.
+    fn read_text(&self, path: &Path) -> Option<BoxFuture<'static, Result<String, String>>> {
+        let text = self.editor.documents.get_path(path)?;
+        Some(Box::pin(async move { Ok(text) }))
+    }
+
+    /// An open document is edited in the editor (its buffer and undo history, then the editor
+    /// saves it), never on the disk behind its back; other files are written to disk.
+    fn write_text(
+        &self,
+        path: &Path,
+        original: Option<&str>,
+        content: &str,
+    ) -> Option<BoxFuture<'static, Result<(), String>>> {
+        let editor = &self.editor;
+        if !editor.apply_edit || editor.documents.get_path(path).is_none() {
+            return None;
+        }
+        let root = editor.folders.iter().find(|f| path.starts_with(f));
+        let shown = root.map_or_else(
+            || path.display().to_string(),
+            |root| tandem_stdx::display_relative(path, root),
+        );
+        crate::editor::apply_edit(
+            &self.client,
+            &editor.documents,
+            editor.edits,
+            path,
+            &shown,
+            original,
+            content,
+        )
     }
 
     fn diagnostics(&self, paths: Vec<PathBuf>) -> BoxFuture<'static, Vec<Diagnostic>> {

@@ -4,6 +4,8 @@
 //! the agent core. No handler waits for a turn: a prompt starts one and returns its id.
 
 mod documents;
+mod editor;
+mod framing;
 mod frontend;
 mod plain;
 mod plain_commands;
@@ -27,7 +29,7 @@ use tower_lsp_server::lsp_types::{
 use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
 
 use documents::Documents;
-use frontend::LspFrontend;
+use frontend::{EditorAccess, LspFrontend};
 use plain::{PlainCapabilities, PlainFrontend};
 use tandem_agent::{Agent, AgentError, Frontend};
 use tandem_config::{LazyClient, StartOptions};
@@ -61,9 +63,10 @@ pub async fn serve(overrides: Overrides) {
     let service = ServiceBuilder::new()
         .map_request(default_params)
         .service(service);
-    Server::new(stdio::input(), stdio::output(), socket)
-        .serve(service)
-        .await;
+    // The library reads only frames the relay checked; bad ones are answered by the relay.
+    let (input, output, relay) = framing::relay(stdio::input(), stdio::output());
+    Server::new(input, output, socket).serve(service).await;
+    relay.finish().await;
 }
 
 /// Methods that take no params accept them absent as well as `{}`: clients differ, and the
@@ -240,12 +243,17 @@ impl Backend {
 
     async fn undo(&self, params: UndoParams) -> Result<UndoResult> {
         let ready = self.ready()?;
-        let restored = ready
+        let outcome = ready
             .agent
-            .undo(&params.session_id, params.turn_id, ready.frontend.as_ref())
+            .undo(
+                &params.session_id,
+                params.turn_id,
+                params.confirm.unwrap_or(false),
+                ready.frontend.as_ref(),
+            )
             .await
             .map_err(agent_error)?;
-        Ok(UndoResult { restored })
+        Ok(outcome.into())
     }
 
     /// `window/workDoneProgress/cancel`: the user cancelled a turn from the editor's progress UI.
@@ -371,7 +379,15 @@ impl LanguageServer for Backend {
             .as_ref()
             .is_some_and(|e| e.get("tandem").is_some());
         let frontend: Arc<dyn Frontend> = if declared {
-            LspFrontend::start(self.client.clone(), capabilities)
+            LspFrontend::start(
+                self.client.clone(),
+                capabilities,
+                EditorAccess::of(
+                    &params.capabilities,
+                    self.documents.clone(),
+                    folders.clone(),
+                ),
+            )
         } else {
             let plain_caps = PlainCapabilities::of(&params.capabilities);
             PlainFrontend::start(
@@ -399,8 +415,10 @@ impl LanguageServer for Backend {
                     work_done_progress_options: Default::default(),
                 }),
                 code_action_provider: plain.then_some(CodeActionProviderCapability::Simple(true)),
-                text_document_sync: plain
-                    .then_some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
+                // Every client: the agent reads open documents as the editor holds them.
+                text_document_sync: Some(TextDocumentSyncCapability::Kind(
+                    TextDocumentSyncKind::FULL,
+                )),
                 experimental: Some(json!({
                     "tandem": {"version": env!("CARGO_PKG_VERSION")}
                 })),

@@ -9,17 +9,18 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
+use tower_lsp_server::Client;
 use tower_lsp_server::lsp_types::notification::Progress;
 use tower_lsp_server::lsp_types::request::WorkDoneProgressCreate;
 use tower_lsp_server::lsp_types::{
     ClientCapabilities, MessageActionItem, MessageType, NumberOrString, ProgressParams,
-    ProgressParamsValue, ResourceOperationKind, Uri, WorkDoneProgress, WorkDoneProgressBegin,
+    ProgressParamsValue, ResourceOperationKind, WorkDoneProgress, WorkDoneProgressBegin,
     WorkDoneProgressCreateParams, WorkDoneProgressEnd, WorkDoneProgressReport,
 };
-use tower_lsp_server::{Client, UriExt};
 
 use super::documents::Documents;
-use super::workspace_edit::{self, EditCapabilities};
+use super::editor;
+use super::workspace_edit::EditCapabilities;
 use tandem_agent::Frontend;
 use tandem_agent::approval::{
     ApprovalAction, ApprovalReply, ApprovalRequest, Decision, queued_reply,
@@ -150,38 +151,16 @@ impl Frontend for PlainFrontend {
         original: Option<&str>,
         content: &str,
     ) -> Option<BoxFuture<'static, Result<(), String>>> {
-        let uri = Uri::from_file_path(path)?;
         let shown = self.shown(path);
-        let description = format!("Tandem's edit of {shown}, as you approved it");
-        let edit = workspace_edit::build(
-            &uri,
+        editor::apply_edit(
+            &self.client,
+            &self.documents,
+            self.capabilities.edits,
+            path,
+            &shown,
             original,
             content,
-            &description,
-            self.capabilities.edits,
-        )?;
-        let client = self.client.clone();
-        let (documents, path, content) = (
-            self.documents.clone(),
-            path.to_path_buf(),
-            content.to_string(),
-        );
-        Some(Box::pin(async move {
-            match client.apply_edit(edit).await {
-                Ok(answer) if answer.applied => {
-                    // The buffer holds the new text now, but the client's didChange may come late
-                    // (Neovim waits 150 ms, eglot until Emacs is idle): without this, the next
-                    // edit of the file in the same turn would be checked against the old text
-                    // and refused as stale. The client's own didChange supersedes it.
-                    documents.set_path(path, content);
-                    Ok(())
-                }
-                Ok(answer) => Err(answer
-                    .failure_reason
-                    .unwrap_or_else(|| "the editor answered applied: false".into())),
-                Err(e) => Err(format!("the editor failed the request: {}", e.message)),
-            }
-        }))
+        )
     }
 }
 
@@ -277,7 +256,7 @@ impl Forwarder {
                     .log_message(MessageType::INFO, format!("Tandem: {mark}: {first}"))
                     .await;
             }
-            Event::Usage { .. } => {}
+            Event::Usage { .. } | Event::Compaction { .. } => {}
             Event::Rules { files } => {
                 let names: Vec<String> =
                     files.iter().map(|f| f.path.display().to_string()).collect();
@@ -293,7 +272,9 @@ impl Forwarder {
                     .log_message(MessageType::WARNING, format!("Tandem: {message}"))
                     .await;
             }
-            Event::TurnEnded { stop_reason, error } => {
+            Event::TurnEnded {
+                stop_reason, error, ..
+            } => {
                 let Some(view) = self.turn.take() else { return };
                 if !view.pending_line.is_empty() {
                     self.client
@@ -465,6 +446,7 @@ async fn ask(client: &Client, message: String) -> ApprovalReply {
         decision,
         content: None,
         feedback: None,
+        rejected_hunks: Vec::new(),
     }
 }
 

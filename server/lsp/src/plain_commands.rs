@@ -77,12 +77,30 @@ impl Backend {
                 let Some(session) = lock(&self.current).clone() else {
                     return Ok(Some(json!({"restored": []})));
                 };
-                let restored = ready
+                // `tandem.undo` reverts the last turn that changed files; with a turn id
+                // (`"t3"` or `{"turnId": "t3"}`) everything since that turn.
+                let turn = arguments.first().and_then(|a| {
+                    a.as_str()
+                        .or_else(|| a.get("turnId").and_then(Value::as_str))
+                        .map(str::to_string)
+                });
+                let frontend = ready.frontend.as_ref();
+                let mut outcome = ready
                     .agent
-                    .undo(&session, None, ready.frontend.as_ref())
+                    .undo(&session, turn.clone(), false, frontend)
                     .await
                     .map_err(agent_error)?;
-                let message = if restored.is_empty() {
+                if outcome.needs_confirmation && self.confirm_restore(&outcome).await {
+                    outcome = ready
+                        .agent
+                        .undo(&session, turn, true, frontend)
+                        .await
+                        .map_err(agent_error)?;
+                }
+                let restored = outcome.restored;
+                let message = if outcome.needs_confirmation {
+                    "Tandem: nothing restored; your changes are kept.".to_string()
+                } else if restored.is_empty() {
                     "Tandem: nothing to undo.".to_string()
                 } else {
                     format!("Tandem: restored {}", restored.join(", "))
@@ -166,6 +184,30 @@ impl Backend {
         Ok(ContextItem { path, text, range })
     }
 
+    /// Asks whether to restore files the user changed since the agent wrote them; keeping
+    /// them is the answer unless the user picks otherwise.
+    async fn confirm_restore(&self, outcome: &tandem_agent::UndoOutcome) -> bool {
+        let files: Vec<&str> = outcome.conflicts.iter().map(|c| c.path.as_str()).collect();
+        let message = format!(
+            "Tandem: {} changed since the agent wrote {}. Restoring loses those changes.",
+            files.join(", "),
+            if files.len() == 1 { "it" } else { "them" }
+        );
+        const RESTORE: &str = "Restore anyway";
+        let actions = ["Keep my changes", RESTORE]
+            .map(|title| tower_lsp_server::lsp_types::MessageActionItem {
+                title: title.to_string(),
+                properties: Default::default(),
+            })
+            .to_vec();
+        matches!(
+            self.client
+                .show_message_request(MessageType::WARNING, message, Some(actions))
+                .await,
+            Ok(Some(item)) if item.title == RESTORE
+        )
+    }
+
     /// Renders the session's history as Markdown in the data dir.
     fn write_transcript(&self, session: &str) -> Result<PathBuf> {
         let ready = self.ready()?;
@@ -246,8 +288,9 @@ fn markdown(history: &[HistoryEntry]) -> String {
             Event::Reasoning { .. }
             | Event::ToolOutput { .. }
             | Event::Usage { .. }
+            | Event::Compaction { .. }
             | Event::Rules { .. } => {}
-            Event::Notice { message } => out.push_str(&format!("\n\n> {message}\n\n")),
+            Event::Notice { message } => out.push_str(&format!("\n\n> _{message}_\n")),
             Event::ToolCall(ToolCallEvent { title, .. }) => {
                 out.push_str(&format!("\n\n> **{title}**\n"))
             }
@@ -315,6 +358,7 @@ mod tests {
             e(Event::TurnEnded {
                 stop_reason: StopReason::EndTurn,
                 error: None,
+                error_kind: None,
             }),
         ]);
         assert!(md.contains("## You\n\nfix it"));

@@ -16,6 +16,12 @@ impl From<ProviderOptions> for tandem_provider::ProviderOptions {
                 Api::Openai => tandem_provider::Api::OpenAi,
                 Api::Anthropic => tandem_provider::Api::Anthropic,
             }),
+            context_window: o.context_window.filter(|&n| n > 0),
+            tool_mode: o.tool_mode.map(|mode| match mode {
+                ToolMode::Native => tandem_provider::ToolMode::Native,
+                ToolMode::Text => tandem_provider::ToolMode::Text,
+                ToolMode::Auto => tandem_provider::ToolMode::Auto,
+            }),
         }
     }
 }
@@ -159,9 +165,34 @@ impl From<Event> for Update {
                 completion_tokens,
                 context_window,
             },
-            Event::TurnEnded { stop_reason, error } => Update::TurnEnded {
+            Event::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            } => Update::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            },
+            Event::Notice { message } => Update::ModelNotice { message },
+            Event::TurnEnded {
+                stop_reason,
+                error,
+                error_kind,
+            } => Update::TurnEnded {
                 stop_reason: stop_reason.into(),
                 error,
+                error_kind: error_kind.map(|k| match k {
+                    core_events::TurnErrorKind::NoServer => ErrorKind::NoServer,
+                    core_events::TurnErrorKind::Auth => ErrorKind::Auth,
+                    core_events::TurnErrorKind::Connection => ErrorKind::Connection,
+                    core_events::TurnErrorKind::ContextOverflow => ErrorKind::ContextOverflow,
+                    core_events::TurnErrorKind::Other => ErrorKind::Other,
+                }),
             },
             Event::Rules { files } => Update::Rules {
                 files: files
@@ -173,7 +204,6 @@ impl From<Event> for Update {
                     })
                     .collect(),
             },
-            Event::Notice { message } => Update::Warning { message },
         }
     }
 }
@@ -231,6 +261,27 @@ impl Diagnostic {
     }
 }
 
+impl From<tandem_agent::UndoOutcome> for UndoResult {
+    fn from(o: tandem_agent::UndoOutcome) -> Self {
+        UndoResult {
+            restored: o.restored,
+            conflicts: o
+                .conflicts
+                .into_iter()
+                .map(|c| UndoConflict {
+                    path: c.path,
+                    change: match c.change {
+                        tandem_tools::Change::Modified => FileChange::Modified,
+                        tandem_tools::Change::Deleted => FileChange::Deleted,
+                    },
+                    lost: c.lost,
+                })
+                .collect(),
+            needs_confirmation: o.needs_confirmation,
+        }
+    }
+}
+
 impl From<core_approval::ApprovalRequest> for ApprovalRequest {
     fn from(r: core_approval::ApprovalRequest) -> Self {
         let action = match r.action {
@@ -275,6 +326,7 @@ impl From<ApprovalReply> for core_approval::ApprovalReply {
             },
             content: r.content,
             feedback: r.feedback,
+            rejected_hunks: r.rejected_hunks.into_iter().map(|h| h as usize).collect(),
         }
     }
 }
@@ -304,6 +356,7 @@ mod tests {
         let ended = Update::from(Event::TurnEnded {
             stop_reason: core_events::StopReason::MaxSteps,
             error: None,
+            error_kind: None,
         });
         assert_eq!(
             serde_json::to_value(&ended).unwrap(),

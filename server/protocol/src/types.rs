@@ -100,6 +100,20 @@ pub struct ProviderOptions {
     pub api_key: Option<String>,
     #[serde(default)]
     pub api: Option<Api>,
+    /// The model's context window in tokens; wins over what the server reports.
+    #[serde(default)]
+    pub context_window: Option<u64>,
+    /// How tools reach the model: `native`, `text` (described in the system prompt) or `auto`.
+    #[serde(default)]
+    pub tool_mode: Option<ToolMode>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolMode {
+    Native,
+    Text,
+    Auto,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -314,14 +328,26 @@ pub enum Update {
     /// Rules files now in effect: the project's and the user's at a session's first turn, a
     /// folder's own `AGENTS.md` when the agent first works under it.
     Rules { files: Vec<RulesFile> },
-    /// Something the user should know that is not part of the answer (an MCP server that did
-    /// not start, a rules file that could not be read).
-    Warning { message: String },
+    /// The conversation was compacted to fit the model's context window (the transcript keeps
+    /// all of it): `elided` old tool outputs became stubs, `summarized` messages a summary.
+    Compaction {
+        elided: u32,
+        summarized: u32,
+        tokens_before: u64,
+        tokens_after: u64,
+        context_window: u64,
+    },
+    /// Something the user should know about the model server (it cut the prompt; tools now go
+    /// as text).
+    ModelNotice { message: String },
     /// The turn is over.
     TurnEnded {
         stop_reason: StopReason,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// With `error`: what kind of failure, so the client can offer the fix.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_kind: Option<ErrorKind>,
     },
 }
 
@@ -336,6 +362,21 @@ pub struct RulesFile {
     /// Only its beginning was given (rules are capped in size).
     #[serde(default)]
     pub truncated: bool,
+}
+
+/// What a turn's error is, as far as the user can act on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ErrorKind {
+    /// No model server is configured and none answered on this machine: settings.
+    NoServer,
+    /// The server refused the key: set one.
+    Auth,
+    /// The server could not be reached or the connection broke: retry.
+    Connection,
+    /// The conversation does not fit the model's context window.
+    ContextOverflow,
+    Other,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -360,8 +401,14 @@ pub enum StopReason {
 #[serde(rename_all = "camelCase")]
 pub struct UndoParams {
     pub session_id: String,
+    /// Restore to before this turn (it and every later turn are undone); the last turn that
+    /// changed files when absent.
     #[serde(default)]
     pub turn_id: Option<String>,
+    /// Restore even the files the user changed since the agent wrote them (after the user saw
+    /// `conflicts` and agreed).
+    #[serde(default)]
+    pub confirm: Option<bool>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -369,6 +416,30 @@ pub struct UndoParams {
 pub struct UndoResult {
     /// The files put back, relative to the session root.
     pub restored: Vec<String>,
+    /// Files that are no longer what the agent left: restoring them loses the user's changes.
+    pub conflicts: Vec<UndoConflict>,
+    /// Nothing was restored because of `conflicts`: ask the user, then call again with
+    /// `confirm: true`.
+    pub needs_confirmation: bool,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoConflict {
+    /// Relative to the session root.
+    pub path: String,
+    pub change: FileChange,
+    /// What restoring would lose: a unified diff from the file now to what would be put back.
+    pub lost: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FileChange {
+    /// Changed since the agent wrote it.
+    Modified,
+    /// Deleted since the agent wrote it.
+    Deleted,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -516,6 +587,11 @@ pub struct ApprovalReply {
     /// A note for the model, with a rejection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback: Option<String>,
+    /// With `accept`: the hunks of the request's `diff` the user dropped (0-based, in the
+    /// diff's order); `content` holds what is left.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<Vec<u32>>", optional))]
+    pub rejected_hunks: Vec<u32>,
 }
 }
 

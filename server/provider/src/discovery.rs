@@ -12,8 +12,8 @@ use tandem_stdx::lock;
 use tokio::sync::OnceCell;
 
 use crate::{
-    Api, ApiKey, CompletionRequest, HttpModelClient, Limits, ModelClient, ModelInfo,
-    ProviderConfig, ProviderError, ProviderErrorKind,
+    Api, ApiKey, CompletionRequest, HttpModelClient, Limits, LocalOptions, ModelClient, ModelInfo,
+    ProviderConfig, ProviderError, ProviderErrorKind, ServerKind, ToolMode, Window,
 };
 
 /// Provider settings as the editor (`initializationOptions.provider`) or the CLI gives them.
@@ -24,6 +24,10 @@ pub struct ProviderOptions {
     pub model: Option<String>,
     pub api_key: Option<ApiKey>,
     pub api: Option<Api>,
+    /// The context window in tokens, overriding what the server says.
+    pub context_window: Option<u64>,
+    /// How tools reach the model (default: auto).
+    pub tool_mode: Option<ToolMode>,
 }
 
 impl ProviderOptions {
@@ -43,6 +47,8 @@ impl ProviderOptions {
             model: self.model.or(other.model),
             api_key,
             api: self.api.or(other.api),
+            context_window: self.context_window.or(other.context_window),
+            tool_mode: self.tool_mode.or(other.tool_mode),
         }
     }
 }
@@ -89,12 +95,25 @@ impl LazyClient {
             .unwrap_or_else(|| endpoint.model.clone());
         let mut clients = lock(&self.clients);
         let client = clients.entry(model.clone()).or_insert_with(|| {
-            Arc::new(HttpModelClient::new(ProviderConfig {
-                model,
-                ..endpoint.clone()
-            }))
+            Arc::new(HttpModelClient::with_local(
+                ProviderConfig {
+                    model,
+                    ..endpoint.clone()
+                },
+                LocalOptions {
+                    context_window: self.options.context_window,
+                    tool_mode: self.options.tool_mode.unwrap_or_default(),
+                    detect: true,
+                },
+            ))
         });
         Ok(client.clone())
+    }
+
+    /// The client of the current model, if one was made already.
+    fn current(&self) -> Option<Arc<HttpModelClient>> {
+        let model = self.model();
+        lock(&self.clients).get(&model).cloned()
     }
 
     async fn resolve(&self) -> Result<ProviderConfig, ProviderError> {
@@ -179,6 +198,39 @@ impl ModelClient for LazyClient {
             .or_else(|| self.endpoint.get().map(|e| e.model.clone()))
             .or_else(|| self.options.model.clone())
             .unwrap_or_default()
+    }
+
+    fn window(&self) -> BoxFuture<'_, Option<Window>> {
+        Box::pin(async move {
+            match self.client().await {
+                Ok(client) => client.window().await,
+                Err(_) => self
+                    .options
+                    .context_window
+                    .map(|n| Window::new(n, "your setting")),
+            }
+        })
+    }
+
+    fn server_kind(&self) -> ServerKind {
+        self.current()
+            .map_or(ServerKind::Other, |c| c.server_kind())
+    }
+
+    fn count_tokens<'a>(&'a self, text: &'a str) -> BoxFuture<'a, Option<u64>> {
+        Box::pin(async move { self.client().await.ok()?.count_tokens(text).await })
+    }
+
+    fn text_tools(&self) -> bool {
+        self.current().is_some_and(|c| c.text_tools())
+    }
+
+    fn switch_to_text_tools(&self) -> bool {
+        self.current().is_some_and(|c| c.switch_to_text_tools())
+    }
+
+    fn is_local(&self) -> bool {
+        self.current().is_some_and(|c| c.is_local())
     }
 }
 

@@ -24,12 +24,42 @@ mod discovery;
 mod error_body;
 mod http;
 mod models;
+pub mod ollama;
 pub mod openai;
 pub mod sse;
 pub mod stream;
+pub mod textcalls;
+pub mod tokens;
+pub mod window;
 
 pub use discovery::{LOCAL_SERVERS, LazyClient, ProviderOptions, no_server_message};
 pub use http::{HttpModelClient, probe};
+pub use window::{ServerKind, Window};
+
+/// How tools reach the model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ToolMode {
+    /// The API's own tool calling (`tools` in the request).
+    Native,
+    /// Tools described in the system prompt, calls written as `<tool_call>` text.
+    Text,
+    /// Native, switching to text for the session when the server refuses tools, the model
+    /// lacks them (Ollama capabilities), or the server dropped them.
+    #[default]
+    Auto,
+}
+
+/// What a local model needs beyond the endpoint: the user's window, the tool mode, and whether
+/// to find out what kind of server answers (its window, its tokenizer, Ollama's native API).
+#[derive(Clone, Debug, Default)]
+pub struct LocalOptions {
+    /// The user's context window, which wins over anything the server says.
+    pub context_window: Option<u64>,
+    pub tool_mode: ToolMode,
+    /// Ask the server what it is (a few GETs on first use). Off for a bare [`HttpModelClient`].
+    pub detect: bool,
+}
 
 /// Which wire format the endpoint speaks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -168,6 +198,17 @@ pub enum ProviderErrorKind {
     Timeout,
     /// The connection broke mid-answer.
     Interrupted,
+    /// A 200 event stream with no byte in its body: llama-cpp-python's way to refuse a prompt
+    /// longer than its window (the reason goes to its log only), or a crash.
+    EmptyStream,
+    /// The request does not fit the model's context window; never retried as it is. The
+    /// numbers, when the server gave them.
+    ContextOverflow {
+        window: Option<u64>,
+        requested: Option<u64>,
+    },
+    /// The server or the model takes no tools (a 400 that says so).
+    ToolsUnsupported,
 }
 
 /// Streams completions from one configured endpoint.
@@ -185,4 +226,36 @@ pub trait ModelClient: Send + Sync {
 
     /// The model requests go to.
     fn model(&self) -> String;
+
+    /// The context window in use: the user's setting, else what the server's overflow error
+    /// said, else what the server reports. `None` when nothing says.
+    fn window(&self) -> BoxFuture<'_, Option<Window>> {
+        Box::pin(async { None })
+    }
+
+    /// What kind of server answers (known after the first request or [`ModelClient::window`]).
+    fn server_kind(&self) -> ServerKind {
+        ServerKind::Other
+    }
+
+    /// Tokens of `text` by the server's own tokenizer, where it offers one (llama.cpp
+    /// `/tokenize`, llama-cpp-python `/extras/tokenize/count`).
+    fn count_tokens<'a>(&'a self, _text: &'a str) -> BoxFuture<'a, Option<u64>> {
+        Box::pin(async { None })
+    }
+
+    /// Whether tools now go as text in the system prompt (text mode, or auto after a switch).
+    fn text_tools(&self) -> bool {
+        false
+    }
+
+    /// In auto mode, switches to text tools (the server dropped them); whether it switched.
+    fn switch_to_text_tools(&self) -> bool {
+        false
+    }
+
+    /// Whether the server runs on this machine (its errors then point at its log).
+    fn is_local(&self) -> bool {
+        false
+    }
 }

@@ -35,6 +35,7 @@ fn context_window(entry: &Value) -> Option<u64> {
         "/context_length",
         "/max_context_length",
         "/n_ctx",
+        "/max_model_len",
         "/meta/n_ctx",
         "/meta/n_ctx_train",
         "/top_provider/context_length",

@@ -218,14 +218,30 @@ impl Frontend for ChatFrontend {
                     s.dim(&format!("rules: {}", inert(&names.join(", "), true)))
                 ));
             }
-            Event::Notice { message } => {
+            Event::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            } => {
                 self.switch_to(Shown::Nothing);
                 out(&format!(
                     "{}\n",
-                    s.paint("33", &format!("note: {}", inert(&message, false)))
+                    s.dim(&format!(
+                        "  [context compacted for the {context_window}-token window: {elided} \
+                         outputs elided, {summarized} messages summarized, ~{tokens_before} → \
+                         ~{tokens_after} tokens]"
+                    ))
                 ));
             }
-            Event::TurnEnded { stop_reason, error } => {
+            Event::Notice { message } => {
+                self.switch_to(Shown::Nothing);
+                out(&format!("{}\n", s.dim(&format!("  note: {message}"))));
+            }
+            Event::TurnEnded {
+                stop_reason, error, ..
+            } => {
                 self.switch_to(Shown::Nothing);
                 if let Some(usage) = lock(&self.usage).take() {
                     out(&format!("{}\n", s.dim(&usage)));
@@ -288,11 +304,13 @@ impl Frontend for ChatFrontend {
                     decision: Decision::Accept,
                     content: None,
                     feedback: None,
+                    rejected_hunks: Vec::new(),
                 },
                 "a" | "always" => ApprovalReply {
                     decision: Decision::AcceptAlways,
                     content: None,
                     feedback: None,
+                    rejected_hunks: Vec::new(),
                 },
                 _ => {
                     out(&s.bold("A note for the model (Enter for none): "));
@@ -301,6 +319,7 @@ impl Frontend for ChatFrontend {
                         decision: Decision::Reject,
                         content: None,
                         feedback: Some(note.trim().to_string()).filter(|n| !n.is_empty()),
+                        rejected_hunks: Vec::new(),
                     }
                 }
             }
@@ -361,7 +380,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
     }
 
     out(&style.dim(&format!(
-        "Tandem {} in {}. /new starts over, /undo reverts the last turn, /exit quits; Ctrl-C stops a turn.\n",
+        "Tandem {} in {}. /new starts over, /undo [TURN] reverts the last turn (or everything since TURN), /exit quits; Ctrl-C stops a turn.\n",
         env!("CARGO_PKG_VERSION"),
         root.display()
     )));
@@ -388,11 +407,41 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
                     .session_id;
                 out(&style.dim("New session.\n"));
             }
-            "/undo" => match agent.undo(&session, None, frontend.as_ref()).await {
-                Ok(restored) if restored.is_empty() => out(&style.dim("Nothing to undo.\n")),
-                Ok(restored) => out(&style.dim(&format!("Restored: {}\n", restored.join(", ")))),
-                Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
-            },
+            undo if undo == "/undo" || undo.starts_with("/undo ") => {
+                // `/undo` reverts the last turn that changed files; `/undo t3` everything since t3.
+                let turn = undo
+                    .strip_prefix("/undo")
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .map(str::to_string);
+                let mut outcome = agent
+                    .undo(&session, turn.clone(), false, frontend.as_ref())
+                    .await;
+                if let Ok(o) = &outcome
+                    && o.needs_confirmation
+                {
+                    for c in &o.conflicts {
+                        out(&format!(
+                            "{} changed since the agent wrote it; restoring loses:\n{}\n",
+                            inert(&c.path, true),
+                            style.diff(&inert(&c.lost, false))
+                        ));
+                    }
+                    out(&style.bold("Restore anyway and lose those changes? [y/N] "));
+                    let answer = lines.lock().await.recv().await.unwrap_or_default();
+                    if matches!(answer.trim(), "y" | "yes") {
+                        outcome = agent.undo(&session, turn, true, frontend.as_ref()).await;
+                    }
+                }
+                match outcome {
+                    Ok(o) if o.needs_confirmation => {
+                        out(&style.dim("Nothing restored; your changes are kept.\n"))
+                    }
+                    Ok(o) if o.restored.is_empty() => out(&style.dim("Nothing to undo.\n")),
+                    Ok(o) => out(&style.dim(&format!("Restored: {}\n", o.restored.join(", ")))),
+                    Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
+                }
+            }
             _ => {
                 let (_, error) = run_turn(
                     &agent,

@@ -8,7 +8,7 @@ mod tool_cli;
 
 use tandem_agent::approval::SandboxMode;
 use tandem_config::{PolicyOptions, ProviderOptions, StartOptions};
-use tandem_provider::{Api, ApiKey};
+use tandem_provider::{Api, ApiKey, ToolMode};
 
 /// Tandem: a coding agent that any editor can drive.
 #[derive(Parser)]
@@ -51,6 +51,16 @@ struct ProviderArgs {
     /// The endpoint's API: openai (Chat Completions) or anthropic (Messages)
     #[arg(long, value_parser = parse_api)]
     api: Option<Api>,
+    /// The model's context window in tokens, over what the server reports [env: TANDEM_CONTEXT_WINDOW]
+    #[arg(long)]
+    context_window: Option<u64>,
+    /// How tools reach the model: native, text (described in the prompt) or auto [env: TANDEM_TOOL_MODE]
+    #[arg(long, value_parser = parse_tool_mode)]
+    tool_mode: Option<ToolMode>,
+}
+
+fn parse_tool_mode(s: &str) -> Result<ToolMode, String> {
+    tandem_config::parse_tool_mode(s)
 }
 
 fn parse_api(s: &str) -> Result<Api, String> {
@@ -68,6 +78,8 @@ impl ProviderArgs {
             model: self.model.clone(),
             api_key: self.api_key.clone().map(ApiKey::new),
             api: self.api,
+            context_window: self.context_window,
+            tool_mode: self.tool_mode,
         }
     }
 }

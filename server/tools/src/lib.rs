@@ -33,7 +33,7 @@ pub use command::Walls;
 pub use diff::{FileDiff, Hunk, unified_diff};
 pub use read::ReadTracker;
 pub use tool::{CallInfo, Tool, ToolKind, ToolTarget, describe};
-pub use undo::{Restore, UndoLog, UndoPlan};
+pub use undo::{Change, Conflict, Restore, UndoLog, UndoPlan};
 
 /// Why a tool call failed. Goes back to the model as the tool result, so it can correct itself.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize)]
@@ -280,6 +280,7 @@ pub fn apply_edit(
 ) -> Result<AppliedEdit, ToolError> {
     let path = write::begin(ctx, proposal, undo, turn_id)?;
     write::to_disk(ctx, &path, content)?;
+    undo.record_written(turn_id, &proposal.display_path, content.as_bytes())?;
     Ok(write::finish(ctx, proposal, &path, content))
 }
 

@@ -168,10 +168,20 @@ fn refuse_foreign_forms(given: &str) -> Result<(), ToolError> {
 /// The canonical path of the deepest existing ancestor, with the rest appended. A dangling
 /// symbolic link counts as missing: reads of it fail, and an atomic write replaces the link itself.
 fn real_path(path: &Path) -> std::io::Result<PathBuf> {
-    let mut existing = path;
+    real_path_within(path, 0)
+}
+
+/// Links followed by hand (dangling ones) before giving up: a loop of dangling links.
+const MAX_DANGLING_HOPS: usize = 40;
+
+/// Where `path` really leads: its deepest existing part with links followed, and the rest as
+/// written. A dangling link leads where its target would be, so a link to a missing file outside
+/// the workspace is outside, not a missing file inside.
+fn real_path_within(path: &Path, hops: usize) -> std::io::Result<PathBuf> {
+    let mut existing = path.to_path_buf();
     let mut tail = Vec::new();
     loop {
-        match std::fs::canonicalize(existing) {
+        match std::fs::canonicalize(&existing) {
             Ok(mut real) => {
                 for name in tail.iter().rev() {
                     real.push(name);
@@ -182,10 +192,21 @@ fn real_path(path: &Path) -> std::io::Result<PathBuf> {
                 if e.kind() == std::io::ErrorKind::NotFound
                     || e.kind() == std::io::ErrorKind::NotADirectory =>
             {
+                if let Ok(target) = std::fs::read_link(&existing) {
+                    if hops >= MAX_DANGLING_HOPS {
+                        return Err(std::io::Error::other("too many levels of symbolic links"));
+                    }
+                    let parent = existing.parent().unwrap_or(Path::new("/"));
+                    let mut real = real_path_within(&parent.join(target), hops + 1)?;
+                    for name in tail.iter().rev() {
+                        real.push(name);
+                    }
+                    return Ok(real);
+                }
                 match (existing.parent(), existing.file_name()) {
                     (Some(parent), Some(name)) => {
                         tail.push(name.to_owned());
-                        existing = parent;
+                        existing = parent.to_path_buf();
                     }
                     _ => return Err(e),
                 }

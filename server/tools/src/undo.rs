@@ -23,6 +23,33 @@ pub struct UndoPlan {
     pub items: Vec<Restore>,
 }
 
+impl UndoPlan {
+    /// The files the user changed since the agent last wrote them: restoring them would lose
+    /// the user's work, so it needs the user's word.
+    pub fn conflicts(&self) -> impl Iterator<Item = (&Restore, &Conflict)> {
+        self.items
+            .iter()
+            .filter_map(|item| item.conflict.as_ref().map(|c| (item, c)))
+    }
+}
+
+/// How a file differs from what the agent left in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    pub change: Change,
+    /// What restoring would lose: a unified diff from the file now to what would be put back
+    /// (for a file that would be deleted, its whole text as removed lines).
+    pub lost: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Someone changed the file after the agent wrote it.
+    Modified,
+    /// The file the agent wrote is gone.
+    Deleted,
+}
+
 /// One file to put back.
 #[derive(Debug)]
 pub struct Restore {
@@ -36,9 +63,45 @@ pub struct Restore {
     mode: Option<u32>,
     /// The workspace root: writes and deletes go through it, never following a link out.
     root: PathBuf,
+    /// The file is no longer what the agent left.
+    pub conflict: Option<Conflict>,
+    /// What the agent last wrote to the file, as a fingerprint (unknown for logs older than it).
+    written: Option<u64>,
+}
+
+/// How the file (`now`: its bytes, `None` when it is gone) differs from what the agent left
+/// (fingerprint `written`), if it does.
+fn conflict(item: &Restore, written: u64, now: Option<&[u8]>) -> Option<Conflict> {
+    let Some(now) = now else {
+        return Some(Conflict {
+            change: Change::Deleted,
+            lost: String::new(),
+        });
+    };
+    if fingerprint(now) == written {
+        return None;
+    }
+    let now_text = String::from_utf8_lossy(now);
+    let back = item.content.as_deref().map(String::from_utf8_lossy);
+    let lost = match back {
+        Some(back) => super::FileDiff::new(&item.display_path, Some(&now_text), &back).unified,
+        // Deleting it loses all of it.
+        None => super::FileDiff::new(&item.display_path, Some(&now_text), "").unified,
+    };
+    Some(Conflict {
+        change: Change::Modified,
+        lost,
+    })
 }
 
 impl Restore {
+    /// Checks the file's current text (`None`: it is gone) against what the agent left, and
+    /// notes a conflict if someone changed it since. Called with the disk's text by
+    /// [`UndoLog::plan`]; a caller that knows the editor's text calls it again with that.
+    pub fn check(&mut self, now: Option<&[u8]>) {
+        self.conflict = self.written.and_then(|w| conflict(self, w, now));
+    }
+
     /// Puts the file back on disk (atomically, with its permissions), or deletes a created one.
     pub fn restore_to_disk(&self) -> Result<(), ToolError> {
         match &self.content {
@@ -72,13 +135,30 @@ struct Save {
     mode: Option<u32>,
     #[serde(skip)]
     undone: bool,
+    /// A fingerprint of what the agent last wrote to the file in this turn.
+    #[serde(skip)]
+    written: Option<u64>,
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "camelCase")]
 enum Record {
     Save(Save),
-    Undone { seqs: Vec<u64> },
+    Undone {
+        seqs: Vec<u64>,
+    },
+    /// The agent wrote the file of save `seq` (again): what it wrote, as a fingerprint.
+    Written {
+        seq: u64,
+        fingerprint: u64,
+    },
+}
+
+/// FNV-1a, 64 bits: stable across builds and platforms, enough to notice that a file changed.
+fn fingerprint(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
+    })
 }
 
 impl UndoLog {
@@ -99,6 +179,11 @@ impl UndoLog {
                         Record::Undone { seqs } => {
                             for save in saves.iter_mut().filter(|s| seqs.contains(&s.seq)) {
                                 save.undone = true;
+                            }
+                        }
+                        Record::Written { seq, fingerprint } => {
+                            if let Some(save) = saves.iter_mut().find(|s| s.seq == seq) {
+                                save.written = Some(fingerprint);
                             }
                         }
                     }
@@ -139,10 +224,34 @@ impl UndoLog {
             existed: previous.is_some(),
             mode: previous.map(|(_, mode)| mode),
             undone: false,
+            written: None,
         };
         self.append(&Record::Save(save.clone()))?;
         saves.push(save);
         Ok(())
+    }
+
+    /// Remembers what the agent wrote to `display_path` in `turn` (after [`Self::save_before`]),
+    /// so that an undo can tell whether someone changed the file since.
+    pub fn record_written(
+        &self,
+        turn: &str,
+        display_path: &str,
+        bytes: &[u8],
+    ) -> Result<(), ToolError> {
+        let mut saves = self.lock();
+        let Some(save) = saves
+            .iter_mut()
+            .rev()
+            .find(|s| !s.undone && s.turn == turn && s.path == display_path)
+        else {
+            return Ok(());
+        };
+        let fingerprint = fingerprint(bytes);
+        save.written = Some(fingerprint);
+        let seq = save.seq;
+        drop(saves);
+        self.append(&Record::Written { seq, fingerprint })
     }
 
     /// Puts back every file changed in `turn_id` and the turns after it (the last turn that wrote
@@ -200,7 +309,25 @@ impl UndoLog {
                 content,
                 mode: save.mode,
                 root: ws.root().to_path_buf(),
+                conflict: None,
+                written: None,
             });
+        }
+        // What the agent last wrote to each file, over every live turn (a later turn's write
+        // counts too): the file should still hold it, or the user changed it since.
+        for item in &mut items {
+            item.written = saves
+                .iter()
+                .rev()
+                .find(|s| live(s) && s.path == item.display_path)
+                .and_then(|s| s.written);
+            let now = match super::regular::read(&item.path, super::text::MAX_FILE_BYTES) {
+                Ok((bytes, _)) => Some(bytes),
+                Err(super::regular::NotRegular::Missing) => None,
+                // Unreadable: not what the agent left either.
+                Err(_) => Some(Vec::new()),
+            };
+            item.check(now.as_deref());
         }
         Ok(UndoPlan { items })
     }

@@ -17,15 +17,20 @@ async fn proposal(env: &Env, args: serde_json::Value) -> CommandProposal {
     }
 }
 
-/// Runs the command; returns the outcome and everything relayed through on_output.
-async fn run(p: &CommandProposal, cancel: CancellationToken) -> (CommandOutcome, String) {
-    let mut relayed = String::new();
-    let walls = tandem_tools::Walls {
+/// The walls a session's commands get: the sandbox on, as by default.
+fn walls(p: &CommandProposal) -> tandem_tools::Walls {
+    tandem_tools::Walls {
         root: p.cwd.clone(),
         mode: tandem_sandbox::SandboxMode::WorkspaceWrite,
         network: false,
         key_var: None,
-    };
+    }
+}
+
+/// Runs the command; returns the outcome and everything relayed through on_output.
+async fn run(p: &CommandProposal, cancel: CancellationToken) -> (CommandOutcome, String) {
+    let mut relayed = String::new();
+    let walls = walls(p);
     let outcome = tandem_tools::run_command(
         p,
         &walls,
@@ -204,12 +209,7 @@ async fn cancelling_kills_the_group_and_returns() {
     let trigger = cancel.clone();
     let mut relayed = String::new();
     // Cancel as soon as the command has shown it is running.
-    let walls = tandem_tools::Walls {
-        root: p.cwd.clone(),
-        mode: tandem_sandbox::SandboxMode::WorkspaceWrite,
-        network: false,
-        key_var: None,
-    };
+    let walls = walls(&p);
     let outcome = tandem_tools::run_command(
         &p,
         &walls,

@@ -27,6 +27,8 @@ pub enum Answer {
     Result(Value),
     /// A JSON-RPC error (as when the editor fails to show the question).
     Error(i64, String),
+    /// The answer, after a while (a slow editor); the client goes on reading meanwhile.
+    Later(std::time::Duration, Box<Answer>),
 }
 
 impl From<Value> for Answer {
@@ -238,6 +240,18 @@ impl Connection {
         )
     }
 
+    /// Writes bytes to the server's input as they are, framed or not (for malformed input).
+    pub async fn send_raw(&self, bytes: &[u8]) {
+        let mut guard = self.writer.lock().await;
+        let w = guard
+            .as_mut()
+            .expect("the client closed the server's input");
+        w.write_all(bytes)
+            .await
+            .expect("cannot write to the server");
+        w.flush().await.expect("cannot write to the server");
+    }
+
     /// Closes the server's input, as an editor that goes away without `shutdown`.
     pub async fn close(&self) {
         self.writer.lock().await.take();
@@ -250,14 +264,35 @@ impl Connection {
 }
 
 async fn answer(writer: &Writer, id: Value, answer: Answer) {
-    let message = match answer {
-        Answer::Result(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        Answer::Error(code, message) => {
-            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+    let (delay, message) = reply_message(id, answer);
+    if delay.is_zero() {
+        // The server may be gone (a test that kills it); nothing to do then.
+        let _ = write_frame(writer, &message).await;
+        return;
+    }
+    let writer = writer.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(delay).await;
+        let _ = write_frame(&writer, &message).await;
+    });
+}
+
+/// The response to send, and how long to wait before sending it.
+fn reply_message(id: Value, answer: Answer) -> (std::time::Duration, Value) {
+    match answer {
+        Answer::Result(result) => (
+            std::time::Duration::ZERO,
+            json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        ),
+        Answer::Error(code, message) => (
+            std::time::Duration::ZERO,
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
+        ),
+        Answer::Later(delay, answer) => {
+            let (more, message) = reply_message(id, *answer);
+            (delay + more, message)
         }
-    };
-    // The server may be gone (a test that kills it); nothing to do then.
-    let _ = write_frame(writer, &message).await;
+    }
 }
 
 async fn read_loop<R: AsyncRead + Unpin>(
@@ -275,9 +310,14 @@ async fn read_loop<R: AsyncRead + Unpin>(
         }
         match (method, id) {
             (None, Some(id)) => {
-                if let Some(id) = id.as_i64() {
-                    lock().responses.insert(id, message);
-                }
+                match id.as_i64() {
+                    Some(id) => lock().responses.insert(id, message),
+                    // Not an id of ours (e.g. null, in the answer to a malformed message).
+                    None => {
+                        lock().other.push(message);
+                        None
+                    }
+                };
             }
             (Some("tandem/update"), None) => lock().updates.push(message["params"].clone()),
             (Some("tandem/requestApproval"), Some(id)) => {

@@ -113,6 +113,8 @@ pub struct Options {
     pub max_steps: Option<u32>,
     /// `initializationOptions.mcpServers`.
     pub mcp_servers: Value,
+    /// More `initializationOptions.provider` fields (`contextWindow`, `toolMode`).
+    pub provider: Value,
 }
 
 impl Default for Options {
@@ -123,6 +125,7 @@ impl Default for Options {
             diagnostics: false,
             max_steps: None,
             mcp_servers: Value::Null,
+            provider: Value::Null,
         }
     }
 }
@@ -139,6 +142,11 @@ pub fn initialize_params(env: &Env, mock: &MockServer, options: Options) -> Valu
     }
     if !options.mcp_servers.is_null() {
         init_options["mcpServers"] = options.mcp_servers;
+    }
+    if let Value::Object(extra) = options.provider {
+        for (k, v) in extra {
+            init_options["provider"][k] = v;
+        }
     }
     if let Some(max_steps) = options.max_steps {
         init_options["maxSteps"] = json!(max_steps);

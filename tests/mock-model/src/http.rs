@@ -139,6 +139,12 @@ async fn respond(
     let route = path.strip_prefix("/v1").unwrap_or(&path);
     let body = parse_body(&request.body);
     let chat = request.method == "POST" && route == "/chat/completions";
+    let ollama_chat = request.method == "POST" && path == "/api/chat";
+    let fixed = shared
+        .scenario
+        .routes
+        .get(&format!("{} {path}", request.method))
+        .cloned();
     if !route.starts_with("/__mock/") {
         shared.log(RecordedRequest {
             method: request.method.clone(),
@@ -148,6 +154,21 @@ async fn respond(
         });
     }
     let answer = match (request.method.as_str(), route) {
+        _ if fixed.is_some() => json_answer(200, &fixed.unwrap_or_default()),
+        _ if ollama_chat => match shared.next_reply() {
+            (number, None) => {
+                let message = format!("mock-model: no scripted response left (request {number})");
+                shared.fail(message.clone());
+                json_answer(500, &json!({"error": message}))
+            }
+            (number, Some(reply)) => match render::check(&reply, &body, number) {
+                Some(message) => {
+                    shared.fail(message.clone());
+                    json_answer(500, &json!({"error": message}))
+                }
+                None => render::ollama(&reply, &body),
+            },
+        },
         _ if chat => match shared.next_reply() {
             (number, None) => {
                 let message = format!("mock-model: no scripted response left (request {number})");
@@ -173,6 +194,11 @@ async fn respond(
                     let mut v = json!({"id": m.id, "object": "model", "owned_by": "mock-model"});
                     if let Some(n) = m.context_length {
                         v["context_length"] = json!(n);
+                    }
+                    if let Some(Value::Object(extra)) = &m.extra {
+                        for (k, x) in extra {
+                            v[k] = x.clone();
+                        }
                     }
                     v
                 })

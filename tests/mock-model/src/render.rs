@@ -197,6 +197,14 @@ pub(crate) fn answer(reply: &Reply, request: &Value, number: usize) -> Result<An
             body,
         });
     }
+    if reply.empty_stream {
+        return Ok(Answer::Stream {
+            headers,
+            events: Events::default(),
+            delay: Duration::ZERO,
+            end: StreamEnd::Finish,
+        });
+    }
     let end = match (reply.cut_after_chunks, reply.stall_after_chunks) {
         (Some(n), _) => StreamEnd::Cut(n),
         (None, Some(n)) => StreamEnd::Stall(n),
@@ -229,6 +237,75 @@ pub(crate) fn answer(reply: &Reply, request: &Value, number: usize) -> Result<An
         delay,
         end,
     })
+}
+
+/// A reply as Ollama's `/api/chat` streams it: NDJSON lines of `message` pieces, the tool calls
+/// in one line (arguments as objects), then a `done` line with the counts. A scripted `status`
+/// answers `{"error": ...}` (Ollama's error shape).
+pub(crate) fn ollama(reply: &Reply, request: &Value) -> Answer {
+    if let Some(status) = reply.status {
+        let body = match &reply.body {
+            Some(Value::String(message)) => json!({"error": message}),
+            Some(other) => other.clone(),
+            None => json!({"error": format!("mock-model: scripted HTTP {status}")}),
+        };
+        return Answer::Whole {
+            status,
+            headers: Vec::new(),
+            content_type: "application/json",
+            body: body.to_string().into_bytes(),
+        };
+    }
+    let model = request
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("mock");
+    let line = |content: &str| json!({"model": model, "message": {"role": "assistant", "content": content}, "done": false});
+    let mut lines = Vec::new();
+    let text = reply
+        .text
+        .as_deref()
+        .unwrap_or("")
+        .repeat(reply.repeat.unwrap_or(1));
+    for piece in pieces(&text, reply.chunk_size.unwrap_or(4).max(1)) {
+        lines.push(line(piece));
+    }
+    let calls: Vec<Value> = reply
+        .all_tool_calls()
+        .iter()
+        .map(|c| {
+            let arguments: Value = serde_json::from_str(&c.arguments_text()).unwrap_or(json!({}));
+            json!({"function": {"name": c.name, "arguments": arguments}})
+        })
+        .collect();
+    if !calls.is_empty() {
+        let mut l = line("");
+        l["message"]["tool_calls"] = Value::Array(calls);
+        lines.push(l);
+    }
+    let prompt = reply
+        .usage
+        .map_or_else(|| request.to_string().len() as u64 / 4, |u| u.prompt);
+    let mut done = line("");
+    done["done"] = json!(true);
+    done["done_reason"] = json!(reply.finish_reason.clone().unwrap_or_else(|| "stop".into()));
+    done["prompt_eval_count"] = json!(prompt.max(1));
+    done["eval_count"] = json!(text.len() as u64 / 4 + 1);
+    lines.push(done);
+    if let Some(n) = reply.cut_after_chunks {
+        lines.truncate(n);
+    }
+    let mut body = Vec::new();
+    for l in lines {
+        body.extend_from_slice(l.to_string().as_bytes());
+        body.push(b'\n');
+    }
+    Answer::Whole {
+        status: 200,
+        headers: Vec::new(),
+        content_type: "application/x-ndjson",
+        body,
+    }
 }
 
 /// Renders one reply's chunks.
@@ -274,7 +351,8 @@ impl<'a> Chunker<'a> {
                 .pointer("/stream_options/include_usage")
                 .and_then(Value::as_bool)
                 == Some(true),
-            prompt_estimate: request.get("messages").map_or(0, |m| m.to_string().len()) as u64 / 4,
+            // The whole request (messages and tools), as a server's template renders both.
+            prompt_estimate: request.to_string().len() as u64 / 4,
         }
     }
 

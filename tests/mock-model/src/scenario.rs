@@ -29,9 +29,14 @@ pub struct Scenario {
     /// `GET /v1/models`; one `mock-coder` model with a 32768-token context when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub models: Vec<ModelEntry>,
-    /// One per `POST /v1/chat/completions`, in order.
+    /// One per `POST /v1/chat/completions` (or Ollama's `POST /api/chat`), in order.
     #[serde(default)]
     pub responses: Vec<Reply>,
+    /// Fixed JSON answers (200) to other routes, keyed `"METHOD /path"` as the client asks them
+    /// (e.g. `"GET /props"` for llama.cpp, `"GET /api/version"` and `"POST /api/show"` for
+    /// Ollama, `"GET /api/v0/models"` for LM Studio).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub routes: BTreeMap<String, Value>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,6 +46,10 @@ pub struct ModelEntry {
     /// As OpenRouter and LM Studio name it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_length: Option<u64>,
+    /// More fields for the entry, as other servers have them (`max_model_len`, `owned_by`,
+    /// `meta`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<Value>,
 }
 
 /// One scripted answer. With `status` it is an HTTP error; with `sse` a recorded stream replayed;
@@ -107,6 +116,10 @@ pub struct Reply {
     /// Send this many SSE events, then nothing more until the client goes away.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stall_after_chunks: Option<usize>,
+    /// A 200 event stream with an empty body, as llama-cpp-python answers a prompt longer than
+    /// its window (streamed; a request without `stream` gets `status`/`body` if given).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub empty_stream: bool,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -152,6 +165,7 @@ impl Scenario {
         Self {
             models: Vec::new(),
             responses: responses.into_iter().collect(),
+            routes: BTreeMap::new(),
         }
     }
 
@@ -183,6 +197,7 @@ impl Scenario {
             vec![ModelEntry {
                 id: "mock-coder".into(),
                 context_length: Some(32768),
+                extra: None,
             }]
         } else {
             self.models.clone()
@@ -278,6 +293,12 @@ impl Reply {
 
     pub fn cut_after(mut self, chunks: usize) -> Self {
         self.cut_after_chunks = Some(chunks);
+        self
+    }
+
+    /// An empty 200 event stream.
+    pub fn empty_stream(mut self) -> Self {
+        self.empty_stream = true;
         self
     }
 

@@ -12,4 +12,9 @@ content?: string,
 /**
  * A note for the model, with a rejection.
  */
-feedback?: string, };
+feedback?: string, 
+/**
+ * With `accept`: the hunks of the request's `diff` the user dropped (0-based, in the
+ * diff's order); `content` holds what is left.
+ */
+rejectedHunks?: Array<number>, };

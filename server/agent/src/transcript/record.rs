@@ -5,8 +5,9 @@
 //! Format versions (the `formatVersion` of the session line):
 //! - 1 (no `formatVersion`): everything written before versions were recorded.
 //! - 2: the same records, with the version on the session line.
-//! - 3: two more updates, `rules` and `notice`; and the rules files' text as a `system` message
-//!   right after the session's first `turnStarted` (older versions have none).
+//! - 3: adds the `compaction` record and the `compaction` and `notice` updates; the `rules`
+//!   update, and the rules files' text as a `system` message after the session's first
+//!   `turnStarted`.
 //!
 //! A loader reads every version up to [`FORMAT_VERSION`]; a change to a record's shape bumps it
 //! and keeps the old shape readable here.
@@ -18,7 +19,9 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::approval::Decision;
-use crate::events::{Event, Location, RulesFile, StopReason, ToolCallEvent, ToolStatus};
+use crate::events::{
+    Event, Location, RulesFile, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind,
+};
 use tandem_model::{Message, ToolCall};
 use tandem_tools::FileDiff;
 
@@ -70,6 +73,17 @@ pub enum Record {
         edited: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         feedback: Option<String>,
+    },
+    /// The conversation sent to the model was compacted (format 3): what the summary said.
+    /// The messages stay in the transcript whole; this record says what the model saw instead.
+    Compaction {
+        turn_id: String,
+        #[serde(with = "time::serde::rfc3339")]
+        at: OffsetDateTime,
+        elided: u32,
+        summarized: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
     },
     /// The model that answered a turn.
     Turn {
@@ -161,9 +175,19 @@ pub enum StoredEvent {
         stop_reason: StoredStopReason,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// Format 2 on; absent in format 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_kind: Option<StoredErrorKind>,
     },
     Rules {
         files: Vec<StoredRulesFile>,
+    },
+    Compaction {
+        elided: u32,
+        summarized: u32,
+        tokens_before: u64,
+        tokens_after: u64,
+        context_window: u64,
     },
     Notice {
         message: String,
@@ -177,6 +201,41 @@ pub struct StoredRulesFile {
     pub bytes: u64,
     #[serde(default)]
     pub truncated: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StoredErrorKind {
+    NoServer,
+    Auth,
+    Connection,
+    ContextOverflow,
+    #[serde(other)]
+    Other,
+}
+
+impl From<TurnErrorKind> for StoredErrorKind {
+    fn from(k: TurnErrorKind) -> Self {
+        match k {
+            TurnErrorKind::NoServer => StoredErrorKind::NoServer,
+            TurnErrorKind::Auth => StoredErrorKind::Auth,
+            TurnErrorKind::Connection => StoredErrorKind::Connection,
+            TurnErrorKind::ContextOverflow => StoredErrorKind::ContextOverflow,
+            TurnErrorKind::Other => StoredErrorKind::Other,
+        }
+    }
+}
+
+impl From<StoredErrorKind> for TurnErrorKind {
+    fn from(k: StoredErrorKind) -> Self {
+        match k {
+            StoredErrorKind::NoServer => TurnErrorKind::NoServer,
+            StoredErrorKind::Auth => TurnErrorKind::Auth,
+            StoredErrorKind::Connection => TurnErrorKind::Connection,
+            StoredErrorKind::ContextOverflow => TurnErrorKind::ContextOverflow,
+            StoredErrorKind::Other => TurnErrorKind::Other,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -325,7 +384,25 @@ impl From<&Event> for StoredEvent {
                 completion_tokens,
                 context_window,
             },
-            Event::TurnEnded { stop_reason, error } => StoredEvent::TurnEnded {
+            Event::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            } => StoredEvent::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            },
+            Event::Notice { message } => StoredEvent::Notice { message },
+            Event::TurnEnded {
+                stop_reason,
+                error,
+                error_kind,
+            } => StoredEvent::TurnEnded {
                 stop_reason: match stop_reason {
                     StopReason::EndTurn => StoredStopReason::EndTurn,
                     StopReason::Cancelled => StoredStopReason::Cancelled,
@@ -333,6 +410,7 @@ impl From<&Event> for StoredEvent {
                     StopReason::Error => StoredStopReason::Error,
                 },
                 error,
+                error_kind: error_kind.map(Into::into),
             },
             Event::Rules { files } => StoredEvent::Rules {
                 files: files
@@ -344,7 +422,6 @@ impl From<&Event> for StoredEvent {
                     })
                     .collect(),
             },
-            Event::Notice { message } => StoredEvent::Notice { message },
         }
     }
 }
@@ -411,7 +488,25 @@ impl StoredEvent {
                 completion_tokens,
                 context_window,
             },
-            StoredEvent::TurnEnded { stop_reason, error } => Event::TurnEnded {
+            StoredEvent::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            } => Event::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            },
+            StoredEvent::Notice { message } => Event::Notice { message },
+            StoredEvent::TurnEnded {
+                stop_reason,
+                error,
+                error_kind,
+            } => Event::TurnEnded {
                 stop_reason: match stop_reason {
                     StoredStopReason::EndTurn => StopReason::EndTurn,
                     StoredStopReason::Cancelled => StopReason::Cancelled,
@@ -419,6 +514,7 @@ impl StoredEvent {
                     StoredStopReason::Error => StopReason::Error,
                 },
                 error,
+                error_kind: error_kind.map(Into::into),
             },
             StoredEvent::Rules { files } => Event::Rules {
                 files: files
@@ -430,7 +526,6 @@ impl StoredEvent {
                     })
                     .collect(),
             },
-            StoredEvent::Notice { message } => Event::Notice { message },
         }
     }
 }

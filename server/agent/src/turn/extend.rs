@@ -110,10 +110,16 @@ impl Turn {
         self.session.mcp.start_own(allowed).await;
     }
 
-    /// The tools for the next request: the built-in ones, then every MCP server's. Servers that
-    /// failed (or tools left out) are told to the user once.
-    pub(super) async fn tools(&self) -> Vec<ToolDefinition> {
-        let mut tools = self.agent.inner.tools.clone();
+    /// The tools for the next request: `base` (the built-in ones), then every MCP server's.
+    /// Servers that failed (or tools left out) are told to the user once. With a known context
+    /// window, whole servers are left out (the last configured first) when all the tool
+    /// definitions would take more than a quarter of it, and the user is told which.
+    pub(super) async fn with_mcp_tools(
+        &self,
+        base: &[ToolDefinition],
+        window: Option<u64>,
+    ) -> Vec<ToolDefinition> {
+        let mut tools = base.to_vec();
         let listing = tokio::select! {
             l = self.session.mcp.list() => l,
             () = self.cancel.cancelled() => return tools,
@@ -121,7 +127,30 @@ impl Turn {
         for message in listing.notices {
             self.emit(Event::Notice { message });
         }
-        tools.extend(listing.definitions);
+        let mut mcp_tools = listing.definitions;
+        if let Some(window) = window
+            && !mcp_tools.is_empty()
+        {
+            let all: Vec<ToolDefinition> = tools.iter().chain(&mcp_tools).cloned().collect();
+            let left_out = crate::mcp::servers_over_budget(&all, window / 4);
+            if !left_out.is_empty() {
+                mcp_tools.retain(|d| {
+                    !left_out
+                        .iter()
+                        .any(|s| d.description.starts_with(&format!("[MCP server `{s}`")))
+                });
+                let names: Vec<String> = left_out.iter().map(|s| format!("`{s}`")).collect();
+                let message = format!(
+                    "the tools of MCP server {} were left out: with them the tool definitions \
+                     would take more than a quarter of the model's {window}-token context window",
+                    names.join(", ")
+                );
+                if self.session.mcp.tell_once(&message) {
+                    self.emit(Event::Notice { message });
+                }
+            }
+        }
+        tools.extend(mcp_tools);
         tools
     }
 

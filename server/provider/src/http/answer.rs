@@ -44,6 +44,12 @@ pub(super) async fn read<A: StreamAccumulator>(
     let first = next_chunk(&mut body, stall).await?;
     let is_stream = content_type.starts_with("text/event-stream")
         || first.as_deref().is_some_and(looks_like_sse);
+    if first.is_none() && content_type.starts_with("text/event-stream") {
+        return Err(Failure::retryable(
+            ProviderErrorKind::EmptyStream,
+            "the model server answered but closed the stream without sending anything",
+        ));
+    }
     if !is_stream {
         let completion = read_whole(&mut body, first, stall, &content_type, parse_whole).await?;
         relay_whole(&completion, on_delta);
@@ -91,23 +97,12 @@ async fn pump<A: StreamAccumulator>(
     let mut progress = (accumulator.progress(), tokio::time::Instant::now());
     while let Some(bytes) = chunk {
         decoder.feed(&bytes, |event| accumulator.push(event, relay))?;
-        if decoder.buffered() > limits.max_event_bytes {
-            return Err(over_limit(format!(
-                "one event of the model's stream passed {} (limits.max_event_bytes); the answer was \
-                 stopped there",
-                mib(limits.max_event_bytes)
-            )));
-        }
-        let gathered = accumulator.progress();
-        if gathered > limits.max_answer_bytes {
-            return Err(over_limit(format!(
-                "the model's answer passed {} (limits.max_answer_bytes); it was stopped there",
-                mib(limits.max_answer_bytes)
-            )));
-        }
-        if gathered != progress.0 {
-            progress = (gathered, tokio::time::Instant::now());
-        }
+        check_limits(
+            limits,
+            decoder.buffered(),
+            accumulator.progress(),
+            &mut progress,
+        )?;
         let left = limits.progress_timeout.saturating_sub(progress.1.elapsed());
         if left.is_zero() {
             return Err(no_progress(limits.progress_timeout));
@@ -119,6 +114,36 @@ async fn pump<A: StreamAccumulator>(
         };
     }
     decoder.finish(|event| accumulator.push(event, relay))?;
+    Ok(())
+}
+
+/// Ends a stream that passed one of the limits: one line or event, the whole answer, or the time
+/// without progress (`progress` is the answer's size so far and when it last grew).
+pub(super) fn check_limits(
+    limits: &crate::Limits,
+    buffered: usize,
+    gathered: usize,
+    progress: &mut (usize, tokio::time::Instant),
+) -> Result<(), Failure> {
+    if buffered > limits.max_event_bytes {
+        return Err(over_limit(format!(
+            "one event of the model's stream passed {} (limits.max_event_bytes); the answer was \
+             stopped there",
+            mib(limits.max_event_bytes)
+        )));
+    }
+    if gathered > limits.max_answer_bytes {
+        return Err(over_limit(format!(
+            "the model's answer passed {} (limits.max_answer_bytes); it was stopped there",
+            mib(limits.max_answer_bytes)
+        )));
+    }
+    if gathered != progress.0 {
+        *progress = (gathered, tokio::time::Instant::now());
+    }
+    if progress.1.elapsed() >= limits.progress_timeout {
+        return Err(no_progress(limits.progress_timeout));
+    }
     Ok(())
 }
 

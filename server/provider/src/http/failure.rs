@@ -60,6 +60,9 @@ pub(super) async fn status_error(response: Response, stall: Duration) -> Failure
     if let Some(said) = error_body::message_from_body(&body) {
         message = format!("{message}: {said}");
     }
+    if let Some(known) = crate::http::local::classify_status(status.as_u16(), &body, &message) {
+        return Failure::fatal(known, message);
+    }
     let kind = ProviderErrorKind::Status(status.as_u16());
     if !matches!(status.as_u16(), 429 | 500 | 502 | 503 | 504 | 529) {
         return Failure::fatal(kind, message);

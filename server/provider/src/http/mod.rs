@@ -3,6 +3,7 @@
 
 mod answer;
 mod failure;
+pub(crate) mod local;
 mod retry;
 
 use std::fmt;
@@ -24,8 +25,8 @@ use super::models::parse_model_list;
 use super::openai::{self, OpenAiStream};
 use super::stream::StreamAccumulator;
 use super::{
-    Api, CompletionRequest, ModelClient, ModelInfo, ProviderConfig, ProviderError,
-    ProviderErrorKind,
+    Api, CompletionRequest, LocalOptions, ModelClient, ModelInfo, ProviderConfig, ProviderError,
+    ProviderErrorKind, ServerKind, Window,
 };
 use tandem_model::{Completion, Delta};
 
@@ -35,13 +36,22 @@ pub struct HttpModelClient {
     /// Built on first use: building it loads the TLS roots, which `tandem lsp` start-up must not
     /// pay for.
     client: OnceLock<reqwest::Client>,
+    /// What local models need: the server's kind and window, the tool mode (`local.rs`).
+    local: local::LocalState,
 }
 
 impl HttpModelClient {
     pub fn new(config: ProviderConfig) -> Self {
+        Self::with_local(config, LocalOptions::default())
+    }
+
+    /// A client that also knows the user's window and tool mode, and (with `detect`) finds out
+    /// what kind of server answers.
+    pub fn with_local(config: ProviderConfig, options: LocalOptions) -> Self {
         Self {
             config,
             client: OnceLock::new(),
+            local: local::LocalState::new(options),
         }
     }
 
@@ -49,7 +59,8 @@ impl HttpModelClient {
         &self.config
     }
 
-    async fn complete_inner(
+    /// One request in the endpoint's own format, with retries.
+    async fn complete_wire(
         &self,
         request: CompletionRequest<'_>,
         on_delta: &mut (dyn FnMut(Delta) + Send),
@@ -83,7 +94,17 @@ impl HttpModelClient {
             };
             match attempt {
                 Ok(completion) => return Ok(completion),
-                Err(failure) => retries.wait_or_give_up(failure).await?,
+                Err(failure)
+                    if failure.error.kind == ProviderErrorKind::EmptyStream && self.is_local() =>
+                {
+                    return self
+                        .unstreamed(request, &url, &headers, &body, on_delta)
+                        .await;
+                }
+                Err(failure) => retries
+                    .wait_or_give_up(failure)
+                    .await
+                    .map_err(|error| self.explain(error, &url))?,
             }
         }
     }
@@ -128,7 +149,7 @@ impl HttpModelClient {
     }
 
     /// Sends a request and waits for its response headers, within the stall timeout.
-    async fn send(&self, request: RequestBuilder) -> Result<Response, Failure> {
+    pub(super) async fn send(&self, request: RequestBuilder) -> Result<Response, Failure> {
         let stall = self.config.limits.stall_timeout;
         let response = match tokio::time::timeout(stall, request.send()).await {
             Err(_) => {
@@ -150,7 +171,7 @@ impl HttpModelClient {
         }
     }
 
-    fn client(&self) -> Result<&reqwest::Client, ProviderError> {
+    pub(super) fn client(&self) -> Result<&reqwest::Client, ProviderError> {
         if let Some(client) = self.client.get() {
             return Ok(client);
         }
@@ -166,7 +187,7 @@ impl HttpModelClient {
 
     /// The authentication and version headers each API wants. The key is marked sensitive, so
     /// HTTP/2 never indexes it and it never shows in a header's `Debug`.
-    fn headers(&self) -> Result<HeaderMap, ProviderError> {
+    pub(super) fn headers(&self) -> Result<HeaderMap, ProviderError> {
         let mut headers = HeaderMap::new();
         let key = self.config.api_key.as_ref().map(|k| k.expose());
         let secret = |text: String| {
@@ -201,12 +222,12 @@ impl HttpModelClient {
         Ok(headers)
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(super) fn url(&self, path: &str) -> String {
         format!("{}/{path}", self.config.base_url.trim_end_matches('/'))
     }
 
     /// The base URL as messages show it: without any user name or password in it.
-    fn shown_url(&self) -> String {
+    pub(super) fn shown_url(&self) -> String {
         match reqwest::Url::parse(&self.config.base_url) {
             Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
                 let _ = url.set_username("");
@@ -239,7 +260,7 @@ impl ModelClient for HttpModelClient {
         on_delta: &'a mut (dyn FnMut(Delta) + Send),
     ) -> BoxFuture<'a, Result<Completion, ProviderError>> {
         async move {
-            self.complete_inner(request, on_delta)
+            self.complete_local(request, on_delta)
                 .await
                 .map_err(|error| redact(error, self.config.api_key.as_ref()))
         }
@@ -257,6 +278,30 @@ impl ModelClient for HttpModelClient {
 
     fn model(&self) -> String {
         self.config.model.clone()
+    }
+
+    fn window(&self) -> BoxFuture<'_, Option<Window>> {
+        self.local_window().boxed()
+    }
+
+    fn server_kind(&self) -> ServerKind {
+        self.local.kind()
+    }
+
+    fn count_tokens<'a>(&'a self, text: &'a str) -> BoxFuture<'a, Option<u64>> {
+        self.local_count_tokens(text).boxed()
+    }
+
+    fn text_tools(&self) -> bool {
+        self.local.text_tools()
+    }
+
+    fn switch_to_text_tools(&self) -> bool {
+        self.local.switch_to_text_tools()
+    }
+
+    fn is_local(&self) -> bool {
+        is_loopback(&self.config.base_url)
     }
 }
 

@@ -12,13 +12,13 @@ pub(super) const RETRY_AFTER_LIMIT: Duration = Duration::from_secs(60);
 
 /// A failed attempt, and whether trying again may help.
 #[derive(Debug)]
-pub(super) struct Failure {
+pub(crate) struct Failure {
     pub error: ProviderError,
     pub retry: Retry,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Retry {
+pub(crate) enum Retry {
     No,
     /// After the exponential backoff.
     Backoff,

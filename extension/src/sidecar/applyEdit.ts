@@ -1,0 +1,75 @@
+// The sidecar's `workspace/applyEdit`: an edit the user approved (or a restore the user asked
+// for) of a document open in the editor. It goes into the buffer, on top of any unsaved text the
+// user has there, so it joins VS Code's undo stack; then the document is saved, so the commands
+// the agent runs next (tests, builds) see it on disk. Saving a buffer whose file nobody changed
+// behind the editor asks nothing: the sidecar never writes behind an open document.
+//
+// Pure apart from the `Editor` it is given, so it is unit-tested with a fake.
+
+import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, WorkspaceEdit } from 'vscode-languageclient/node';
+
+/** What the handler needs of VS Code. */
+export interface Editor {
+  /** Applies the (protocol) edit; false when VS Code refused it. */
+  apply(edit: WorkspaceEdit): Promise<boolean>;
+  /** Saves the document at `uri` if it has unsaved changes; false when saving failed. */
+  save(uri: string): Promise<boolean>;
+  /** Tells the user something went half-way. */
+  warn(message: string): void;
+}
+
+/**
+ * The documents an edit leaves with new text, in order, once each: edited, created and
+ * renamed-to ones. A deleted file has nothing to save.
+ */
+export function touchedUris(edit: WorkspaceEdit): string[] {
+  const uris: string[] = [];
+  const add = (u: string) => {
+    if (!uris.includes(u)) uris.push(u);
+  };
+  for (const change of edit.documentChanges ?? []) {
+    if ('textDocument' in change) add(change.textDocument.uri);
+    else if (change.kind === 'create') add(change.uri);
+    else if (change.kind === 'rename') add(change.newUri);
+  }
+  for (const uri of Object.keys(edit.changes ?? {})) add(uri);
+  return uris;
+}
+
+/**
+ * The edit without "needs confirmation" on its change annotations. The sidecar marks its edits
+ * so for generic clients, which have not asked the user; here the user already approved the edit
+ * in Tandem's own diff (or asked for the restore), and a second confirmation would open VS Code's
+ * refactor preview and hold the edit until it is answered.
+ */
+export function approvedEdit(edit: WorkspaceEdit): WorkspaceEdit {
+  if (!edit.changeAnnotations) return edit;
+  const changeAnnotations = Object.fromEntries(
+    Object.entries(edit.changeAnnotations).map(([id, a]) => [id, { ...a, needsConfirmation: false }]),
+  );
+  return { ...edit, changeAnnotations };
+}
+
+const fileName = (uri: string) => decodeURIComponent(uri.replace(/^.*\//, ''));
+
+/** The handler: apply, then save every document the edit touched. */
+export async function applyAndSave(params: ApplyWorkspaceEditParams, editor: Editor): Promise<ApplyWorkspaceEditResult> {
+  let applied: boolean;
+  try {
+    applied = await editor.apply(approvedEdit(params.edit));
+  } catch (e) {
+    return { applied: false, failureReason: `VS Code could not apply the edit: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  if (!applied) return { applied: false, failureReason: 'VS Code refused the edit (the document may have changed, or be read-only).' };
+  const unsaved: string[] = [];
+  for (const uri of touchedUris(params.edit)) {
+    const saved = await editor.save(uri).catch(() => false);
+    if (!saved) unsaved.push(uri);
+  }
+  // The edit is in the buffers, which is what the sidecar reads: it was applied. Only the disk
+  // lags, and the user is the one who can fix that.
+  if (unsaved.length > 0) {
+    editor.warn(`Tandem's edit is in the editor but ${unsaved.map(fileName).join(', ')} could not be saved; save it before the agent runs commands on it.`);
+  }
+  return { applied: true };
+}

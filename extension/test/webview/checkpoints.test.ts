@@ -1,0 +1,110 @@
+import './dom';
+import assert from 'node:assert/strict';
+import { describe, it, mock } from 'node:test';
+import type { UpdateParams } from '../../src/protocol';
+import type { Decision, PendingApproval } from '../../src/shared/messages';
+import { pendingKey, TranscriptView, type RenderContext } from '../../webview/render';
+import { buildTranscript, changedFiles, diffPath, type Turn } from '../../webview/transcript';
+
+const u = (turnId: string, e: Record<string, unknown>): UpdateParams => ({ sessionId: 's', turnId, ...e }) as UpdateParams;
+
+function context(runningTurn: string | null, pending: PendingApproval[] = []) {
+  const restore = mock.fn((_turnId: string) => undefined);
+  const decide = mock.fn((_r: PendingApproval, _d: Decision) => undefined);
+  const ctx: RenderContext = {
+    pending: new Map(pending.map((r) => [pendingKey(r.turnId, r.toolCallId), r])),
+    runningTurn,
+    expanded: {},
+    onToggle: () => undefined,
+    onDecide: decide,
+    onOpenDiff: () => undefined,
+    onCopy: () => undefined,
+    onInsert: () => undefined,
+    onOpenLink: () => undefined,
+    onRetry: () => undefined,
+    onCommand: () => undefined,
+    onRestore: restore,
+  };
+  return { ctx, restore, decide };
+}
+
+const edit = (turnId: string, id: string, path: string, status = 'ok') => [
+  u(turnId, { kind: 'toolCall', toolCallId: id, name: 'write_to_file', arguments: {}, title: `Edit ${path}` }),
+  u(turnId, { kind: 'toolResult', toolCallId: id, status, output: 'done', ...(status === 'ok' ? { diff: `--- a/${path}\n+++ b/${path}\n@@ -1 +1 @@\n-a\n+b\n` } : {}) }),
+];
+
+const entries = [
+  u('t1', { kind: 'turnStarted', prompt: 'first' }),
+  ...edit('t1', 'c1', 'src/a.ts'),
+  ...edit('t1', 'c2', 'src/b.ts'),
+  ...edit('t1', 'c3', 'src/a.ts'),
+  u('t1', { kind: 'turnEnded', stopReason: 'endTurn' }),
+  u('t2', { kind: 'turnStarted', prompt: 'second' }),
+  ...edit('t2', 'c1', 'README.md', 'rejected'),
+  u('t2', { kind: 'turnEnded', stopReason: 'endTurn' }),
+];
+
+describe('checkpoints in the chat', () => {
+  it('reads the file of a diff, created or deleted', () => {
+    assert.equal(diffPath('--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n'), 'new.txt');
+    assert.equal(diffPath('--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-hi\n'), 'old.txt');
+    assert.equal(diffPath('no diff'), undefined);
+  });
+
+  it('a turn lists the files its written edits changed, once each; a rejected edit changed nothing', () => {
+    const t = buildTranscript(entries);
+    const [first, second] = t.blocks as Turn[];
+    assert.deepEqual(changedFiles(first!), ['src/a.ts', 'src/b.ts']);
+    assert.deepEqual(changedFiles(second!), []);
+    const root = document.createElement('div');
+    new TranscriptView(root).render(t, context(null).ctx);
+    const turns = root.querySelectorAll('.turn');
+    assert.equal(turns[0]?.querySelector('.changes')?.textContent, 'Changed 2 files: src/a.ts, src/b.ts');
+    assert.equal(turns[1]?.querySelector('.changes'), null);
+  });
+
+  it('every turn has "Restore to here" above its prompt, naming its turn', () => {
+    const root = document.createElement('div');
+    const { ctx, restore } = context(null);
+    new TranscriptView(root).render(buildTranscript(entries), ctx);
+    const turns = [...root.querySelectorAll('.turn')];
+    assert.equal(turns.length, 2);
+    for (const turn of turns) assert.equal(turn.firstElementChild?.className, 'checkpoint');
+    (turns[1]?.querySelector('button.restore') as HTMLButtonElement).click();
+    (turns[0]?.querySelector('button.restore') as HTMLButtonElement).click();
+    assert.deepEqual(restore.mock.calls.map((c) => c.arguments[0]), ['t2', 't1']);
+  });
+
+  it('"Restore to here" is off while a turn runs, and on again after', () => {
+    const root = document.createElement('div');
+    const view = new TranscriptView(root);
+    const t = buildTranscript(entries);
+    view.render(t, context('t3').ctx);
+    assert.ok([...root.querySelectorAll<HTMLButtonElement>('button.restore')].every((b) => b.disabled));
+    view.render(t, context(null).ctx);
+    assert.ok([...root.querySelectorAll<HTMLButtonElement>('button.restore')].every((b) => !b.disabled));
+  });
+
+  it('offers accept always for an edit and a sandboxed command, not for a command outside the sandbox', () => {
+    const base = { sessionId: 's', turnId: 't3' };
+    const ed: PendingApproval = { ...base, toolCallId: 'e', kind: 'edit', path: '/w/a.ts', original: 'a', proposed: 'b', diff: '' };
+    const cmd: PendingApproval = { ...base, toolCallId: 'c', kind: 'command', command: 'ls', cwd: '/w' };
+    const outside: PendingApproval = { ...base, toolCallId: 'o', kind: 'command', command: 'curl x', cwd: '/w', outsideSandbox: true };
+    const t = buildTranscript([
+      u('t3', { kind: 'turnStarted', prompt: 'p' }),
+      u('t3', { kind: 'toolCall', toolCallId: 'e', name: 'write_to_file', arguments: {}, title: 'Edit a.ts' }),
+      u('t3', { kind: 'toolCall', toolCallId: 'c', name: 'execute_command', arguments: {}, title: 'ls' }),
+      u('t3', { kind: 'toolCall', toolCallId: 'o', name: 'execute_command', arguments: {}, title: 'curl x' }),
+    ]);
+    const root = document.createElement('div');
+    const { ctx, decide } = context('t3', [ed, cmd, outside]);
+    new TranscriptView(root).render(t, ctx);
+    const boxes = [...root.querySelectorAll('.approval')];
+    const names = (el: Element | undefined) => [...(el?.querySelectorAll('button') ?? [])].map((b) => b.textContent);
+    assert.ok(names(boxes[0]).includes('Accept always for this session'));
+    assert.ok(names(boxes[1]).includes('Always run for this session'));
+    assert.ok(!names(boxes[2]).some((n) => n?.includes('Always')));
+    ([...(boxes[0]?.querySelectorAll('button') ?? [])].find((b) => b.textContent === 'Accept always for this session') as HTMLButtonElement).click();
+    assert.deepEqual(decide.mock.calls[0]?.arguments, [ed, 'acceptAlways']);
+  });
+});

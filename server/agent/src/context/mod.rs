@@ -1,0 +1,317 @@
+//! Keeping every request inside the model's context window.
+//!
+//! Before each request the turn asks [`fit`]: the request is counted (characters over a ratio
+//! calibrated with the `prompt_tokens` the server reported, or the server's own tokenizer), and
+//! when it would not leave room for the answer the conversation is compacted in memory (the
+//! transcript keeps everything): old tool outputs elided to stubs, then the oldest turns or
+//! steps summarized by the model. When even the system prompt, the tools and the user's message
+//! cannot fit, the turn ends with both numbers and the fix.
+
+pub(crate) mod compact;
+
+use serde_json::Value;
+use tandem_model::{Message, ToolDefinition};
+use tandem_provider::tokens::{self, DEFAULT_CHARS_PER_TOKEN};
+use tandem_provider::{CompletionRequest, ModelClient, ServerKind, Window};
+
+/// Windows up to this size get the compact system prompt and tool definitions.
+pub const SMALL_WINDOW: u64 = 16 * 1024;
+
+/// The share of the window one tool output may take.
+const TOOL_OUTPUT_SHARE: f64 = 0.25;
+
+/// What the turn knows about the request's room.
+#[derive(Clone, Debug)]
+pub(crate) struct Sizing {
+    pub window: Window,
+    pub kind: ServerKind,
+    /// Characters per token, calibrated.
+    pub ratio: f64,
+}
+
+impl Sizing {
+    /// Tokens kept free for the answer: a quarter of a small window, at most 8,192.
+    pub fn reserve(&self) -> u64 {
+        (self.window.tokens / 4).clamp(128, 8192)
+    }
+
+    /// The most a request may take.
+    pub fn budget(&self) -> u64 {
+        self.window.tokens.saturating_sub(self.reserve())
+    }
+
+    pub fn estimate(&self, messages: &[Message], tools: &[ToolDefinition]) -> u64 {
+        tokens::estimate(messages, tools, self.ratio)
+    }
+
+    /// The most characters one tool output may keep.
+    pub fn tool_output_chars(&self) -> usize {
+        (self.window.tokens as f64 * TOOL_OUTPUT_SHARE * self.ratio) as usize
+    }
+}
+
+/// What a compaction did, for the user and the transcript.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Compaction {
+    pub elided: u32,
+    pub summarized: u32,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub summary: Option<String>,
+}
+
+pub(crate) enum Fit {
+    Fits,
+    Compacted(Compaction),
+    /// The minimum does not fit: the message for the user.
+    TooSmall(String),
+}
+
+/// Makes `conversation` fit `sizing`'s budget, compacting as needed.
+pub(crate) async fn fit(
+    client: &dyn ModelClient,
+    conversation: &mut Vec<Message>,
+    tools: &[ToolDefinition],
+    sizing: &Sizing,
+) -> Fit {
+    let budget = sizing.budget();
+    let before = sizing.estimate(conversation, tools);
+    if before <= budget {
+        return Fit::Fits;
+    }
+    if let Some(message) = minimum_does_not_fit(conversation, tools, sizing) {
+        return Fit::TooSmall(message);
+    }
+    let mut report = Compaction {
+        tokens_before: before,
+        ..Compaction::default()
+    };
+    for index in compact::elidable(conversation) {
+        compact::elide(conversation, index);
+        report.elided += 1;
+        if sizing.estimate(conversation, tools) <= budget {
+            report.tokens_after = sizing.estimate(conversation, tools);
+            return Fit::Compacted(report);
+        }
+    }
+    while sizing.estimate(conversation, tools) > budget {
+        let Some(range) = compact::summarizable(conversation) else {
+            break;
+        };
+        let span = conversation[range.clone()].to_vec();
+        let summary = summarize(client, &span, sizing).await;
+        report.summarized += span.len() as u32;
+        compact::replace_with_summary(conversation, range, &summary);
+        report.summary = Some(match report.summary.take() {
+            Some(earlier) => format!("{earlier}\n{summary}"),
+            None => summary,
+        });
+    }
+    // What is left is the minimum and the latest results: cut those results to what fits.
+    let over = sizing.estimate(conversation, tools).saturating_sub(budget);
+    if over > 0 {
+        cut_latest_results(conversation, (over as f64 * sizing.ratio) as usize + 64);
+    }
+    report.tokens_after = sizing.estimate(conversation, tools);
+    if report.tokens_after > budget {
+        return Fit::TooSmall(too_small_message(
+            report.tokens_after,
+            tools,
+            conversation,
+            sizing,
+        ));
+    }
+    Fit::Compacted(report)
+}
+
+/// The system prompt, the tools and the current user message: what every request needs.
+fn minimum_does_not_fit(
+    conversation: &[Message],
+    tools: &[ToolDefinition],
+    sizing: &Sizing,
+) -> Option<String> {
+    let current = compact::layout(conversation).current;
+    let mut minimum: Vec<Message> = conversation.first().cloned().into_iter().collect();
+    if let Some(user) = conversation.get(current).filter(|_| current > 0) {
+        minimum.push(user.clone());
+    }
+    let needed = sizing.estimate(&minimum, tools);
+    (needed > sizing.budget()).then(|| too_small_message(needed, tools, &minimum, sizing))
+}
+
+fn too_small_message(
+    needed: u64,
+    tools: &[ToolDefinition],
+    conversation: &[Message],
+    sizing: &Sizing,
+) -> String {
+    let current = compact::layout(conversation).current;
+    let user = conversation
+        .get(current)
+        .filter(|_| current > 0)
+        .map_or(0, |m| sizing.estimate(std::slice::from_ref(m), &[]));
+    let fixed = needed.saturating_sub(user);
+    let _ = tools;
+    format!(
+        "the request cannot fit the model's context window: your message is about {} tokens and \
+         the system prompt and tool definitions about {} more, with {} kept for the answer; the \
+         model's window is {} tokens ({}). To go on, {} or shorten the message (attach less \
+         context)",
+        group(user),
+        group(fixed),
+        group(sizing.reserve()),
+        group(sizing.window.tokens),
+        sizing.window.source,
+        sizing.kind.window_fix(),
+    )
+}
+
+/// `11000` as `11,000`.
+pub(crate) fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Cuts the latest tool results, longest first, by `chars` characters in all.
+fn cut_latest_results(conversation: &mut [Message], mut chars: usize) {
+    let latest = compact::layout(conversation).latest;
+    let mut order: Vec<usize> = (latest..conversation.len())
+        .filter(|&i| matches!(conversation[i], Message::Tool { .. }))
+        .collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(tokens::message_chars(&conversation[i])));
+    for i in order {
+        if chars == 0 {
+            break;
+        }
+        if let Message::Tool { content, .. } = &mut conversation[i] {
+            let len = content.chars().count();
+            let keep = len.saturating_sub(chars).max(len.min(200));
+            if keep < len {
+                chars = chars.saturating_sub(len - keep);
+                *content = cap_text(content, keep);
+            }
+        }
+    }
+}
+
+/// `text` cut to `max` characters, saying so.
+pub(crate) fn cap_text(text: &str, max: usize) -> String {
+    let len = text.chars().count();
+    if len <= max {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(max.saturating_sub(120)).collect();
+    format!(
+        "{head}\n[... cut: the output was {len} characters, more than fits the model's context \
+         window; ask for a smaller part (an offset and limit, a narrower search)]"
+    )
+}
+
+const SUMMARIZER: &str = "You compress a coding assistant's conversation so it can go on in a \
+     small context window. Write a short summary (at most 200 words) of: the task, what was \
+     decided and done, files read or changed (with paths), and open questions. Plain text only.";
+
+/// The span summarized by the model itself, within the budget; the mechanical summary when the
+/// model can't (an error, an empty answer).
+async fn summarize(client: &dyn ModelClient, span: &[Message], sizing: &Sizing) -> String {
+    let room = (sizing.budget() as f64 * 0.7 * sizing.ratio) as usize;
+    let per_message = (room / span.len().max(1)).clamp(80, 4000);
+    let request = vec![
+        Message::System {
+            content: SUMMARIZER.into(),
+        },
+        Message::User {
+            content: compact::render_for_summary(span, per_message),
+        },
+    ];
+    let mut ignore = |_| {};
+    let answer = client
+        .complete(
+            CompletionRequest {
+                messages: &request,
+                tools: &[],
+            },
+            &mut ignore,
+        )
+        .await;
+    match answer {
+        Ok(c) if !c.text.trim().is_empty() => {
+            let text = c.text.trim();
+            cap_text(text, (sizing.budget() as f64 * 0.2 * sizing.ratio) as usize)
+        }
+        _ => compact::mechanical_summary(span),
+    }
+}
+
+/// The tool definitions for a small window: the first sentence of each description, no
+/// parameter descriptions. The edit format keeps its one essential line.
+pub fn compact_tools(tools: &[ToolDefinition]) -> Vec<ToolDefinition> {
+    tools
+        .iter()
+        .map(|t| {
+            let description = match t.name.as_str() {
+                "replace_in_file" => "Edit a file. `diff` holds blocks: `------- SEARCH`, exact \
+                    whole lines of the file, `=======`, the new lines, `+++++++ REPLACE`."
+                    .to_string(),
+                _ => first_sentence(&t.description),
+            };
+            let mut parameters = t.parameters.clone();
+            if let Some(Value::Object(properties)) = parameters.get_mut("properties") {
+                for p in properties.values_mut() {
+                    if let Value::Object(p) = p {
+                        p.remove("description");
+                    }
+                }
+            }
+            ToolDefinition {
+                name: t.name.clone(),
+                description,
+                parameters,
+            }
+        })
+        .collect()
+}
+
+fn first_sentence(text: &str) -> String {
+    let end = text.find(". ").map_or(text.len(), |i| i + 1);
+    text[..end].trim().to_string()
+}
+
+/// Calibrates characters per token with what the server reported for a request of `chars`
+/// characters over `messages` messages; `None` when the report is not believable (fewer tokens
+/// than any tokenizer makes of that text: the server cut the prompt or dropped part of it).
+pub(crate) fn calibrated(chars: u64, messages: usize, prompt_tokens: u64) -> Option<f64> {
+    let overhead = messages as u64 * tokens::PER_MESSAGE;
+    let content_tokens = prompt_tokens.checked_sub(overhead).filter(|&t| t > 0)?;
+    let ratio = chars as f64 / content_tokens as f64;
+    (ratio <= 8.0).then_some(ratio.clamp(1.5, 6.0))
+}
+
+/// The starting ratio.
+pub(crate) const START_RATIO: f64 = DEFAULT_CHARS_PER_TOKEN;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_grouped() {
+        assert_eq!(group(11000), "11,000");
+        assert_eq!(group(2048), "2,048");
+        assert_eq!(group(999), "999");
+        assert_eq!(group(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn calibration_refuses_a_cut_prompt() {
+        assert_eq!(calibrated(4000, 2, 1012), Some(4000.0 / 1000.0));
+        assert_eq!(calibrated(40000, 2, 1012), None);
+    }
+}

