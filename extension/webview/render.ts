@@ -94,10 +94,14 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
         ];
   const buttons = h('div', { class: 'buttons' }, accept, reject, withNote);
   // A command outside the sandbox is asked every time, whatever was said before.
-  if (req.kind === 'edit' || !req.outsideSandbox) {
+  if (req.kind !== 'command' || !req.outsideSandbox) {
     const always =
       req.kind === 'edit'
         ? button('Accept always for this session', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Write this edit, and the later edits of this chat without asking')
+        : req.kind === 'mcp'
+        ? button('Always allow this tool for this session', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Call this MCP tool now and later in this chat without asking')
+        : req.kind === 'mcpServer'
+        ? button('Always trust it in this project', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Start this server now and in later sessions of this project (a changed command line asks again)')
         : button('Always run for this session', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Run this command, and the later commands of this chat without asking (commands outside the sandbox still ask)');
     buttons.insertBefore(always, withNote);
   }
