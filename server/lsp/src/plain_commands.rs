@@ -323,6 +323,12 @@ fn markdown(history: &[HistoryEntry]) -> String {
     out
 }
 
+/// A project's MCP servers (they wait for the user's trust); a broken project file is an error.
+fn project_servers(root: &std::path::Path) -> Result<Vec<tandem_agent::mcp::SessionServer>> {
+    tandem_config::project_mcp_servers(root)
+        .map_err(|e| invalid_params(format!("bad project config file: {e}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -365,10 +371,4 @@ mod tests {
         assert!(md.contains("> **Read a.rs**\n> done: 1 | x"));
         assert!(md.contains("Fixed."));
     }
-}
-
-/// A project's MCP servers (they wait for the user's trust); a broken project file is an error.
-fn project_servers(root: &std::path::Path) -> Result<Vec<tandem_agent::mcp::SessionServer>> {
-    tandem_config::project_mcp_servers(root)
-        .map_err(|e| invalid_params(format!("bad project config file: {e}")))
 }
