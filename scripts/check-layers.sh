@@ -3,7 +3,7 @@
 # never depend on a protocol, an editor or a terminal. Fails naming the crate and what it pulls in.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-core=(tandem-stdx tandem-model tandem-provider tandem-tools tandem-sandbox tandem-agent)
+core=(tandem-stdx tandem-model tandem-provider tandem-tools tandem-sandbox tandem-mcp tandem-agent)
 faces='^(tower-lsp-server|agent-client-protocol|tandem-protocol|tandem-lsp|tandem-acp|tandem-config|tandem|clap|ts-rs) '
 status=0
 for crate in "${core[@]}"; do

@@ -68,10 +68,21 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
     noteRow.scrollIntoView({ block: 'nearest' });
     note.focus();
   }, 'secondary');
-  const accept = button(req.kind === 'command' ? 'Run' : 'Accept', () => ctx.onDecide(req, 'accept'), 'primary');
+  const accept = button(req.kind === 'command' ? 'Run' : req.kind === 'mcp' || req.kind === 'mcpServer' ? 'Allow' : 'Accept', () => ctx.onDecide(req, 'accept'), 'primary');
   const reject = button('Reject', () => ctx.onDecide(req, 'reject'), 'secondary');
   const what =
-    req.kind === 'command'
+    req.kind === 'mcp'
+      ? [
+          h('div', { class: 'approval-q' }, 'Call the MCP tool ', h('code', {}, req.tool ?? ''), ' of server ', h('code', {}, req.server ?? ''), '?'),
+          h('pre', { class: 'command' }, JSON.stringify(req.arguments ?? {}, null, 2)),
+        ]
+      : req.kind === 'mcpServer'
+      ? [
+          h('div', { class: 'approval-q' }, 'Start the MCP server ', h('code', {}, req.server ?? ''), ' that ', h('code', {}, req.source ?? ''), ' names?'),
+          h('pre', { class: 'command' }, req.target ?? ''),
+          h('div', { class: 'hint' }, 'A project file cannot start programs by itself. Allow starts it for this session.'),
+        ]
+      : req.kind === 'command'
       ? [
           h('div', { class: 'approval-q' }, 'Run this command?'),
           h('pre', { class: 'command' }, req.command ?? ''),
@@ -83,10 +94,14 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
         ];
   const buttons = h('div', { class: 'buttons' }, accept, reject, withNote);
   // A command outside the sandbox is asked every time, whatever was said before.
-  if (req.kind === 'edit' || !req.outsideSandbox) {
+  if (req.kind !== 'command' || !req.outsideSandbox) {
     const always =
       req.kind === 'edit'
         ? button('Accept always for this session', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Write this edit, and the later edits of this chat without asking')
+        : req.kind === 'mcp'
+        ? button('Always allow this tool for this session', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Call this MCP tool now and later in this chat without asking')
+        : req.kind === 'mcpServer'
+        ? button('Always trust it in this project', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Start this server now and in later sessions of this project (a changed command line asks again)')
         : button('Always run for this session', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Run this command, and the later commands of this chat without asking (commands outside the sandbox still ask)');
     buttons.insertBefore(always, withNote);
   }

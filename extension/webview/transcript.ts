@@ -172,6 +172,15 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
       }
       return;
     }
+    case 'rules':
+      // A small note: which rules files the model was given.
+      t.blocks.push({
+        kind: 'notice',
+        id: `notice:${t.blocks.length}`,
+        level: 'info',
+        text: `Rules in effect: ${entry.files.map((f) => f.path + (f.truncated ? ' (cut)' : '')).join(', ')}`,
+      });
+      return;
     case 'usage':
       t.usage = {
         promptTokens: entry.promptTokens,

@@ -11,6 +11,7 @@ mod chat_cli;
 mod commands;
 mod discovery;
 mod editor;
+mod extend;
 mod failures;
 mod framing;
 mod hardening;

@@ -34,6 +34,23 @@ describe('the transcript', () => {
     assert.deepEqual(t.usage, { promptTokens: 1200, completionTokens: 80, contextWindow: 32768 });
   });
 
+  it('shows the rules files in effect and the sidecar\'s notices as small notes', () => {
+    const t = buildTranscript([
+      u('t1', { kind: 'turnStarted', prompt: 'hi' }),
+      u('t1', { kind: 'rules', files: [{ path: '/p/AGENTS.md', bytes: 10, truncated: false }, { path: '/p/CLAUDE.md', bytes: 99999, truncated: true }] }),
+      u('t1', { kind: 'modelNotice', message: 'MCP server `web` did not start' }),
+      u('t1', { kind: 'turnEnded', stopReason: 'endTurn' }),
+    ]);
+    const notes = t.blocks.filter((b) => b.kind === 'notice');
+    assert.deepEqual(
+      notes.map((n) => (n.kind === 'notice' ? [n.level, n.text] : [])),
+      [
+        ['info', 'Rules in effect: /p/AGENTS.md, /p/CLAUDE.md (cut)'],
+        ['info', 'MCP server `web` did not start'],
+      ],
+    );
+  });
+
   it('streams a command output into its card and bumps the revision', () => {
     const t = buildTranscript([
       u('t1', { kind: 'toolCall', toolCallId: 'c1', name: 'execute_command', arguments: {}, title: 'make' }),

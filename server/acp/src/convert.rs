@@ -116,6 +116,15 @@ impl Translator {
                 vec![SessionUpdate::UserMessageChunk(chunk(prompt))]
             }
             Event::TurnStarted { .. } | Event::Usage { .. } => Vec::new(),
+            // ACP has no update for these: the rules in effect as a thought, a notice as text.
+            Event::Rules { files } => vec![SessionUpdate::AgentThoughtChunk(chunk(format!(
+                "Rules files in effect: {}\n",
+                files
+                    .iter()
+                    .map(|f| tandem_stdx::display_relative(&f.path, &self.root))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )))],
             Event::Compaction {
                 elided,
                 summarized,
@@ -143,9 +152,9 @@ impl Translator {
                 ..
             }) => {
                 let kind = tool_kind(kind);
-                // Edits and commands wait for approval (or the policy) before they run.
+                // Edits, commands and MCP tools wait for approval (or the policy) before they run.
                 let status = match kind {
-                    ToolKind::Edit | ToolKind::Execute => ToolCallStatus::Pending,
+                    ToolKind::Edit | ToolKind::Execute | ToolKind::Other => ToolCallStatus::Pending,
                     _ => ToolCallStatus::InProgress,
                 };
                 let call = ToolCall::new(tool_call_id.clone(), title)
@@ -247,10 +256,28 @@ impl Translator {
                 }
                 vec![text_content(shown)]
             }
+            ApprovalAction::Mcp(call) => vec![text_content(format!(
+                "MCP server `{}`, tool `{}`, with:\n{}",
+                call.server,
+                call.tool,
+                fenced(&serde_json::to_string_pretty(&call.arguments).unwrap_or_default())
+            ))],
+            ApprovalAction::McpServer(server) => vec![text_content(format!(
+                "{} names the MCP server `{}`. Start it? It runs:\n{}",
+                server.source.display(),
+                server.server,
+                fenced(&server.target)
+            ))],
         };
-        let fields = ToolCallUpdateFields::new()
+        let mut fields = ToolCallUpdateFields::new()
             .status(ToolCallStatus::Pending)
             .content(content);
+        if let ApprovalAction::McpServer(server) = &request.action {
+            // Not a call the model made: the client has not seen it yet.
+            fields = fields
+                .title(format!("Start MCP server `{}`?", server.server))
+                .kind(ToolKind::Other);
+        }
         ToolCallUpdate::new(request.tool_call_id.clone(), fields)
     }
 
@@ -308,6 +335,8 @@ pub fn permission_options(kind: ApprovalKind) -> Vec<PermissionOption> {
     let always = match kind {
         ApprovalKind::Edit => "Always allow edits in this session",
         ApprovalKind::Command => "Always allow commands in this session",
+        ApprovalKind::Mcp => "Always allow this MCP tool in this session",
+        ApprovalKind::McpServer => "Always trust this server in this project",
     };
     vec![
         PermissionOption::new(ALLOW_ONCE, "Allow", PermissionOptionKind::AllowOnce),

@@ -31,7 +31,7 @@ pub type Options = tandem_config::StartOptions;
 
 /// Serves one client on stdin/stdout until it closes stdin; then stops every running turn.
 pub async fn serve(options: Options) -> Result<(), String> {
-    let (agent, _) = options.start();
+    let (agent, _) = options.start().map_err(|e| e.to_string())?;
     let server = Arc::new(Server {
         agent,
         outbox: OnceLock::new(),
@@ -153,7 +153,8 @@ impl Server {
         )
     }
 
-    /// `mcpServers` are ignored: the agent has its own tools and no MCP client.
+    /// `mcpServers` run for this session beside the user's; a `.tandem/config.toml` in `cwd`
+    /// adds the project's, which wait for the user's trust.
     fn new_session(
         &self,
         request: NewSessionRequest,
@@ -168,7 +169,21 @@ impl Server {
                 ),
             ));
         }
-        match self.agent.new_session(&request.cwd) {
+        let mut servers = match session_servers(&request) {
+            Ok(servers) => servers,
+            Err(message) => {
+                return responder
+                    .respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, message));
+            }
+        };
+        match tandem_config::project_mcp_servers(&request.cwd) {
+            Ok(project) => servers.extend(project),
+            Err(e) => {
+                return responder
+                    .respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, e.to_string()));
+            }
+        }
+        match self.agent.new_session_with(&request.cwd, servers) {
             Ok(info) => responder.respond(NewSessionResponse::new(info.session_id)),
             Err(e) => responder.respond_with_error(agent_error(e)),
         }
@@ -259,4 +274,24 @@ impl Server {
             .collect();
         responder.respond(ListSessionsResponse::new(sessions))
     }
+}
+
+/// The client's `mcpServers`, in the shape `tandem_mcp` reads (the same as ACP's).
+fn session_servers(
+    request: &NewSessionRequest,
+) -> Result<Vec<tandem_agent::mcp::SessionServer>, String> {
+    request
+        .mcp_servers
+        .iter()
+        .enumerate()
+        .map(|(i, server)| {
+            let value = serde_json::to_value(server).map_err(|e| e.to_string())?;
+            let config: tandem_mcp::McpServerConfig =
+                serde_json::from_value(value).map_err(|e| format!("mcpServers[{i}]: {e}"))?;
+            Ok(tandem_agent::mcp::SessionServer {
+                config,
+                source: tandem_agent::mcp::ServerSource::Trusted,
+            })
+        })
+        .collect()
 }

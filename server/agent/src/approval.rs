@@ -17,6 +17,9 @@ pub struct ApprovalPolicy {
     pub sandbox: SandboxMode,
     /// Commands in the sandbox may use the network.
     pub network: bool,
+    /// MCP tools that run without asking: `"SERVER/TOOL"`, or `"SERVER/*"` for all of a
+    /// server's tools (see [`ApprovalPolicy::allows_mcp_tool`]).
+    pub allow_mcp_tools: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -35,10 +38,26 @@ impl ApprovalPolicy {
     }
 }
 
+impl ApprovalPolicy {
+    /// Whether a call to `tool` of the MCP server `server` (its configured name, the tool's own
+    /// name) runs without asking. Only an exact entry counts: `SERVER/TOOL` or `SERVER/*`.
+    pub fn allows_mcp_tool(&self, server: &str, tool: &str) -> bool {
+        self.allow_mcp_tools.iter().any(|entry| {
+            entry
+                .split_once('/')
+                .is_some_and(|(s, t)| s == server && (t == tool || t == "*"))
+        })
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ApprovalKind {
     Edit,
     Command,
+    /// A call to an MCP server's tool.
+    Mcp,
+    /// Starting an MCP server a project's config file names.
+    McpServer,
 }
 
 /// A question to the user: may this edit be written, or this command run?
@@ -55,6 +74,33 @@ pub struct ApprovalRequest {
 pub enum ApprovalAction {
     Edit(EditApproval),
     Command(CommandApproval),
+    /// Call an MCP server's tool with these arguments.
+    Mcp(McpApproval),
+    /// Start an MCP server that a project's `.tandem/config.toml` names (the user's own config,
+    /// the editor's settings and ACP's `session/new` need no such question). Never answered by
+    /// the policy; `acceptAlways` trusts this server (this command line) in this project for
+    /// good.
+    McpServer(McpServerApproval),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct McpApproval {
+    /// The server's configured name.
+    pub server: String,
+    /// The tool's name on the server.
+    pub tool: String,
+    /// The arguments the model gave (the raw text as a string when it was not JSON).
+    pub arguments: serde_json::Value,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct McpServerApproval {
+    /// The server's configured name.
+    pub server: String,
+    /// What would run: the command line (with the environment it sets), or the URL.
+    pub target: String,
+    /// The config file that names it.
+    pub source: PathBuf,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,6 +131,8 @@ impl ApprovalRequest {
         match self.action {
             ApprovalAction::Edit(_) => ApprovalKind::Edit,
             ApprovalAction::Command(_) => ApprovalKind::Command,
+            ApprovalAction::Mcp(_) => ApprovalKind::Mcp,
+            ApprovalAction::McpServer(_) => ApprovalKind::McpServer,
         }
     }
 }
@@ -187,6 +235,20 @@ mod tests {
         ] {
             assert!(!p.allows_command(cmd), "{cmd:?} must ask");
         }
+    }
+
+    #[test]
+    fn mcp_allow_list_names_a_server_and_a_tool_exactly() {
+        let p = ApprovalPolicy {
+            allow_mcp_tools: vec!["fs/read_file".into(), "web/*".into(), "bare".into()],
+            ..Default::default()
+        };
+        assert!(p.allows_mcp_tool("fs", "read_file"));
+        assert!(!p.allows_mcp_tool("fs", "write_file"));
+        assert!(!p.allows_mcp_tool("fsx", "read_file"));
+        assert!(p.allows_mcp_tool("web", "anything"));
+        assert!(!p.allows_mcp_tool("bare", "bare"));
+        assert!(!ApprovalPolicy::default().allows_mcp_tool("fs", "read_file"));
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub enum Event {
         completion_tokens: u64,
         context_window: Option<u64>,
     },
+    /// Rules files now in effect: the project's and the user's at the first turn, a folder's
+    /// own `AGENTS.md` when the agent first works in that folder.
+    Rules { files: Vec<RulesFile> },
     /// The conversation was compacted to fit the model's context window: `elided` old tool
     /// outputs became one-line stubs, `summarized` messages were replaced by a summary. The
     /// transcript on disk keeps everything.
@@ -43,8 +46,9 @@ pub enum Event {
         tokens_after: u64,
         context_window: u64,
     },
-    /// Something the user should know about the model server (it cut the prompt, tools switched
-    /// to text).
+    /// Something the user should know that is not part of the answer: the model server cut the
+    /// prompt or tools switched to text, an MCP server did not start or its tools were left out,
+    /// a project's MCP server was declined, a rules file could not be read.
     Notice { message: String },
     /// The turn is over.
     TurnEnded {
@@ -101,6 +105,17 @@ pub struct ToolCallEvent {
     pub kind: ToolKind,
     /// The file or folder it works on, absolute, with the first line it reads from.
     pub location: Option<Location>,
+}
+
+/// A rules file the model was given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RulesFile {
+    /// Absolute.
+    pub path: PathBuf,
+    /// Its size on disk.
+    pub bytes: u64,
+    /// Only its beginning was given (the size cap).
+    pub truncated: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,8 +7,10 @@
 pub mod approval;
 pub mod context;
 pub mod events;
+pub mod mcp;
 pub mod outbox;
 pub mod prompt;
+pub mod rules;
 mod session;
 pub mod transcript;
 mod turn;
@@ -98,6 +100,10 @@ pub struct AgentSettings {
     /// The environment variable the provider key came from, kept out of commands with the
     /// usual key names.
     pub key_var: Option<String>,
+    /// MCP servers every session uses (the user's config file, the editor's settings).
+    pub mcp_servers: Vec<tandem_mcp::McpServerConfig>,
+    /// The user's own rules file (see [`rules::default_user_file`]); `None`: none.
+    pub user_rules: Option<PathBuf>,
 }
 
 impl AgentSettings {
@@ -252,6 +258,8 @@ struct Inner {
     settings: AgentSettings,
     client: Arc<dyn ModelClient>,
     tools: Vec<ToolDefinition>,
+    /// The MCP servers every session shares; `None` when none are configured.
+    mcp: Option<tandem_mcp::McpHub>,
     /// What the kernel's sandbox can enforce, asked once.
     sandbox: tandem_sandbox::SandboxSupport,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
@@ -277,11 +285,28 @@ impl Agent {
             // Said once, at start: every command then asks, allow-list or not.
             eprintln!("tandem: {}", sandbox.describe());
         }
+        let mcp = (!settings.mcp_servers.is_empty()).then(|| {
+            tandem_mcp::McpHub::new(
+                settings.mcp_servers.clone(),
+                tandem_mcp::HubOptions::default(),
+            )
+        });
+        if let (Some(hub), Ok(runtime)) = (&mcp, tokio::runtime::Handle::try_current()) {
+            // Servers marked eager start now; a failure is told to the user at the first turn
+            // (the listing reports it) and the sessions go on without that server.
+            let hub = hub.clone();
+            runtime.spawn(async move {
+                for e in hub.start_eager().await {
+                    eprintln!("tandem: {e}");
+                }
+            });
+        }
         Self {
             inner: Arc::new(Inner {
                 settings,
                 client,
                 sandbox,
+                mcp,
                 compact_tools: context::compact_tools(&tandem_tools::definitions()),
                 tools: tandem_tools::definitions(),
                 ratio: Mutex::new(context::START_RATIO),
@@ -303,7 +328,19 @@ impl Agent {
 
     /// Starts a session on `root`.
     pub fn new_session(&self, root: &Path) -> Result<SessionInfo, AgentError> {
-        let session = Session::create(&self.sessions_dir(), root)?;
+        self.new_session_with(root, Vec::new())
+    }
+
+    /// Starts a session on `root` with MCP servers of its own, beside the agent's (ACP's
+    /// `session/new` servers, a project config's servers). Its trusted servers start at once
+    /// (the eager ones) or at the first turn; a project's wait for the user's word.
+    pub fn new_session_with(
+        &self,
+        root: &Path,
+        servers: Vec<mcp::SessionServer>,
+    ) -> Result<SessionInfo, AgentError> {
+        let mcp = mcp::SessionMcp::new(self.inner.mcp.clone(), servers);
+        let session = Session::create(&self.sessions_dir(), root, mcp)?;
         clean_up_after_crashes(&session.workspace);
         let info = session.info();
         self.sessions()
@@ -330,7 +367,8 @@ impl Agent {
         if !session::exists(&dir, session_id) {
             return Err(unknown());
         }
-        let loaded = Session::load(&dir, session_id)?;
+        let mcp = mcp::SessionMcp::new(self.inner.mcp.clone(), Vec::new());
+        let loaded = Session::load(&dir, session_id, mcp)?;
         clean_up_after_crashes(&loaded.workspace);
         let loaded = Arc::new(loaded);
         let mut sessions = self.sessions();
@@ -508,6 +546,15 @@ impl Agent {
             }
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
+        // Then the MCP servers, each given its chance to exit before it is killed.
+        let mut stops: Vec<BoxFuture<'_, ()>> = Vec::new();
+        for s in &sessions {
+            stops.push(Box::pin(s.mcp.shutdown()));
+        }
+        if let Some(hub) = &self.inner.mcp {
+            stops.push(Box::pin(hub.shutdown()));
+        }
+        futures_util::future::join_all(stops).await;
     }
 
     /// The messages a turn added to the conversation, from the transcript.

@@ -1,11 +1,13 @@
 //! One session: a conversation, a workspace, its transcript and its undo log.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use time::OffsetDateTime;
 use tokio_util::sync::CancellationToken;
 
+use super::approval::ApprovalAction;
 use super::events::Event;
 use super::transcript::{self, Record, Transcript};
 use super::{AgentError, HistoryEntry, SessionInfo};
@@ -23,6 +25,8 @@ pub(super) struct Session {
     pub conversation: tokio::sync::Mutex<Vec<Message>>,
     /// Transcript lines that could not be read when the session was loaded.
     pub unreadable_lines: usize,
+    /// Its MCP servers' tools.
+    pub mcp: super::mcp::SessionMcp,
     state: Mutex<State>,
 }
 
@@ -36,6 +40,12 @@ struct State {
     /// The user chose "accept always" for this kind in this session.
     always_edit: bool,
     always_command: bool,
+    /// MCP tools (server, tool) the user chose "accept always" for.
+    always_mcp: HashSet<(String, String)>,
+    /// The rules files were given (at the first turn).
+    rules_given: bool,
+    /// The rules files given so far, absolute.
+    rules_seen: HashSet<PathBuf>,
 }
 
 fn transcript_path(dir: &Path, id: &str) -> PathBuf {
@@ -56,7 +66,11 @@ fn io_err(e: std::io::Error) -> AgentError {
 }
 
 impl Session {
-    pub fn create(dir: &Path, root: &Path) -> Result<Self, AgentError> {
+    pub fn create(
+        dir: &Path,
+        root: &Path,
+        mcp: super::mcp::SessionMcp,
+    ) -> Result<Self, AgentError> {
         let workspace = Workspace::new(root).map_err(|e| {
             AgentError::InvalidRoot(format!(
                 "the workspace root {} can't be used: {e}",
@@ -94,6 +108,7 @@ impl Session {
             reads: ReadTracker::default(),
             conversation: tokio::sync::Mutex::new(vec![system]),
             unreadable_lines: 0,
+            mcp,
             state: Mutex::new(State {
                 title: String::new(),
                 updated_at: created_at,
@@ -102,12 +117,15 @@ impl Session {
                 running: None,
                 always_edit: false,
                 always_command: false,
+                always_mcp: HashSet::new(),
+                rules_given: false,
+                rules_seen: HashSet::new(),
             }),
         })
     }
 
     /// Brings a session back from its transcript.
-    pub fn load(dir: &Path, id: &str) -> Result<Self, AgentError> {
+    pub fn load(dir: &Path, id: &str, mcp: super::mcp::SessionMcp) -> Result<Self, AgentError> {
         let path = transcript_path(dir, id);
         let loaded = transcript::read_records(&path).map_err(|e| {
             AgentError::Io(format!(
@@ -159,6 +177,16 @@ impl Session {
             ))
         })?;
         repair_conversation(&mut messages);
+        // Rules are given at a session's first turn; a loaded session has had it (or, written
+        // before rules files were read, goes on without them). Its folders' files given stay so.
+        let rules_seen: HashSet<PathBuf> = history
+            .iter()
+            .filter_map(|h| match &h.event {
+                Event::Rules { files } => Some(files.iter().map(|f| f.path.clone())),
+                _ => None,
+            })
+            .flatten()
+            .collect();
         let updated_at = std::fs::metadata(&path)
             .and_then(|m| m.modified())
             .map(OffsetDateTime::from)
@@ -176,14 +204,18 @@ impl Session {
             reads: ReadTracker::default(),
             conversation: tokio::sync::Mutex::new(conversation),
             unreadable_lines: loaded.unreadable,
+            mcp,
             state: Mutex::new(State {
                 title,
                 updated_at,
                 history,
+                rules_given: turns > 0,
                 turns,
                 running: None,
                 always_edit: false,
                 always_command: false,
+                always_mcp: HashSet::new(),
+                rules_seen,
             }),
         })
     }
@@ -290,20 +322,41 @@ impl Session {
         }
     }
 
-    pub fn always(&self, kind: super::approval::ApprovalKind) -> bool {
+    /// Whether the user chose "accept always" for what this asks: edits, commands, or this MCP
+    /// server's tool.
+    pub fn always(&self, action: &ApprovalAction) -> bool {
         let state = self.state();
-        match kind {
-            super::approval::ApprovalKind::Edit => state.always_edit,
-            super::approval::ApprovalKind::Command => state.always_command,
+        match action {
+            ApprovalAction::Edit(_) => state.always_edit,
+            ApprovalAction::Command(_) => state.always_command,
+            ApprovalAction::Mcp(m) => state
+                .always_mcp
+                .contains(&(m.server.clone(), m.tool.clone())),
+            ApprovalAction::McpServer(_) => false,
         }
     }
 
-    pub fn set_always(&self, kind: super::approval::ApprovalKind) {
+    pub fn set_always(&self, action: &ApprovalAction) {
         let mut state = self.state();
-        match kind {
-            super::approval::ApprovalKind::Edit => state.always_edit = true,
-            super::approval::ApprovalKind::Command => state.always_command = true,
+        match action {
+            ApprovalAction::Edit(_) => state.always_edit = true,
+            ApprovalAction::Command(_) => state.always_command = true,
+            ApprovalAction::Mcp(m) => {
+                state.always_mcp.insert((m.server.clone(), m.tool.clone()));
+            }
+            ApprovalAction::McpServer(_) => {}
         }
+    }
+
+    /// Claims the first turn's rules: true once per session.
+    pub fn take_rules_turn(&self) -> bool {
+        let mut state = self.state();
+        !std::mem::replace(&mut state.rules_given, true)
+    }
+
+    /// The rules files given so far, to add to (see `rules::nested_rules`).
+    pub fn with_rules_seen<T>(&self, f: impl FnOnce(&mut HashSet<PathBuf>) -> T) -> T {
+        f(&mut self.state().rules_seen)
     }
 }
 

@@ -1,6 +1,8 @@
 //! The turn loop: ask the model, run the tools it calls, feed the results back, until it answers
 //! with text alone, the step cap is reached, or the user cancels.
 
+mod extend;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -124,6 +126,7 @@ impl Turn {
         self.session.set_title_once(&text);
         let user = prompt::user_message(&self.session.workspace, &text, &context);
         self.emit(Event::TurnStarted { prompt: text });
+        self.first_turn(&mut conversation).await;
         self.record_message(&mut conversation, Message::User { content: user });
         let client = self.agent.inner.client.clone();
         let max_steps = self.agent.inner.settings.max_steps;
@@ -136,11 +139,16 @@ impl Turn {
             let small = sizing
                 .as_ref()
                 .is_some_and(|s| s.window.tokens <= SMALL_WINDOW);
-            let tools: &[ToolDefinition] = if small {
+            let base: &[ToolDefinition] = if small {
                 &self.agent.inner.compact_tools
             } else {
                 &self.agent.inner.tools
             };
+            // MCP servers' tools beside the built-in ones, within the window's budget.
+            let all_tools = self
+                .with_mcp_tools(base, sizing.as_ref().map(|s| s.window.tokens))
+                .await;
+            let tools: &[ToolDefinition] = &all_tools;
             if small && let Some(Message::System { content }) = conversation.first_mut() {
                 *content = prompt::compact_system_prompt(self.session.workspace.root());
             }
@@ -320,6 +328,9 @@ impl Turn {
                     ),
                     None => outcome.output.clone(),
                 };
+                // A folder's own rules come with the first result from under it (the model's
+                // copy only: the user was shown them as a `rules` update).
+                let for_model = for_model + &self.nested_rules(call);
                 self.emit(Event::ToolResult {
                     tool_call_id: call.id.clone(),
                     status: outcome.status,
@@ -471,6 +482,9 @@ impl Turn {
     }
 
     async fn run_tool(&self, call: &ToolCall) -> Outcome {
+        if let Some(outcome) = self.run_mcp(call).await {
+            return outcome;
+        }
         let arguments = serde_json::from_str(&call.arguments)
             .unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone()));
         let info = tools::describe(&call.name, &call.arguments);
@@ -526,9 +540,9 @@ impl Turn {
         auto: bool,
         honour_always: bool,
     ) -> ApprovalReply {
-        let kind = request.kind();
+        let action = request.action.clone();
         let tool_call_id = request.tool_call_id.clone();
-        let reply = if auto || (honour_always && self.session.always(kind)) {
+        let reply = if auto || (honour_always && self.session.always(&action)) {
             ApprovalReply {
                 decision: Decision::Accept,
                 content: None,
@@ -542,7 +556,7 @@ impl Turn {
             }
         };
         if reply.decision == Decision::AcceptAlways && honour_always {
-            self.session.set_always(kind);
+            self.session.set_always(&action);
         }
         self.session.persist(&Record::Approval {
             turn_id: self.turn_id.clone(),

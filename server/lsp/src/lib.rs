@@ -172,7 +172,13 @@ impl Backend {
                 )
             })?,
         };
-        let info = ready.agent.new_session(&root).map_err(agent_error)?;
+        // A project's MCP servers wait for the user's trust (asked at the first turn).
+        let servers = tandem_config::project_mcp_servers(&root)
+            .map_err(|e| invalid_params(format!("bad project config file: {e}")))?;
+        let info = ready
+            .agent
+            .new_session_with(&root, servers)
+            .map_err(agent_error)?;
         Ok(NewSessionResult {
             session_id: info.session_id,
         })
@@ -325,13 +331,29 @@ impl LanguageServer for Backend {
             folders.push(root.into_owned());
         }
         let overrides = self.overrides.clone();
+        let mut mcp_servers = overrides.mcp_servers;
+        for (i, server) in options
+            .mcp_servers
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+        {
+            let value = serde_json::to_value(server).map_err(|e| invalid_params(e.to_string()))?;
+            mcp_servers.push(serde_json::from_value(value).map_err(|e| {
+                invalid_params(format!("bad initializationOptions.mcpServers[{i}]: {e}"))
+            })?);
+        }
         let (agent, client) = StartOptions {
             provider: options
                 .provider
                 .map(tandem_provider::ProviderOptions::from)
                 .unwrap_or_default()
                 .or(overrides.provider),
-            policy: options.approval.map(Into::into).unwrap_or(overrides.policy),
+            policy: options
+                .approval
+                .map(policy_options)
+                .unwrap_or_default()
+                .or(overrides.policy),
             data_dir: options.data_dir.or(overrides.data_dir),
             max_steps: options.max_steps.or(overrides.max_steps),
             limits: match options.limits {
@@ -342,8 +364,13 @@ impl LanguageServer for Backend {
                 ),
                 None => overrides.limits,
             },
+            config_file: overrides.config_file,
+            workspace: folders.first().cloned().or(overrides.workspace),
+            mcp_servers,
+            user_rules: overrides.user_rules,
         }
-        .start();
+        .start()
+        .map_err(|e| invalid_params(format!("bad config file: {e}")))?;
         // A client that declared the tandem capability gets the tandem/* protocol; any other
         // gets the agent through plain LSP requests.
         let declared = params
@@ -439,5 +466,24 @@ impl LanguageServer for Backend {
             ready.agent.shutdown().await;
         }
         Ok(())
+    }
+}
+
+/// The editor's approval settings, each field left unset where it says nothing (the flags and
+/// the config file fill those).
+fn policy_options(p: tandem_protocol::ApprovalPolicy) -> tandem_config::PolicyOptions {
+    let auto = p.auto_approve.unwrap_or_default();
+    tandem_config::PolicyOptions {
+        auto_approve_edit: auto.edit,
+        auto_approve_command: auto.command,
+        allow_commands: p.allow_commands,
+        sandbox: p.sandbox.map(|s| match s {
+            tandem_protocol::Sandbox::WorkspaceWrite => {
+                tandem_agent::approval::SandboxMode::WorkspaceWrite
+            }
+            tandem_protocol::Sandbox::Off => tandem_agent::approval::SandboxMode::Off,
+        }),
+        network: p.network,
+        allow_mcp_tools: p.allow_mcp_tools,
     }
 }

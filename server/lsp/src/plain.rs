@@ -257,6 +257,16 @@ impl Forwarder {
                     .await;
             }
             Event::Usage { .. } | Event::Compaction { .. } => {}
+            Event::Rules { files } => {
+                let names: Vec<String> =
+                    files.iter().map(|f| f.path.display().to_string()).collect();
+                self.client
+                    .log_message(
+                        MessageType::INFO,
+                        format!("Tandem: rules files in effect: {}", names.join(", ")),
+                    )
+                    .await;
+            }
             Event::Notice { message } => {
                 self.client
                     .log_message(MessageType::WARNING, format!("Tandem: {message}"))
@@ -393,6 +403,19 @@ fn approval_message(request: &ApprovalRequest) -> String {
                 command.command
             )
         }
+        ApprovalAction::Mcp(call) => format!(
+            "Tandem wants to call the MCP tool `{}` of server `{}` with {}. Call it?",
+            call.tool,
+            call.server,
+            tandem_stdx::truncated(&call.arguments.to_string(), 300, "…")
+        ),
+        ApprovalAction::McpServer(server) => format!(
+            "{} names the MCP server `{}`, which runs: {}. Start it? (\"Always\" trusts it in \
+             this project.)",
+            server.source.display(),
+            server.server,
+            server.target
+        ),
     }
 }
 

@@ -59,7 +59,11 @@ impl Backend {
             }
             NEW_SESSION => {
                 let root = self.default_root()?;
-                let info = ready.agent.new_session(&root).map_err(agent_error)?;
+                let servers = project_servers(&root)?;
+                let info = ready
+                    .agent
+                    .new_session_with(&root, servers)
+                    .map_err(agent_error)?;
                 *lock(&self.current) = Some(info.session_id.clone());
                 Ok(Some(json!({"sessionId": info.session_id})))
             }
@@ -148,10 +152,11 @@ impl Backend {
             return Ok(session);
         }
         let root = self.default_root()?;
+        let servers = project_servers(&root)?;
         let info = self
             .ready()?
             .agent
-            .new_session(&root)
+            .new_session_with(&root, servers)
             .map_err(agent_error)?;
         let mut current = lock(&self.current);
         Ok(current.get_or_insert(info.session_id).clone())
@@ -283,7 +288,8 @@ fn markdown(history: &[HistoryEntry]) -> String {
             Event::Reasoning { .. }
             | Event::ToolOutput { .. }
             | Event::Usage { .. }
-            | Event::Compaction { .. } => {}
+            | Event::Compaction { .. }
+            | Event::Rules { .. } => {}
             Event::Notice { message } => out.push_str(&format!("\n\n> _{message}_\n")),
             Event::ToolCall(ToolCallEvent { title, .. }) => {
                 out.push_str(&format!("\n\n> **{title}**\n"))
@@ -315,6 +321,12 @@ fn markdown(history: &[HistoryEntry]) -> String {
         }
     }
     out
+}
+
+/// A project's MCP servers (they wait for the user's trust); a broken project file is an error.
+fn project_servers(root: &std::path::Path) -> Result<Vec<tandem_agent::mcp::SessionServer>> {
+    tandem_config::project_mcp_servers(root)
+        .map_err(|e| invalid_params(format!("bad project config file: {e}")))
 }
 
 #[cfg(test)]

@@ -72,6 +72,7 @@ impl From<ApprovalPolicy> for core_approval::ApprovalPolicy {
                 Some(Sandbox::Off) => core_approval::SandboxMode::Off,
             },
             network: p.network.unwrap_or(false),
+            allow_mcp_tools: p.allow_mcp_tools.unwrap_or_default(),
         }
     }
 }
@@ -193,6 +194,16 @@ impl From<Event> for Update {
                     core_events::TurnErrorKind::Other => ErrorKind::Other,
                 }),
             },
+            Event::Rules { files } => Update::Rules {
+                files: files
+                    .into_iter()
+                    .map(|f| RulesFile {
+                        path: f.path.display().to_string(),
+                        bytes: f.bytes,
+                        truncated: f.truncated,
+                    })
+                    .collect(),
+            },
         }
     }
 }
@@ -284,6 +295,16 @@ impl From<core_approval::ApprovalRequest> for ApprovalRequest {
                 command: command.command,
                 cwd: command.cwd.display().to_string(),
                 outside_sandbox: command.outside_sandbox,
+            },
+            core_approval::ApprovalAction::Mcp(call) => ApprovalAction::Mcp {
+                server: call.server,
+                tool: call.tool,
+                arguments: call.arguments,
+            },
+            core_approval::ApprovalAction::McpServer(server) => ApprovalAction::McpServer {
+                server: server.server,
+                target: server.target,
+                source: server.source.display().to_string(),
             },
         };
         ApprovalRequest {

@@ -31,6 +31,41 @@ pub struct InitializationOptions {
     /// Bounds on what the model server may send.
     #[serde(default)]
     pub limits: Option<Limits>,
+    /// MCP servers every session uses, beside the user's config file's.
+    #[serde(default)]
+    pub mcp_servers: Option<Vec<McpServer>>,
+}
+
+/// An MCP server, in the shape of ACP's `mcpServers`: `{name, command, args, env}` for a stdio
+/// server (`type` absent or `"stdio"`), `{type: "http", name, url, headers}` for a Streamable
+/// HTTP one. `startup` is `"lazy"` (the default: at the first request to the model) or
+/// `"eager"` (at once).
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServer {
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<Vec<NameValue>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers: Option<Vec<NameValue>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup: Option<String>,
+}
+
+/// An environment variable or a header.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub struct NameValue {
+    pub name: String,
+    pub value: String,
 }
 
 /// Bounds on a model answer; each is named in the error that ends a turn at it.
@@ -106,6 +141,9 @@ pub struct ApprovalPolicy {
     /// Commands in the sandbox may use the network (default false).
     #[serde(default)]
     pub network: Option<bool>,
+    /// MCP tools that run without asking: `"SERVER/TOOL"` or `"SERVER/*"`.
+    #[serde(default)]
+    pub allow_mcp_tools: Option<Vec<String>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -287,6 +325,9 @@ pub enum Update {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         context_window: Option<u64>,
     },
+    /// Rules files now in effect: the project's and the user's at a session's first turn, a
+    /// folder's own `AGENTS.md` when the agent first works under it.
+    Rules { files: Vec<RulesFile> },
     /// The conversation was compacted to fit the model's context window (the transcript keeps
     /// all of it): `elided` old tool outputs became stubs, `summarized` messages a summary.
     Compaction {
@@ -308,6 +349,19 @@ pub enum Update {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error_kind: Option<ErrorKind>,
     },
+}
+
+/// A rules file the model was given.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RulesFile {
+    /// Absolute.
+    pub path: String,
+    /// Its size.
+    pub bytes: u64,
+    /// Only its beginning was given (rules are capped in size).
+    #[serde(default)]
+    pub truncated: bool,
 }
 
 /// What a turn's error is, as far as the user can act on it.
@@ -488,6 +542,28 @@ pub enum ApprovalAction {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         #[cfg_attr(test, ts(as = "Option<bool>", optional))]
         outside_sandbox: bool,
+    },
+    /// Call an MCP server's tool. `acceptAlways` covers this tool of this server for the
+    /// session.
+    Mcp {
+        /// The server's configured name.
+        server: String,
+        /// The tool's name on the server.
+        tool: String,
+        /// The arguments the model gave (its raw text as a string when not JSON).
+        #[cfg_attr(test, ts(type = "unknown"))]
+        arguments: serde_json::Value,
+    },
+    /// Start an MCP server that the project's `.tandem/config.toml` names. Asked at the
+    /// session's first turn, whatever the policy; `acceptAlways` trusts this server (this
+    /// exact configuration) in this project from now on.
+    McpServer {
+        /// The server's configured name.
+        server: String,
+        /// What would run: the command line with the environment it sets, or the URL.
+        target: String,
+        /// The config file that names it.
+        source: String,
     },
 }
 

@@ -200,6 +200,24 @@ impl Frontend for ChatFrontend {
                     "[{prompt_tokens}{window} tokens in, {completion_tokens} out]"
                 ));
             }
+            Event::Rules { files } => {
+                self.switch_to(Shown::Nothing);
+                let names: Vec<String> = files
+                    .iter()
+                    .map(|f| {
+                        let name = tandem_stdx::display_relative(&f.path, &self.root);
+                        if f.truncated {
+                            format!("{name} (cut)")
+                        } else {
+                            name
+                        }
+                    })
+                    .collect();
+                out(&format!(
+                    "{}\n",
+                    s.dim(&format!("rules: {}", inert(&names.join(", "), true)))
+                ));
+            }
             Event::Compaction {
                 elided,
                 summarized,
@@ -257,6 +275,23 @@ impl Frontend for ChatFrontend {
                     inert(&command.command, true),
                     inert(&command.display_cwd, true)
                 ),
+                ApprovalAction::Mcp(call) => format!(
+                    "Call the MCP tool `{}` of server `{}` with {}? [y]es, [n]o, [a]lways this \
+                     tool this session: ",
+                    inert(&call.tool, true),
+                    inert(&call.server, true),
+                    inert(
+                        &tandem_stdx::truncated(&call.arguments.to_string(), 400, "…"),
+                        true
+                    )
+                ),
+                ApprovalAction::McpServer(server) => format!(
+                    "{} names the MCP server `{}`, which runs: {}\nStart it? [y]es this \
+                     session, [n]o, [a]lways trust it in this project: ",
+                    inert(&server.source.display().to_string(), true),
+                    inert(&server.server, true),
+                    inert(&server.target, true)
+                ),
             };
             out(&s.bold(&question));
             let mut lines = lines.lock().await;
@@ -301,8 +336,13 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         Some(root) => root,
         None => std::env::current_dir().map_err(|e| e.to_string())?,
     };
-    let (agent, _) = options.start.start();
-    let info = agent.new_session(&root).map_err(|e| e.to_string())?;
+    let mut start = options.start;
+    start.workspace.get_or_insert_with(|| root.clone());
+    let (agent, _) = start.start().map_err(|e| e.to_string())?;
+    let servers = tandem_config::project_mcp_servers(&root).map_err(|e| e.to_string())?;
+    let info = agent
+        .new_session_with(&root, servers)
+        .map_err(|e| e.to_string())?;
     let mut session = info.session_id;
     // The session's root is canonical; paths in approvals are made relative to it.
     let root = info.root;
@@ -359,8 +399,10 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
             "" => continue,
             "/exit" | "/quit" => return Ok(0),
             "/new" => {
+                let servers =
+                    tandem_config::project_mcp_servers(&root).map_err(|e| e.to_string())?;
                 session = agent
-                    .new_session(&root)
+                    .new_session_with(&root, servers)
                     .map_err(|e| e.to_string())?
                     .session_id;
                 out(&style.dim("New session.\n"));

@@ -6,8 +6,8 @@ use clap::{Args, Parser, Subcommand};
 mod chat;
 mod tool_cli;
 
-use tandem_agent::approval::{ApprovalPolicy, AutoApprove, SandboxMode};
-use tandem_config::{ProviderOptions, StartOptions};
+use tandem_agent::approval::SandboxMode;
+use tandem_config::{PolicyOptions, ProviderOptions, StartOptions};
 use tandem_provider::{Api, ApiKey, ToolMode};
 
 /// Tandem: a coding agent that any editor can drive.
@@ -88,6 +88,10 @@ impl ProviderArgs {
 struct ServeArgs {
     #[command(flatten)]
     provider: ProviderArgs,
+    /// The configuration file (default: the platform's tandem/config.toml, e.g.
+    /// ~/.config/tandem/config.toml) [env: TANDEM_CONFIG]
+    #[arg(long)]
+    config: Option<PathBuf>,
     /// Where sessions are kept (default: the platform's data dir)
     #[arg(long)]
     data_dir: Option<PathBuf>,
@@ -105,8 +109,8 @@ struct ServeArgs {
     auto_approve_commands: bool,
     /// Commands' sandbox: workspace-write (writes only in the workspace and the temp dirs, the
     /// default) or off
-    #[arg(long, value_parser = parse_sandbox, default_value = "workspace-write")]
-    sandbox: SandboxMode,
+    #[arg(long, value_parser = parse_sandbox)]
+    sandbox: Option<SandboxMode>,
     /// Let sandboxed commands use the network
     #[arg(long)]
     allow_network: bool,
@@ -121,22 +125,27 @@ fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {
 }
 
 impl ServeArgs {
-    /// What the flags say (an editor's `initializationOptions` win, field by field).
+    /// What the flags say (an editor's `initializationOptions` win, field by field); a flag not
+    /// given leaves its field to the environment and the config files.
     fn start(&self) -> StartOptions {
         StartOptions {
             provider: self.provider.options(),
-            policy: ApprovalPolicy {
-                auto_approve: AutoApprove {
-                    edit: self.auto_approve_edits,
-                    command: self.auto_approve_commands,
-                },
-                allow_commands: self.allow_commands.clone(),
+            policy: PolicyOptions {
+                auto_approve_edit: self.auto_approve_edits.then_some(true),
+                auto_approve_command: self.auto_approve_commands.then_some(true),
+                allow_commands: (!self.allow_commands.is_empty())
+                    .then(|| self.allow_commands.clone()),
                 sandbox: self.sandbox,
-                network: self.allow_network,
+                network: self.allow_network.then_some(true),
+                allow_mcp_tools: None,
             },
             data_dir: self.data_dir.clone(),
             max_steps: self.max_steps,
             limits: None,
+            config_file: self.config.clone(),
+            workspace: None,
+            mcp_servers: Vec::new(),
+            user_rules: None,
         }
     }
 }
@@ -165,6 +174,11 @@ fn main() -> ExitCode {
         // Its own parser, so even a usage error comes out as the one JSON object it promises.
         Command::Tool { argv } => ExitCode::from(tool_cli::main(&argv) as u8),
         Command::Lsp(args) => {
+            // The file is read at `initialize` (with the workspace); a broken one is said now too.
+            if let Err(e) = check_config(args.config.as_deref()) {
+                eprintln!("tandem: {e}");
+                return ExitCode::from(2);
+            }
             runtime().block_on(tandem_lsp::serve(args.start()));
             ExitCode::SUCCESS
         }
@@ -178,11 +192,10 @@ fn main() -> ExitCode {
         Command::Chat(args) => {
             let mut start = args.serve.start();
             if args.yes {
-                start.policy.auto_approve = AutoApprove {
-                    edit: true,
-                    command: true,
-                };
+                start.policy.auto_approve_edit = Some(true);
+                start.policy.auto_approve_command = Some(true);
             }
+            start.workspace = args.root.clone();
             let options = chat::ChatOptions {
                 start,
                 root: args.root,
@@ -198,6 +211,16 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// Reads the user's config file, for its errors.
+fn check_config(explicit: Option<&std::path::Path>) -> Result<(), tandem_config::ConfigError> {
+    if let Some((path, must_exist)) = tandem_config::file::user_config_path(explicit)
+        && let Some(file) = tandem_config::file::read(&path, must_exist)?
+    {
+        file.settings(&path)?;
+    }
+    Ok(())
 }
 
 fn runtime() -> tokio::runtime::Runtime {

@@ -710,3 +710,53 @@ fn load_after_restart_replays_history() {
     assert_eq!(mock.failures(), Vec::<String>::new());
     client.close();
 }
+
+/// ACP's `session/new` `mcpServers` run for that session: their tools reach the model, each call
+/// asks (`session/request_permission`), and the call shows as a `tool_call` of kind `other`.
+#[test]
+fn session_mcp_servers_are_honoured() {
+    let everything = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/mcp-servers/node_modules/.bin/mcp-server-everything");
+    assert!(
+        everything.exists(),
+        "run `npm ci --prefix tests/mcp-servers` from the repository root"
+    );
+    let (_workspace, root) = workspace();
+    let data = tempfile::tempdir().unwrap();
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool("everything__echo", json!({"message": "via acp"})),
+        Reply::text("Echoed.").expect_tool_result_contains("Echo: via acp"),
+    ]));
+    let mut client = AcpClient::spawn(&mock.base_url(), data.path());
+    client.initialize(false);
+    let id = client.request(
+        "session/new",
+        json!({"cwd": root, "mcpServers": [
+            {"name": "everything", "command": everything, "args": ["stdio"], "env": []}
+        ]}),
+    );
+    let session = client.result(id)["sessionId"].as_str().unwrap().to_string();
+    client.answers.push_back("allow_once");
+    let turn = client.prompt(&session, "Echo");
+    assert_eq!(client.result(turn)["stopReason"], "end_turn");
+    let updates = client.updates(&session);
+    let call = updates
+        .iter()
+        .find(|u| u["sessionUpdate"] == "tool_call")
+        .expect("a tool_call");
+    assert_eq!(call["kind"], "other", "{call}");
+    assert_eq!(call["title"], "everything · echo");
+    let asked: Vec<&Value> = client
+        .log
+        .iter()
+        .filter(|m| m["method"] == "session/request_permission")
+        .collect();
+    assert_eq!(asked.len(), 1);
+    assert!(
+        asked[0]["params"]["toolCall"]["content"]
+            .to_string()
+            .contains("via acp")
+    );
+    assert_eq!(mock.failures(), Vec::<String>::new());
+    client.close();
+}

@@ -53,6 +53,11 @@ impl Env {
             .unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
     }
 
+    /// The user's config dir as the sidecar sees it (`$XDG_CONFIG_HOME/tandem`).
+    pub fn user_config_dir(&self) -> PathBuf {
+        self.home.join(".config/tandem")
+    }
+
     pub fn path(&self, path: &str) -> String {
         self.workspace.join(path).display().to_string()
     }
@@ -106,6 +111,8 @@ pub struct Options {
     pub diagnostics: bool,
     /// `initializationOptions.maxSteps`.
     pub max_steps: Option<u32>,
+    /// `initializationOptions.mcpServers`.
+    pub mcp_servers: Value,
     /// More `initializationOptions.provider` fields (`contextWindow`, `toolMode`).
     pub provider: Value,
 }
@@ -117,6 +124,7 @@ impl Default for Options {
             approvals: true,
             diagnostics: false,
             max_steps: None,
+            mcp_servers: Value::Null,
             provider: Value::Null,
         }
     }
@@ -131,6 +139,9 @@ pub fn initialize_params(env: &Env, mock: &MockServer, options: Options) -> Valu
     });
     if !options.approval.is_null() {
         init_options["approval"] = options.approval;
+    }
+    if !options.mcp_servers.is_null() {
+        init_options["mcpServers"] = options.mcp_servers;
     }
     if let Value::Object(extra) = options.provider {
         for (k, v) in extra {

@@ -18,4 +18,8 @@ sandbox?: Sandbox,
 /**
  * Commands in the sandbox may use the network (default false).
  */
-network?: boolean, };
+network?: boolean, 
+/**
+ * MCP tools that run without asking: `"SERVER/TOOL"` or `"SERVER/*"`.
+ */
+allowMcpTools?: Array<string>, };

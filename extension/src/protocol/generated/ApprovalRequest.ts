@@ -32,4 +32,28 @@ cwd: string,
  * The model asked to run it outside the sandbox (network, writes anywhere): asked
  * always, whatever the policy or an earlier "accept always".
  */
-outsideSandbox?: boolean, });
+outsideSandbox?: boolean, } | { "kind": "mcp", 
+/**
+ * The server's configured name.
+ */
+server: string, 
+/**
+ * The tool's name on the server.
+ */
+tool: string, 
+/**
+ * The arguments the model gave (its raw text as a string when not JSON).
+ */
+arguments: unknown, } | { "kind": "mcpServer", 
+/**
+ * The server's configured name.
+ */
+server: string, 
+/**
+ * What would run: the command line with the environment it sets, or the URL.
+ */
+target: string, 
+/**
+ * The config file that names it.
+ */
+source: string, });

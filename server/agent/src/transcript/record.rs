@@ -5,7 +5,9 @@
 //! Format versions (the `formatVersion` of the session line):
 //! - 1 (no `formatVersion`): everything written before versions were recorded.
 //! - 2: the same records, with the version on the session line.
-//! - 3: adds the `compaction` record and the `compaction` and `notice` updates.
+//! - 3: adds the `compaction` record and the `compaction` and `notice` updates; the `rules`
+//!   update, and the rules files' text as a `system` message after the session's first
+//!   `turnStarted`.
 //!
 //! A loader reads every version up to [`FORMAT_VERSION`]; a change to a record's shape bumps it
 //! and keeps the old shape readable here.
@@ -17,7 +19,9 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::approval::Decision;
-use crate::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind};
+use crate::events::{
+    Event, Location, RulesFile, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind,
+};
 use tandem_model::{Message, ToolCall};
 use tandem_tools::FileDiff;
 
@@ -175,6 +179,9 @@ pub enum StoredEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error_kind: Option<StoredErrorKind>,
     },
+    Rules {
+        files: Vec<StoredRulesFile>,
+    },
     Compaction {
         elided: u32,
         summarized: u32,
@@ -185,6 +192,15 @@ pub enum StoredEvent {
     Notice {
         message: String,
     },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredRulesFile {
+    pub path: PathBuf,
+    pub bytes: u64,
+    #[serde(default)]
+    pub truncated: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -396,6 +412,16 @@ impl From<&Event> for StoredEvent {
                 error,
                 error_kind: error_kind.map(Into::into),
             },
+            Event::Rules { files } => StoredEvent::Rules {
+                files: files
+                    .into_iter()
+                    .map(|f| StoredRulesFile {
+                        path: f.path,
+                        bytes: f.bytes,
+                        truncated: f.truncated,
+                    })
+                    .collect(),
+            },
         }
     }
 }
@@ -489,6 +515,16 @@ impl StoredEvent {
                 },
                 error,
                 error_kind: error_kind.map(Into::into),
+            },
+            StoredEvent::Rules { files } => Event::Rules {
+                files: files
+                    .into_iter()
+                    .map(|f| RulesFile {
+                        path: f.path,
+                        bytes: f.bytes,
+                        truncated: f.truncated,
+                    })
+                    .collect(),
             },
         }
     }

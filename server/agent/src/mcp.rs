@@ -1,0 +1,376 @@
+//! MCP servers' tools in a session: which servers, their tools as the model sees them, and the
+//! project servers waiting for the user's trust.
+//!
+//! A session sees the agent's servers (the user's config file, the editor's
+//! `initializationOptions.mcpServers`) and its own (ACP's `session/new` `mcpServers`, and the
+//! project config's servers once the user trusts them). The hubs of `tandem_mcp` start them,
+//! restart one that died (once) and list their tools again when a server says they changed:
+//! the tools are listed before every request to the model.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use tandem_mcp::{HubOptions, McpHub, McpServerConfig, McpTool};
+use tandem_model::ToolDefinition;
+use tokio::sync::Mutex;
+
+/// A server a session runs, and whether it needs the user's word first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionServer {
+    pub config: McpServerConfig,
+    pub source: ServerSource,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerSource {
+    /// The user or the editor named it (ACP's `session/new`): it starts without asking.
+    Trusted,
+    /// A project's config file names it: it starts only once the user trusts it (asked at the
+    /// session's first turn, remembered per project and command line when they say "always").
+    Project { file: PathBuf },
+}
+
+/// The MCP side of one session.
+pub(crate) struct SessionMcp {
+    shared: Option<McpHub>,
+    own: Mutex<Option<McpHub>>,
+    /// This session's servers given as trusted.
+    trusted: Vec<McpServerConfig>,
+    /// Project servers not yet asked about (taken at the first turn).
+    pending: std::sync::Mutex<Vec<(McpServerConfig, PathBuf)>>,
+    /// The tools of the last listing: qualified name to (server, tool, which hub).
+    tools: std::sync::Mutex<HashMap<String, (McpTool, Which)>>,
+    /// Problems already told to the user, so each is said once per session.
+    told: std::sync::Mutex<HashSet<String>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Which {
+    Shared,
+    Own,
+}
+
+/// What a listing gives the turn: tools for the request, news for the user.
+pub(crate) struct Listing {
+    pub definitions: Vec<ToolDefinition>,
+    pub notices: Vec<String>,
+}
+
+impl SessionMcp {
+    pub fn new(shared: Option<McpHub>, servers: Vec<SessionServer>) -> Self {
+        let mut trusted = Vec::new();
+        let mut pending = Vec::new();
+        for s in servers {
+            match s.source {
+                ServerSource::Trusted => trusted.push(s.config),
+                ServerSource::Project { file } => pending.push((s.config, file)),
+            }
+        }
+        Self {
+            shared,
+            own: Mutex::new(None),
+            trusted,
+            pending: std::sync::Mutex::new(pending),
+            tools: std::sync::Mutex::new(HashMap::new()),
+            told: std::sync::Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// The project servers to ask about, once.
+    pub fn take_pending(&self) -> Vec<(McpServerConfig, PathBuf)> {
+        std::mem::take(&mut *tandem_stdx::lock(&self.pending))
+    }
+
+    /// Starts the session's own hub with its trusted servers and the project servers the user
+    /// allowed (nothing runs when there are none). Eager servers start now.
+    pub async fn start_own(&self, allowed: Vec<McpServerConfig>) {
+        let mut servers = self.trusted.clone();
+        servers.extend(allowed);
+        if servers.is_empty() {
+            return;
+        }
+        let hub = McpHub::new(servers, HubOptions::default());
+        // Failures come back from the next listing, with the others.
+        let _ = hub.start_eager().await;
+        *self.own.lock().await = Some(hub);
+    }
+
+    /// Every server's tools (starting lazy ones, restarting one that died, listing again after
+    /// `list_changed`), and the problems the user has not been told yet.
+    pub async fn list(&self) -> Listing {
+        let mut all = Vec::new();
+        let mut problems = Vec::new();
+        if let Some(hub) = &self.shared {
+            let list = hub.tools().await;
+            all.extend(list.tools.into_iter().map(|t| (t, Which::Shared)));
+            problems.extend(list.problems.iter().map(ToString::to_string));
+        }
+        let own = self.own.lock().await.clone();
+        if let Some(hub) = own {
+            let list = hub.tools().await;
+            all.extend(list.tools.into_iter().map(|t| (t, Which::Own)));
+            problems.extend(list.problems.iter().map(ToString::to_string));
+        }
+        let mut map = HashMap::new();
+        let mut definitions = Vec::new();
+        for (tool, which) in all {
+            if map.contains_key(&tool.qualified_name) {
+                problems.push(format!(
+                    "MCP tool `{}` of server `{}` left out: another server's tool has the same \
+                     name (give the servers different names)",
+                    tool.tool, tool.server
+                ));
+                continue;
+            }
+            definitions.push(ToolDefinition {
+                name: tool.qualified_name.clone(),
+                description: format!(
+                    "[MCP server `{}`, tool `{}`] {}",
+                    tool.server, tool.tool, tool.description
+                ),
+                parameters: tool.input_schema.clone(),
+            });
+            map.insert(tool.qualified_name.clone(), (tool, which));
+        }
+        *tandem_stdx::lock(&self.tools) = map;
+        let mut told = tandem_stdx::lock(&self.told);
+        let notices = problems
+            .into_iter()
+            .filter(|p| told.insert(p.clone()))
+            .collect();
+        Listing {
+            definitions,
+            notices,
+        }
+    }
+
+    /// Whether `message` is new to this session's user (then it is now told).
+    pub fn tell_once(&self, message: &str) -> bool {
+        tandem_stdx::lock(&self.told).insert(message.to_string())
+    }
+
+    /// The tool a model's call names, as of the last listing.
+    pub fn lookup(&self, qualified_name: &str) -> Option<McpTool> {
+        tandem_stdx::lock(&self.tools)
+            .get(qualified_name)
+            .map(|(t, _)| t.clone())
+    }
+
+    /// The hub that runs a tool.
+    pub async fn hub_of(&self, qualified_name: &str) -> Option<McpHub> {
+        let which = tandem_stdx::lock(&self.tools)
+            .get(qualified_name)
+            .map(|(_, w)| *w)?;
+        match which {
+            Which::Shared => self.shared.clone(),
+            Which::Own => self.own.lock().await.clone(),
+        }
+    }
+
+    /// Stops the session's own servers (the shared ones are the agent's).
+    pub async fn shutdown(&self) {
+        if let Some(hub) = self.own.lock().await.take() {
+            hub.shutdown().await;
+        }
+    }
+}
+
+/// What the user is shown to decide whether to run a project's server: the command line and
+/// the environment it sets, or the URL and the names of the headers it sends.
+pub fn describe_server(config: &McpServerConfig) -> String {
+    match config {
+        McpServerConfig::Stdio(s) => {
+            let env: Vec<String> = s
+                .env
+                .iter()
+                .map(|e| format!("{}={}", e.name, e.value))
+                .collect();
+            let line = config.target();
+            if env.is_empty() {
+                line
+            } else {
+                format!("{} {line}", env.join(" "))
+            }
+        }
+        McpServerConfig::Http(h) => {
+            let headers: Vec<&str> = h.headers.iter().map(|h| h.name.as_str()).collect();
+            if headers.is_empty() {
+                h.url.clone()
+            } else {
+                format!("{} (headers: {})", h.url, headers.join(", "))
+            }
+        }
+    }
+}
+
+/// Which servers' tools a model with `budget` tokens for tool definitions could not take: whole
+/// servers are left out, the last listed first, until the rest fit. Tokens are estimated at
+/// four bytes each (name, description and schema as JSON). For the local-model work's token
+/// budget: the servers named here are left out and the user is told.
+pub fn servers_over_budget(tools: &[ToolDefinition], budget: u64) -> Vec<String> {
+    let estimate = |d: &ToolDefinition| {
+        let bytes = d.name.len() + d.description.len() + d.parameters.to_string().len();
+        (bytes as u64).div_ceil(4)
+    };
+    // Server of each MCP tool, by its description's prefix; built-in tools always stay.
+    let server_of = |d: &ToolDefinition| -> Option<String> {
+        let rest = d.description.strip_prefix("[MCP server `")?;
+        Some(rest.split('`').next()?.to_string())
+    };
+    let mut servers: Vec<String> = Vec::new();
+    let mut cost: HashMap<String, u64> = HashMap::new();
+    let mut total = 0;
+    for d in tools {
+        let t = estimate(d);
+        total += t;
+        if let Some(s) = server_of(d) {
+            if !servers.contains(&s) {
+                servers.push(s.clone());
+            }
+            *cost.entry(s).or_default() += t;
+        }
+    }
+    let mut left_out = Vec::new();
+    while total > budget {
+        let Some(server) = servers.pop() else { break };
+        total -= cost[&server];
+        left_out.push(server);
+    }
+    left_out
+}
+
+/// The projects' MCP servers the user trusted for good: `mcp-trust.json` in the data dir, one
+/// entry per project root, server name and fingerprint of its whole configuration (command,
+/// arguments, environment; or URL and headers), so a changed line asks again.
+pub struct TrustStore {
+    path: PathBuf,
+}
+
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+struct TrustFile {
+    trusted: Vec<TrustEntry>,
+}
+
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct TrustEntry {
+    root: PathBuf,
+    server: String,
+    /// SHA-256 of the server's configuration as JSON.
+    fingerprint: String,
+}
+
+impl TrustStore {
+    pub fn new(data_dir: &Path) -> Self {
+        Self {
+            path: data_dir.join("mcp-trust.json"),
+        }
+    }
+
+    fn entry(root: &Path, config: &McpServerConfig) -> TrustEntry {
+        use sha2::Digest;
+        let json = serde_json::to_string(config).unwrap_or_default();
+        let digest = sha2::Sha256::digest(json.as_bytes());
+        TrustEntry {
+            root: root.to_path_buf(),
+            server: config.name().to_string(),
+            fingerprint: digest.iter().map(|b| format!("{b:02x}")).collect(),
+        }
+    }
+
+    fn load(&self) -> TrustFile {
+        std::fs::read_to_string(&self.path)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+
+    pub fn is_trusted(&self, root: &Path, config: &McpServerConfig) -> bool {
+        let entry = Self::entry(root, config);
+        self.load().trusted.contains(&entry)
+    }
+
+    /// Remembers the user's "always" for this server in this project.
+    pub fn trust(&self, root: &Path, config: &McpServerConfig) -> std::io::Result<()> {
+        let mut file = self.load();
+        let entry = Self::entry(root, config);
+        if !file.trusted.contains(&entry) {
+            file.trusted.push(entry);
+        }
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let text = serde_json::to_string_pretty(&file).map_err(std::io::Error::other)?;
+        let tmp = self.path.with_extension("json.tmp");
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, &self.path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn server(json: serde_json::Value) -> McpServerConfig {
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn trust_is_per_project_and_per_command_line() {
+        let data = tempfile::tempdir().unwrap();
+        let store = TrustStore::new(data.path());
+        let a = server(json!({"name": "fs", "command": "srv", "args": ["/x"]}));
+        let root = Path::new("/work/project");
+        assert!(!store.is_trusted(root, &a));
+        store.trust(root, &a).unwrap();
+        assert!(store.is_trusted(root, &a));
+        // Another project, another command line, another environment: asked again.
+        assert!(!store.is_trusted(Path::new("/work/other"), &a));
+        let changed = server(json!({"name": "fs", "command": "srv", "args": ["/"]}));
+        assert!(!store.is_trusted(root, &changed));
+        let env = server(json!({"name": "fs", "command": "srv", "args": ["/x"],
+            "env": [{"name": "NODE_OPTIONS", "value": "--require evil.js"}]}));
+        assert!(!store.is_trusted(root, &env));
+        // Kept across stores (a new sidecar).
+        assert!(TrustStore::new(data.path()).is_trusted(root, &a));
+    }
+
+    #[test]
+    fn the_user_sees_the_environment_and_header_names() {
+        let s = server(json!({"name": "a", "command": "node", "args": ["s.js"],
+            "env": [{"name": "DEBUG", "value": "1"}]}));
+        assert_eq!(describe_server(&s), "DEBUG=1 node s.js");
+        let h = server(
+            json!({"type": "http", "name": "h", "url": "http://127.0.0.1:1/mcp",
+            "headers": [{"name": "Authorization", "value": "Bearer secret"}]}),
+        );
+        assert_eq!(
+            describe_server(&h),
+            "http://127.0.0.1:1/mcp (headers: Authorization)"
+        );
+    }
+
+    #[test]
+    fn whole_servers_are_left_out_last_first_until_the_tools_fit() {
+        let def = |name: &str, server: Option<&str>, size: usize| ToolDefinition {
+            name: name.into(),
+            description: match server {
+                Some(s) => format!("[MCP server `{s}`, tool `t`] {}", "d".repeat(size)),
+                None => "d".repeat(size),
+            },
+            parameters: json!({}),
+        };
+        let tools = vec![
+            def("read_file", None, 400),
+            def("a__x", Some("a"), 400),
+            def("b__y", Some("b"), 400),
+            def("b__z", Some("b"), 400),
+        ];
+        assert!(servers_over_budget(&tools, 10_000).is_empty());
+        assert_eq!(servers_over_budget(&tools, 300), vec!["b".to_string()]);
+        assert_eq!(
+            servers_over_budget(&tools, 150),
+            vec!["b".to_string(), "a".to_string()]
+        );
+    }
+}

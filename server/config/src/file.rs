@@ -1,0 +1,537 @@
+//! The configuration files: the user's (`~/.config/tandem/config.toml`, the platform's config
+//! dir; `--config FILE` or `TANDEM_CONFIG` name another) and a project's `.tandem/config.toml`.
+//!
+//! The user's file holds what flags and `initializationOptions` hold: provider profiles, the
+//! approval policy, the data dir, max steps, limits, MCP servers. A project's file is shared
+//! with everyone who clones the project, so it may hold only what is safe to share: the model,
+//! max steps, and MCP servers, which start only once the user trusts them (see
+//! `tandem_agent::mcp`). Anything else in it is an error that says where to put it instead.
+//!
+//! Unknown keys are errors, so a typo doesn't silently do nothing; every error names the file,
+//! the line and the field.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use tandem_agent::approval::SandboxMode;
+use tandem_mcp::McpServerConfig;
+use tandem_provider::{Api, ApiKey, Limits, ProviderOptions};
+
+use crate::policy::PolicyOptions;
+
+/// A configuration file, as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    /// Where the model is (used unless `profile` picks one of `profiles`).
+    #[serde(default)]
+    pub provider: Option<FileProvider>,
+    /// Which of `profiles` to use instead of `provider`.
+    #[serde(default)]
+    pub profile: Option<String>,
+    #[serde(default)]
+    pub profiles: BTreeMap<String, FileProvider>,
+    #[serde(default)]
+    pub approval: Option<FileApproval>,
+    #[serde(default)]
+    pub data_dir: Option<PathBuf>,
+    #[serde(default)]
+    pub max_steps: Option<u32>,
+    #[serde(default)]
+    pub limits: Option<FileLimits>,
+    #[serde(default)]
+    pub mcp: Option<FileMcp>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileProvider {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    /// `"openai"` or `"anthropic"`.
+    pub api: Option<FileApi>,
+    /// The key itself (the user's file only; prefer `api_key_env`).
+    pub api_key: Option<String>,
+    /// The environment variable that holds the key.
+    pub api_key_env: Option<String>,
+    /// The model's context window in tokens, over what the server reports.
+    pub context_window: Option<u64>,
+    /// How tools reach the model: `"native"`, `"text"` or `"auto"`.
+    pub tool_mode: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileApi {
+    Openai,
+    Anthropic,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileApproval {
+    pub auto_approve_edits: Option<bool>,
+    pub auto_approve_commands: Option<bool>,
+    pub allow_commands: Option<Vec<String>>,
+    /// `"workspace-write"` or `"off"`.
+    pub sandbox: Option<FileSandbox>,
+    pub network: Option<bool>,
+    /// `"SERVER/TOOL"` or `"SERVER/*"`.
+    pub allow_mcp_tools: Option<Vec<String>>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileSandbox {
+    WorkspaceWrite,
+    Off,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileLimits {
+    pub stall_timeout_seconds: Option<f64>,
+    pub progress_timeout_seconds: Option<f64>,
+    pub max_event_bytes: Option<u64>,
+    pub max_answer_bytes: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileMcp {
+    #[serde(default)]
+    pub servers: Vec<McpServerConfig>,
+}
+
+/// A file that can't be used: which, where, and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}{}: {message}", file.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct ConfigError {
+    pub file: PathBuf,
+    /// One-based, when the error is at a place in the file.
+    pub line: Option<usize>,
+    /// What is wrong, naming the field.
+    pub message: String,
+}
+
+/// What the files say, merged: the provider with the variable its key came from, and the rest.
+#[derive(Clone, Debug, Default)]
+pub struct FileSettings {
+    pub provider: ProviderOptions,
+    /// The environment variable the file's key came from (kept out of commands).
+    pub key_var: Option<String>,
+    pub policy: PolicyOptions,
+    pub data_dir: Option<PathBuf>,
+    pub max_steps: Option<u32>,
+    pub limits: Option<Limits>,
+    /// The user's file's servers (they start without asking).
+    pub mcp_servers: Vec<McpServerConfig>,
+}
+
+/// The user's config file: `explicit` (`--config`), else `TANDEM_CONFIG`, else the platform's
+/// `tandem/config.toml`. An explicit file must exist; the default one may not.
+pub fn user_config_path(explicit: Option<&Path>) -> Option<(PathBuf, bool)> {
+    if let Some(p) = explicit {
+        return Some((p.to_path_buf(), true));
+    }
+    if let Some(p) = std::env::var_os("TANDEM_CONFIG").filter(|v| !v.is_empty()) {
+        return Some((PathBuf::from(p), true));
+    }
+    dirs::config_dir().map(|d| (d.join("tandem").join("config.toml"), false))
+}
+
+/// A project's config file.
+pub fn project_config_path(root: &Path) -> PathBuf {
+    root.join(".tandem").join("config.toml")
+}
+
+/// Reads and checks a file; `Ok(None)` when it is absent and need not exist.
+pub fn read(path: &Path, must_exist: bool) -> Result<Option<ConfigFile>, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => return Ok(None),
+        Err(e) => {
+            return Err(ConfigError {
+                file: path.to_path_buf(),
+                line: None,
+                message: format!("can't be read: {e}"),
+            });
+        }
+    };
+    parse(path, &text).map(Some)
+}
+
+/// Parses a file's text; errors name the line and the field.
+pub fn parse(path: &Path, text: &str) -> Result<ConfigFile, ConfigError> {
+    let error = |line: Option<usize>, message: String| ConfigError {
+        file: path.to_path_buf(),
+        line,
+        message,
+    };
+    let line_of = |span: Option<std::ops::Range<usize>>| {
+        span.map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
+    };
+    let deserializer = toml::Deserializer::parse(text)
+        .map_err(|e| error(line_of(e.span()), e.message().trim().to_string()))?;
+    let file: ConfigFile = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let field = e.path().to_string();
+        let inner = e.into_inner();
+        let message = inner.message().trim().to_string();
+        let message = if field.is_empty() || field == "." {
+            message
+        } else {
+            format!("`{field}`: {message}")
+        };
+        error(line_of(inner.span()), message)
+    })?;
+    if let Some(name) = &file.profile
+        && !file.profiles.contains_key(name)
+    {
+        let known: Vec<&str> = file.profiles.keys().map(String::as_str).collect();
+        return Err(error(
+            line_at(text, "profile"),
+            format!(
+                "`profile`: no profile named `{name}` (the file has: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ),
+        ));
+    }
+    Ok(file)
+}
+
+/// The first line that sets `key`, for errors found after parsing.
+fn line_at(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            l.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|r| r.trim_start().starts_with('='))
+        })
+        .map(|i| i + 1)
+}
+
+impl ConfigFile {
+    /// What a project's file may hold: the model, max steps and MCP servers. Anything else is an
+    /// error naming it: a file anyone can commit must not widen approvals, send the user's key
+    /// or prompts to another server, or move their data.
+    pub fn check_project(&self, path: &Path, text_lines: &str) -> Result<(), ConfigError> {
+        let mut refused = Vec::new();
+        if let Some(p) = &self.provider {
+            for (set, name) in [
+                (p.base_url.is_some(), "provider.base_url"),
+                (p.api.is_some(), "provider.api"),
+                (p.api_key.is_some(), "provider.api_key"),
+                (p.api_key_env.is_some(), "provider.api_key_env"),
+                (p.context_window.is_some(), "provider.context_window"),
+                (p.tool_mode.is_some(), "provider.tool_mode"),
+            ] {
+                if set {
+                    refused.push(name);
+                }
+            }
+        }
+        for (set, name) in [
+            (self.profile.is_some(), "profile"),
+            (!self.profiles.is_empty(), "profiles"),
+            (self.approval.is_some(), "approval"),
+            (self.data_dir.is_some(), "data_dir"),
+            (self.limits.is_some(), "limits"),
+        ] {
+            if set {
+                refused.push(name);
+            }
+        }
+        match refused.first() {
+            None => Ok(()),
+            Some(first) => Err(ConfigError {
+                file: path.to_path_buf(),
+                line: line_at(text_lines, first.split('.').next_back().unwrap_or(first))
+                    .or_else(|| line_at_table(text_lines, first)),
+                message: format!(
+                    "a project's config file may set only `provider.model`, `max_steps` and \
+                     `[[mcp.servers]]` (it is shared with everyone who clones the project); \
+                     move {} to your own config file",
+                    refused
+                        .iter()
+                        .map(|r| format!("`{r}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            }),
+        }
+    }
+
+    /// The provider settings this file gives: `[profiles.NAME]` when `profile` picks one, else
+    /// `[provider]`; and the variable its key came from.
+    fn provider(&self) -> Result<(ProviderOptions, Option<String>), String> {
+        let chosen = match &self.profile {
+            Some(name) => self.profiles.get(name),
+            None => self.provider.as_ref(),
+        };
+        let Some(p) = chosen else {
+            return Ok((ProviderOptions::default(), None));
+        };
+        let (key, key_var) = match (&p.api_key, &p.api_key_env) {
+            (Some(_), Some(_)) => {
+                return Err("set `api_key` or `api_key_env`, not both".into());
+            }
+            (Some(k), None) => (Some(ApiKey::new(k.clone())), None),
+            (None, Some(var)) => match std::env::var(var).ok().filter(|v| !v.trim().is_empty()) {
+                Some(k) => (Some(ApiKey::new(k)), Some(var.clone())),
+                None => (None, None),
+            },
+            (None, None) => (None, None),
+        };
+        Ok((
+            ProviderOptions {
+                base_url: p.base_url.clone(),
+                model: p.model.clone(),
+                api_key: key,
+                api: p.api.map(|a| match a {
+                    FileApi::Openai => Api::OpenAi,
+                    FileApi::Anthropic => Api::Anthropic,
+                }),
+                context_window: p.context_window,
+                tool_mode: match &p.tool_mode {
+                    Some(mode) => Some(
+                        crate::env::parse_tool_mode(mode)
+                            .map_err(|e| format!("`provider.tool_mode`: {e}"))?,
+                    ),
+                    None => None,
+                },
+            },
+            key_var,
+        ))
+    }
+
+    fn policy(&self) -> PolicyOptions {
+        let Some(a) = &self.approval else {
+            return PolicyOptions::default();
+        };
+        PolicyOptions {
+            auto_approve_edit: a.auto_approve_edits,
+            auto_approve_command: a.auto_approve_commands,
+            allow_commands: a.allow_commands.clone(),
+            sandbox: a.sandbox.map(|s| match s {
+                FileSandbox::WorkspaceWrite => SandboxMode::WorkspaceWrite,
+                FileSandbox::Off => SandboxMode::Off,
+            }),
+            network: a.network,
+            allow_mcp_tools: a.allow_mcp_tools.clone(),
+        }
+    }
+
+    fn limits(&self) -> Result<Option<Limits>, String> {
+        let Some(l) = self.limits else {
+            return Ok(None);
+        };
+        let mut base = Limits::default();
+        let seconds = |name: &str, value: f64| {
+            if value.is_finite() && value > 0.0 && value <= 86_400.0 {
+                Ok(std::time::Duration::from_secs_f64(value))
+            } else {
+                Err(format!(
+                    "`limits.{name}` must be more than 0 and at most 86400 seconds, not {value}"
+                ))
+            }
+        };
+        if let Some(s) = l.stall_timeout_seconds {
+            base.stall_timeout = seconds("stall_timeout_seconds", s)?;
+        }
+        if let Some(s) = l.progress_timeout_seconds {
+            base.progress_timeout = seconds("progress_timeout_seconds", s)?;
+        }
+        if let Some(n) = l.max_event_bytes {
+            base.max_event_bytes = usize::try_from(n).unwrap_or(usize::MAX).max(1024);
+        }
+        if let Some(n) = l.max_answer_bytes {
+            base.max_answer_bytes = usize::try_from(n).unwrap_or(usize::MAX).max(1024);
+        }
+        Ok(Some(base))
+    }
+
+    /// The settings of the user's file.
+    pub fn settings(&self, path: &Path) -> Result<FileSettings, ConfigError> {
+        let fail = |message: String| ConfigError {
+            file: path.to_path_buf(),
+            line: None,
+            message,
+        };
+        let (provider, key_var) = self.provider().map_err(fail)?;
+        Ok(FileSettings {
+            provider,
+            key_var,
+            policy: self.policy(),
+            data_dir: self.data_dir.clone(),
+            max_steps: self.max_steps,
+            limits: self.limits().map_err(fail)?,
+            mcp_servers: self
+                .mcp
+                .as_ref()
+                .map(|m| m.servers.clone())
+                .unwrap_or_default(),
+        })
+    }
+}
+
+/// The line of `[table]` or `[table.…]`, for a refused table.
+fn line_at_table(text: &str, table: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            let l = l.trim_start();
+            l.starts_with(&format!("[{table}]")) || l.starts_with(&format!("[{table}."))
+        })
+        .map(|i| i + 1)
+}
+
+/// A project's file, checked: what it may set, and its MCP servers (which wait for the user's
+/// trust). `Ok(None)` when the project has none.
+pub fn read_project(root: &Path) -> Result<Option<ConfigFile>, ConfigError> {
+    let path = project_config_path(root);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(ConfigError {
+                file: path,
+                line: None,
+                message: format!("can't be read: {e}"),
+            });
+        }
+    };
+    let file = parse(&path, &text)?;
+    file.check_project(&path, &text)?;
+    Ok(Some(file))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_err(text: &str) -> ConfigError {
+        parse(Path::new("/home/u/.config/tandem/config.toml"), text).unwrap_err()
+    }
+
+    #[test]
+    fn errors_name_the_file_the_line_and_the_field() {
+        let e = parse_err("max_steps = 10\n\n[approval]\nnetwork = \"yes\"\n");
+        assert_eq!(e.line, Some(4), "{e}");
+        assert!(e.message.contains("approval.network"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("/home/u/.config/tandem/config.toml:4: "),
+            "{e}"
+        );
+
+        let e = parse_err("[provider]\nbase_url = \"http://x\"\nmodle = \"m\"\n");
+        assert_eq!(e.line, Some(3), "{e}");
+        assert!(e.message.contains("modle"), "{e}");
+
+        let e = parse_err("max_steps = \n");
+        assert_eq!(e.line, Some(1), "{e}");
+
+        let e = parse_err(
+            "[[mcp.servers]]\nname = \"fs\"\ncommand = \"c\"\n\n[[mcp.servers]]\nname = \"web\"\ntype = \"ws\"\n",
+        );
+        assert!(e.message.contains("mcp.servers[1]"), "{e}");
+        assert!(e.message.contains("unknown transport type `ws`"), "{e}");
+        assert!(matches!(e.line, Some(5..=7)), "{e}");
+
+        let e = parse_err("profile = \"work\"\n[profiles.home]\nmodel = \"m\"\n");
+        assert_eq!(e.line, Some(1));
+        assert!(e.message.contains("no profile named `work`") && e.message.contains("home"));
+    }
+
+    /// The ```toml blocks of docs/configuration.md, in order.
+    fn doc_examples() -> Vec<String> {
+        let doc = include_str!("../../../docs/configuration.md");
+        doc.split("```toml\n")
+            .skip(1)
+            .map(|rest| rest.split("```").next().unwrap_or_default().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn the_documented_examples_parse_and_mean_what_the_doc_says() {
+        let examples = doc_examples();
+        assert_eq!(examples.len(), 2, "the user file and the project file");
+        let path = Path::new("docs/configuration.md");
+        let user = parse(path, &examples[0]).unwrap_or_else(|e| panic!("{e}"));
+        let s = user.settings(path).unwrap();
+        assert_eq!(
+            s.provider.base_url.as_deref(),
+            Some("http://127.0.0.1:1234/v1")
+        );
+        assert_eq!(s.max_steps, Some(50));
+        assert_eq!(s.mcp_servers.len(), 2);
+        assert_eq!(s.mcp_servers[1].startup(), tandem_mcp::Startup::Eager);
+        let policy = s.policy.resolve();
+        assert_eq!(policy.allow_commands, vec!["cargo test", "git status"]);
+        assert!(policy.allows_mcp_tool("everything", "echo"));
+        assert_eq!(s.limits.unwrap().stall_timeout.as_secs(), 120);
+        assert!(user.profiles.contains_key("claude"));
+
+        let project = parse(path, &examples[1]).unwrap();
+        project.check_project(path, &examples[1]).unwrap();
+        // The user's file is no project file.
+        assert!(user.check_project(path, &examples[0]).is_err());
+    }
+
+    #[test]
+    fn a_profile_replaces_the_provider_table_and_brings_its_own_key() {
+        let file = parse(
+            Path::new("c.toml"),
+            r#"
+            profile = "local"
+            [provider]
+            base_url = "http://default/v1"
+            [profiles.local]
+            base_url = "http://127.0.0.1:1234/v1"
+            model = "qwen"
+            api = "openai"
+            api_key = "k-local"
+            "#,
+        )
+        .unwrap();
+        let s = file.settings(Path::new("c.toml")).unwrap();
+        assert_eq!(
+            s.provider.base_url.as_deref(),
+            Some("http://127.0.0.1:1234/v1")
+        );
+        assert_eq!(s.provider.api_key.unwrap().expose(), "k-local");
+        assert_eq!(s.provider.api, Some(Api::OpenAi));
+        assert!(s.key_var.is_none());
+    }
+
+    #[test]
+    fn a_project_file_may_not_widen_the_policy_or_move_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = project_config_path(dir.path());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(
+            &path,
+            "max_steps = 5\n[provider]\nmodel = \"m\"\n\n[approval]\nauto_approve_commands = true\n",
+        )
+        .unwrap();
+        let e = read_project(dir.path()).unwrap_err();
+        assert!(e.message.contains("`approval`"), "{e}");
+        assert_eq!(e.line, Some(5), "{e}");
+        std::fs::write(&path, "[provider]\nbase_url = \"http://evil/v1\"\n").unwrap();
+        let e = read_project(dir.path()).unwrap_err();
+        assert!(e.message.contains("provider.base_url"), "{e}");
+        assert_eq!(e.line, Some(2));
+        std::fs::write(
+            &path,
+            "max_steps = 5\n[provider]\nmodel = \"m\"\n[[mcp.servers]]\nname = \"a\"\ncommand = \"c\"\n",
+        )
+        .unwrap();
+        let ok = read_project(dir.path()).unwrap().unwrap();
+        assert_eq!(ok.mcp.unwrap().servers.len(), 1);
+        assert!(read_project(&dir.path().join("nothing")).unwrap().is_none());
+    }
+}

@@ -1,0 +1,66 @@
+//! The approval policy as each source gives it: every field optional, merged field by field
+//! (the editor or the flags, then the files), then the defaults.
+
+use tandem_agent::approval::{ApprovalPolicy, AutoApprove, SandboxMode};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PolicyOptions {
+    pub auto_approve_edit: Option<bool>,
+    pub auto_approve_command: Option<bool>,
+    pub allow_commands: Option<Vec<String>>,
+    pub sandbox: Option<SandboxMode>,
+    pub network: Option<bool>,
+    pub allow_mcp_tools: Option<Vec<String>>,
+}
+
+impl PolicyOptions {
+    /// Fills each unset field from `other`.
+    pub fn or(self, other: PolicyOptions) -> PolicyOptions {
+        PolicyOptions {
+            auto_approve_edit: self.auto_approve_edit.or(other.auto_approve_edit),
+            auto_approve_command: self.auto_approve_command.or(other.auto_approve_command),
+            allow_commands: self.allow_commands.or(other.allow_commands),
+            sandbox: self.sandbox.or(other.sandbox),
+            network: self.network.or(other.network),
+            allow_mcp_tools: self.allow_mcp_tools.or(other.allow_mcp_tools),
+        }
+    }
+
+    /// The policy, with the defaults for what no source set: ask for everything, commands in
+    /// the sandbox without network.
+    pub fn resolve(self) -> ApprovalPolicy {
+        ApprovalPolicy {
+            auto_approve: AutoApprove {
+                edit: self.auto_approve_edit.unwrap_or(false),
+                command: self.auto_approve_command.unwrap_or(false),
+            },
+            allow_commands: self.allow_commands.unwrap_or_default(),
+            sandbox: self.sandbox.unwrap_or_default(),
+            network: self.network.unwrap_or(false),
+            allow_mcp_tools: self.allow_mcp_tools.unwrap_or_default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_by_field_then_the_defaults() {
+        let flags = PolicyOptions {
+            allow_commands: Some(vec!["cargo test".into()]),
+            ..Default::default()
+        };
+        let file = PolicyOptions {
+            allow_commands: Some(vec!["ls".into()]),
+            network: Some(true),
+            ..Default::default()
+        };
+        let p = flags.or(file).resolve();
+        assert_eq!(p.allow_commands, vec!["cargo test".to_string()]);
+        assert!(p.network);
+        assert!(!p.auto_approve.edit && !p.auto_approve.command);
+        assert_eq!(p.sandbox, SandboxMode::WorkspaceWrite);
+    }
+}

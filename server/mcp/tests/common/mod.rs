@@ -1,0 +1,158 @@
+//! Real MCP servers for the tests: the npm packages pinned in tests/mcp-servers (installed with
+//! `npm ci --prefix tests/mcp-servers`), and looking at processes through /proc.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use tandem_mcp::{
+    CancellationToken, EnvVariable, HttpServerConfig, McpHub, McpServerConfig, ServerState,
+    Startup, StdioServerConfig,
+};
+
+pub fn servers_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp-servers")
+}
+
+/// An installed server binary; fails the test, saying what to run, when it is missing.
+pub fn bin(name: &str) -> String {
+    let path = servers_dir().join("node_modules/.bin").join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: the MCP test servers are not installed. Run `npm ci --prefix tests/mcp-servers` \
+         from the repository root (needs Node 20 or later).",
+        path.display()
+    );
+    path.to_string_lossy().into_owned()
+}
+
+pub fn stdio(name: &str, command: &str, args: &[&str]) -> McpServerConfig {
+    McpServerConfig::Stdio(StdioServerConfig {
+        name: name.into(),
+        command: command.into(),
+        args: args.iter().map(|a| a.to_string()).collect(),
+        env: vec![EnvVariable {
+            name: "NODE_NO_WARNINGS".into(),
+            value: "1".into(),
+        }],
+        startup: Startup::Lazy,
+    })
+}
+
+pub fn everything(name: &str) -> McpServerConfig {
+    stdio(name, &bin("mcp-server-everything"), &["stdio"])
+}
+
+/// tests/mcp-servers/test-server.mjs: `add-tool`, `flood`, `pid`, `spawn-child`.
+pub fn test_server(name: &str) -> McpServerConfig {
+    bin("mcp-server-everything"); // the same install provides the SDK it imports
+    let script = servers_dir().join("test-server.mjs");
+    stdio(name, "node", &[&script.to_string_lossy()])
+}
+
+/// The test server that ignores the end of its stdin: only a signal stops it.
+pub fn lingering_test_server(name: &str) -> McpServerConfig {
+    let mut config = test_server(name);
+    if let McpServerConfig::Stdio(stdio) = &mut config {
+        stdio.env.push(EnvVariable {
+            name: "TANDEM_TEST_LINGER".into(),
+            value: "1".into(),
+        });
+    }
+    config
+}
+
+pub fn http(name: &str, url: &str) -> McpServerConfig {
+    McpServerConfig::Http(HttpServerConfig {
+        name: name.into(),
+        url: url.into(),
+        headers: vec![],
+        startup: Startup::Lazy,
+    })
+}
+
+pub const CALL: Duration = Duration::from_secs(30);
+
+pub async fn call(hub: &McpHub, name: &str, args: serde_json::Value) -> tandem_mcp::McpCallResult {
+    hub.call_tool(name, args, CALL, &CancellationToken::new())
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+pub async fn pid_of(hub: &McpHub, server: &str) -> u32 {
+    for status in hub.status().await {
+        if status.name == server
+            && let ServerState::Running { pid: Some(pid), .. } = status.state
+        {
+            return pid;
+        }
+    }
+    panic!("{server} is not running: {:?}", hub.status().await)
+}
+
+/// Whether a process exists and is not a zombie.
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat_field(&stat, 0).is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
+    }
+}
+
+/// Live processes whose process group is `pgid`.
+pub fn group_members(pgid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let state = stat_field(&stat, 0);
+        let pgrp = stat_field(&stat, 2).and_then(|s| s.parse::<u32>().ok());
+        if pgrp == Some(pgid) && state.is_some_and(|s| s != "Z" && s != "X") {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Fields of /proc/PID/stat after the command name (which may hold spaces): 0 is the state,
+/// 1 the parent, 2 the process group.
+fn stat_field(stat: &str, index: usize) -> Option<&str> {
+    stat.rsplit_once(')')?.1.split_whitespace().nth(index)
+}
+
+pub async fn wait_until(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < timeout,
+            "timed out after {timeout:?} waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+pub fn kill(pid: u32) {
+    // SAFETY: a plain syscall.
+    unsafe {
+        libc::kill(pid as libc::pid_t, libc::SIGKILL);
+    }
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
