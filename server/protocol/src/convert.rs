@@ -66,6 +66,10 @@ impl From<ApprovalPolicy> for core_approval::ApprovalPolicy {
                 Some(Sandbox::Off) => core_approval::SandboxMode::Off,
             },
             network: p.network.unwrap_or(false),
+            // Zero would reject every question before it is seen: at least a second.
+            timeout: p
+                .timeout_seconds
+                .map(|s| std::time::Duration::from_secs(u64::from(s.max(1)))),
         }
     }
 }
@@ -122,7 +126,7 @@ impl From<core_events::StopReason> for StopReason {
 impl From<Event> for Update {
     fn from(e: Event) -> Self {
         match e {
-            Event::TurnStarted { prompt } => Update::TurnStarted { prompt },
+            Event::TurnStarted { prompt, .. } => Update::TurnStarted { prompt },
             Event::Text { delta } => Update::Text { delta },
             Event::Reasoning { delta } => Update::Reasoning { delta },
             Event::ToolCall(call) => Update::ToolCall {

@@ -31,6 +31,11 @@ pub struct InitializationOptions {
     /// Bounds on what the model server may send.
     #[serde(default)]
     pub limits: Option<Limits>,
+    /// Plain LSP clients only: a `null` answer to an approval's `window/showMessageRequest`
+    /// means "asked in a prompt of my own; the answer comes by `tandem.answer`" rather than a
+    /// rejection. For editors whose request handlers must answer at once (Neovim).
+    #[serde(default)]
+    pub defer_questions: Option<bool>,
 }
 
 /// Bounds on a model answer; each is named in the error that ends a turn at it.
@@ -92,6 +97,10 @@ pub struct ApprovalPolicy {
     /// Commands in the sandbox may use the network (default false).
     #[serde(default)]
     pub network: Option<bool>,
+    /// Seconds a question waits for the user (default 600). Unanswered by then, or answered with
+    /// an error, it counts as rejected and the turn goes on.
+    #[serde(default)]
+    pub timeout_seconds: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]

@@ -18,4 +18,9 @@ sandbox?: Sandbox,
 /**
  * Commands in the sandbox may use the network (default false).
  */
-network?: boolean, };
+network?: boolean, 
+/**
+ * Seconds a question waits for the user (default 600). Unanswered by then, or answered with
+ * an error, it counts as rejected and the turn goes on.
+ */
+timeoutSeconds?: number, };

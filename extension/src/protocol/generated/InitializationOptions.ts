@@ -10,4 +10,10 @@ export type InitializationOptions = { provider?: ProviderOptions, approval?: App
 /**
  * Bounds on what the model server may send.
  */
-limits?: Limits, };
+limits?: Limits, 
+/**
+ * Plain LSP clients only: a `null` answer to an approval's `window/showMessageRequest`
+ * means "asked in a prompt of my own; the answer comes by `tandem.answer`" rather than a
+ * rejection. For editors whose request handlers must answer at once (Neovim).
+ */
+deferQuestions?: boolean, };
