@@ -210,6 +210,38 @@ async fn an_approval_the_editor_fails_to_answer_counts_as_a_rejection() {
     model_requests(&mock);
 }
 
+/// `approval.timeoutSeconds`: a question nobody answers counts as a rejection, the model is told
+/// why, and the turn goes on; the answer that comes after that changes nothing.
+#[tokio::test]
+async fn an_unanswered_approval_times_out_as_a_rejection_and_a_late_answer_is_ignored() {
+    let env = Env::new();
+    env.write("src/answer.rs", ORIGINAL);
+    let mock = MockServer::start(edit_then(
+        Reply::text("Nobody answered; leaving it.").expect_tool_result_contains("within 1 s"),
+    ));
+    let options = Options {
+        approval: json!({"timeoutSeconds": 1}),
+        ..Options::default()
+    };
+    let tandem = Sidecar::start(&env, &mock, options).await;
+    let session = tandem.new_session().await;
+    let started = std::time::Instant::now();
+    // No answer queued: the question stays open in the "editor".
+    let turn = tandem.run_turn(&session, "Make the answer 42").await;
+    let took = started.elapsed();
+    assert_eq!(turn.tool_result()["status"], "rejected", "{turn}");
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    assert!(took >= std::time::Duration::from_secs(1), "{took:?}");
+    // The user answers now: nothing is written, and the session takes the next prompt.
+    tandem.reply_approvals([reply::accept()]).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(env.read("src/answer.rs"), ORIGINAL);
+    let requests = model_requests(&mock);
+    let call = turn.tool_calls()[0]["toolCallId"].as_str().unwrap();
+    let told = tool_message(&requests[1], call);
+    assert!(told.contains("Nobody answered within 1 s"), "{told}");
+}
+
 #[tokio::test]
 async fn problems_the_editor_reports_after_an_edit_reach_the_model() {
     let env = Env::new();

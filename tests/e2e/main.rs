@@ -8,6 +8,7 @@ mod support;
 mod approvals;
 mod cancel;
 mod chat_cli;
+mod chat_pty;
 mod commands;
 mod discovery;
 mod editor;

@@ -53,14 +53,33 @@
                                   "actions" (vconcat (mapcar (lambda (a) (plist-get a :title))
                                                              actions)))))
 
-;; eglot asks with `completing-read', which in batch mode reads stdin: the user answers here.
-(advice-add 'completing-read :override
-            (lambda (&rest _)
-              (let ((answer (pop tt-answers))
-                    (questions (gethash "questions" tt-record)))
-                (puthash "answer" (or answer :null) (aref questions (1- (length questions))))
-                (tt-save)
-                answer)))
+;; The docs' setup shows each question in a buffer and answers by command: the user reads the
+;; question there, then answers with the docs' commands, in the order of `tt-answers'.
+(cl-defmethod eglot-handle-request :after
+  (_server (_method (eql window/showMessageRequest)) &rest _)
+  (let ((answer (pop tt-answers))
+        (questions (gethash "questions" tt-record)))
+    (puthash "answer" (or answer :null) (aref questions (1- (length questions))))
+    (tt-save)
+    (when answer
+      (run-at-time 0.05 nil
+                   (lambda ()
+                     (puthash "window" (with-current-buffer "*tandem question*" (buffer-string))
+                              (aref questions (1- (length questions))))
+                     (funcall (intern (concat "tandem-" (downcase answer)))))))))
+
+;; The documents the server shows (the proposed diffs), and where the user's cursor stayed.
+(cl-defmethod eglot-handle-request :after
+  (_server (_method (eql window/showDocument)) &key uri takeFocus &allow-other-keys)
+  (let ((path (eglot--uri-to-path uri)))
+    (tt-push "shown" (tt-object "path" path
+                                "takeFocus" (if (eq takeFocus t) t :false)
+                                "lines" (vconcat (split-string (with-temp-buffer
+                                                                 (insert-file-contents path)
+                                                                 (buffer-string))
+                                                               "\n"))
+                                "current" (or (buffer-file-name (window-buffer (selected-window)))
+                                              "")))))
 
 (defun tt-main ()
   (load (getenv "TANDEM_TEST_SETUP") nil t t)
@@ -85,6 +104,7 @@
   (tandem-ask "Now make it 43")
   (tt-wait "the answer to the second question" (lambda () (>= (tt-count "messages") 2)))
   (puthash "after_reject" (tt-buffer) tt-record)
+  (puthash "answers_buffer" (with-current-buffer "*tandem*" (buffer-string)) tt-record)
 
   ;; The command opens it in the selected window (which the command loop would make current).
   (tandem-transcript)

@@ -8,12 +8,9 @@ use crate::story;
 /// Runs `script` in batch Emacs with the docs' setup, its model pointed at the mock.
 fn emacs(ws: &Workspace, mock: &MockServer, script: &str) -> Run {
     EMACS.require();
-    // The docs configure the model in `initializationOptions` (which win over the wrapper's
-    // flags): the same setup, with the mock's address.
-    let setup = docs_snippet("eglot")
-        .replace("http://127.0.0.1:1234/v1", &mock.base_url())
-        .replace("qwen2.5-coder-7b-instruct", crate::harness::MODEL);
-    std::fs::write(&ws.setup, setup).unwrap();
+    // The setup as the docs have it: it leaves the model to the environment (here, the wrapper's
+    // flags); had it sent a provider of its own, every turn would go to port 1234 and fail.
+    std::fs::write(&ws.setup, docs_snippet("eglot")).unwrap();
     let script = scripts_dir().join(script);
     // Not -Q: Debian's elpa packages (eglot) load from site-start.
     ws.run_editor(
@@ -30,8 +27,7 @@ fn accepted_edits_land_in_the_buffer_a_rejected_one_does_not_and_the_transcript_
     let run = emacs(&ws, &mock, "eglot_accept_reject.el");
     story::check(&run, &ws, &mock);
 
-    // eglot 1.9 can't open the transcript for the server: the docs' command opens the path the
-    // command returns, and the server says where it is.
+    // The transcript opens (the docs' setup lets eglot 1.9 show documents).
     let path = run.get("/transcript/path").as_str().unwrap();
     assert!(
         path.starts_with(&ws.data_dir.join("transcripts").display().to_string()),
@@ -44,11 +40,25 @@ fn accepted_edits_land_in_the_buffer_a_rejected_one_does_not_and_the_transcript_
         "{text}{}",
         run.dump()
     );
+    // Shown, so the server needs not say where it is.
     let messages = run.strings("/messages", Some("message"));
-    assert_eq!(
-        messages[2..],
-        [format!("Tandem: the transcript is in {path}")],
-        "{}",
+    assert_eq!(messages.len(), 2, "{}", run.dump());
+    // The answers are in the *tandem* buffer, whole.
+    let answers = run.get("/answers_buffer").as_str().unwrap();
+    assert!(
+        answers.contains("Changing the answer.\nAnd the signature.\nThe answer is now 42.")
+            && answers.contains("Leaving it at 42."),
+        "{answers}{}",
         run.dump()
     );
+    // Each question was in the question buffer, with the keys to answer it.
+    for q in run.get("/questions").as_array().unwrap() {
+        let window = q["window"].as_str().unwrap_or_default();
+        assert!(
+            window.starts_with("Tandem wants to edit answer.py at line")
+                && window.contains("a: Accept   r or RET: Reject   A: Always"),
+            "{window}{}",
+            run.dump()
+        );
+    }
 }

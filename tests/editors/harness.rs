@@ -65,6 +65,9 @@ pub struct Workspace {
     _dir: tempfile::TempDir,
     /// Canonical, as the sidecar reports paths.
     pub root: PathBuf,
+    /// A symlink to `root`: the editor works through it (as in macOS `/tmp` or a linked home),
+    /// so its paths and the sidecar's differ.
+    pub link: PathBuf,
     home: PathBuf,
     bin: PathBuf,
     pub data_dir: PathBuf,
@@ -85,9 +88,12 @@ impl Workspace {
         for d in [&root, &home, &bin, &data_dir] {
             std::fs::create_dir_all(d).expect("create dir");
         }
+        let link = base.join("link");
+        std::os::unix::fs::symlink(&root, &link).expect("symlink the workspace");
         Self {
             _dir: dir,
             root,
+            link,
             home,
             bin,
             data_dir,
@@ -147,7 +153,8 @@ impl Workspace {
         );
         command
             .args(args)
-            .current_dir(&self.root)
+            .current_dir(&self.link)
+            .env("PWD", &self.link)
             .env("PATH", path)
             .env("HOME", &self.home)
             .env("XDG_CONFIG_HOME", self.home.join(".config"))
@@ -156,7 +163,7 @@ impl Workspace {
             .env("XDG_CACHE_HOME", self.home.join(".cache"))
             .env("TERM", "dumb")
             .env("TANDEM_TEST_SCRIPTS", scripts_dir())
-            .env("TANDEM_TEST_ROOT", &self.root)
+            .env("TANDEM_TEST_ROOT", &self.link)
             .env("TANDEM_TEST_RESULTS", &self.results)
             .env("TANDEM_TEST_SETUP", &self.setup)
             .stdin(Stdio::null())

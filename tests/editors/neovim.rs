@@ -58,6 +58,33 @@ fn accepted_edits_land_in_the_buffer_and_a_rejected_one_does_not() {
         run.dump()
     );
     assert_eq!(ws.read(story::FILE), story::ORIGINAL, "{}", run.dump());
+
+    // The multi-line answer is in the docs' answer window, whole; each question was in the
+    // question window, which is gone once answered.
+    assert_eq!(
+        run.get("/answer_window"),
+        &json!([
+            "Changing the answer.",
+            "And the signature.",
+            "The answer is now 42."
+        ]),
+        "{}",
+        run.dump()
+    );
+    assert_eq!(
+        run.get("/question_window_after"),
+        &Value::Null,
+        "{}",
+        run.dump()
+    );
+    for q in run.get("/questions").as_array().unwrap() {
+        assert_eq!(
+            q["window"][2],
+            "a: Accept   r or Enter: Reject   A: Always",
+            "{}",
+            run.dump()
+        );
+    }
 }
 
 #[test]

@@ -2,8 +2,9 @@
 local T = dofile(os.getenv('TANDEM_TEST_SCRIPTS') .. '/nvim_lib.lua')
 
 T.run(function()
-  dofile(os.getenv('TANDEM_TEST_SETUP'))
-  vim.cmd('edit answer.py')
+  T.setup()
+  -- Through the workspace's symlink: the editor's path for the file is not the sidecar's.
+  vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('TANDEM_TEST_ROOT') .. '/answer.py'))
   -- An unsaved change of the user's: the agent must work on the buffer, not on the disk.
   vim.api.nvim_buf_set_lines(0, 0, 0, false, { '# The answer, unsaved.' })
   T.wait('the sidecar to start', function()
@@ -16,6 +17,8 @@ T.run(function()
     return #T.record.messages >= 1
   end)
   T.record.after_accept = T.buffer()
+  T.record.answer_window = T.window('answer') or vim.NIL
+  T.record.question_window_after = T.window('question') or vim.NIL
 
   T.answers = { 'Reject' }
   T.type('<leader>taNow make it 43<CR>')

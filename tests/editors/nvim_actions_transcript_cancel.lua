@@ -17,8 +17,9 @@ vim.ui.select = function(items, opts, on_choice)
 end
 
 T.run(function()
-  dofile(os.getenv('TANDEM_TEST_SETUP'))
-  vim.cmd('edit answer.py')
+  T.setup()
+  -- Through the workspace's symlink: the editor's path for the file is not the sidecar's.
+  vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('TANDEM_TEST_ROOT') .. '/answer.py'))
   T.wait('the sidecar to start', function()
     return T.tandem_client() ~= nil
   end)

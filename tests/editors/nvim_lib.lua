@@ -1,5 +1,6 @@
--- Shared by the Neovim scripts: records what the sidecar sends, answers its approval questions
--- as the script says, waits, and writes the record that the Rust test checks.
+-- Shared by the Neovim scripts: records what the sidecar sends and what the docs' handlers do,
+-- answers the approval questions as the script says, waits, and writes the record that the Rust
+-- test checks.
 local T = {}
 
 T.record = {
@@ -48,23 +49,6 @@ function T.tandem_client()
   end
 end
 
--- Headless, the default handler would wait for a number typed at inputlist() forever.
-vim.lsp.handlers['window/showMessageRequest'] = function(_, params)
-  local answer = table.remove(T.answers, 1)
-  local titles = {}
-  for _, action in ipairs(params.actions or {}) do
-    table.insert(titles, action.title)
-  end
-  table.insert(T.record.questions, { message = params.message, actions = titles, answer = answer or vim.NIL })
-  T.save()
-  for _, action in ipairs(params.actions or {}) do
-    if action.title == answer then
-      return action
-    end
-  end
-  return vim.NIL
-end
-
 local function recorder(list, default)
   return function(err, params, ctx, config)
     table.insert(T.record[list], params)
@@ -72,12 +56,61 @@ local function recorder(list, default)
     return default(err, params, ctx, config)
   end
 end
-vim.lsp.handlers['window/showMessage'] = recorder('messages', vim.lsp.handlers['window/showMessage'])
 vim.lsp.handlers['window/logMessage'] = recorder('log', vim.lsp.handlers['window/logMessage'])
 local progress = vim.lsp.handlers['$/progress']
 vim.lsp.handlers['$/progress'] = function(err, params, ctx, config)
   table.insert(T.record.progress, params.value)
   return progress(err, params, ctx, config)
+end
+
+-- Loads the docs' setup, and records what its handlers are given: the questions (answered with
+-- the docs' own :TandemAccept / :TandemReject / :TandemAlways, in the order of T.answers; with
+-- none left, the question stays open), the messages and the documents shown.
+function T.setup()
+  local M = dofile(os.getenv('TANDEM_TEST_SETUP'))
+  T.M = M
+  T.record.shown = {}
+  local on_question, on_message, on_show_document = M.on_question, M.on_message, M.on_show_document
+  M.on_question = function(err, params, ctx, config)
+    local titles = {}
+    for _, action in ipairs(params.actions or {}) do
+      table.insert(titles, action.title)
+    end
+    local answer = table.remove(T.answers, 1)
+    table.insert(T.record.questions, { message = params.message, actions = titles, answer = answer or vim.NIL })
+    T.save()
+    local result = on_question(err, params, ctx, config)
+    if answer then
+      -- After the docs' handler has shown the question: the user reads it, then answers.
+      vim.defer_fn(function()
+        T.record.questions[#T.record.questions].window = vim.api.nvim_buf_get_lines(M.buffers.question, 0, -1, false)
+        vim.cmd('Tandem' .. answer)
+      end, 50)
+    end
+    return result
+  end
+  M.on_message = function(err, params, ctx, config)
+    table.insert(T.record.messages, params)
+    T.save()
+    return on_message(err, params, ctx, config)
+  end
+  M.on_show_document = function(err, params, ctx, config)
+    local result = on_show_document(err, params, ctx, config)
+    local path = vim.uri_to_fname(params.uri)
+    table.insert(T.record.shown, { path = path, takeFocus = params.takeFocus, lines = vim.fn.readfile(path),
+                                   current = vim.api.nvim_buf_get_name(0) })
+    T.save()
+    return result
+  end
+  return M
+end
+
+-- The text of Tandem's window NAME (the docs' M.show), or nil.
+function T.window(name)
+  local buf = T.M.buffers[name]
+  if buf and vim.api.nvim_buf_is_valid(buf) and vim.fn.bufwinid(buf) ~= -1 then
+    return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  end
 end
 
 -- Runs the script; records how it ended and quits (exit code 1 on an error).

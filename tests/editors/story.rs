@@ -64,15 +64,47 @@ pub fn check(run: &Run, ws: &Workspace, mock: &MockServer) {
     let questions = run.get("/questions").as_array().unwrap();
     let answers: Vec<&Value> = questions.iter().map(|q| &q["answer"]).collect();
     assert_eq!(answers, ["Accept", "Accept", "Reject"], "{dump}");
-    for q in questions {
+    // Each question names the file and the line it changes (in the buffer, the user's unsaved
+    // line counted); Reject comes first, the default of any client that has one.
+    let lines = [3, 2, 3];
+    for (q, line) in questions.iter().zip(lines) {
         assert_eq!(
-            q["message"], "Tandem wants to edit answer.py (+1 −1 lines). Apply?",
+            q["message"],
+            format!("Tandem wants to edit answer.py at line {line} (+1 −1 lines). Apply?"),
             "{dump}"
         );
         assert_eq!(
             q["actions"],
-            json!(["Accept", "Reject", "Always"]),
+            json!(["Reject", "Accept", "Always"]),
             "{dump}"
+        );
+    }
+    // Before each question, the proposed diff was shown beside the code, the cursor left where
+    // it was.
+    let shown = run.get("/shown").as_array().unwrap();
+    assert!(shown.len() >= 3, "{dump}");
+    let proposals = ws.data_dir.join("proposals").display().to_string();
+    for (doc, (old, new)) in shown.iter().zip([
+        ("-    return 41", "+    return 42"),
+        ("-def answer():", "+def answer() -> int:"),
+        ("-    return 42", "+    return 43"),
+    ]) {
+        let path = doc["path"].as_str().unwrap_or_default();
+        assert!(
+            path.starts_with(&proposals) && path.ends_with(".diff"),
+            "{path}{dump}"
+        );
+        assert_eq!(doc["takeFocus"], false, "{dump}");
+        let text: Vec<&str> = doc["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|l| l.as_str())
+            .collect();
+        assert!(text.contains(&old) && text.contains(&new), "{text:?}{dump}");
+        assert!(
+            doc["current"].as_str().unwrap_or_default().ends_with(FILE),
+            "the diff took the focus{dump}"
         );
     }
 

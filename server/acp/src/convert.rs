@@ -62,6 +62,20 @@ fn chunk(text: String) -> ContentChunk {
     ContentChunk::new(ContentBlock::from(text))
 }
 
+/// A file the user's message linked, as a `resource_link` block.
+fn link_chunk(path: &Path) -> ContentChunk {
+    let uri = url::Url::from_file_path(path)
+        .map(String::from)
+        .unwrap_or_else(|()| format!("file://{}", path.display()));
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    ContentChunk::new(ContentBlock::ResourceLink(
+        agent_client_protocol::v1::schema::ResourceLink::new(name, uri),
+    ))
+}
+
 fn status_update(id: &str, fields: ToolCallUpdateFields) -> SessionUpdate {
     SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(id.to_string(), fields))
 }
@@ -112,8 +126,13 @@ impl Translator {
 
     pub fn event(&mut self, event: Event) -> Vec<SessionUpdate> {
         match event {
-            Event::TurnStarted { prompt } if self.replay => {
-                vec![SessionUpdate::UserMessageChunk(chunk(prompt))]
+            Event::TurnStarted { prompt, context } if self.replay => {
+                // The user's message as they sent it: the text, then each file it linked.
+                let mut updates = vec![SessionUpdate::UserMessageChunk(chunk(prompt))];
+                for path in context {
+                    updates.push(SessionUpdate::UserMessageChunk(link_chunk(&path)));
+                }
+                updates
             }
             Event::TurnStarted { .. } | Event::Usage { .. } => Vec::new(),
             // ACP has no update for these: the rules in effect as a thought, a notice as text.
@@ -691,10 +710,15 @@ mod tests {
         let mut t = Translator::new("/ws".into(), true);
         let prompt = t.event(Event::TurnStarted {
             prompt: "fix it".into(),
+            context: vec!["/ws/a.py".into()],
         });
         assert_eq!(
             wire(&prompt[0]),
             json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "fix it"}})
+        );
+        assert_eq!(
+            wire(&prompt[1])["content"],
+            json!({"type": "resource_link", "uri": "file:///ws/a.py", "name": "a.py"})
         );
         t.event(call("c", "read_file", json!({"path": "a"}), "Read a"));
         let end = t.event(Event::TurnEnded {
@@ -707,8 +731,11 @@ mod tests {
         // Live, the prompt is the client's own and is not echoed.
         let mut live = Translator::new("/ws".into(), false);
         assert!(
-            live.event(Event::TurnStarted { prompt: "x".into() })
-                .is_empty()
+            live.event(Event::TurnStarted {
+                prompt: "x".into(),
+                context: Vec::new()
+            })
+            .is_empty()
         );
     }
 

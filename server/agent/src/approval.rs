@@ -1,6 +1,7 @@
 //! Who decides what: the user's approval policy, and the questions the core asks a face.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 pub use tandem_sandbox::SandboxMode;
 use tandem_tools::FileDiff;
@@ -20,6 +21,10 @@ pub struct ApprovalPolicy {
     /// MCP tools that run without asking: `"SERVER/TOOL"`, or `"SERVER/*"` for all of a
     /// server's tools (see [`ApprovalPolicy::allows_mcp_tool`]).
     pub allow_mcp_tools: Vec<String>,
+    /// How long a question waits for the user before it counts as rejected and the turn goes on;
+    /// `None`: [`ApprovalPolicy::DEFAULT_TIMEOUT`]. A face that loses the question (an editor
+    /// that drops it, a dismissed prompt that is never answered) must not hold the turn forever.
+    pub timeout: Option<Duration>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,6 +34,15 @@ pub struct AutoApprove {
 }
 
 impl ApprovalPolicy {
+    /// Ten minutes: long enough to read a diff and think, short enough that a lost question
+    /// frees the session before the user gives up on it.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+    /// How long a question waits for its answer.
+    pub fn timeout(&self) -> Duration {
+        self.timeout.unwrap_or(Self::DEFAULT_TIMEOUT)
+    }
+
     /// Whether `command` runs without asking by the allow-list: its words and options, not a
     /// string prefix (the rules are `tandem_sandbox::allow`'s). A command the sandbox can't wall
     /// in is never allow-listed: that is the caller's part.

@@ -9,8 +9,12 @@ use tandem_tools::{FileDiff, ToolKind};
 /// One thing that happened in a turn.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
-    /// A turn began; `prompt` is the user's text as sent.
-    TurnStarted { prompt: String },
+    /// A turn began; `prompt` is the user's text as sent, `context` the files it pointed at
+    /// (absolute paths, as a face's links or selections gave them), so a replay shows them too.
+    TurnStarted {
+        prompt: String,
+        context: Vec<PathBuf>,
+    },
     /// A piece of the answer.
     Text { delta: String },
     /// A piece of the model's reasoning.

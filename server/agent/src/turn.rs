@@ -124,8 +124,14 @@ impl Turn {
     ) -> (StopReason, Option<(TurnErrorKind, String)>) {
         let mut conversation = self.session.conversation.lock().await;
         self.session.set_title_once(&text);
+        let context = self.read_linked_files(context).await;
         let user = prompt::user_message(&self.session.workspace, &text, &context);
-        self.emit(Event::TurnStarted { prompt: text });
+        let root = self.session.workspace.root();
+        let paths = context.iter().map(|c| root.join(&c.path)).collect();
+        self.emit(Event::TurnStarted {
+            prompt: text,
+            context: paths,
+        });
         self.first_turn(&mut conversation).await;
         self.record_message(&mut conversation, Message::User { content: user });
         let client = self.agent.inner.client.clone();
@@ -550,8 +556,15 @@ impl Turn {
                 rejected_hunks: Vec::new(),
             }
         } else {
+            // Bounded: an editor that drops the question (or a user who walked away) must not
+            // hold the session; an unanswered question is a "no" and the turn goes on.
+            let limit = self.agent.inner.settings.policy.timeout();
+            let asked = tokio::time::timeout(limit, self.frontend.request_approval(request));
             tokio::select! {
-                reply = self.frontend.request_approval(request) => reply,
+                reply = asked => reply.unwrap_or_else(|_| ApprovalReply::reject(format!(
+                    "Nobody answered within {} s, so it was not done.",
+                    limit.as_secs()
+                ))),
                 () = self.cancel.cancelled() => ApprovalReply::reject("The user cancelled the turn."),
             }
         };
@@ -624,6 +637,25 @@ impl Turn {
         let content = reply.content.as_deref().unwrap_or(&proposal.proposed);
         let applied = match self.write(ctx, &proposal, content).await {
             Ok(applied) => applied,
+            // The file changed while the user decided (typing elsewhere in the buffer, most
+            // often): a SEARCH/REPLACE edit whose SEARCH texts are each still there once is the
+            // same edit, made against the text as it is now.
+            Err(e)
+                if e.kind == ErrorKind::Stale
+                    && call.name == "replace_in_file"
+                    && reply.content.is_none()
+                    && reply.rejected_hunks.is_empty() =>
+            {
+                match self.rematch(ctx, call).await {
+                    Some(fresh) => match self.write(ctx, &fresh, &fresh.proposed).await {
+                        Ok(applied) => applied,
+                        Err(e) => {
+                            return Outcome::error(format!("Error ({}): {}", e.kind, e.message));
+                        }
+                    },
+                    None => return Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
+                }
+            }
             Err(e) => return Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
         };
         let mut output = if edited {
@@ -727,6 +759,39 @@ impl Turn {
             eprintln!("tandem: {}", e.message);
         }
         Ok(tools::finish_edit(&ctx, proposal, &path, content))
+    }
+
+    /// Files the prompt points at without their text (a link, not a selection the face sent):
+    /// read through the editor when the face does that, like the tools read them, so the model
+    /// sees the unsaved buffer and not the disk. Only workspace files the tools may read; the rest
+    /// are left to the prompt's own checks.
+    async fn read_linked_files(&self, mut context: Vec<ContextItem>) -> Vec<ContextItem> {
+        for item in context.iter_mut().filter(|c| c.text.is_none()) {
+            if let Ok(path) = self.session.workspace.resolve_for_read(&item.path)
+                && let Some(read) = self.editor_text(&path).await
+            {
+                item.text = Some(read.text);
+            }
+        }
+        context
+    }
+
+    /// The tool call prepared again, against the file as the editor (or the disk) holds it now.
+    async fn rematch(&self, ctx: &ToolContext<'_>, call: &ToolCall) -> Option<EditProposal> {
+        let path = self
+            .session
+            .workspace
+            .resolve(&tools::describe(&call.name, &call.arguments).target?.path)
+            .ok()?;
+        let fresh = self.editor_text(&path).await;
+        let ctx = ToolContext {
+            editor_text: fresh.as_ref(),
+            ..ToolContext::new(ctx.workspace, ctx.reads)
+        };
+        match tools::prepare(&ctx, &call.name, &call.arguments).await {
+            Ok(Prepared::Edit(proposal)) => Some(proposal),
+            _ => None,
+        }
     }
 
     /// The editor's diagnostics for the edited file, bounded in time (and none when cancelled).

@@ -79,6 +79,8 @@ pub struct FileApproval {
     pub network: Option<bool>,
     /// `"SERVER/TOOL"` or `"SERVER/*"`.
     pub allow_mcp_tools: Option<Vec<String>>,
+    /// Seconds a question waits for the user (default 600, at least 1).
+    pub timeout_seconds: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -323,6 +325,10 @@ impl ConfigFile {
             }),
             network: a.network,
             allow_mcp_tools: a.allow_mcp_tools.clone(),
+            // Zero would reject every question before it is seen: at least a second.
+            timeout: a
+                .timeout_seconds
+                .map(|s| std::time::Duration::from_secs(u64::from(s.max(1)))),
         }
     }
 

@@ -11,6 +11,8 @@ pub struct PolicyOptions {
     pub sandbox: Option<SandboxMode>,
     pub network: Option<bool>,
     pub allow_mcp_tools: Option<Vec<String>>,
+    /// How long a question waits for the user.
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl PolicyOptions {
@@ -23,6 +25,7 @@ impl PolicyOptions {
             sandbox: self.sandbox.or(other.sandbox),
             network: self.network.or(other.network),
             allow_mcp_tools: self.allow_mcp_tools.or(other.allow_mcp_tools),
+            timeout: self.timeout.or(other.timeout),
         }
     }
 
@@ -38,6 +41,7 @@ impl PolicyOptions {
             sandbox: self.sandbox.unwrap_or_default(),
             network: self.network.unwrap_or(false),
             allow_mcp_tools: self.allow_mcp_tools.unwrap_or_default(),
+            timeout: self.timeout,
         }
     }
 }

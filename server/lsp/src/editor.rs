@@ -22,9 +22,16 @@ pub fn apply_edit(
     original: Option<&str>,
     content: &str,
 ) -> Option<BoxFuture<'static, Result<(), String>>> {
-    let uri = Uri::from_file_path(path)?;
+    // An open document is edited under the client's own URI and at the version its text is
+    // (so an editor that got newer keystrokes meanwhile refuses the edit rather than misplace
+    // it); any other file under its path.
+    let open = documents.document(path);
+    let (uri, version) = match open {
+        Some(doc) => (doc.uri, doc.version),
+        None => (Uri::from_file_path(path)?, None),
+    };
     let description = format!("Tandem's edit of {shown}, as you approved it");
-    let edit = workspace_edit::build(&uri, original, content, &description, caps)?;
+    let edit = workspace_edit::build(&uri, version, original, content, &description, caps)?;
     let client = client.clone();
     let (documents, path, content) = (documents.clone(), path.to_path_buf(), content.to_string());
     Some(Box::pin(async move {
@@ -34,7 +41,7 @@ pub fn apply_edit(
                 // (Neovim waits 150 ms, eglot until Emacs is idle): without this, the next
                 // edit of the file in the same turn would be checked against the old text
                 // and refused as stale. The client's own didChange supersedes it.
-                documents.set_path(path, content);
+                documents.changed_by_us(&path, content);
                 Ok(())
             }
             Ok(answer) => Err(answer

@@ -14,11 +14,12 @@ mod wire;
 mod workspace_edit;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::json;
 use tower::ServiceBuilder;
-use tower_lsp_server::jsonrpc::{Error, ErrorCode, Request, Result};
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Request, Response, Result};
 use tower_lsp_server::lsp_types::{
     CodeActionParams, CodeActionProviderCapability, CodeActionResponse,
     DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
@@ -44,9 +45,13 @@ use tandem_stdx::lock;
 /// What the command line says; the editor's `initializationOptions` win field by field.
 pub type Overrides = StartOptions;
 
-/// Serves one client on stdin/stdout until it exits.
-pub async fn serve(overrides: Overrides) {
-    let (service, socket) = LspService::build(|client| Backend::new(client, overrides))
+/// Serves one client on stdin/stdout until it exits. `true` when the client asked for a
+/// `shutdown` first: LSP wants exit code 0 then, and 1 for an `exit` (or a closed stream) without
+/// one.
+pub async fn serve(overrides: Overrides) -> bool {
+    let shut_down = Arc::new(AtomicBool::new(false));
+    let flag = shut_down.clone();
+    let (service, socket) = LspService::build(|client| Backend::new(client, overrides, flag))
         .custom_method(methods::NEW_SESSION, Backend::new_session)
         .custom_method(methods::PROMPT, Backend::prompt)
         .custom_method(methods::CANCEL, Backend::cancel)
@@ -62,11 +67,50 @@ pub async fn serve(overrides: Overrides) {
         .finish();
     let service = ServiceBuilder::new()
         .map_request(default_params)
-        .service(service);
+        .service(DollarRequests(service));
     // The library reads only frames the relay checked; bad ones are answered by the relay.
     let (input, output, relay) = framing::relay(stdio::input(), stdio::output());
     Server::new(input, output, socket).serve(service).await;
     relay.finish().await;
+    shut_down.load(Ordering::SeqCst)
+}
+
+/// LSP: a `$/` request the server does not implement gets `MethodNotFound`; only `$/`
+/// notifications may be dropped. The router drops both (it never answers an unknown `$/`
+/// method), which leaves a client waiting forever: the requests are answered here. We serve no
+/// `$/` request, so every one is unknown.
+struct DollarRequests<S>(S);
+
+impl<S> tower::Service<Request> for DollarRequests<S>
+where
+    S: tower::Service<Request, Response = Option<Response>>,
+    S::Future: Send + 'static,
+{
+    type Response = Option<Response>;
+    type Error = S::Error;
+    type Future =
+        futures_util::future::BoxFuture<'static, std::result::Result<Self::Response, S::Error>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::result::Result<(), S::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        if request.method().starts_with("$/")
+            && let Some(id) = request.id().cloned()
+        {
+            let error = Error {
+                code: ErrorCode::MethodNotFound,
+                message: format!("no method {}", request.method()).into(),
+                data: None,
+            };
+            return Box::pin(async move { Ok(Some(Response::from_error(id, error))) });
+        }
+        Box::pin(self.0.call(request))
+    }
 }
 
 /// Methods that take no params accept them absent as well as `{}`: clients differ, and the
@@ -95,6 +139,10 @@ struct Backend {
     current: Mutex<Option<String>>,
     /// A plain client's open documents (full text sync): the agent reads their unsaved text.
     documents: Documents,
+    /// The client sent `shutdown`.
+    shut_down: Arc<AtomicBool>,
+    /// A plain client's approval questions waiting for `tandem.answer`.
+    questions: plain::Questions,
 }
 
 /// Set up by `initialize`.
@@ -146,13 +194,15 @@ fn to_path(root: &str) -> Result<PathBuf> {
 }
 
 impl Backend {
-    fn new(client: Client, overrides: Overrides) -> Self {
+    fn new(client: Client, overrides: Overrides, shut_down: Arc<AtomicBool>) -> Self {
         Self {
             client,
             overrides,
             ready: OnceLock::new(),
             current: Mutex::new(None),
             documents: Documents::default(),
+            shut_down,
+            questions: plain::Questions::default(),
         }
     }
 
@@ -395,6 +445,11 @@ impl LanguageServer for Backend {
                 plain_caps,
                 folders.clone(),
                 self.documents.clone(),
+                agent.settings().data_dir.join("proposals"),
+                options
+                    .defer_questions
+                    .unwrap_or(false)
+                    .then(|| self.questions.clone()),
             )
         };
         let ready = Ready {
@@ -434,14 +489,15 @@ impl LanguageServer for Backend {
     async fn initialized(&self, _: InitializedParams) {}
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
-        self.documents
-            .set(&params.text_document.uri, params.text_document.text);
+        let doc = params.text_document;
+        self.documents.set(&doc.uri, doc.text, doc.version);
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
         // Full sync: the last change holds the whole text.
         if let Some(change) = params.content_changes.into_iter().last() {
-            self.documents.set(&params.text_document.uri, change.text);
+            let doc = &params.text_document;
+            self.documents.set(&doc.uri, change.text, doc.version);
         }
     }
 
@@ -462,6 +518,7 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.shut_down.store(true, Ordering::SeqCst);
         if let Some(ready) = self.ready.get() {
             ready.agent.shutdown().await;
         }
@@ -485,5 +542,8 @@ fn policy_options(p: tandem_protocol::ApprovalPolicy) -> tandem_config::PolicyOp
         }),
         network: p.network,
         allow_mcp_tools: p.allow_mcp_tools,
+        timeout: p
+            .timeout_seconds
+            .map(|s| std::time::Duration::from_secs(u64::from(s.max(1)))),
     }
 }

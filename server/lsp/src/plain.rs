@@ -2,21 +2,27 @@
 //! and the like, through requests they already implement.
 //!
 //! A turn's progress goes out as `$/progress`, its answer as `window/logMessage` while it streams
-//! and `window/showMessage` at the end; approvals are `window/showMessageRequest`.
+//! (a sentence at a time, or what there is after a short quiet time) and `window/showMessage` at
+//! the end; approvals are `window/showMessageRequest`, with Reject first (the default of clients
+//! that have one), after the proposed diff was shown with `window/showDocument` where the client
+//! can open documents.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
-use tower_lsp_server::Client;
 use tower_lsp_server::lsp_types::notification::Progress;
 use tower_lsp_server::lsp_types::request::WorkDoneProgressCreate;
 use tower_lsp_server::lsp_types::{
     ClientCapabilities, MessageActionItem, MessageType, NumberOrString, ProgressParams,
-    ProgressParamsValue, ResourceOperationKind, WorkDoneProgress, WorkDoneProgressBegin,
-    WorkDoneProgressCreateParams, WorkDoneProgressEnd, WorkDoneProgressReport,
+    ProgressParamsValue, ResourceOperationKind, ShowDocumentParams, Uri, WorkDoneProgress,
+    WorkDoneProgressBegin, WorkDoneProgressCreateParams, WorkDoneProgressEnd,
+    WorkDoneProgressReport,
 };
+use tower_lsp_server::{Client, UriExt};
 
 use super::documents::Documents;
 use super::editor;
@@ -26,6 +32,7 @@ use tandem_agent::approval::{
     ApprovalAction, ApprovalReply, ApprovalRequest, Decision, queued_reply,
 };
 use tandem_agent::events::{Event, StopReason, ToolCallEvent, ToolStatus};
+use tandem_tools::{FileDiff, ToolKind};
 
 /// The commands a plain client runs through `workspace/executeCommand`.
 pub const ASK: &str = "tandem.ask";
@@ -33,11 +40,21 @@ pub const NEW_SESSION: &str = "tandem.newSession";
 pub const CANCEL: &str = "tandem.cancel";
 pub const UNDO: &str = "tandem.undo";
 pub const SHOW_TRANSCRIPT: &str = "tandem.showTranscript";
-pub const COMMANDS: [&str; 5] = [ASK, NEW_SESSION, CANCEL, UNDO, SHOW_TRANSCRIPT];
+pub const ANSWER: &str = "tandem.answer";
+pub const COMMANDS: [&str; 6] = [ASK, NEW_SESSION, CANCEL, UNDO, SHOW_TRANSCRIPT, ANSWER];
 
 const ACCEPT: &str = "Accept";
 const REJECT: &str = "Reject";
 const ALWAYS: &str = "Always";
+/// The order the answers are offered in: Reject first, so a client's default (Emacs's RET,
+/// a picker's first entry) never says yes.
+const ACTIONS: [&str; 3] = [REJECT, ACCEPT, ALWAYS];
+
+/// How long the client gets to open a proposed diff before the question goes out anyway.
+const SHOW_WAIT: Duration = Duration::from_secs(5);
+
+/// How long streamed text without a sentence end waits before it is logged anyway.
+const QUIET: Duration = Duration::from_millis(800);
 
 /// The longest answer shown in one `window/showMessage`; the transcript has all of it.
 const MAX_MESSAGE: usize = 4000;
@@ -46,6 +63,10 @@ const MAX_MESSAGE: usize = 4000;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PlainCapabilities {
     pub work_done_progress: bool,
+    /// `workspace.applyEdit`: without it, approved edits are written to disk.
+    pub apply_edit: bool,
+    /// `window.showDocument.support`: the proposed diff is opened before the question.
+    pub show_document: bool,
     pub edits: EditCapabilities,
 }
 
@@ -61,6 +82,16 @@ impl PlainCapabilities {
                 .as_ref()
                 .and_then(|w| w.work_done_progress)
                 .unwrap_or(false),
+            apply_edit: caps
+                .workspace
+                .as_ref()
+                .and_then(|w| w.apply_edit)
+                .unwrap_or(false),
+            show_document: caps
+                .window
+                .as_ref()
+                .and_then(|w| w.show_document.as_ref())
+                .is_some_and(|d| d.support),
             edits: EditCapabilities {
                 document_changes: edit.and_then(|e| e.document_changes).unwrap_or(false),
                 create_files: edit
@@ -69,6 +100,41 @@ impl PlainCapabilities {
                 change_annotations: edit.is_some_and(|e| e.change_annotation_support.is_some()),
             },
         }
+    }
+}
+
+/// Approval questions the client said it will answer later (`deferQuestions`), oldest first:
+/// `tandem.answer` settles the oldest one still waiting.
+#[derive(Clone, Default)]
+pub struct Questions(Arc<std::sync::Mutex<std::collections::VecDeque<oneshot::Sender<Decision>>>>);
+
+impl Questions {
+    fn open(&self) -> oneshot::Receiver<Decision> {
+        let (tx, rx) = oneshot::channel();
+        tandem_stdx::lock(&self.0).push_back(tx);
+        rx
+    }
+
+    /// Answers the oldest question still waiting; `false` when none is (the questions of a
+    /// cancelled turn, or ones that timed out, are gone: a late answer changes nothing).
+    pub fn answer(&self, decision: Decision) -> bool {
+        let mut open = tandem_stdx::lock(&self.0);
+        while let Some(tx) = open.pop_front() {
+            if tx.send(decision).is_ok() {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// An answer's title as a decision.
+pub fn decision_of(title: &str) -> Option<Decision> {
+    match title {
+        ACCEPT => Some(Decision::Accept),
+        ALWAYS => Some(Decision::AcceptAlways),
+        REJECT => Some(Decision::Reject),
+        _ => None,
     }
 }
 
@@ -91,6 +157,8 @@ impl PlainFrontend {
         capabilities: PlainCapabilities,
         folders: Vec<PathBuf>,
         documents: Documents,
+        proposals: PathBuf,
+        deferred: Option<Questions>,
     ) -> Arc<Self> {
         let (queue, rx) = mpsc::unbounded_channel();
         tokio::spawn(
@@ -98,6 +166,8 @@ impl PlainFrontend {
                 client: client.clone(),
                 capabilities,
                 turn: None,
+                proposals,
+                deferred,
             }
             .run(rx),
         );
@@ -151,6 +221,11 @@ impl Frontend for PlainFrontend {
         original: Option<&str>,
         content: &str,
     ) -> Option<BoxFuture<'static, Result<(), String>>> {
+        // LSP: no `workspace/applyEdit` to a client that did not declare it (it would fail
+        // every edit): the core writes the approved edit to disk instead.
+        if !self.capabilities.apply_edit {
+            return None;
+        }
         let shown = self.shown(path);
         editor::apply_edit(
             &self.client,
@@ -169,8 +244,10 @@ struct TurnView {
     token: Option<NumberOrString>,
     /// The answer so far (for the final message).
     answer: String,
-    /// Text not yet logged because its line isn't complete.
+    /// Text not yet logged because its sentence isn't complete.
     pending_line: String,
+    /// The kind of each tool call, so a read's result is not logged as the file's first line.
+    kinds: HashMap<String, ToolKind>,
 }
 
 /// Sends to the client in order, one turn's view at a time.
@@ -178,35 +255,115 @@ struct Forwarder {
     client: Client,
     capabilities: PlainCapabilities,
     turn: Option<TurnView>,
+    /// Where proposed diffs are written for the client to show.
+    proposals: PathBuf,
+    /// The client answers later, by `tandem.answer`, when it answers a question with `null`.
+    deferred: Option<Questions>,
 }
 
 impl Forwarder {
     async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Outgoing>) {
-        while let Some(item) = rx.recv().await {
+        loop {
+            let waiting = self
+                .turn
+                .as_ref()
+                .is_some_and(|t| !t.pending_line.is_empty());
+            let item = if waiting {
+                match tokio::time::timeout(QUIET, rx.recv()).await {
+                    Ok(item) => item,
+                    // A pause in the stream: what there is goes out now, not at the next line end.
+                    Err(_) => {
+                        self.log_pending().await;
+                        continue;
+                    }
+                }
+            } else {
+                rx.recv().await
+            };
+            let Some(item) = item else { break };
             match item {
                 Outgoing::Update(session_id, turn_id, event) => {
                     self.update(&session_id, &turn_id, event).await
                 }
                 Outgoing::Approval(request, reply) => {
+                    self.log_pending().await;
+                    let shown = self.show_proposal(&request).await;
                     // Asked in its own task: the question may stay open while updates flow.
                     let client = self.client.clone();
-                    let message = approval_message(&request);
+                    let message = approval_message(&request, shown.as_deref());
+                    let deferred = self.deferred.clone();
                     tokio::spawn(async move {
-                        let _ = reply.send(ask(&client, message).await);
+                        let mut reply = reply;
+                        // Settled elsewhere (timed out, the turn cancelled): stop waiting, so the
+                        // question is no longer open to `tandem.answer`.
+                        tokio::select! {
+                            answer = ask(&client, message, deferred) => {
+                                let _ = reply.send(answer);
+                            }
+                            () = reply.closed() => {}
+                        }
                     });
                 }
             }
         }
     }
 
+    /// Logs the streamed text not yet logged, if there is any that is not blank.
+    async fn log_pending(&mut self) {
+        let Some(view) = self.turn.as_mut() else {
+            return;
+        };
+        let pending = std::mem::take(&mut view.pending_line);
+        let text = pending.trim();
+        if !text.is_empty() {
+            self.client.log_message(MessageType::INFO, text).await;
+        }
+    }
+
+    /// Writes an edit's diff to the data dir and asks the client to show it beside the code,
+    /// without taking the focus. `Some(path)` when written but not shown (the question names it).
+    async fn show_proposal(&self, request: &ApprovalRequest) -> Option<PathBuf> {
+        let ApprovalAction::Edit(edit) = &request.action else {
+            return None;
+        };
+        let name = format!(
+            "{}-{}.diff",
+            request.session_id,
+            safe_name(&request.tool_call_id)
+        );
+        let path = self.proposals.join(name);
+        let written = std::fs::create_dir_all(&self.proposals)
+            .and_then(|()| std::fs::write(&path, &edit.diff.unified));
+        if let Err(e) = written {
+            // The question still names the file and the lines; the user can see less, no more.
+            eprintln!("tandem: could not write {}: {e}", path.display());
+            return None;
+        }
+        if !self.capabilities.show_document {
+            return Some(path);
+        }
+        let uri = Uri::from_file_path(&path)?;
+        let show = self.client.show_document(ShowDocumentParams {
+            uri,
+            external: Some(false),
+            take_focus: Some(false),
+            selection: None,
+        });
+        // Bounded: everything after it waits in this queue, and a client that never answers
+        // must not hold the question back.
+        let shown = matches!(tokio::time::timeout(SHOW_WAIT, show).await, Ok(Ok(true)));
+        (!shown).then_some(path)
+    }
+
     async fn update(&mut self, session_id: &str, turn_id: &str, event: Event) {
         match event {
-            Event::TurnStarted { prompt } => {
+            Event::TurnStarted { prompt, .. } => {
                 let token = self.begin_progress(session_id, turn_id, &prompt).await;
                 self.turn = Some(TurnView {
                     token,
                     answer: String::new(),
                     pending_line: String::new(),
+                    kinds: HashMap::new(),
                 });
             }
             Event::Text { delta } => {
@@ -215,25 +372,29 @@ impl Forwarder {
                 };
                 view.answer.push_str(&delta);
                 view.pending_line.push_str(&delta);
-                if let Some(cut) = view.pending_line.rfind('\n') {
-                    let lines: String = view.pending_line.drain(..=cut).collect();
-                    self.client
-                        .log_message(MessageType::INFO, lines.trim_end_matches('\n'))
-                        .await;
+                if let Some(cut) = sentence_end(&view.pending_line) {
+                    let done: String = view.pending_line.drain(..cut).collect();
+                    let done = done.trim();
+                    if !done.is_empty() {
+                        self.client.log_message(MessageType::INFO, done).await;
+                    }
                 }
             }
             Event::Reasoning { .. } => {}
-            Event::ToolCall(ToolCallEvent { title, .. }) => {
+            Event::ToolCall(ToolCallEvent {
+                title,
+                tool_call_id,
+                kind,
+                ..
+            }) => {
                 // The text before a tool call is a line of its own, in the log and in the answer:
                 // models rarely end it with a newline, and the next step's text would be glued on.
+                self.log_pending().await;
                 if let Some(view) = self.turn.as_mut() {
-                    let pending = std::mem::take(&mut view.pending_line);
                     if !view.answer.is_empty() && !view.answer.ends_with('\n') {
                         view.answer.push('\n');
                     }
-                    if !pending.is_empty() {
-                        self.client.log_message(MessageType::INFO, pending).await;
-                    }
+                    view.kinds.insert(tool_call_id, kind);
                 }
                 self.client
                     .log_message(MessageType::INFO, format!("Tandem: {title}"))
@@ -241,20 +402,23 @@ impl Forwarder {
                 self.report(&title).await;
             }
             Event::ToolOutput { delta, .. } => {
-                self.client
-                    .log_message(MessageType::LOG, delta.trim_end_matches('\n'))
-                    .await;
+                let delta = delta.trim_end_matches('\n');
+                if !delta.trim().is_empty() {
+                    self.client.log_message(MessageType::LOG, delta).await;
+                }
             }
-            Event::ToolResult { status, output, .. } => {
-                let first = output.lines().next().unwrap_or("");
-                let mark = match status {
-                    ToolStatus::Ok => "done",
-                    ToolStatus::Error => "failed",
-                    ToolStatus::Rejected => "rejected",
-                };
-                self.client
-                    .log_message(MessageType::INFO, format!("Tandem: {mark}: {first}"))
-                    .await;
+            Event::ToolResult {
+                status,
+                output,
+                tool_call_id,
+                ..
+            } => {
+                let kind = self
+                    .turn
+                    .as_ref()
+                    .and_then(|t| t.kinds.get(&tool_call_id).copied());
+                let line = result_line(status, kind, &output);
+                self.client.log_message(MessageType::INFO, line).await;
             }
             Event::Usage { .. } | Event::Compaction { .. } => {}
             Event::Rules { files } => {
@@ -275,12 +439,8 @@ impl Forwarder {
             Event::TurnEnded {
                 stop_reason, error, ..
             } => {
+                self.log_pending().await;
                 let Some(view) = self.turn.take() else { return };
-                if !view.pending_line.is_empty() {
-                    self.client
-                        .log_message(MessageType::INFO, &view.pending_line)
-                        .await;
-                }
                 self.end_progress(view.token.as_ref()).await;
                 let (typ, message) = final_message(&view.answer, stop_reason, error.as_deref());
                 self.client.show_message(typ, message).await;
@@ -373,8 +533,87 @@ fn final_message(answer: &str, stop: StopReason, error: Option<&str>) -> (Messag
     }
 }
 
-/// The question for an approval: the file and the size of the change, or the command.
-fn approval_message(request: &ApprovalRequest) -> String {
+/// Where streamed text can be cut for the log: after the last sentence end (`.`, `!`, `?` or
+/// `:` followed by white space) or line end. `None`: no complete sentence yet.
+fn sentence_end(text: &str) -> Option<usize> {
+    let mut cut = None;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c == '\n' {
+            cut = Some(i + 1);
+        } else if matches!(c, '.' | '!' | '?' | ':')
+            && let Some(&(j, next)) = chars.peek()
+            && next.is_whitespace()
+        {
+            cut = Some(j + next.len_utf8());
+        }
+    }
+    cut
+}
+
+/// The log line for a tool's result. A read's output is the file itself: its first line says
+/// nothing, so reads and searches say how much they found.
+fn result_line(status: ToolStatus, kind: Option<ToolKind>, output: &str) -> String {
+    let mark = match status {
+        ToolStatus::Ok => "done",
+        ToolStatus::Error => "failed",
+        ToolStatus::Rejected => "rejected",
+    };
+    let what = match (status, kind) {
+        (ToolStatus::Ok, Some(ToolKind::Read | ToolKind::Search)) => {
+            let n = output.lines().count();
+            format!("{n} line{}", if n == 1 { "" } else { "s" })
+        }
+        _ => output.lines().next().unwrap_or("").to_string(),
+    };
+    format!("Tandem: {mark}: {what}")
+}
+
+/// A tool call id as part of a file name (ids come from the model).
+fn safe_name(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect()
+}
+
+/// Where a diff's changes are, for the question: "line 2", "lines 2 and 9", "lines 2, 9 and 30".
+fn change_lines(diff: &FileDiff) -> String {
+    let lines: Vec<String> = diff
+        .hunks
+        .iter()
+        .map(|h| {
+            // The hunk's first changed line: past the context both sides share.
+            let same = h
+                .old_text
+                .split_inclusive('\n')
+                .zip(h.new_text.split_inclusive('\n'))
+                .take_while(|(a, b)| a == b)
+                .count();
+            let start = if h.new_start > 0 {
+                h.new_start
+            } else {
+                h.old_start
+            };
+            (start + same).to_string()
+        })
+        .collect();
+    match lines.as_slice() {
+        [] => String::new(),
+        [one] => format!(" at line {one}"),
+        [rest @ .., last] => format!(" at lines {} and {last}", rest.join(", ")),
+    }
+}
+
+/// The question for an approval: the file, where and how much it changes, and where to see the
+/// diff when the client could not be shown it; or the command.
+fn approval_message(request: &ApprovalRequest, diff_file: Option<&Path>) -> String {
     match &request.action {
         ApprovalAction::Edit(edit) => {
             let what = if edit.original.is_none() {
@@ -382,8 +621,16 @@ fn approval_message(request: &ApprovalRequest) -> String {
             } else {
                 "edit"
             };
+            let see = diff_file
+                .map(|p| format!(" The diff: {}.", p.display()))
+                .unwrap_or_default();
+            let at = if edit.original.is_none() {
+                String::new()
+            } else {
+                change_lines(&edit.diff)
+            };
             format!(
-                "Tandem wants to {what} {} (+{} −{} lines). Apply?",
+                "Tandem wants to {what} {}{at} (+{} −{} lines).{see} Apply?",
                 edit.diff.display_path, edit.diff.added, edit.diff.removed
             )
         }
@@ -419,22 +666,28 @@ fn approval_message(request: &ApprovalRequest) -> String {
     }
 }
 
-async fn ask(client: &Client, message: String) -> ApprovalReply {
-    let actions = [ACCEPT, REJECT, ALWAYS]
+async fn ask(client: &Client, message: String, deferred: Option<Questions>) -> ApprovalReply {
+    let actions = ACTIONS
         .iter()
         .map(|t| MessageActionItem {
             title: t.to_string(),
             properties: Default::default(),
         })
         .collect();
+    // Open before it is asked: the client may send `tandem.answer` right behind its reply.
+    // Answered with a title instead, this receiver is dropped and `answer` skips it.
+    let pending = deferred.map(|q| q.open());
     let answer = client
         .show_message_request(MessageType::INFO, message, Some(actions))
         .await;
     let decision = match answer {
-        Ok(Some(item)) if item.title == ACCEPT => Decision::Accept,
-        Ok(Some(item)) if item.title == ALWAYS => Decision::AcceptAlways,
-        // Reject, or the question dismissed. No feedback: the model would take any as the user's.
-        Ok(_) => Decision::Reject,
+        Ok(Some(item)) => decision_of(&item.title).unwrap_or(Decision::Reject),
+        // The client asks in a prompt of its own and answers by `tandem.answer`; else the
+        // question was dismissed. No feedback: the model would take any as the user's.
+        Ok(None) => match pending {
+            Some(later) => later.await.unwrap_or(Decision::Reject),
+            None => Decision::Reject,
+        },
         Err(e) => {
             return ApprovalReply::reject(format!(
                 "The editor could not ask the user ({}); nothing was done.",
@@ -470,8 +723,25 @@ mod tests {
             }),
         };
         assert_eq!(
-            approval_message(&request),
-            "Tandem wants to edit src/a.rs (+2 −1 lines). Apply?"
+            approval_message(&request, None),
+            "Tandem wants to edit src/a.rs at line 1 (+2 −1 lines). Apply?"
+        );
+        // Two hunks, named by their first changed line; the diff file when it was not shown.
+        let old: String = (1..=20).map(|i| format!("l{i}\n")).collect();
+        let new = old.replace("l3\n", "three\n").replace("l15\n", "fifteen\n");
+        let two = ApprovalRequest {
+            action: ApprovalAction::Edit(EditApproval {
+                path: "/w/n.txt".into(),
+                original: Some(old.clone()),
+                proposed: new.clone(),
+                diff: FileDiff::new("n.txt", Some(&old), &new),
+            }),
+            ..request.clone()
+        };
+        assert_eq!(
+            approval_message(&two, Some(Path::new("/d/p.diff"))),
+            "Tandem wants to edit n.txt at lines 3 and 15 (+2 −2 lines). The diff: /d/p.diff. \
+             Apply?"
         );
         let command = |display_cwd: &str| ApprovalRequest {
             action: ApprovalAction::Command(CommandApproval {
@@ -483,13 +753,45 @@ mod tests {
             ..request.clone()
         };
         assert_eq!(
-            approval_message(&command(".")),
+            approval_message(&command("."), None),
             "Tandem wants to run `cargo test` in the workspace root. Run it?"
         );
         assert_eq!(
-            approval_message(&command("crates/a")),
+            approval_message(&command("crates/a"), None),
             "Tandem wants to run `cargo test` in crates/a. Run it?"
         );
+    }
+
+    #[test]
+    fn streamed_text_is_cut_after_sentences_and_lines() {
+        assert_eq!(sentence_end("Reading the file"), None);
+        assert_eq!(sentence_end("See a.py"), None);
+        assert_eq!(sentence_end("Done. Next"), Some(6));
+        assert_eq!(sentence_end("One! Two? Three"), Some(10));
+        assert_eq!(sentence_end("line\nmore"), Some(5));
+        assert_eq!(
+            sentence_end("Done."),
+            None,
+            "the sentence may go on: 'Done.py'"
+        );
+    }
+
+    #[test]
+    fn reads_log_their_size_not_the_files_first_line() {
+        let read = result_line(
+            ToolStatus::Ok,
+            Some(ToolKind::Read),
+            "1 | def greet():\n2 |   x",
+        );
+        assert_eq!(read, "Tandem: done: 2 lines");
+        let edit = result_line(
+            ToolStatus::Ok,
+            Some(ToolKind::Edit),
+            "Applied the edit.\nmore",
+        );
+        assert_eq!(edit, "Tandem: done: Applied the edit.");
+        let failed = result_line(ToolStatus::Error, Some(ToolKind::Read), "Error (io): gone");
+        assert_eq!(failed, "Tandem: failed: Error (io): gone");
     }
 
     #[test]

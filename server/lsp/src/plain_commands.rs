@@ -11,7 +11,7 @@ use tower_lsp_server::lsp_types::{
     DiagnosticSeverity, LSPAny, MessageType, Range, ShowDocumentParams, Uri,
 };
 
-use super::plain::{ASK, CANCEL, NEW_SESSION, SHOW_TRANSCRIPT, UNDO};
+use super::plain::{ANSWER, ASK, CANCEL, NEW_SESSION, SHOW_TRANSCRIPT, UNDO};
 use super::{Backend, agent_error, invalid_params, lock};
 use tandem_agent::HistoryEntry;
 use tandem_agent::events::{Event, ToolCallEvent, ToolStatus};
@@ -108,6 +108,18 @@ impl Backend {
                 self.client.show_message(MessageType::INFO, message).await;
                 Ok(Some(json!({ "restored": restored })))
             }
+            ANSWER => {
+                let decision = arguments
+                    .first()
+                    .and_then(Value::as_str)
+                    .and_then(super::plain::decision_of)
+                    .ok_or_else(|| {
+                        invalid_params(
+                            "tandem.answer takes [\"Accept\" | \"Reject\" | \"Always\"]".into(),
+                        )
+                    })?;
+                Ok(Some(json!({"answered": self.questions.answer(decision)})))
+            }
             SHOW_TRANSCRIPT => {
                 let session = self.current_session()?;
                 let path = self.write_transcript(&session)?;
@@ -167,9 +179,9 @@ impl Backend {
         let path = location
             .uri
             .to_file_path()
-            .ok_or_else(|| invalid_params("the location is not a file".into()))?
-            .display()
-            .to_string();
+            .ok_or_else(|| invalid_params("the location is not a file".into()))?;
+        // As the session knows its files (symlinks resolved), so it is shown inside the workspace.
+        let path = super::documents::canonical(&path).display().to_string();
         let text = self.documents.get(&location.uri);
         let range = location.range.map(|r| CtxRange {
             start: CtxPosition {
@@ -281,7 +293,7 @@ fn markdown(history: &[HistoryEntry]) -> String {
     let mut out = String::from("# Tandem session\n");
     for entry in history {
         match &entry.event {
-            Event::TurnStarted { prompt } => {
+            Event::TurnStarted { prompt, .. } => {
                 out.push_str(&format!("\n## You\n\n{prompt}\n\n## Tandem\n\n"))
             }
             Event::Text { delta } => out.push_str(delta),
@@ -342,6 +354,7 @@ mod tests {
         };
         let md = markdown(&[
             e(Event::TurnStarted {
+                context: Vec::new(),
                 prompt: "fix it".into(),
             }),
             e(Event::ToolCall(ToolCallEvent {

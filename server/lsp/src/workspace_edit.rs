@@ -23,10 +23,12 @@ pub struct EditCapabilities {
 
 const ANNOTATION: &str = "tandem";
 
-/// The edit turning `original` (the file's text; `None` for a new file) into `content`, or
+/// The edit turning `original` (the file's text; `None` for a new file) into `content`, at the
+/// document's `version` when the client told it (only `documentChanges` can carry it), or
 /// `None` when the client can't express it (a new file without `create` support).
 pub fn build(
     uri: &Uri,
+    version: Option<i32>,
     original: Option<&str>,
     content: &str,
     description: &str,
@@ -93,7 +95,7 @@ pub fn build(
             document_changes: Some(DocumentChanges::Edits(vec![TextDocumentEdit {
                 text_document: OptionalVersionedTextDocumentIdentifier {
                     uri: uri.clone(),
-                    version: None,
+                    version,
                 },
                 edits: edits.into_iter().map(wrap).collect(),
             }])),
@@ -247,13 +249,13 @@ mod tests {
     fn new_files_need_create_support() {
         let uri: Uri = "file:///w/new.txt".parse().unwrap();
         let plain = EditCapabilities::default();
-        assert!(build(&uri, None, "x\n", "d", plain).is_none());
+        assert!(build(&uri, None, None, "x\n", "d", plain).is_none());
         let full = EditCapabilities {
             document_changes: true,
             create_files: true,
             change_annotations: true,
         };
-        let edit = build(&uri, None, "x\n", "d", full).unwrap();
+        let edit = build(&uri, None, None, "x\n", "d", full).unwrap();
         let json = serde_json::to_value(&edit).unwrap();
         assert_eq!(json["documentChanges"][0]["kind"], "create");
         assert_eq!(
@@ -265,8 +267,31 @@ mod tests {
     #[test]
     fn without_document_changes_plain_changes_are_used() {
         let uri: Uri = "file:///w/a.txt".parse().unwrap();
-        let edit = build(&uri, Some("a\n"), "b\n", "d", EditCapabilities::default()).unwrap();
+        let edit = build(
+            &uri,
+            Some(7),
+            Some("a\n"),
+            "b\n",
+            "d",
+            EditCapabilities::default(),
+        )
+        .unwrap();
         assert!(edit.document_changes.is_none());
         assert_eq!(edit.changes.unwrap()[&uri].len(), 1);
+    }
+
+    #[test]
+    fn edits_of_open_documents_carry_their_version() {
+        let uri: Uri = "file:///w/a.txt".parse().unwrap();
+        let caps = EditCapabilities {
+            document_changes: true,
+            ..EditCapabilities::default()
+        };
+        let edit = build(&uri, Some(7), Some("a\n"), "b\n", "d", caps).unwrap();
+        let json = serde_json::to_value(&edit).unwrap();
+        assert_eq!(json["documentChanges"][0]["textDocument"]["version"], 7);
+        let edit = build(&uri, None, Some("a\n"), "b\n", "d", caps).unwrap();
+        let json = serde_json::to_value(&edit).unwrap();
+        assert!(json["documentChanges"][0]["textDocument"]["version"].is_null());
     }
 }

@@ -73,6 +73,10 @@ impl From<ApprovalPolicy> for core_approval::ApprovalPolicy {
             },
             network: p.network.unwrap_or(false),
             allow_mcp_tools: p.allow_mcp_tools.unwrap_or_default(),
+            // Zero would reject every question before it is seen: at least a second.
+            timeout: p
+                .timeout_seconds
+                .map(|s| std::time::Duration::from_secs(u64::from(s.max(1)))),
         }
     }
 }
@@ -129,7 +133,7 @@ impl From<core_events::StopReason> for StopReason {
 impl From<Event> for Update {
     fn from(e: Event) -> Self {
         match e {
-            Event::TurnStarted { prompt } => Update::TurnStarted { prompt },
+            Event::TurnStarted { prompt, .. } => Update::TurnStarted { prompt },
             Event::Text { delta } => Update::Text { delta },
             Event::Reasoning { delta } => Update::Reasoning { delta },
             Event::ToolCall(call) => Update::ToolCall {

@@ -31,6 +31,11 @@ pub struct InitializationOptions {
     /// Bounds on what the model server may send.
     #[serde(default)]
     pub limits: Option<Limits>,
+    /// Plain LSP clients only: a `null` answer to an approval's `window/showMessageRequest`
+    /// means "asked in a prompt of my own; the answer comes by `tandem.answer`" rather than a
+    /// rejection. For editors whose request handlers must answer at once (Neovim).
+    #[serde(default)]
+    pub defer_questions: Option<bool>,
     /// MCP servers every session uses, beside the user's config file's.
     #[serde(default)]
     pub mcp_servers: Option<Vec<McpServer>>,
@@ -144,6 +149,10 @@ pub struct ApprovalPolicy {
     /// MCP tools that run without asking: `"SERVER/TOOL"` or `"SERVER/*"`.
     #[serde(default)]
     pub allow_mcp_tools: Option<Vec<String>>,
+    /// Seconds a question waits for the user (default 600). Unanswered by then, or answered with
+    /// an error, it counts as rejected and the turn goes on.
+    #[serde(default)]
+    pub timeout_seconds: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]

@@ -83,6 +83,14 @@ impl LazyClient {
         }
     }
 
+    /// The endpoint and the model requests go to, found now if they were not yet (so a face can
+    /// say which it uses before the first turn).
+    pub async fn endpoint(&self) -> Result<(String, String), ProviderError> {
+        let client = self.client().await?;
+        let endpoint = self.endpoint.get().map(|e| e.base_url.clone());
+        Ok((endpoint.unwrap_or_default(), client.model()))
+    }
+
     /// The model later requests go to.
     pub fn set_model(&self, model: String) {
         *lock(&self.chosen) = Some(model);

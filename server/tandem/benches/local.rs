@@ -100,7 +100,8 @@ async fn scripted_task(steps: usize, file_bytes: usize, window: u64) {
         max_steps: Some(steps as u32 + 5),
         ..StartOptions::default()
     }
-    .start();
+    .start()
+    .expect("start");
     let session = agent.new_session(dir.path()).unwrap();
     let frontend = Arc::new(Collect(Mutex::new(Vec::new())));
     let started = Instant::now();

@@ -2,16 +2,15 @@
 //!
 //! `you>` reads a prompt; the answer streams after `ai>`; tool calls show dimmed; edits and
 //! commands are put to the user with the diff in color. Ctrl-C cancels a running turn (and quits
-//! at the prompt). `/new`, `/undo`, `/exit`.
+//! at the prompt). `/new`, `/sessions`, `/resume [ID]`, `/undo`, `/exit`.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use futures_util::future::BoxFuture;
 use serde_json::json;
 use time::OffsetDateTime;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::mpsc;
 
 use tandem_agent::approval::{ApprovalAction, ApprovalReply, ApprovalRequest, Decision};
@@ -20,6 +19,8 @@ use tandem_agent::{Agent, Frontend};
 use tandem_config::StartOptions;
 
 pub struct ChatOptions {
+    /// Reopen a saved session: its id, or empty for this workspace's latest.
+    pub resume: Option<String>,
     pub start: StartOptions,
     pub root: Option<PathBuf>,
     pub prompt: Option<String>,
@@ -293,13 +294,23 @@ impl Frontend for ChatFrontend {
                     inert(&server.target, true)
                 ),
             };
-            out(&s.bold(&question));
             let mut lines = lines.lock().await;
-            let Some(answer) = lines.recv().await else {
-                out("\n");
-                return ApprovalReply::reject("No answer (input closed).");
+            // What was typed while the turn ran was meant for the prompt, not for this question:
+            // only an answer typed after the question is shown counts.
+            discard_type_ahead(&mut lines);
+            out(&s.bold(&question));
+            let answer = loop {
+                let Some(answer) = lines.recv().await else {
+                    out("\n");
+                    return ApprovalReply::reject("No answer (input closed).");
+                };
+                let answer = answer.trim().to_ascii_lowercase();
+                if matches!(answer.as_str(), "y" | "yes" | "n" | "no" | "a" | "always") {
+                    break answer;
+                }
+                out(&s.bold("Please answer y, n or a: "));
             };
-            match answer.trim().to_ascii_lowercase().as_str() {
+            match answer.as_str() {
                 "y" | "yes" => ApprovalReply {
                     decision: Decision::Accept,
                     content: None,
@@ -327,6 +338,36 @@ impl Frontend for ChatFrontend {
     }
 }
 
+/// Drops the lines typed before now: those queued, and (on a terminal) what sits unread in the
+/// terminal's input, a half-typed line included.
+fn discard_type_ahead(lines: &mut mpsc::UnboundedReceiver<String>) {
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        // Piped input is a script of answers, typed ahead on purpose.
+        return;
+    }
+    // SAFETY: tcflush on our own stdin; it only discards bytes not yet read.
+    unsafe { libc::tcflush(libc::STDIN_FILENO, libc::TCIFLUSH) };
+    while lines.try_recv().is_ok() {}
+}
+
+/// Reads stdin a line at a time on a thread of its own. Not tokio's stdin: its read runs on a
+/// blocking thread that the runtime waits for when it shuts down, so `/exit` or Ctrl-C would
+/// wait for (and swallow) one more line.
+fn read_lines() -> mpsc::UnboundedReceiver<String> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
 /// Runs the chat; returns the exit code (for `--prompt`: 0 when the turn ended normally).
 pub async fn run(options: ChatOptions) -> Result<u8, String> {
     let style = Style {
@@ -338,25 +379,20 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
     };
     let mut start = options.start;
     start.workspace.get_or_insert_with(|| root.clone());
-    let (agent, _) = start.start().map_err(|e| e.to_string())?;
-    let servers = tandem_config::project_mcp_servers(&root).map_err(|e| e.to_string())?;
-    let info = agent
-        .new_session_with(&root, servers)
-        .map_err(|e| e.to_string())?;
-    let mut session = info.session_id;
-    // The session's root is canonical; paths in approvals are made relative to it.
-    let root = info.root;
-
-    let (line_tx, line_rx) = mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        let mut stdin = BufReader::new(tokio::io::stdin()).lines();
-        while let Ok(Some(line)) = stdin.next_line().await {
-            if line_tx.send(line).is_err() {
-                break;
-            }
+    let (agent, client) = start.start().map_err(|e| e.to_string())?;
+    let (mut session, root) = match &options.resume {
+        None => {
+            let servers = tandem_config::project_mcp_servers(&root).map_err(|e| e.to_string())?;
+            let info = agent
+                .new_session_with(&root, servers)
+                .map_err(|e| e.to_string())?;
+            (info.session_id, info.root)
         }
-    });
-    let lines: Lines = Arc::new(tokio::sync::Mutex::new(line_rx));
+        Some(wanted) => resume(&agent, wanted, &root)?,
+    };
+    // The session's root is canonical; paths in approvals are made relative to it.
+
+    let lines: Lines = Arc::new(tokio::sync::Mutex::new(read_lines()));
     let (ended_tx, mut ended) = mpsc::unbounded_channel();
     let frontend = Arc::new(ChatFrontend {
         style,
@@ -379,11 +415,20 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         return Ok(if reason == StopReason::EndTurn { 0 } else { 1 });
     }
 
+    // Which model answers, and where: a wrong endpoint shows now, not after the first prompt.
+    let model = match client.endpoint().await {
+        Ok((url, model)) => format!("{model} at {url}"),
+        Err(e) => format!("no model ({})", e.message),
+    };
     out(&style.dim(&format!(
-        "Tandem {} in {}. /new starts over, /undo [TURN] reverts the last turn (or everything since TURN), /exit quits; Ctrl-C stops a turn.\n",
+        "Tandem {} in {}, {}. /new starts over, /sessions lists the saved ones, /resume ID reopens one, /undo [TURN] reverts the last turn (or everything since TURN), /exit quits; Ctrl-C stops a turn.\n",
         env!("CARGO_PKG_VERSION"),
-        root.display()
+        inert(&root.display().to_string(), true),
+        inert(&model, true),
     )));
+    if options.resume.is_some() {
+        out(&style.dim(&resumed_line(&agent, &session)));
+    }
     loop {
         out(&style.bold("you> "));
         let line = tokio::select! {
@@ -398,6 +443,17 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         match text {
             "" => continue,
             "/exit" | "/quit" => return Ok(0),
+            "/sessions" => out(&style.dim(&sessions_list(&agent, &root, &session))),
+            resume_cmd if resume_cmd == "/resume" || resume_cmd.starts_with("/resume ") => {
+                let wanted = resume_cmd["/resume".len()..].trim();
+                match resume(&agent, wanted, &root) {
+                    Ok((id, _)) => {
+                        session = id;
+                        out(&style.dim(&resumed_line(&agent, &session)));
+                    }
+                    Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
+                }
+            }
             "/new" => {
                 let servers =
                     tandem_config::project_mcp_servers(&root).map_err(|e| e.to_string())?;
@@ -458,6 +514,79 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
             }
         }
     }
+}
+
+/// The session to reopen: `wanted` by id, or (empty) the latest one of this workspace.
+fn resume(agent: &Agent, wanted: &str, root: &Path) -> Result<(String, PathBuf), String> {
+    let id = if wanted.is_empty() {
+        let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        agent
+            .list_sessions()
+            .into_iter()
+            .find(|s| s.root == root)
+            .map(|s| s.session_id)
+            .ok_or_else(|| format!("no saved session in {}", root.display()))?
+    } else {
+        wanted.to_string()
+    };
+    agent.load_session(&id).map_err(|e| e.to_string())?;
+    let root = agent.session_root(&id).map_err(|e| e.to_string())?;
+    Ok((id, root))
+}
+
+/// "Resumed …": the session, and its last prompt to remind the user where it was.
+fn resumed_line(agent: &Agent, session: &str) -> String {
+    let history = agent
+        .load_session(session)
+        .map(|l| l.history)
+        .unwrap_or_default();
+    let prompts: Vec<&str> = history
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::TurnStarted { prompt, .. } => Some(prompt.as_str()),
+            _ => None,
+        })
+        .collect();
+    let last = prompts
+        .last()
+        .map(|p| {
+            format!(
+                "; last asked: {}",
+                inert(p.lines().next().unwrap_or(""), true)
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "Resumed session {session} ({} turn{}{last}).\n",
+        prompts.len(),
+        if prompts.len() == 1 { "" } else { "s" }
+    )
+}
+
+/// `/sessions`: this workspace's saved sessions, newest first, the current one marked.
+fn sessions_list(agent: &Agent, root: &Path, current: &str) -> String {
+    let list: Vec<String> = agent
+        .list_sessions()
+        .into_iter()
+        .filter(|s| s.root == root)
+        .take(20)
+        .map(|s| {
+            let mark = if s.session_id == current { "*" } else { " " };
+            let when = s
+                .updated_at
+                .format(&time::format_description::well_known::Rfc3339)
+                .unwrap_or_default();
+            format!(
+                "{mark} {}  {when}  {}\n",
+                s.session_id,
+                inert(&s.title, true)
+            )
+        })
+        .collect();
+    if list.is_empty() {
+        return "No saved sessions here.\n".into();
+    }
+    format!("{}/resume ID reopens one.\n", list.concat())
 }
 
 /// Runs one turn to its end; Ctrl-C cancels it.

@@ -114,6 +114,10 @@ struct ServeArgs {
     /// Let sandboxed commands use the network
     #[arg(long)]
     allow_network: bool,
+    /// Seconds an approval question waits for an answer before it counts as rejected
+    /// (default 600)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    approval_timeout: Option<u64>,
 }
 
 fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {
@@ -138,6 +142,7 @@ impl ServeArgs {
                 sandbox: self.sandbox,
                 network: self.allow_network.then_some(true),
                 allow_mcp_tools: None,
+                timeout: self.approval_timeout.map(std::time::Duration::from_secs),
             },
             data_dir: self.data_dir.clone(),
             max_steps: self.max_steps,
@@ -166,6 +171,9 @@ struct ChatArgs {
     /// Append each turn as one JSON line to this file
     #[arg(long)]
     json_log: Option<PathBuf>,
+    /// Reopen a saved session: by its id, or this workspace's latest when no id is given
+    #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "ID")]
+    resume: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -179,8 +187,12 @@ fn main() -> ExitCode {
                 eprintln!("tandem: {e}");
                 return ExitCode::from(2);
             }
-            runtime().block_on(tandem_lsp::serve(args.start()));
-            ExitCode::SUCCESS
+            // LSP: 0 after `shutdown` then `exit`, 1 when the client left without `shutdown`.
+            if runtime().block_on(tandem_lsp::serve(args.start())) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
         }
         Command::Acp(args) => match runtime().block_on(tandem_acp::serve(args.start())) {
             Ok(()) => ExitCode::SUCCESS,
@@ -200,6 +212,7 @@ fn main() -> ExitCode {
                 start,
                 root: args.root,
                 prompt: args.prompt,
+                resume: args.resume,
                 json_log: args.json_log,
             };
             match runtime().block_on(chat::run(options)) {

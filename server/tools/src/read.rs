@@ -53,12 +53,15 @@ impl ReadTracker {
         self.lock().insert(path.to_path_buf(), fingerprint);
     }
 
-    /// `stale` when the model read `path` and its bytes (`None`: gone) changed since.
+    /// `stale` when the model read `path` and its bytes (`None`: gone) changed since. The message
+    /// says where: `in_editor` when `current` is the editor's buffer (the user typed there, nothing
+    /// was saved), else the disk.
     pub(crate) fn check(
         &self,
         path: &Path,
         display: &str,
         current: Option<&[u8]>,
+        in_editor: bool,
     ) -> Result<(), ToolError> {
         let Some(seen) = self.lock().get(path).copied() else {
             return Ok(());
@@ -66,10 +69,10 @@ impl ReadTracker {
         if current.map(Fingerprint::of) == Some(seen) {
             return Ok(());
         }
-        let what = if current.is_some() {
-            "changed on disk"
-        } else {
-            "was deleted"
+        let what = match (current.is_some(), in_editor) {
+            (true, true) => "changed in the editor (unsaved changes in its buffer)",
+            (true, false) => "changed on disk",
+            (false, _) => "was deleted",
         };
         Err(ToolError::new(
             ErrorKind::Stale,
@@ -210,13 +213,31 @@ mod tests {
     fn tracker_notices_changes_and_deletion() {
         let t = ReadTracker::new();
         let p = Path::new("/w/a");
-        assert!(t.check(p, "a", Some(b"x")).is_ok(), "never read: no check");
+        assert!(
+            t.check(p, "a", Some(b"x"), false).is_ok(),
+            "never read: no check"
+        );
         t.record(p, b"x");
-        assert!(t.check(p, "a", Some(b"x")).is_ok());
+        assert!(t.check(p, "a", Some(b"x"), false).is_ok());
+        let disk = t.check(p, "a", Some(b"y"), false).unwrap_err();
+        assert_eq!(disk.kind, ErrorKind::Stale);
+        assert!(
+            disk.message.starts_with("a changed on disk since"),
+            "{}",
+            disk.message
+        );
+        // The user typed in the buffer: the message says so, not "on disk".
+        let buffer = t.check(p, "a", Some(b"y"), true).unwrap_err();
+        assert!(
+            buffer
+                .message
+                .starts_with("a changed in the editor (unsaved changes in its buffer) since"),
+            "{}",
+            buffer.message
+        );
         assert_eq!(
-            t.check(p, "a", Some(b"y")).unwrap_err().kind,
+            t.check(p, "a", None, false).unwrap_err().kind,
             ErrorKind::Stale
         );
-        assert_eq!(t.check(p, "a", None).unwrap_err().kind, ErrorKind::Stale);
     }
 }

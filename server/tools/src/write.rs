@@ -11,8 +11,13 @@ pub(crate) fn prepare(ctx: &ToolContext<'_>, args: WriteToFile) -> Result<EditPr
     let display = ws.display_path(&path);
     check_parent_is_directory(ws, &path)?;
     let original = text::load_for(ctx, &path)?;
-    ctx.reads
-        .check(&path, &display, original.as_deref().map(str::as_bytes))?;
+    let in_editor = ctx.editor_text_of(&path).is_some();
+    ctx.reads.check(
+        &path,
+        &display,
+        original.as_deref().map(str::as_bytes),
+        in_editor,
+    )?;
     let proposed = match &original {
         Some(original) => keep_file_conventions(original, args.content),
         None => args.content,
@@ -105,7 +110,11 @@ pub(crate) fn begin(
         let what = match (&current, &proposal.original) {
             (None, _) => "was deleted",
             (Some(_), None) => "was created",
-            _ => "changed",
+            // Where: the user typed in the buffer, or something wrote the file.
+            _ if ctx.editor_text_of(&path).is_some() => {
+                "changed in the editor (unsaved changes in its buffer)"
+            }
+            _ => "changed on disk",
         };
         return Err(ToolError::new(
             ErrorKind::Stale,

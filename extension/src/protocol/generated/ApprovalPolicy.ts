@@ -22,4 +22,9 @@ network?: boolean,
 /**
  * MCP tools that run without asking: `"SERVER/TOOL"` or `"SERVER/*"`.
  */
-allowMcpTools?: Array<string>, };
+allowMcpTools?: Array<string>, 
+/**
+ * Seconds a question waits for the user (default 600). Unanswered by then, or answered with
+ * an error, it counts as rejected and the turn goes on.
+ */
+timeoutSeconds?: number, };

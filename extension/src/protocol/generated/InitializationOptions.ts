@@ -13,6 +13,12 @@ export type InitializationOptions = { provider?: ProviderOptions, approval?: App
  */
 limits?: Limits, 
 /**
+ * Plain LSP clients only: a `null` answer to an approval's `window/showMessageRequest`
+ * means "asked in a prompt of my own; the answer comes by `tandem.answer`" rather than a
+ * rejection. For editors whose request handlers must answer at once (Neovim).
+ */
+deferQuestions?: boolean, 
+/**
  * MCP servers every session uses, beside the user's config file's.
  */
 mcpServers?: Array<McpServer>, };

@@ -140,6 +140,9 @@ pub struct StoredToolCall {
 pub enum StoredEvent {
     TurnStarted {
         prompt: String,
+        /// Absent in transcripts written before links were kept.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        context: Vec<PathBuf>,
     },
     Text {
         delta: String,
@@ -344,7 +347,7 @@ impl From<Decision> for StoredDecision {
 impl From<&Event> for StoredEvent {
     fn from(e: &Event) -> Self {
         match e.clone() {
-            Event::TurnStarted { prompt } => StoredEvent::TurnStarted { prompt },
+            Event::TurnStarted { prompt, context } => StoredEvent::TurnStarted { prompt, context },
             Event::Text { delta } => StoredEvent::Text { delta },
             Event::Reasoning { delta } => StoredEvent::Reasoning { delta },
             Event::ToolCall(call) => StoredEvent::ToolCall {
@@ -431,7 +434,7 @@ impl StoredEvent {
     /// and location from its name and arguments, a diff's hunks from its text.
     pub fn into_event(self, root: &Path) -> Event {
         match self {
-            StoredEvent::TurnStarted { prompt } => Event::TurnStarted { prompt },
+            StoredEvent::TurnStarted { prompt, context } => Event::TurnStarted { prompt, context },
             StoredEvent::Text { delta } => Event::Text { delta },
             StoredEvent::Reasoning { delta } => Event::Reasoning { delta },
             StoredEvent::ToolCall {

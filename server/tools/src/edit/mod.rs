@@ -29,8 +29,23 @@ pub(crate) fn prepare(
             .push_str(". replace_in_file edits existing files; write_to_file creates one");
         return Err(err);
     };
-    ctx.reads.check(&path, &display, Some(file.as_bytes()))?;
-    let proposed = parse::parse(&args.diff)
+    let in_editor = ctx.editor_text_of(&path).is_some();
+    let blocks = parse::parse(&args.diff);
+    if let Err(stale) = ctx
+        .reads
+        .check(&path, &display, Some(file.as_bytes()), in_editor)
+    {
+        // The file changed since the model read it (the user typed elsewhere in it, most
+        // often). Its edit is still what it meant when each SEARCH text is still there, exactly
+        // and once: it applies to the text as it is now. Otherwise it is stale.
+        let still_there = blocks
+            .as_ref()
+            .is_ok_and(|blocks| blocks.iter().all(|b| found_once(&file, &b.search)));
+        if !still_there {
+            return Err(stale);
+        }
+    }
+    let proposed = blocks
         .and_then(|blocks| apply_blocks(&file, &blocks))
         .map_err(|e| {
             ToolError::new(
@@ -39,6 +54,29 @@ pub(crate) fn prepare(
             )
         })?;
     Ok(super::write::proposal(path, display, Some(file), proposed))
+}
+
+/// Whether `search` (lines) occurs exactly once in `text`, byte for byte but for line endings.
+fn found_once(text: &str, search: &[String]) -> bool {
+    if search.is_empty() {
+        return false;
+    }
+    let file = FileLines::new(text);
+    let n = search.len();
+    let mut found = 0;
+    for start in 0..file.lines.len().saturating_sub(n - 1) {
+        if file.lines[start..start + n]
+            .iter()
+            .zip(search)
+            .all(|(line, wanted)| *line == wanted.as_str())
+        {
+            found += 1;
+            if found > 1 {
+                return false;
+            }
+        }
+    }
+    found == 1
 }
 
 /// The text with every block applied, or the failures of all blocks that failed.

@@ -1,0 +1,209 @@
+//! `tandem chat` in a pseudo-terminal, as a user types at it: the start line, type-ahead during
+//! a turn that must not answer the approval question, `/sessions`, `/exit` and Ctrl-C that quit
+//! at once, and `--resume`.
+
+use std::io::{Read, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::approvals::{EDIT, ORIGINAL, PROPOSED};
+use crate::support::*;
+
+/// `tandem chat` on the slave side of a pty; the test holds the master.
+struct Pty {
+    master: std::fs::File,
+    output: Arc<Mutex<String>>,
+    child: Child,
+}
+
+impl Pty {
+    fn spawn(env: &Env, args: &[&str]) -> Pty {
+        let (mut master, mut slave) = (0, 0);
+        // SAFETY: openpty writes two descriptors into the integers we pass; no other memory.
+        let rc = unsafe {
+            libc::openpty(
+                &mut master,
+                &mut slave,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+        // SAFETY: both descriptors were just opened and are owned here alone.
+        let (master, slave) =
+            unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_tandem"));
+        for (name, _) in std::env::vars_os() {
+            let name_str = name.to_string_lossy();
+            if name_str.starts_with("TANDEM_") || name_str.starts_with("OPENAI_") {
+                command.env_remove(&name);
+            }
+        }
+        command
+            .arg("chat")
+            .args(args)
+            .arg("--root")
+            .arg(&env.workspace)
+            .arg("--data-dir")
+            .arg(&env.data_dir)
+            .env("HOME", env.workspace.parent().unwrap().join("home"))
+            .env("NO_COLOR", "1")
+            .env("TERM", "dumb")
+            .stdin(Stdio::from(slave.try_clone().unwrap()))
+            .stdout(Stdio::from(slave.try_clone().unwrap()))
+            .stderr(Stdio::from(slave));
+        // SAFETY: only async-signal-safe calls between fork and exec: a new session whose
+        // controlling terminal is the pty, so ^C there is a SIGINT for the chat.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = command.spawn().expect("cannot start tandem chat");
+        drop(command); // closes our copies of the slave: reads end when the chat exits
+        let master = std::fs::File::from(master);
+        let output = Arc::new(Mutex::new(String::new()));
+        let (mut reader, sink) = (master.try_clone().unwrap(), output.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        Pty {
+            master,
+            output,
+            child,
+        }
+    }
+
+    fn output(&self) -> String {
+        self.output.lock().unwrap().clone()
+    }
+
+    /// Waits until the screen shows `text` `count` times in all.
+    fn wait_for_n(&self, text: &str, count: usize) {
+        let deadline = Instant::now() + SAFETY;
+        while self.output().matches(text).count() < count {
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {text:?}; the screen:\n{}",
+                self.output()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn wait_for(&self, text: &str) {
+        self.wait_for_n(text, 1);
+    }
+
+    fn type_keys(&mut self, keys: &str) {
+        self.master.write_all(keys.as_bytes()).unwrap();
+        self.master.flush().unwrap();
+    }
+
+    /// Waits for the chat to exit; fails if it takes longer than `within`.
+    fn exits_within(&mut self, within: Duration) -> std::process::ExitStatus {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            if started.elapsed() > within {
+                let _ = self.child.kill();
+                panic!(
+                    "tandem chat still ran {within:?} later; the screen:\n{}",
+                    self.output()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Pty {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn type_ahead_is_not_an_answer_exit_quits_at_once_and_resume_reopens() {
+    let env = Env::new();
+    env.write("src/answer.rs", ORIGINAL);
+    let mock = MockServer::start(Scenario::new([
+        // Slow enough that the user types while it streams.
+        Reply::tool(
+            "replace_in_file",
+            json!({"path": "src/answer.rs", "diff": EDIT}),
+        )
+        .with_text("Thinking it over before I change anything.")
+        .chunk_size(2)
+        .delay_ms(40),
+        Reply::text("The answer is now 42.").expect_tool_result_contains("Applied the edit"),
+        Reply::text("Still 42.").expect_messages_contain("Make the answer 42"),
+    ]));
+    let url = mock.base_url();
+    let provider = ["--base-url", url.as_str(), "--model", "mock-coder"];
+
+    let mut chat = Pty::spawn(&env, &provider);
+    // The start line says which model answers, and where.
+    chat.wait_for(&format!("mock-coder at {url}"));
+    chat.wait_for("you> ");
+    chat.type_keys("Make the answer 42\r");
+    chat.wait_for("Thinking");
+    // Type-ahead while the model streams: a whole "n" line and half a line.
+    chat.type_keys("n\r");
+    chat.type_keys("no wa");
+    chat.wait_for("Apply this edit to src/answer.rs?");
+    std::thread::sleep(Duration::from_millis(200));
+    // Only what is typed now answers.
+    chat.type_keys("y\r");
+    chat.wait_for("The answer is now 42.");
+    assert_eq!(env.read("src/answer.rs"), PROPOSED, "{}", chat.output());
+
+    chat.wait_for_n("you> ", 2);
+    chat.type_keys("/sessions\r");
+    chat.wait_for("/resume ID reopens one.");
+    let screen = chat.output();
+    let listed = screen
+        .lines()
+        .find(|l| l.starts_with("* "))
+        .unwrap_or_else(|| panic!("the current session is not marked:\n{screen}"));
+    let session = listed[2..].split_whitespace().next().unwrap().to_string();
+    assert!(listed.contains("Make the answer 42"), "{listed}");
+
+    // /exit quits at once: no further Enter needed.
+    chat.wait_for_n("you> ", 3);
+    chat.type_keys("/exit\r");
+    assert!(chat.exits_within(Duration::from_secs(3)).success());
+
+    // --resume without an id reopens this workspace's latest session, with its context.
+    let mut resumed = Pty::spawn(&env, &[&provider[..], &["--resume"]].concat());
+    resumed.wait_for(&format!(
+        "Resumed session {session} (1 turn; last asked: Make the answer 42)."
+    ));
+    resumed.wait_for("you> ");
+    resumed.type_keys("And now?\r");
+    resumed.wait_for("Still 42.");
+    // Ctrl-C at an empty prompt quits at once.
+    resumed.wait_for_n("you> ", 2);
+    resumed.type_keys("\x03");
+    resumed.exits_within(Duration::from_secs(3));
+    let failures = mock.failures();
+    assert!(failures.is_empty(), "{failures:#?}");
+}

@@ -1,0 +1,289 @@
+// `tandem lsp` as a plain language server (no `experimental.tandem`), driven by a generic LSP
+// client library (vscode-jsonrpc, the one VS Code's language client is built on): the points of
+// LSP 3.17 a client relies on.
+//
+// Run: cargo build -p tandem -p mock-model && npm ci --prefix tests/lsp-conformance &&
+//      node --test tests/lsp-conformance/
+// TANDEM_BIN / MOCK_MODEL_BIN override the binaries (default: target/debug).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import rpc from 'vscode-jsonrpc/node.js';
+
+import { MockModel } from '../acp-sdk/support/mock.mjs';
+import { binary } from '../acp-sdk/support/paths.mjs';
+
+/** Nothing waits this long when things work. */
+const SAFETY_MS = 20_000;
+/** A test that hangs (a request never answered) fails after this. */
+const TEST_MS = 40_000;
+
+const FILE = 'hello.py';
+const ORIGINAL = 'def greet():\n    return "hi"\n';
+const EDIT = { path: FILE, diff: '------- SEARCH\n    return "hi"\n=======\n    return "hello"\n+++++++ REPLACE' };
+
+/**
+ * A workspace reached through a symlink (as macOS `/tmp` or a linked home is): the client names
+ * files by the link, the server resolves them.
+ */
+function workspace(t) {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'tandem-lsp-')));
+  t.after(() => rmSync(base, { recursive: true, force: true }));
+  const real = join(base, 'real');
+  mkdirSync(real);
+  writeFileSync(join(real, FILE), ORIGINAL);
+  const link = join(base, 'link');
+  symlinkSync(real, link);
+  return { base, real, link, data: join(base, 'data') };
+}
+
+/**
+ * Starts `tandem lsp` against the mock and connects a client with `capabilities` (and
+ * `initializationOptions`); `handlers.answer` answers approval questions (default: Accept).
+ * @returns the connection, the process, and how it ended (a promise)
+ */
+function start(t, ws, mock, capabilities, handlers = {}, initializationOptions = undefined) {
+  const args = ['lsp', '--base-url', mock.baseUrl, '--model', 'mock-coder', '--data-dir', ws.data];
+  const child = spawn(binary('TANDEM_BIN', 'tandem'), args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  t.after(() => child.kill('SIGKILL'));
+  const connection = rpc.createMessageConnection(
+    new rpc.StreamMessageReader(child.stdout),
+    new rpc.StreamMessageWriter(child.stdin),
+  );
+  const seen = { messages: [], logs: [], questions: [], edits: [] };
+  connection.onNotification('window/showMessage', (p) => seen.messages.push(p));
+  connection.onNotification('window/logMessage', (p) => seen.logs.push(p));
+  connection.onRequest('window/showMessageRequest', (p) => {
+    seen.questions.push(p);
+    return (handlers.answer ?? (() => ({ title: 'Accept' })))(p);
+  });
+  connection.onRequest('workspace/applyEdit', (p) => {
+    seen.edits.push(p);
+    return { applied: true };
+  });
+  connection.onError(() => {});
+  connection.onClose(() => {});
+  connection.listen();
+  const rootUri = pathToFileURL(ws.link).href;
+  const initialized = (async () => {
+    const result = await connection.sendRequest('initialize', {
+      processId: process.pid,
+      rootUri,
+      workspaceFolders: [{ uri: rootUri, name: 'ws' }],
+      capabilities,
+      initializationOptions,
+    });
+    await connection.sendNotification('initialized', {});
+    return result;
+  })();
+  return { connection, child, exited, seen, initialized, stderr: () => stderr };
+}
+
+/** Waits for `predicate` to hold, or fails with `what`. */
+async function until(what, predicate) {
+  const deadline = Date.now() + SAFETY_MS;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function mockFor(t, ws, responses) {
+  const mock = await MockModel.start(ws.base, { responses });
+  t.after(() => mock.stop());
+  return mock;
+}
+
+test('a $/ request the server does not implement is answered MethodNotFound; $/ notifications are ignored', { timeout: TEST_MS }, async (t) => {
+  const ws = workspace(t);
+  const mock = await mockFor(t, ws, []);
+  const s = start(t, ws, mock, {});
+  await s.initialized;
+  await s.connection.sendNotification('$/setTrace', { value: 'off' });
+  await assert.rejects(
+    s.connection.sendRequest('$/tandem.unknown', {}),
+    (e) => e.code === rpc.ErrorCodes.MethodNotFound,
+  );
+  // The server still answers after both.
+  await assert.rejects(s.connection.sendRequest('no/such/method', {}), (e) => e.code === rpc.ErrorCodes.MethodNotFound);
+});
+
+test('exit after shutdown ends with code 0, exit without shutdown with code 1', { timeout: TEST_MS }, async (t) => {
+  const ws = workspace(t);
+  const mock = await mockFor(t, ws, []);
+  const clean = start(t, ws, mock, {});
+  await clean.initialized;
+  await clean.connection.sendRequest('shutdown');
+  await clean.connection.sendNotification('exit');
+  assert.deepEqual(await clean.exited, { code: 0, signal: null });
+
+  const abrupt = start(t, ws, mock, {});
+  await abrupt.initialized;
+  await abrupt.connection.sendNotification('exit');
+  assert.deepEqual(await abrupt.exited, { code: 1, signal: null });
+});
+
+test('a client without workspace.applyEdit gets no applyEdit: the approved edit is written to disk', { timeout: TEST_MS }, async (t) => {
+  const ws = workspace(t);
+  const mock = await mockFor(t, ws, [
+    { toolCalls: [{ id: 'call_edit', name: 'replace_in_file', arguments: EDIT }] },
+    { text: 'Done.', expectLastToolResultContains: 'Applied the edit' },
+  ]);
+  const s = start(t, ws, mock, { window: { showMessage: {} } });
+  await s.initialized;
+  await s.connection.sendRequest('workspace/executeCommand', { command: 'tandem.ask', arguments: ['Say hello'] });
+  await until('the answer', () => s.seen.messages.length >= 1);
+  assert.equal(s.seen.edits.length, 0, 'no workspace/applyEdit was sent');
+  assert.equal(s.seen.questions.length, 1, 'the edit was put to the user first');
+  assert.equal(s.seen.questions[0].actions[0].title, 'Reject', 'Reject comes first (the default)');
+  assert.match(s.seen.questions[0].message, /^Tandem wants to edit hello\.py at line 2 \(\+1 −1 lines\)\./);
+  assert.equal(readFileSync(join(ws.real, FILE), 'utf8'), ORIGINAL.replace('"hi"', '"hello"'));
+  assert.equal(s.seen.messages[0].message, 'Done.');
+  assert.deepEqual(await mock.failures(), []);
+});
+
+test('an open document is edited at its version, under the URI the client opened it by (symlinked workspace)', { timeout: TEST_MS }, async (t) => {
+  const ws = workspace(t);
+  const mock = await mockFor(t, ws, [
+    { toolCalls: [{ id: 'call_edit', name: 'replace_in_file', arguments: EDIT }] },
+    { text: 'Done.', expectLastToolResultContains: 'Applied the edit' },
+  ]);
+  const s = start(t, ws, mock, {
+    workspace: { applyEdit: true, workspaceEdit: { documentChanges: true } },
+    window: { showDocument: { support: true } },
+  });
+  const shown = [];
+  s.connection.onRequest('window/showDocument', (p) => {
+    shown.push({ ...p, text: readFileSync(new URL(p.uri), 'utf8') });
+    return { success: true };
+  });
+  await s.initialized;
+  // The buffer, unsaved, differs from the disk: the edit must be made against it.
+  const uri = pathToFileURL(join(ws.link, FILE)).href;
+  const buffer = '# unsaved\n' + ORIGINAL;
+  await s.connection.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'python', version: 1, text: ORIGINAL },
+  });
+  await s.connection.sendNotification('textDocument/didChange', {
+    textDocument: { uri, version: 5 },
+    contentChanges: [{ text: buffer }],
+  });
+  await s.connection.sendRequest('workspace/executeCommand', { command: 'tandem.ask', arguments: ['Say hello'] });
+  await until('the answer', () => s.seen.messages.length >= 1);
+  assert.equal(s.seen.edits.length, 1, s.stderr());
+  const change = s.seen.edits[0].edit.documentChanges[0];
+  assert.equal(change.textDocument.uri, uri, 'the URI the client knows the buffer by');
+  assert.equal(change.textDocument.version, 5, 'the version the edit was computed against');
+  // The proposal was shown before the question: a unified diff in the data dir, not focused.
+  assert.equal(shown.length, 1);
+  assert.equal(shown[0].takeFocus, false);
+  assert.ok(new URL(shown[0].uri).pathname.startsWith(join(ws.data, 'proposals')), shown[0].uri);
+  assert.match(shown[0].text, /^-    return "hi"$/m);
+  assert.match(shown[0].text, /^\+    return "hello"$/m);
+  // Shown, so the question need not name the file; it names the line, in the buffer's numbering.
+  assert.match(s.seen.questions[0].message, /^Tandem wants to edit hello\.py at line 3 \(\+1 −1 lines\)\. Apply\?$/);
+  assert.equal(readFileSync(join(ws.real, FILE), 'utf8'), ORIGINAL, 'the disk is left to the editor');
+  assert.deepEqual(await mock.failures(), []);
+});
+
+test('the log comes a sentence at a time, a read logs its size, and a cancel sends no blank message', { timeout: TEST_MS }, async (t) => {
+  const ws = workspace(t);
+  const mock = await mockFor(t, ws, [
+    { text: 'Let me look. ', toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: FILE } }] },
+    // A paragraph with no line end, then silence: it must be logged before the turn ends.
+    { text: 'The function greets. It returns hi', chunkSize: 100, stallAfterChunks: 2 },
+  ]);
+  const s = start(t, ws, mock, { workspace: { applyEdit: true } });
+  await s.initialized;
+  await s.connection.sendRequest('workspace/executeCommand', { command: 'tandem.ask', arguments: ['What does it do?'] });
+  await until('the stalled text in the log', () => s.seen.logs.some((l) => l.message.includes('It returns hi')));
+  await s.connection.sendRequest('workspace/executeCommand', { command: 'tandem.cancel', arguments: [] });
+  await until('the end of the turn', () => s.seen.messages.length >= 1);
+  const logs = s.seen.logs.map((l) => l.message);
+  assert.ok(logs.includes('Let me look.'), JSON.stringify(logs));
+  assert.ok(logs.includes('Tandem: done: 2 lines'), JSON.stringify(logs));
+  assert.ok(!logs.some((l) => l.includes('def greet')), 'a read does not log the file');
+  assert.ok(logs.every((l) => l.trim() !== ''), 'no blank log message');
+  assert.deepEqual(s.seen.messages[0], { type: 2, message: 'Tandem: cancelled.' });
+});
+
+test('typing in the buffer while the user decides: the edit is re-matched; a stale one says the buffer changed', { timeout: TEST_MS }, async (t) => {
+  const ws = workspace(t);
+  const gone = { path: FILE, diff: '------- SEARCH\ndef greet():\n=======\ndef greet(name):\n+++++++ REPLACE' };
+  const mock = await mockFor(t, ws, [
+    { toolCalls: [{ id: 'call_1', name: 'replace_in_file', arguments: EDIT }] },
+    { toolCalls: [{ id: 'call_2', name: 'replace_in_file', arguments: gone }], expectLastToolResultContains: 'Applied the edit' },
+    { text: 'Done.', expectLastToolResultContains: 'changed in the editor' },
+  ]);
+  const uri = pathToFileURL(join(ws.link, FILE)).href;
+  let version = 1;
+  /** The user's keystrokes, sent while the question is open. */
+  const type = async (text) => {
+    version += 1;
+    await s.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ text }] });
+    await new Promise((r) => setTimeout(r, 300));
+  };
+  const buffers = ['# a comment typed meanwhile\n' + ORIGINAL, '# a comment typed meanwhile\ndef welcome():\n    return "hello"\n'];
+  const s = start(t, ws, mock, { workspace: { applyEdit: true } }, {
+    answer: async () => {
+      await type(buffers.shift());
+      return { title: 'Accept' };
+    },
+  });
+  // The client applies edits to its buffer: it answers applied, and the buffer is what it says.
+  await s.initialized;
+  await s.connection.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'python', version, text: ORIGINAL },
+  });
+  await s.connection.sendRequest('workspace/executeCommand', { command: 'tandem.ask', arguments: ['Say hello'] });
+  await until('the answer', () => s.seen.messages.length >= 1);
+  // The first edit was made against the buffer as it was at Accept: its line moved down by one.
+  assert.equal(s.seen.edits.length, 1, JSON.stringify(s.seen.logs));
+  const [edit] = s.seen.edits[0].edit.changes[uri];
+  assert.equal(edit.range.start.line, 2);
+  assert.equal(edit.newText, '    return "hello"\n');
+  assert.equal(s.seen.messages[0].message, 'Done.');
+  assert.deepEqual(await mock.failures(), []);
+});
+
+test('deferQuestions: a null answer waits for tandem.answer; after a cancel, a late answer changes nothing', { timeout: TEST_MS }, async (t) => {
+  const ws = workspace(t);
+  const edit = { toolCalls: [{ id: 'call_edit', name: 'replace_in_file', arguments: EDIT }] };
+  const mock = await mockFor(t, ws, [
+    edit,
+    { text: 'Applied.', expectLastToolResultContains: 'Applied the edit' },
+    edit,
+  ]);
+  const s = start(t, ws, mock, { workspace: { applyEdit: true } }, { answer: () => null }, { deferQuestions: true });
+  await s.initialized;
+  const ask = (text) => s.connection.sendRequest('workspace/executeCommand', { command: 'tandem.ask', arguments: [text] });
+  const answer = (title) => s.connection.sendRequest('workspace/executeCommand', { command: 'tandem.answer', arguments: [title] });
+  // Nothing waits yet.
+  assert.deepEqual(await answer('Accept'), { answered: false });
+  await ask('Say hello');
+  await until('the question', () => s.seen.questions.length >= 1);
+  // Answered null: the turn waits (no rejection) until the user answers by command.
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(s.seen.messages.length, 0, 'the turn still waits');
+  assert.deepEqual(await answer('Accept'), { answered: true });
+  await until('the first answer', () => s.seen.messages.length >= 1);
+  assert.equal(s.seen.messages[0].message, 'Applied.');
+  assert.equal(s.seen.edits.length, 1);
+
+  await ask('Again');
+  await until('the second question', () => s.seen.questions.length >= 2);
+  await s.connection.sendRequest('workspace/executeCommand', { command: 'tandem.cancel', arguments: [] });
+  await until('the cancelled turn', () => s.seen.messages.length >= 2);
+  assert.deepEqual(s.seen.messages[1], { type: 2, message: 'Tandem: cancelled.' });
+  assert.deepEqual(await answer('Accept'), { answered: false }, 'the question went with its turn');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(s.seen.edits.length, 1, 'nothing more was applied');
+});
