@@ -296,6 +296,32 @@ async fn ollama_is_spoken_natively_with_num_ctx_and_its_window() {
     );
 }
 
+/// A model whose `/api/show` names no context length: the context `/api/ps` says it is loaded
+/// with is the window, and `num_ctx` stays within it.
+#[tokio::test]
+async fn ollama_without_a_context_length_uses_the_loaded_one_from_api_ps() {
+    let env = Env::new();
+    let mock = MockServer::start(with_routes(
+        Scenario::new([Reply::text("Hi.")]),
+        json!({
+            "GET /api/version": {"version": "0.9.0"},
+            "POST /api/show": {"model_info": {}, "capabilities": ["completion", "tools"]},
+            "GET /api/ps": {"models": [{"name": "mock-coder:latest", "model": "mock-coder:latest", "context_length": 4096}]},
+        }),
+    ));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Hello").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    assert_eq!(turn.of_kind("usage")[0]["contextWindow"], 4096);
+    let chat = mock
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/api/chat")
+        .expect("a native chat request");
+    assert_eq!(chat.body["options"]["num_ctx"], 4096);
+}
+
 #[tokio::test]
 async fn an_ollama_model_without_tools_gets_them_as_text_from_the_start() {
     let env = Env::new();

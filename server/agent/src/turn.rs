@@ -836,11 +836,14 @@ impl Turn {
         // What goes to the editor is bounded: past the cap one note, then nothing (the tool
         // result keeps the output's head and tail, for the model and the user alike).
         let mut shown = 0usize;
+        let mut noted = false;
         let mut on_output = |chunk: &str| {
-            if shown >= MAX_SHOWN_OUTPUT {
+            if noted {
                 return;
             }
             let mut delta = chunk.to_string();
+            // The note goes with the first byte past the cap: output that fills the cap exactly
+            // (reads of 16 KiB add up to 1 MiB) and then goes on gets it with its next chunk.
             if shown + delta.len() > MAX_SHOWN_OUTPUT {
                 tandem_stdx::truncate_in_place(&mut delta, MAX_SHOWN_OUTPUT - shown);
                 delta.push_str(&format!(
@@ -848,6 +851,7 @@ impl Turn {
                     MAX_SHOWN_OUTPUT / (1024 * 1024)
                 ));
                 shown = MAX_SHOWN_OUTPUT;
+                noted = true;
             } else {
                 shown += delta.len();
             }

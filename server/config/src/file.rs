@@ -185,7 +185,10 @@ pub fn parse(path: &Path, text: &str) -> Result<ConfigFile, ConfigError> {
         } else {
             format!("`{field}`: {message}")
         };
-        error(line_of(inner.span()), message)
+        // An entry refused as a whole (an MCP server's `try_from`) carries the span of its
+        // array, not its own: the entry's `[[table]]` header is the line to name.
+        let line = array_entry_line(text, &field).or_else(|| line_of(inner.span()));
+        error(line, message)
     })?;
     if let Some(name) = &file.profile
         && !file.profiles.contains_key(name)
@@ -207,6 +210,23 @@ pub fn parse(path: &Path, text: &str) -> Result<ConfigFile, ConfigError> {
 }
 
 /// The first line that sets `key`, for errors found after parsing.
+/// For a path like `mcp.servers[1]` or `mcp.servers[1].args`: the line of that entry's
+/// `[[mcp.servers]]` header (the second one). `None` for other paths.
+fn array_entry_line(text: &str, field: &str) -> Option<usize> {
+    let (table, rest) = field.split_once('[')?;
+    let index: usize = rest.split_once(']')?.0.parse().ok()?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let l: String = l.chars().filter(|c| !c.is_whitespace()).collect();
+            l.strip_prefix("[[")
+                .and_then(|l| l.split_once("]]"))
+                .is_some_and(|(name, _)| name == table)
+        })
+        .nth(index)
+        .map(|(i, _)| i + 1)
+}
+
 fn line_at(text: &str, key: &str) -> Option<usize> {
     text.lines()
         .position(|l| {
@@ -446,7 +466,7 @@ mod tests {
         );
         assert!(e.message.contains("mcp.servers[1]"), "{e}");
         assert!(e.message.contains("unknown transport type `ws`"), "{e}");
-        assert!(matches!(e.line, Some(5..=7)), "{e}");
+        assert_eq!(e.line, Some(5), "{e}");
 
         let e = parse_err("profile = \"work\"\n[profiles.home]\nmodel = \"m\"\n");
         assert_eq!(e.line, Some(1));

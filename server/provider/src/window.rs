@@ -108,6 +108,24 @@ pub(crate) fn from_ollama_show(body: &Value) -> (Option<u64>, Option<bool>) {
     (window.filter(|&n| n > 0), tools)
 }
 
+/// Ollama `GET /api/ps`: the `context_length` the model is loaded with, when it is loaded.
+/// Names may come with or without the `:latest` tag.
+pub(crate) fn from_ollama_ps(body: &Value, model: &str) -> Option<u64> {
+    let bare = |name: &str| name.strip_suffix(":latest").unwrap_or(name).to_owned();
+    let wanted = bare(model);
+    body.get("models")?
+        .as_array()?
+        .iter()
+        .filter(|m| {
+            ["name", "model"]
+                .iter()
+                .filter_map(|k| m.get(*k).and_then(Value::as_str))
+                .any(|n| bare(n) == wanted)
+        })
+        .find_map(|m| m.get("context_length").and_then(Value::as_u64))
+        .filter(|&n| n > 0)
+}
+
 /// An overflow error, with what it says of the window and of the request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Overflow {
@@ -277,5 +295,14 @@ mod tests {
         assert_eq!(from_lm_studio(&lm, "qwen"), Some(8192));
         let show = json!({"model_info": {"general.architecture": "qwen2", "qwen2.context_length": 32768}, "capabilities": ["completion"]});
         assert_eq!(from_ollama_show(&show), (Some(32768), Some(false)));
+        // Ollama 0.9's /api/ps: the running model, under its tagged name.
+        let ps = json!({"models": [
+            {"name": "other:7b", "model": "other:7b", "context_length": 2048},
+            {"name": "qwen3:latest", "model": "qwen3:latest", "size": 1, "context_length": 4096}
+        ]});
+        assert_eq!(from_ollama_ps(&ps, "qwen3"), Some(4096));
+        assert_eq!(from_ollama_ps(&ps, "qwen3:latest"), Some(4096));
+        assert_eq!(from_ollama_ps(&ps, "gemma"), None);
+        assert_eq!(from_ollama_ps(&json!({"models": []}), "qwen3"), None);
     }
 }

@@ -122,24 +122,32 @@ fn an_edit_of_a_file_changed_since_the_model_read_it_is_stale() {
     env.write("a.txt", "one\ntwo\n");
     env.done("read_file", json!({"path": "a.txt"}));
     env.write("a.txt", "one\ntwo\nthree\n");
+    // A whole-file write would drop the change; a SEARCH text that is gone can't be placed.
     for (name, args) in [
-        (
-            "replace_in_file",
-            json!({"path": "a.txt", "diff": "------- SEARCH\none\n=======\nuno\n+++++++ REPLACE\n"}),
-        ),
         (
             "write_to_file",
             json!({"path": "a.txt", "content": "new\n"}),
+        ),
+        (
+            "replace_in_file",
+            json!({"path": "a.txt", "diff": "------- SEARCH\nthree\nfour\n=======\nx\n+++++++ REPLACE\n"}),
         ),
     ] {
         let err = env.call(name, args).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Stale, "{name}");
         assert!(
-            err.message.contains("since you last read it"),
+            err.message.contains("changed on disk")
+                && err.message.contains("since you last read it"),
             "{}",
             err.message
         );
     }
+    // A SEARCH text still there exactly once means what it meant: it applies to the new text.
+    let p = env.proposal(
+        "replace_in_file",
+        json!({"path": "a.txt", "diff": "------- SEARCH\none\n=======\nuno\n+++++++ REPLACE\n"}),
+    );
+    assert_eq!(p.proposed, "uno\ntwo\nthree\n");
     // Reading again clears it; the model's own applied edit does not make the file stale.
     env.done("read_file", json!({"path": "a.txt"}));
     env.edit(

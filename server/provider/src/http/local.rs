@@ -211,6 +211,18 @@ impl HttpModelClient {
                 info.window =
                     context.map(|n| Window::new(n, format!("Ollama context_length of {model}")));
             }
+            // A model whose /api/show names no context_length: the context it is loaded with
+            // (`/api/ps`) is the most the server is known to take.
+            if info.window.is_none()
+                && let Some(ps) = self.get_json(&format!("{root}/api/ps")).await
+                && let Some(n) = window::from_ollama_ps(&ps, model)
+            {
+                info.ollama_context = Some(n);
+                info.window = Some(Window::new(
+                    n,
+                    format!("Ollama's loaded context of {model}"),
+                ));
+            }
             return info;
         }
         if let Some(props) = self.get_json(&format!("{root}/props")).await
