@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
-    ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
+    ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, McpServer,
     NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
     SessionCapabilities, SessionInfo, SessionListCapabilities,
 };
@@ -65,7 +65,7 @@ pub async fn serve(options: Options) -> Result<(), String> {
             {
                 let s = s();
                 async move |request: LoadSessionRequest, responder, _cx| {
-                    s.load_session(request, responder)
+                    s.load_session(request, responder).await
                 }
             },
             agent_client_protocol::on_receive_request!(),
@@ -169,28 +169,22 @@ impl Server {
                 ),
             ));
         }
-        let mut servers = match session_servers(&request) {
+        let servers = match all_servers(&request.mcp_servers, &request.cwd) {
             Ok(servers) => servers,
             Err(message) => {
                 return responder
                     .respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, message));
             }
         };
-        match tandem_config::project_mcp_servers(&request.cwd) {
-            Ok(project) => servers.extend(project),
-            Err(e) => {
-                return responder
-                    .respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, e.to_string()));
-            }
-        }
         match self.agent.new_session_with(&request.cwd, servers) {
             Ok(info) => responder.respond(NewSessionResponse::new(info.session_id)),
             Err(e) => responder.respond_with_error(agent_error(e)),
         }
     }
 
-    /// The session keeps the root it was created with; the request's `cwd` is not used.
-    fn load_session(
+    /// The session keeps the root it was created with; the request's `cwd` is not used. The
+    /// request's `mcpServers` (and the project's) are the session's servers from now on.
+    async fn load_session(
         &self,
         request: LoadSessionRequest,
         responder: Responder<LoadSessionResponse>,
@@ -203,6 +197,20 @@ impl Server {
             .agent
             .load_session(&id)
             .and_then(|loaded| Ok((loaded.history, self.agent.session_root(&id)?)));
+        let loaded = match loaded {
+            Ok((history, root)) => match all_servers(&request.mcp_servers, &root) {
+                Ok(servers) => self
+                    .agent
+                    .set_session_servers(&id, servers)
+                    .await
+                    .map(|()| (history, root)),
+                Err(message) => {
+                    return responder
+                        .respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, message));
+                }
+            },
+            Err(e) => Err(e),
+        };
         match loaded {
             Ok((history, root)) => {
                 outbox.replay(SessionRef { id, root }, history, responder);
@@ -276,12 +284,19 @@ impl Server {
     }
 }
 
-/// The client's `mcpServers`, in the shape `tandem_mcp` reads (the same as ACP's).
-fn session_servers(
-    request: &NewSessionRequest,
+/// A session's own servers: the client's `mcpServers`, then the project file's under `root`.
+fn all_servers(
+    client: &[McpServer],
+    root: &std::path::Path,
 ) -> Result<Vec<tandem_agent::mcp::SessionServer>, String> {
-    request
-        .mcp_servers
+    let mut servers = session_servers(client)?;
+    servers.extend(tandem_config::project_mcp_servers(root).map_err(|e| e.to_string())?);
+    Ok(servers)
+}
+
+/// The client's `mcpServers`, in the shape `tandem_mcp` reads (the same as ACP's).
+fn session_servers(client: &[McpServer]) -> Result<Vec<tandem_agent::mcp::SessionServer>, String> {
+    client
         .iter()
         .enumerate()
         .map(|(i, server)| {

@@ -457,6 +457,19 @@ impl Agent {
         })
     }
 
+    /// Gives a session its own MCP servers again: those a client names when it reopens it
+    /// (ACP's `session/load`), and its project's. They start at its next turn; the same list as
+    /// before changes nothing.
+    pub async fn set_session_servers(
+        &self,
+        session_id: &str,
+        servers: Vec<mcp::SessionServer>,
+    ) -> Result<(), AgentError> {
+        let session = self.session(session_id)?;
+        session.mcp.replace(servers).await;
+        Ok(())
+    }
+
     /// The root of a session.
     pub fn session_root(&self, session_id: &str) -> Result<PathBuf, AgentError> {
         Ok(self.session(session_id)?.workspace.root().to_path_buf())

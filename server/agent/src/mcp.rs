@@ -34,8 +34,13 @@ pub enum ServerSource {
 pub(crate) struct SessionMcp {
     shared: Option<McpHub>,
     own: Mutex<Option<McpHub>>,
+    /// The servers the session was given, as given (to tell a new list from the same one).
+    given: std::sync::Mutex<Vec<SessionServer>>,
+    /// Whether the session's own servers have been put to work in this process (at its first
+    /// turn here; a session reopened after a restart starts them again).
+    started: std::sync::atomic::AtomicBool,
     /// This session's servers given as trusted.
-    trusted: Vec<McpServerConfig>,
+    trusted: std::sync::Mutex<Vec<McpServerConfig>>,
     /// Project servers not yet asked about (taken at the first turn).
     pending: std::sync::Mutex<Vec<(McpServerConfig, PathBuf)>>,
     /// The tools of the last listing: qualified name to (server, tool, which hub).
@@ -58,22 +63,42 @@ pub(crate) struct Listing {
 
 impl SessionMcp {
     pub fn new(shared: Option<McpHub>, servers: Vec<SessionServer>) -> Self {
-        let mut trusted = Vec::new();
-        let mut pending = Vec::new();
-        for s in servers {
-            match s.source {
-                ServerSource::Trusted => trusted.push(s.config),
-                ServerSource::Project { file } => pending.push((s.config, file)),
-            }
-        }
+        let (trusted, pending) = split(&servers);
         Self {
             shared,
             own: Mutex::new(None),
-            trusted,
+            given: std::sync::Mutex::new(servers),
+            started: std::sync::atomic::AtomicBool::new(false),
+            trusted: std::sync::Mutex::new(trusted),
             pending: std::sync::Mutex::new(pending),
             tools: std::sync::Mutex::new(HashMap::new()),
             told: std::sync::Mutex::new(HashSet::new()),
         }
+    }
+
+    /// The session's own servers, given again when it is reopened (ACP's `session/load`
+    /// `mcpServers`, the project's file). The same list changes nothing; another one stops the
+    /// servers running and takes effect at the next turn.
+    pub async fn replace(&self, servers: Vec<SessionServer>) {
+        {
+            let mut given = tandem_stdx::lock(&self.given);
+            if *given == servers {
+                return;
+            }
+            let (trusted, pending) = split(&servers);
+            *tandem_stdx::lock(&self.trusted) = trusted;
+            *tandem_stdx::lock(&self.pending) = pending;
+            *given = servers;
+            self.started
+                .store(false, std::sync::atomic::Ordering::SeqCst);
+        }
+        self.shutdown().await;
+    }
+
+    /// True once per process and server list: the turn that gets it asks about the project's
+    /// servers and starts the session's own.
+    pub fn take_start(&self) -> bool {
+        !self.started.swap(true, std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The project servers to ask about, once.
@@ -84,7 +109,7 @@ impl SessionMcp {
     /// Starts the session's own hub with its trusted servers and the project servers the user
     /// allowed (nothing runs when there are none). Eager servers start now.
     pub async fn start_own(&self, allowed: Vec<McpServerConfig>) {
-        let mut servers = self.trusted.clone();
+        let mut servers = tandem_stdx::lock(&self.trusted).clone();
         servers.extend(allowed);
         if servers.is_empty() {
             return;
@@ -173,6 +198,19 @@ impl SessionMcp {
             hub.shutdown().await;
         }
     }
+}
+
+/// The trusted servers, and the project's ones with their file.
+fn split(servers: &[SessionServer]) -> (Vec<McpServerConfig>, Vec<(McpServerConfig, PathBuf)>) {
+    let mut trusted = Vec::new();
+    let mut pending = Vec::new();
+    for s in servers {
+        match &s.source {
+            ServerSource::Trusted => trusted.push(s.config.clone()),
+            ServerSource::Project { file } => pending.push((s.config.clone(), file.clone())),
+        }
+    }
+    (trusted, pending)
 }
 
 /// What the user is shown to decide whether to run a project's server: the command line and

@@ -279,6 +279,19 @@ impl Backend {
             .agent
             .load_session(&params.session_id)
             .map_err(agent_error)?;
+        // A session reopened after a restart has its project's MCP servers again.
+        let root = ready
+            .agent
+            .session_root(&params.session_id)
+            .map_err(agent_error)?;
+        let servers = tandem_config::project_mcp_servers(&root).map_err(|e| {
+            Error::invalid_params(format!("{e}; fix the file, then open the session again"))
+        })?;
+        ready
+            .agent
+            .set_session_servers(&params.session_id, servers)
+            .await
+            .map_err(agent_error)?;
         let entries = loaded
             .history
             .into_iter()

@@ -388,7 +388,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
                 .map_err(|e| e.to_string())?;
             (info.session_id, info.root)
         }
-        Some(wanted) => resume(&agent, wanted, &root)?,
+        Some(wanted) => resume(&agent, wanted, &root).await?,
     };
     // The session's root is canonical; paths in approvals are made relative to it.
 
@@ -446,7 +446,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
             "/sessions" => out(&style.dim(&sessions_list(&agent, &root, &session))),
             resume_cmd if resume_cmd == "/resume" || resume_cmd.starts_with("/resume ") => {
                 let wanted = resume_cmd["/resume".len()..].trim();
-                match resume(&agent, wanted, &root) {
+                match resume(&agent, wanted, &root).await {
                     Ok((id, _)) => {
                         session = id;
                         out(&style.dim(&resumed_line(&agent, &session)));
@@ -517,7 +517,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
 }
 
 /// The session to reopen: `wanted` by id, or (empty) the latest one of this workspace.
-fn resume(agent: &Agent, wanted: &str, root: &Path) -> Result<(String, PathBuf), String> {
+async fn resume(agent: &Agent, wanted: &str, root: &Path) -> Result<(String, PathBuf), String> {
     let id = if wanted.is_empty() {
         let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
         agent
@@ -531,6 +531,12 @@ fn resume(agent: &Agent, wanted: &str, root: &Path) -> Result<(String, PathBuf),
     };
     agent.load_session(&id).map_err(|e| e.to_string())?;
     let root = agent.session_root(&id).map_err(|e| e.to_string())?;
+    // Its project's MCP servers, again (asked about at its next turn unless trusted).
+    let servers = tandem_config::project_mcp_servers(&root).map_err(|e| e.to_string())?;
+    agent
+        .set_session_servers(&id, servers)
+        .await
+        .map_err(|e| e.to_string())?;
     Ok((id, root))
 }
 

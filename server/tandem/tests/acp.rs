@@ -763,4 +763,29 @@ fn session_mcp_servers_are_honoured() {
     );
     assert_eq!(mock.failures(), Vec::<String>::new());
     client.close();
+
+    // After a restart, `session/load` names the servers again: the reopened session has them.
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool("everything__echo", json!({"message": "after load"})),
+        Reply::text("Echoed again.").expect_tool_result_contains("Echo: after load"),
+    ]));
+    let mut client = AcpClient::spawn(&mock.base_url(), data.path());
+    client.initialize(false);
+    let load = client.request(
+        "session/load",
+        json!({"sessionId": session, "cwd": root, "mcpServers": [
+            {"name": "everything", "command": everything, "args": ["stdio"], "env": []}
+        ]}),
+    );
+    client.result(load);
+    client.answers.push_back("allow_once");
+    let turn = client.prompt(&session, "Echo again");
+    assert_eq!(client.result(turn)["stopReason"], "end_turn");
+    let offered = &mock.chat_requests()[0].body["tools"];
+    assert!(
+        offered.to_string().contains("everything__echo"),
+        "the reloaded session's tools: {offered}"
+    );
+    assert_eq!(mock.failures(), Vec::<String>::new());
+    client.close();
 }

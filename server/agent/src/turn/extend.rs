@@ -18,9 +18,17 @@ impl Turn {
     /// system prompt), the project's MCP servers are put to the user, and the session's own
     /// servers start.
     pub(super) async fn first_turn(&self, conversation: &mut Vec<Message>) {
-        if !self.session.take_rules_turn() {
-            return;
+        // Rules once per session (a reopened one has them in its history); servers once per
+        // process, so a session reopened after a restart has its servers again.
+        if self.session.take_rules_turn() {
+            self.give_rules(conversation).await;
         }
+        if self.session.mcp.take_start() {
+            self.start_servers().await;
+        }
+    }
+
+    async fn give_rules(&self, conversation: &mut Vec<Message>) {
         let settings = &self.agent.inner.settings;
         let ws = self.session.workspace.clone();
         let user_file = settings.user_rules.clone();
@@ -43,7 +51,11 @@ impl Turn {
             );
             self.emit(Event::Rules { files: found.files });
         }
+    }
 
+    /// Puts the project's servers to the user, then starts the session's own.
+    async fn start_servers(&self) {
+        let settings = &self.agent.inner.settings;
         let root = self.session.workspace.root().to_path_buf();
         let store = TrustStore::new(&settings.data_dir);
         let mut allowed = Vec::new();
