@@ -67,10 +67,10 @@ pub fn default_temp_dirs() -> Vec<PathBuf> {
         PathBuf::from("/var/tmp"),
         PathBuf::from("/dev/shm"),
     ] {
-        if let Ok(real) = dir.canonicalize() {
-            if !dirs.contains(&real) {
-                dirs.push(real);
-            }
+        if let Ok(real) = dir.canonicalize()
+            && !dirs.contains(&real)
+        {
+            dirs.push(real);
         }
     }
     dirs

@@ -386,12 +386,11 @@ impl Keeper {
         } = self;
         // The tail starts at a line start, holds at most KEEP_LINES lines and KEEP_BYTES bytes.
         let mut cut = tail.len().saturating_sub(KEEP_BYTES);
-        if cut > 0 || dropped_bytes > 0 {
-            if let Some(nl) = tail[cut..].iter().position(|&b| b == b'\n') {
-                if cut + nl + 1 < tail.len() {
-                    cut += nl + 1;
-                }
-            }
+        if (cut > 0 || dropped_bytes > 0)
+            && let Some(nl) = tail[cut..].iter().position(|&b| b == b'\n')
+            && cut + nl + 1 < tail.len()
+        {
+            cut += nl + 1;
         }
         let body = tail[cut..].strip_suffix(b"\n").unwrap_or(&tail[cut..]);
         let lines = count_newlines(body) as usize + 1;

@@ -99,10 +99,10 @@ impl<'a> FileLines<'a> {
             out.push_str(self.endings[i]);
         }
         // Deleting a file's last lines must not leave a newline the file did not end with.
-        if !self.final_newline() {
-            if let Some(s) = out.strip_suffix("\r\n").or_else(|| out.strip_suffix('\n')) {
-                out.truncate(s.len());
-            }
+        if !self.final_newline()
+            && let Some(s) = out.strip_suffix("\r\n").or_else(|| out.strip_suffix('\n'))
+        {
+            out.truncate(s.len());
         }
         out
     }

@@ -98,10 +98,11 @@ pub(crate) fn locate(file: &[&str], search: &[String], replace: &[String]) -> Lo
     }
     let search5 = drop_blank_edges(search);
     let replace5 = drop_blank_edges(replace);
-    if search5.len() < search.len() && !search5.is_empty() {
-        if let Some(done) = attempt(Tier::BlankEdges, search5, replace5) {
-            return done;
-        }
+    if search5.len() < search.len()
+        && !search5.is_empty()
+        && let Some(done) = attempt(Tier::BlankEdges, search5, replace5)
+    {
+        return done;
     }
     let search6: Vec<String> = search5
         .iter()
