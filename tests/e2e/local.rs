@@ -181,6 +181,8 @@ async fn tool_calls_written_as_text_run_and_their_markup_is_not_shown() {
         "Let me look.<|python_tag|>{\"name\": \"read_file\", \"parameters\": {\"path\": \"notes.txt\"}}<|eom_id|>",
         "Let me look.<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{\"path\":\"notes.txt\"}<|call|>",
         "{'name': 'read_file', 'arguments': {'path': 'notes.txt'}}",
+        // llama-cpp-python's chatml-function-calling history, as SmolLM2 echoes it.
+        "Let me look.\nfunctions.read_file:\n{&#34;path&#34;: &#34;notes.txt&#34;}",
     ];
     for text in formats {
         let env = Env::new();
@@ -195,7 +197,14 @@ async fn tool_calls_written_as_text_run_and_their_markup_is_not_shown() {
         assert_eq!(calls[0]["name"], "read_file");
         assert_eq!(calls[0]["arguments"], json!({"path": "notes.txt"}));
         let shown = turn.text();
-        for markup in ["<tool_call>", "<function=", "[TOOL_CALLS]", "<|", "{"] {
+        for markup in [
+            "<tool_call>",
+            "<function=",
+            "[TOOL_CALLS]",
+            "<|",
+            "{",
+            "functions.",
+        ] {
             assert!(!shown.contains(markup), "{text}: shown {shown:?}");
         }
         assert!(shown.ends_with("Done."), "{shown:?}");

@@ -1,8 +1,12 @@
 //! Keeps tool-call markup from the user while an answer streams.
 
+/// An answer that opens with this may be a `functions.NAME:` call.
+const FUNCTIONS: &str = "functions.";
+
 /// Where a written tool call can begin.
-const MARKERS: [&str; 6] = [
+const MARKERS: [&str; 7] = [
     "<tool_call>",
+    "\nfunctions.",
     "<function=",
     "[TOOL_CALLS]",
     "<|python_tag|>",
@@ -40,8 +44,12 @@ impl MarkupFilter {
             if start.is_empty() {
                 return String::new();
             }
-            if start.starts_with('{') || start.starts_with("```") {
+            if start.starts_with('{') || start.starts_with("```") || start.starts_with(FUNCTIONS) {
                 self.holding = true;
+                return String::new();
+            }
+            // Maybe the start of `functions.NAME:`: wait for more.
+            if FUNCTIONS.starts_with(start) {
                 return String::new();
             }
         }
@@ -108,6 +116,20 @@ mod tests {
         let (shown, held) = run(&["a < b and ", "[TOOL", " is fine"]);
         assert_eq!(format!("{shown}{held}"), "a < b and [TOOL is fine");
         assert_eq!(held, "");
+    }
+
+    #[test]
+    fn a_functions_line_is_held_at_the_start_or_after_a_newline() {
+        let (shown, held) = run(&["func", "tions.read_file:\n{}"]);
+        assert_eq!(
+            (shown.as_str(), held.as_str()),
+            ("", "functions.read_file:\n{}")
+        );
+        let (shown, held) = run(&["Let me read.\nfunc", "tions.read_file:\n{}"]);
+        assert_eq!(shown, "Let me read.");
+        assert_eq!(held, "\nfunctions.read_file:\n{}");
+        let (shown, held) = run(&["fun", " fact"]);
+        assert_eq!((shown.as_str(), held.as_str()), ("fun fact", ""));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Tool calls a model wrote as text, in whichever markup its chat template taught it: Hermes and
-//! Qwen `<tool_call>{json}</tool_call>`, Qwen3 Coder `<function=NAME><parameter=P>…`, Mistral
+//! Qwen `<tool_call>{json}</tool_call>`, Qwen3 Coder `<function=NAME><parameter=P>…`, llama-cpp-python
+//! `functions.NAME:` lines, Mistral
 //! `[TOOL_CALLS]`, Llama `<|python_tag|>`, gpt-oss harmony leftovers, and a bare JSON object that
 //! names a known tool. Also the text tool mode: the tools described in the system prompt, for
 //! servers and models that take no native tools.

@@ -25,6 +25,10 @@ static HARMONY_CALL: LazyLock<Regex> = LazyLock::new(|| {
 });
 static HARMONY_FINAL: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?s)<\|channel\|>final<\|message\|>(.*?)(?:<\|end\|>|<\|return\|>|\z)"));
+/// llama-cpp-python's `chatml-function-calling` (and functionary): `functions.NAME:` on a line of
+/// its own, the JSON arguments after it.
+static FUNCTIONS_LINE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?m)^[ \t]*functions\.([A-Za-z0-9_\-]+):[ \t]*"));
 static MISTRAL_NAMED: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?s)^\s*([A-Za-z0-9_\-]+)\s*(?:\[ARGS\]|\[CALL_ID\][^\[{]*\[ARGS\])?\s*(\{.*)$")
 });
@@ -74,6 +78,9 @@ pub fn extract(text: &str, tools: &[ToolDefinition]) -> (String, Vec<ToolCall>) 
                 calls.extend(found);
             }
         }
+        visible = text[..at].to_string();
+    } else if let Some((at, found)) = functions_lines(text, tools) {
+        calls.extend(found);
         visible = text[..at].to_string();
     } else if let Some(found) = json_calls(unfenced(text), tools, true) {
         calls.extend(found);
@@ -171,6 +178,27 @@ fn function_blocks(text: &str, tools: &[ToolDefinition]) -> Vec<ToolCall> {
         .collect()
 }
 
+/// `functions.NAME:` lines, each followed by its arguments, and where the first begins. Only
+/// known tools count: a line like that in prose about code is text.
+fn functions_lines(text: &str, tools: &[ToolDefinition]) -> Option<(usize, Vec<ToolCall>)> {
+    let found: Vec<_> = FUNCTIONS_LINE.captures_iter(text).collect();
+    let first = found.first()?.get(0)?.start();
+    let mut calls = Vec::new();
+    for (i, caps) in found.iter().enumerate() {
+        let name = &caps[1];
+        if !tools.iter().any(|t| t.name == name) {
+            return None;
+        }
+        let from = caps.get(0)?.end();
+        let to = found
+            .get(i + 1)
+            .and_then(|next| next.get(0))
+            .map_or(text.len(), |m| m.start());
+        calls.push(call(name, arguments_text(&text[from..to])));
+    }
+    Some((first, calls))
+}
+
 /// Mistral: `[TOOL_CALLS][{"name", "arguments"}]`, or the newer `[TOOL_CALLS]NAME[ARGS]{json}`.
 fn mistral(piece: &str, tools: &[ToolDefinition]) -> Vec<ToolCall> {
     if let Some(found) = json_calls(piece, tools, false) {
@@ -210,6 +238,22 @@ mod tests {
                 parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
             },
         ]
+    }
+
+    #[test]
+    fn functions_lines_of_chatml_function_calling() {
+        // As SmolLM2 wrote it through llama-cpp-python, the quotes HTML-escaped by its template.
+        let (visible, calls) = parsed("functions.read_file:\n{&#34;path&#34;:&#34;n.txt&#34;}");
+        assert_eq!(visible, "");
+        assert_eq!(calls, vec![("read_file".into(), json!({"path": "n.txt"}))]);
+        let (visible, calls) = parsed(
+            "Looking.\nfunctions.list_files:\n{\"path\": \"src\"}\nfunctions.read_file:\n{\"path\": \"a\"}",
+        );
+        assert_eq!(visible, "Looking.");
+        assert_eq!(calls.len(), 2);
+        // An unknown name, or the words mid-line, are prose.
+        assert!(parsed("functions.helper: does X").1.is_empty());
+        assert!(parsed("see functions.read_file: it reads").1.is_empty());
     }
 
     fn parsed(text: &str) -> (String, Vec<(String, Value)>) {

@@ -13,6 +13,20 @@ pub fn repair_json(text: &str) -> Option<Value> {
     if let Ok(value) = serde_json::from_str(&no_trailing) {
         return Some(value);
     }
+    // A chat template's HTML escaping (llama-cpp-python's Jinja): quotes as entities, and no
+    // real quote anywhere, so the reading is unambiguous.
+    if !text.contains('"') && (text.contains("&#34;") || text.contains("&quot;")) {
+        let unescaped = text
+            .replace("&#34;", "\"")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&");
+        if let Some(value) = repair_json(&unescaped) {
+            return Some(value);
+        }
+    }
     if !text.contains('"') {
         let quoted = strip_trailing_commas(&text.replace('\'', "\""));
         if let Ok(value) = serde_json::from_str(&quoted) {
