@@ -206,7 +206,7 @@ async fn a_tool_call_from_the_real_server_is_run() {
     for f in files {
         env.write(f, &format!("content of {f}\n"));
         replies.push(Reply::tool("read_file", json!({ "path": f })));
-        replies.push(Reply::text(&format!("{f} says: content of {f}.")));
+        replies.push(Reply::text(format!("{f} says: content of {f}.")));
     }
     env.write("notes.txt", "alpha\n");
     let mock = MockServer::start(Scenario::new(replies));
