@@ -8,6 +8,8 @@ use tandem_provider::{ApiKey, ProviderOptions, ToolMode};
 pub struct EnvProvider {
     pub options: ProviderOptions,
     pub key_var: Option<&'static str>,
+    /// Variables set to something that can't be used, said and ignored.
+    pub problems: Vec<String>,
 }
 
 /// `TANDEM_BASE_URL` with `TANDEM_API_KEY`, else `OPENAI_BASE_URL` with `OPENAI_API_KEY` (an
@@ -15,7 +17,13 @@ pub struct EnvProvider {
 /// of its own family: `TANDEM_API_KEY` is never sent to `OPENAI_BASE_URL`, nor to a server
 /// found by discovery.
 pub fn provider_from_env() -> EnvProvider {
-    from_lookup(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
+    let env = from_lookup(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()));
+    // Not fatal (the rest of the settings work), but never silent: the sidecar's log (the
+    // editor's output panel, or the terminal) says it.
+    for problem in &env.problems {
+        eprintln!("tandem: {problem}");
+    }
+    env
 }
 
 fn from_lookup(get: impl Fn(&str) -> Option<String>) -> EnvProvider {
@@ -28,16 +36,35 @@ fn from_lookup(get: impl Fn(&str) -> Option<String>) -> EnvProvider {
         (url, key, "OPENAI_API_KEY")
     };
     let key_var = key.as_ref().map(|_| key_var);
+    let mut problems = Vec::new();
+    let context_window = get("TANDEM_CONTEXT_WINDOW").and_then(|v| match v.trim().parse::<u64>() {
+        Ok(n) if n > 0 => Some(n),
+        _ => {
+            problems.push(format!(
+                "TANDEM_CONTEXT_WINDOW={v:?} is not a number of tokens, so it is ignored: set it \
+                 to the window your server loaded (e.g. 8192), or unset it to use what the server says"
+            ));
+            None
+        }
+    });
+    let tool_mode = get("TANDEM_TOOL_MODE").and_then(|v| match parse_tool_mode(&v) {
+        Ok(mode) => Some(mode),
+        Err(e) => {
+            problems.push(format!("TANDEM_TOOL_MODE: {e}; it is ignored (auto)"));
+            None
+        }
+    });
     EnvProvider {
         options: ProviderOptions {
             base_url,
             model,
             api_key: key.map(ApiKey::new),
             api: None,
-            context_window: get("TANDEM_CONTEXT_WINDOW").and_then(|v| v.trim().parse().ok()),
-            tool_mode: get("TANDEM_TOOL_MODE").and_then(|v| parse_tool_mode(&v).ok()),
+            context_window,
+            tool_mode,
         },
         key_var,
+        problems,
     }
 }
 
@@ -66,6 +93,32 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         from_lookup(|k| map.get(k).cloned()).options
+    }
+
+    #[test]
+    fn unusable_values_are_said_and_ignored() {
+        let map: HashMap<String, String> =
+            [("TANDEM_CONTEXT_WINDOW", "8k"), ("TANDEM_TOOL_MODE", "xml")]
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+        let read = from_lookup(|k| map.get(k).cloned());
+        assert_eq!(read.options.context_window, None);
+        assert_eq!(read.options.tool_mode, None);
+        assert!(
+            read.problems[0].contains("TANDEM_CONTEXT_WINDOW=\"8k\""),
+            "{:?}",
+            read.problems
+        );
+        assert!(
+            read.problems[1].contains("unknown tool mode \"xml\""),
+            "{:?}",
+            read.problems
+        );
+        assert_eq!(
+            env(&[("TANDEM_CONTEXT_WINDOW", " 4096 ")]).context_window,
+            Some(4096)
+        );
     }
 
     #[test]
