@@ -2,6 +2,10 @@
 ;;; (Debian's elpa-lsp-mode): ask about a region, then ask again and cancel with the docs'
 ;;; commands. Writes what lsp-mode showed as JSON to TANDEM_TEST_RESULTS.
 
+;; What an interactive Emacs does at startup and batch mode skips: the packages' autoloads
+;; (lsp-mode's modeline and headerline modes are autoloaded).
+(package-activate-all)
+
 (require 'json)
 (require 'cl-lib)
 (require 'subr-x)

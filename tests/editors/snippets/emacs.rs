@@ -44,6 +44,12 @@ fn lsp_mode_asks_about_a_region_and_cancels() {
         mock.failures(),
         run.dump()
     );
+    // lsp-mode reports a failure to handle one of Tandem's messages this way.
+    assert!(
+        !run.stderr.contains("Error processing message"),
+        "{}",
+        run.dump()
+    );
 }
 
 #[test]
