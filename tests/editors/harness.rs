@@ -41,6 +41,13 @@ pub const EMACS: Editor = Editor {
     install: "apt-get install -y --no-install-recommends emacs-nox elpa-eglot",
 };
 
+/// Emacs with lsp-mode (Debian's elpa-lsp-mode, 8.0), for the docs' lsp-mode setup.
+pub const LSP_MODE: Editor = Editor {
+    program: "emacs",
+    probe: &["--batch", "--eval", "(require 'lsp-mode)"],
+    install: "apt-get install -y --no-install-recommends emacs-nox elpa-lsp-mode",
+};
+
 impl Editor {
     /// Fails the test (never skips it: CI installs the editors) when the editor is missing.
     pub fn require(&self) {
@@ -137,6 +144,18 @@ impl Workspace {
     /// Runs `program args` in the workspace with a clean environment, the wrapper first on the
     /// PATH, and `TANDEM_TEST_*` telling the script where things are; kills it after [`SAFETY`].
     pub fn run_editor(&self, mock: &MockServer, program: &str, args: &[&str]) -> Run {
+        self.run_editor_with(mock, program, args, &[])
+    }
+
+    /// [`Self::run_editor`] with more variables in the editor's environment (what the user's
+    /// shell would have set).
+    pub fn run_editor_with(
+        &self,
+        mock: &MockServer,
+        program: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Run {
         self.install_wrapper(mock);
         let _ = std::fs::remove_file(&self.results);
         let mut command = Command::new(program);
@@ -166,6 +185,7 @@ impl Workspace {
             .env("TANDEM_TEST_ROOT", &self.link)
             .env("TANDEM_TEST_RESULTS", &self.results)
             .env("TANDEM_TEST_SETUP", &self.setup)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -283,27 +303,73 @@ impl Run {
     }
 }
 
-/// The code block that follows `<!-- test: NAME -->` in docs/editors.md: the tests run the setup
-/// users copy, not a private one.
-pub fn docs_snippet(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/editors.md");
-    let doc = std::fs::read_to_string(&path).expect("read docs/editors.md");
-    let marker = format!("<!-- test: {name} -->");
-    let after = doc
-        .split_once(&marker)
-        .unwrap_or_else(|| panic!("no {marker} in docs/editors.md"))
-        .1;
-    let mut lines = after.lines().skip_while(|l| !l.starts_with("```"));
-    lines
-        .next()
-        .unwrap_or_else(|| panic!("no code block after {marker}"));
-    let mut block = String::new();
-    for line in lines.by_ref() {
-        if line.starts_with("```") {
-            return block;
+/// docs/editors.md, as the tests read it.
+pub fn doc_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/editors.md")
+}
+
+/// A fenced code block of docs/editors.md.
+#[derive(Debug)]
+pub struct DocBlock {
+    /// 1-based line of the opening fence.
+    pub line: usize,
+    /// The info string (`lua`, `elisp`, ...).
+    pub lang: String,
+    /// NAME of a `<!-- test: NAME -->` on the line right before the fence.
+    pub marker: Option<String>,
+    /// The contents, without the fence's indentation (a block inside a list item is indented).
+    pub text: String,
+}
+
+/// Every fenced code block of docs/editors.md, in order.
+pub fn doc_blocks() -> Vec<DocBlock> {
+    let doc = std::fs::read_to_string(doc_path()).expect("read docs/editors.md");
+    let lines: Vec<&str> = doc.lines().collect();
+    let mut blocks = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let trimmed = lines[i].trim_start();
+        if !trimmed.starts_with("```") {
+            i += 1;
+            continue;
         }
-        block.push_str(line);
-        block.push('\n');
+        let indent = lines[i].len() - trimmed.len();
+        let marker = i
+            .checked_sub(1)
+            .and_then(|p| lines[p].trim().strip_prefix("<!-- test: "))
+            .and_then(|m| m.strip_suffix(" -->"))
+            .map(str::to_string);
+        let (line, lang) = (i + 1, trimmed.trim_start_matches('`').trim().to_string());
+        let mut text = String::new();
+        i += 1;
+        loop {
+            let l = lines.get(i).unwrap_or_else(|| {
+                panic!("the code block at docs/editors.md:{line} is not closed")
+            });
+            i += 1;
+            if l.trim() == "```" {
+                break;
+            }
+            let cut = l.len() - l.trim_start().len();
+            text.push_str(&l[cut.min(indent)..]);
+            text.push('\n');
+        }
+        blocks.push(DocBlock {
+            line,
+            lang,
+            marker,
+            text,
+        });
     }
-    panic!("the code block after {marker} is not closed")
+    blocks
+}
+
+/// The code block right after `<!-- test: NAME -->` in docs/editors.md: the tests run the
+/// setup users copy, not a private one.
+pub fn docs_snippet(name: &str) -> String {
+    doc_blocks()
+        .into_iter()
+        .find(|b| b.marker.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("no code block marked <!-- test: {name} --> in docs/editors.md"))
+        .text
 }

@@ -6,8 +6,13 @@
 //! tells users to write, and runs a script from this folder that plays the user: it asks, answers
 //! the approval questions, and records what the editor received and what its buffers hold in a
 //! JSON file. The assertions are here, on that file and on the files on disk.
+//!
+//! [`snippets`] runs every other code block of docs/editors.md, as far as this machine allows
+//! (see there), and fails when a block is left unmarked or untested.
 
+mod drive;
 mod emacs;
 mod harness;
 mod neovim;
+mod snippets;
 mod story;
