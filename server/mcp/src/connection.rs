@@ -177,8 +177,14 @@ impl Connection {
 
     /// A handle to make calls with, without holding the hub's lock on this connection.
     pub fn caller(&self) -> Caller {
+        let peer = self.service.peer().clone();
+        let lists_may_change = peer
+            .peer_info()
+            .and_then(|info| info.capabilities.tools.as_ref()?.list_changed)
+            .unwrap_or(false);
         Caller {
-            peer: self.service.peer().clone(),
+            peer,
+            tools_changed: lists_may_change.then(|| self.tools_changed.clone()),
         }
     }
 
@@ -204,6 +210,8 @@ impl Drop for Connection {
 
 pub struct Caller {
     peer: rmcp::Peer<RoleClient>,
+    /// For a server that says its tools can change: marked after each call.
+    tools_changed: Option<Arc<AtomicBool>>,
 }
 
 /// How a call ended, before the hub names the server and tool.
@@ -224,7 +232,16 @@ impl Caller {
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = arguments;
         match self.peer.call_tool(params).await {
-            Ok(result) => Ok(result),
+            Ok(result) => {
+                // A call that changes the tools sends `list_changed` before its answer, but
+                // rmcp handles notifications on tasks of their own: the answer can come first,
+                // and the next request to the model would go with the old tools. Listing again
+                // after a call to such a server can't miss it.
+                if let Some(changed) = &self.tools_changed {
+                    changed.store(true, Ordering::SeqCst);
+                }
+                Ok(result)
+            }
             Err(ServiceError::TransportClosed) | Err(ServiceError::TransportSend(_)) => {
                 Err(CallFailure::Closed)
             }
