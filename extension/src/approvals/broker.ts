@@ -108,6 +108,15 @@ export class ApprovalBroker {
     this.drop((r) => approvalKey(r) === key, 'The request was cancelled.');
   }
 
+  /**
+   * A tool call finished while its question was open: the sidecar stopped waiting (the
+   * question's `approval.timeoutSeconds` ran out) and went on without an answer.
+   */
+  toolFinished(ref: ApprovalRef): void {
+    const key = approvalKey(ref);
+    this.drop((r) => approvalKey(r) === key, 'The question timed out.');
+  }
+
   /** A turn ended (in whichever session): the sidecar has already answered its requests itself. */
   turnEnded(sessionId: string, turnId: string): void {
     this.drop((r) => r.sessionId === sessionId && r.turnId === turnId, 'The turn ended.');

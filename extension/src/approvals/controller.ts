@@ -64,6 +64,11 @@ export class ApprovalController implements vscode.Disposable {
     return this.broker.showDiff(ref);
   }
 
+  /** A tool call finished, in whichever session: a question still open for it closes. */
+  toolFinished(ref: ApprovalRef): void {
+    this.broker.toolFinished(ref);
+  }
+
   /** A turn ended, in whichever session: its diffs close. */
   turnEnded(sessionId: string, turnId: string): void {
     this.broker.turnEnded(sessionId, turnId);

@@ -137,6 +137,8 @@ export class ChatSession {
   onUpdate(u: UpdateParams): void {
     // A turn's end closes its diffs whichever session is shown.
     if (u.kind === 'turnEnded') this.approvals.turnEnded(u.sessionId, u.turnId);
+    // Its question timed out on the sidecar's side: the diff closes too.
+    if (u.kind === 'toolResult') this.approvals.toolFinished(u);
     if (u.sessionId !== this.sessionId) return;
     this.append(u);
     if (u.kind === 'turnEnded') {

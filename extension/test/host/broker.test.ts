@@ -64,6 +64,23 @@ describe('ApprovalBroker: requests keyed by session, turn and tool call', () => 
     assert.deepEqual(diffs.open, []);
   });
 
+  it("a question the sidecar stopped waiting for (its tool call finished) closes, and only that one", async () => {
+    const { diffs, broker, ask } = setup({ id: 'A' });
+    const first = ask(edit('A', 't1', 'call_0'));
+    const second = ask(edit('A', 't1', 'call_1'));
+    await tick();
+    assert.deepEqual(diffs.open, ['A/t1/call_0']);
+    // The same ids in another session change nothing.
+    broker.toolFinished({ sessionId: 'B', turnId: 't1', toolCallId: 'call_0' });
+    assert.equal(broker.pending.length, 2);
+    broker.toolFinished({ sessionId: 'A', turnId: 't1', toolCallId: 'call_0' });
+    assert.deepEqual(await first, { decision: 'reject', feedback: 'The question timed out.' });
+    await tick();
+    assert.deepEqual(diffs.open, ['A/t1/call_1'], 'the next question opens');
+    await broker.decideEdit('reject');
+    assert.deepEqual(await second, { decision: 'reject' });
+  });
+
   it("a decision names the session: the same ids of another session's request do nothing", async () => {
     const shown = { id: 'B' as string | null };
     const { diffs, broker, ask } = setup(shown);
