@@ -19,6 +19,7 @@ export function initializationOptions(get: SettingReader, pickedModel: string | 
   const maxSteps = get<number>('maxSteps');
   const contextWindow = get<number>('provider.contextWindow');
   const toolMode = get<string>('provider.toolMode');
+  const timeoutSeconds = get<number | null>('approval.timeoutSeconds');
   return {
     provider: {
       ...(model ? { model } : {}),
@@ -31,6 +32,7 @@ export function initializationOptions(get: SettingReader, pickedModel: string | 
         command: get<boolean>('approval.autoApproveCommands') === true,
       },
       allowCommands: (get<string[]>('approval.allowCommands') ?? []).filter((c) => typeof c === 'string' && c.trim() !== ''),
+      ...(typeof timeoutSeconds === 'number' && timeoutSeconds >= 1 ? { timeoutSeconds: Math.floor(timeoutSeconds) } : {}),
     },
     ...(typeof maxSteps === 'number' && maxSteps >= 1 ? { maxSteps: Math.floor(maxSteps) } : {}),
   };

@@ -33,6 +33,15 @@ describe('initializationOptions', () => {
     assert.equal(configuredEndpoint(get), undefined);
   });
 
+  it('passes the approval timeout only when set (empty: the config file or 600)', () => {
+    const set = initializationOptions(reader({ 'approval.timeoutSeconds': 120.5 }), undefined);
+    assert.equal(set.approval?.timeoutSeconds, 120);
+    for (const value of [null, 0, undefined]) {
+      const o = initializationOptions(reader({ 'approval.timeoutSeconds': value }), undefined);
+      assert.equal(o.approval?.timeoutSeconds, undefined, String(value));
+    }
+  });
+
   it('passes the context window and the tool mode, leaving the defaults to the sidecar', () => {
     const o = initializationOptions(reader({ 'provider.contextWindow': 4096.7, 'provider.toolMode': 'text' }), undefined);
     assert.deepEqual(o.provider, { contextWindow: 4096, toolMode: 'text' });
