@@ -9,7 +9,6 @@ mod framing;
 mod frontend;
 mod plain;
 mod plain_commands;
-mod stdio;
 mod wire;
 mod workspace_edit;
 
@@ -69,7 +68,7 @@ pub async fn serve(overrides: Overrides) -> bool {
         .map_request(default_params)
         .service(DollarRequests(service));
     // The library reads only frames the relay checked; bad ones are answered by the relay.
-    let (input, output, relay) = framing::relay(stdio::input(), stdio::output());
+    let (input, output, relay) = framing::relay(tandem_stdio::input(), tandem_stdio::output());
     Server::new(input, output, socket).serve(service).await;
     relay.finish().await;
     shut_down.load(Ordering::SeqCst)

@@ -1,7 +1,9 @@
-//! Standard input and output for the JSON-RPC stream, read and written without blocking when
-//! they are pipes or Unix sockets (as a client starts the agent), else through tokio's stdio. The same as
-//! `tandem-lsp`'s: a read blocked on a thread (tokio's stdin, or the SDK's own `Stdio`) would
-//! keep the runtime from shutting down when the connection ends for any other reason.
+//! Standard input and output for a face's JSON-RPC stream (`tandem lsp`, `tandem acp`). When
+//! they are pipes or Unix sockets (as an editor or client starts the sidecar), they are read and
+//! written without blocking, straight from the runtime. Tokio's own stdio hands every read and
+//! write to a blocking thread: that costs tens of microseconds a message, which would dominate
+//! the relay of a fast stream, and a read blocked there at exit keeps the runtime alive until the
+//! client closes the stream. Anything else (a terminal, a file) falls back to tokio's stdio.
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::pin::Pin;
@@ -9,6 +11,7 @@ use std::pin::Pin;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::unix::pipe;
 
+/// Stdin, for reading.
 pub fn input() -> Pin<Box<dyn AsyncRead + Send>> {
     std::io::stdin()
         .as_fd()
@@ -22,6 +25,7 @@ pub fn input() -> Pin<Box<dyn AsyncRead + Send>> {
         .unwrap_or_else(|_| Box::pin(tokio::io::stdin()))
 }
 
+/// Stdout, for writing.
 pub fn output() -> Pin<Box<dyn AsyncWrite + Send>> {
     std::io::stdout()
         .as_fd()
