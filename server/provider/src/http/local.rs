@@ -141,23 +141,17 @@ impl HttpModelClient {
 
     async fn get_json(&self, url: &str) -> Option<Value> {
         let client = self.client().ok()?;
-        let request = client.get(url).headers(self.headers().ok()?);
-        let response = tokio::time::timeout(PROBE_TIMEOUT, request.send())
-            .await
-            .ok()?
-            .ok()?;
-        if !response.status().is_success() {
-            return None;
-        }
-        let bytes = tokio::time::timeout(PROBE_TIMEOUT, small_body(response))
-            .await
-            .ok()??;
-        serde_json::from_slice(&bytes).ok()
+        self.probe(client.get(url)).await
     }
 
     async fn post_json(&self, url: &str, body: &Value) -> Option<Value> {
         let client = self.client().ok()?;
-        let request = client.post(url).headers(self.headers().ok()?).json(body);
+        self.probe(client.post(url).json(body)).await
+    }
+
+    /// A probe's JSON answer: `None` for anything but a success within the probe's time and size.
+    async fn probe(&self, request: reqwest::RequestBuilder) -> Option<Value> {
+        let request = request.headers(self.headers().ok()?);
         let response = tokio::time::timeout(PROBE_TIMEOUT, request.send())
             .await
             .ok()?
