@@ -26,9 +26,6 @@ use tokio::task::JoinHandle;
 /// never buffered. 64 MiB holds any prompt with its embedded files.
 pub const MAX_LINE: usize = 64 << 20;
 
-const PARSE_ERROR: i64 = -32700;
-const INVALID_REQUEST: i64 = -32600;
-
 /// What the decoder found next in the stream.
 #[derive(Debug, PartialEq)]
 pub enum Line {
@@ -128,80 +125,20 @@ pub fn check(line: Line) -> Verdict {
         Line::TooLong => {
             return Verdict::Refuse(error_reply(
                 Value::Null,
-                PARSE_ERROR,
+                tandem_jsonrpc::PARSE_ERROR,
                 format!("a line over the limit of {MAX_LINE} bytes; dropped it"),
             ));
         }
     };
-    let text = match String::from_utf8(bytes.to_vec()) {
-        Ok(text) => text,
-        Err(e) => {
-            return Verdict::Refuse(error_reply(
-                Value::Null,
-                PARSE_ERROR,
-                format!(
-                    "the message is not UTF-8 (invalid byte at offset {})",
-                    e.utf8_error().valid_up_to()
-                ),
-            ));
-        }
-    };
-    if text.trim().is_empty() {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
         return Verdict::Blank;
     }
-    let error = match serde_json::from_str::<RawJsonRpcMessage>(&text) {
-        Ok(_) => return Verdict::Pass(text),
-        Err(e) => e,
-    };
-    if !error.is_data() {
-        // Syntax, an early end, or nesting past serde_json's limit (128): not JSON we can read.
-        return Verdict::Refuse(error_reply(
-            Value::Null,
-            PARSE_ERROR,
-            format!("the message is not JSON: {error}"),
-        ));
+    let parses = |text: &str| serde_json::from_str::<RawJsonRpcMessage>(text).map(|_| ());
+    match tandem_jsonrpc::refusal(&bytes, parses, "send each message on its own line") {
+        // Checked to be UTF-8 by the refusal: the lossy conversion loses nothing.
+        None => Verdict::Pass(String::from_utf8_lossy(&bytes).into_owned()),
+        Some(r) => Verdict::Refuse(error_reply(r.id, r.code, r.message)),
     }
-    // It is JSON (so parsing it again is safe): say what is wrong with its shape.
-    let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-    let (id, why) = shape_problem(&value, &error);
-    Verdict::Refuse(error_reply(
-        id,
-        INVALID_REQUEST,
-        format!("not a JSON-RPC 2.0 message: {why}"),
-    ))
-}
-
-/// Why a JSON value is not a message, and the id to answer with: the request's own id when it
-/// is a valid one (an integer or a string), else null. A response-shaped value is answered with
-/// null: its id names one of our requests, not one of the client's.
-fn shape_problem(value: &Value, error: &serde_json::Error) -> (Value, String) {
-    let Some(object) = value.as_object() else {
-        let why = if value.is_array() {
-            "a batch (a JSON array) is not supported; send each message on its own line".into()
-        } else {
-            "a message is a JSON object".into()
-        };
-        return (Value::Null, why);
-    };
-    let id = object.get("id");
-    let valid_id = id.filter(|id| id.is_string() || id.is_null() || id.is_i64());
-    let request_shaped = object.contains_key("method");
-    let answer_id = match valid_id {
-        Some(id) if request_shaped => id.clone(),
-        _ => Value::Null,
-    };
-    let why = if object.get("jsonrpc") != Some(&Value::from("2.0")) {
-        "\"jsonrpc\" must be \"2.0\"".into()
-    } else if id.is_some() && valid_id.is_none() {
-        "\"id\" must be an integer or a string".into()
-    } else if request_shaped && !object["method"].is_string() {
-        "\"method\" must be a string".into()
-    } else if !request_shaped && !object.contains_key("result") && !object.contains_key("error") {
-        "it has neither \"method\" (a request) nor \"result\" or \"error\" (a response)".into()
-    } else {
-        error.to_string()
-    };
-    (answer_id, why)
 }
 
 fn error_reply(id: Value, code: i64, message: String) -> Value {
@@ -308,6 +245,7 @@ async fn write_output(mut stdout: Output, mut outbox: mpsc::Receiver<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tandem_jsonrpc::{INVALID_REQUEST, PARSE_ERROR};
 
     fn lines(decoder: &mut LineDecoder) -> Vec<Line> {
         std::iter::from_fn(|| decoder.next_line()).collect()

@@ -38,7 +38,10 @@ pub async fn serve(options: Options) -> Result<(), String> {
     // Each handler holds its own reference to the server.
     let s = || server.clone();
     // The SDK reads only lines the relay checked; bad ones are answered by the relay.
-    let (transport, relay) = framing::relay(tandem_stdio::input(), tandem_stdio::output());
+    let (transport, relay) = framing::relay(
+        tandem_jsonrpc::stdio::input(),
+        tandem_jsonrpc::stdio::output(),
+    );
     let served = agent_client_protocol::Agent
         .v1()
         .name("tandem")

@@ -16,7 +16,6 @@ use std::pin::Pin;
 use bytes::{Buf, Bytes, BytesMut};
 use memchr::memmem;
 use serde::Deserialize;
-use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, DuplexStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -208,85 +207,14 @@ enum Incoming {
 // The error is the reply itself, made once per malformed frame: its size costs nothing.
 #[allow(clippy::result_large_err)]
 pub fn check(body: &[u8]) -> Result<(), Response> {
-    let text = std::str::from_utf8(body).map_err(|e| {
-        reply(
-            Id::Null,
-            ErrorCode::ParseError,
-            format!(
-                "the message is not UTF-8 (invalid byte at offset {})",
-                e.valid_up_to()
-            ),
-        )
-    })?;
-    let error = match serde_json::from_str::<Incoming>(text) {
-        Ok(_) => return Ok(()),
-        Err(e) => e,
-    };
-    if !error.is_data() {
-        // Syntax, an early end, or nesting past serde_json's limit (128): not JSON we can read.
-        return Err(reply(
-            Id::Null,
-            ErrorCode::ParseError,
-            format!("the message is not JSON: {error}"),
-        ));
-    }
-    // It is JSON (so parsing it again is safe): say what is wrong with its shape.
-    let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-    let (id, why) = shape_problem(&value, &error);
-    Err(reply(
-        id,
-        ErrorCode::InvalidRequest,
-        format!("not a JSON-RPC 2.0 message: {why}"),
-    ))
-}
-
-/// Why a JSON value is not a message, and the id to answer with: the request's own id when it
-/// can be read, else null. A response-shaped value is answered with null: its id names one of
-/// our requests, and the client would take our error as the answer to its own request.
-fn shape_problem(value: &Value, error: &serde_json::Error) -> (Id, String) {
-    let Some(object) = value.as_object() else {
-        let why = if value.is_array() {
-            "a batch (a JSON array) is not part of LSP; send each message in its own frame".into()
-        } else {
-            "a message is a JSON object".into()
-        };
-        return (Id::Null, why);
-    };
-    let id_field = object.get("id");
-    let id = id_field.and_then(|id| Id::deserialize(id).ok());
-    let request_shaped = object.contains_key("method");
-    let answer_id = match (&id, request_shaped) {
-        (Some(id), true) => id.clone(),
-        _ => Id::Null,
-    };
-    let why = if object.get("jsonrpc") != Some(&Value::from("2.0")) {
-        "\"jsonrpc\" must be \"2.0\"".into()
-    } else if id_field.is_some() && id.is_none() {
-        format!(
-            "\"id\" must be an integer or a string, not {}",
-            brief(&id_field.cloned().unwrap_or_default())
-        )
-    } else if request_shaped && !object["method"].is_string() {
-        "\"method\" must be a string".into()
-    } else if !request_shaped && !object.contains_key("result") && !object.contains_key("error") {
-        "it has neither \"method\" (a request) nor \"result\" or \"error\" (a response)".into()
-    } else if !request_shaped && id_field.is_none() {
-        "a response needs an \"id\"".into()
-    } else {
-        error.to_string()
-    };
-    (answer_id, why)
-}
-
-/// A JSON value named by its kind, for an error message (never the whole value).
-fn brief(value: &Value) -> String {
-    match value {
-        Value::Null => "null".into(),
-        Value::Bool(_) => "a boolean".into(),
-        Value::Number(n) => format!("the number {n}"),
-        Value::String(_) => "a string".into(),
-        Value::Array(_) => "an array".into(),
-        Value::Object(_) => "an object".into(),
+    let parses = |text: &str| serde_json::from_str::<Incoming>(text).map(|_| ());
+    match tandem_jsonrpc::refusal(body, parses, "send each message in its own frame") {
+        None => Ok(()),
+        Some(r) => Err(reply(
+            Id::deserialize(&r.id).unwrap_or(Id::Null),
+            ErrorCode::from(r.code),
+            r.message,
+        )),
     }
 }
 
@@ -442,6 +370,7 @@ async fn write_output(mut stdout: Output, mut outbox: mpsc::Receiver<Vec<u8>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn frames(decoder: &mut Decoder) -> Vec<Frame> {
         std::iter::from_fn(|| decoder.next_frame()).collect()

@@ -68,7 +68,10 @@ pub async fn serve(overrides: Overrides) -> bool {
         .map_request(default_params)
         .service(DollarRequests(service));
     // The library reads only frames the relay checked; bad ones are answered by the relay.
-    let (input, output, relay) = framing::relay(tandem_stdio::input(), tandem_stdio::output());
+    let (input, output, relay) = framing::relay(
+        tandem_jsonrpc::stdio::input(),
+        tandem_jsonrpc::stdio::output(),
+    );
     Server::new(input, output, socket).serve(service).await;
     relay.finish().await;
     shut_down.load(Ordering::SeqCst)

@@ -1,0 +1,151 @@
+//! Why a message body is not one a JSON-RPC 2.0 library will take, and whom to tell.
+
+use serde_json::Value;
+
+/// JSON-RPC's error codes for what is refused here.
+pub const PARSE_ERROR: i64 = -32700;
+pub const INVALID_REQUEST: i64 = -32600;
+
+/// The error reply for a refused message: its code, the id to answer with (the request's own
+/// when it can be read, else null), and what is wrong.
+#[derive(Debug, PartialEq)]
+pub struct Refusal {
+    pub code: i64,
+    pub id: Value,
+    pub message: String,
+}
+
+/// `None` when `parses` (the face's library reading the body) takes it; else why not.
+/// `batch_hint` tells a client that sent a JSON array how to send its messages instead.
+pub fn refusal(
+    body: &[u8],
+    parses: impl FnOnce(&str) -> Result<(), serde_json::Error>,
+    batch_hint: &str,
+) -> Option<Refusal> {
+    let text = match std::str::from_utf8(body) {
+        Ok(text) => text,
+        Err(e) => {
+            return Some(Refusal {
+                code: PARSE_ERROR,
+                id: Value::Null,
+                message: format!(
+                    "the message is not UTF-8 (invalid byte at offset {})",
+                    e.valid_up_to()
+                ),
+            });
+        }
+    };
+    let error = parses(text).err()?;
+    if !error.is_data() {
+        // Syntax, an early end, or nesting past serde_json's limit (128): not JSON we can read.
+        return Some(Refusal {
+            code: PARSE_ERROR,
+            id: Value::Null,
+            message: format!("the message is not JSON: {error}"),
+        });
+    }
+    // It is JSON (so parsing it again is safe): say what is wrong with its shape.
+    let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    let (id, why) = shape_problem(&value, &error, batch_hint);
+    Some(Refusal {
+        code: INVALID_REQUEST,
+        id,
+        message: format!("not a JSON-RPC 2.0 message: {why}"),
+    })
+}
+
+/// Why a JSON value is not a message, and the id to answer with: the request's own id when it
+/// is a valid one (an integer or a string), else null. A response-shaped value is answered with
+/// null: its id names one of our requests, and the client would take our error as the answer to
+/// its own request.
+fn shape_problem(value: &Value, error: &serde_json::Error, batch_hint: &str) -> (Value, String) {
+    let Some(object) = value.as_object() else {
+        let why = if value.is_array() {
+            format!("a batch (a JSON array) is not supported; {batch_hint}")
+        } else {
+            "a message is a JSON object".into()
+        };
+        return (Value::Null, why);
+    };
+    let id = object.get("id");
+    let valid_id = id.filter(|id| id.is_string() || id.is_null() || id.is_i64());
+    let request_shaped = object.contains_key("method");
+    let answer_id = match valid_id {
+        Some(id) if request_shaped => id.clone(),
+        _ => Value::Null,
+    };
+    let why = if object.get("jsonrpc") != Some(&Value::from("2.0")) {
+        "\"jsonrpc\" must be \"2.0\"".into()
+    } else if let (Some(id), None) = (id, valid_id) {
+        format!("\"id\" must be an integer or a string, not {}", brief(id))
+    } else if request_shaped && !object["method"].is_string() {
+        "\"method\" must be a string".into()
+    } else if !request_shaped && !object.contains_key("result") && !object.contains_key("error") {
+        "it has neither \"method\" (a request) nor \"result\" or \"error\" (a response)".into()
+    } else if !request_shaped && id.is_none() {
+        "a response needs an \"id\"".into()
+    } else {
+        error.to_string()
+    };
+    (answer_id, why)
+}
+
+/// A JSON value named by its kind, for an error message (never the whole value).
+fn brief(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(_) => "a boolean".into(),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(_) => "a string".into(),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stand-in library that takes only JSON-RPC 2.0 requests with a string method.
+    fn strict(text: &str) -> Result<(), serde_json::Error> {
+        let v: Value = serde_json::from_str(text)?;
+        let ok = v["jsonrpc"] == "2.0"
+            && v["method"].is_string()
+            && v.get("id").is_none_or(|id| id.is_i64() || id.is_string());
+        if ok {
+            Ok(())
+        } else {
+            Err(<serde_json::Error as serde::de::Error>::custom(
+                "not a request",
+            ))
+        }
+    }
+
+    fn refused(body: &str) -> Refusal {
+        refusal(body.as_bytes(), strict, "send one at a time").expect("refused")
+    }
+
+    #[test]
+    fn each_kind_of_bad_message_is_named_and_a_readable_request_id_kept() {
+        assert!(refusal(br#"{"jsonrpc":"2.0","method":"m"}"#, strict, "").is_none());
+        let r = refusal(b"\xff{}", strict, "").unwrap();
+        assert_eq!((r.code, r.id.clone()), (PARSE_ERROR, Value::Null));
+        assert!(r.message.contains("not UTF-8"), "{}", r.message);
+        assert_eq!(refused("{").code, PARSE_ERROR);
+        let r = refused("[1]");
+        assert!(r.message.contains("batch") && r.message.contains("send one at a time"));
+        let r = refused(r#"{"jsonrpc":"1.0","id":7,"method":"m"}"#);
+        assert_eq!((r.code, r.id.clone()), (INVALID_REQUEST, Value::from(7)));
+        assert!(r.message.contains("\"jsonrpc\" must be \"2.0\""));
+        let r = refused(r#"{"jsonrpc":"2.0","id":{"a":1},"method":"m"}"#);
+        assert_eq!(r.id, Value::Null);
+        assert!(r.message.contains("not an object"), "{}", r.message);
+        let r = refused(r#"{"jsonrpc":"2.0","id":3,"method":5}"#);
+        assert!(r.message.contains("\"method\" must be a string"));
+        let r = refused(r#"{"jsonrpc":"2.0","id":3}"#);
+        assert!(r.message.contains("neither"), "{}", r.message);
+        // A response's id is ours: never answered with it.
+        let r = refused(r#"{"jsonrpc":"2.0","result":1}"#);
+        assert!(r.message.contains("needs an \"id\""), "{}", r.message);
+    }
+}
