@@ -343,3 +343,62 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     found
 }
+
+/// The kernel shows a process's initial environment to every process of the same user (and to
+/// root) in `/proc/PID/environ`: the sidecar re-executes itself so that block holds no key, yet
+/// the key still reaches the model server.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn the_api_key_is_not_in_the_sidecars_proc_environ() {
+    const KEY: &str = "sk-env-only-7f3a";
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([
+        command("cat /proc/$PPID/environ; echo; echo read"),
+        Reply::text("Done."),
+    ]));
+    let base_url = mock.base_url();
+    let tandem = Sidecar::spawn_with(&env, |c| {
+        c.env("TANDEM_API_KEY", KEY)
+            .env("TANDEM_BASE_URL", &base_url);
+    });
+    let mut params = initialize_params(
+        &env,
+        &mock,
+        Options {
+            approval: json!({"autoApprove": {"command": true}}),
+            ..Options::default()
+        },
+    );
+    let provider = params["initializationOptions"]["provider"]
+        .as_object_mut()
+        .unwrap();
+    provider.remove("apiKey");
+    provider.remove("baseUrl");
+    // The answer comes from the process after its start, so the block read next is its final one.
+    tandem.request("initialize", params).await.unwrap();
+    tandem.rpc.notify("initialized", json!({})).await;
+    let environ = std::fs::read(format!("/proc/{}/environ", tandem.pid())).unwrap();
+    let environ = String::from_utf8_lossy(&environ);
+    assert!(
+        !environ.contains(KEY),
+        "the key is in /proc/PID/environ: {environ:?}"
+    );
+    assert!(
+        !environ.contains("HOME="),
+        "the environment was not moved: {environ:?}"
+    );
+
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Read the environment").await;
+    let output = turn.tool_result()["output"].as_str().unwrap().to_string();
+    assert!(output.contains("read"), "the command did not run: {turn}");
+    assert!(!output.contains(KEY), "a command read the key: {output}");
+    let requests = mock.chat_requests();
+    assert!(!requests.is_empty());
+    for request in requests {
+        assert_eq!(
+            request.headers.get("authorization").map(String::as_str),
+            Some(format!("Bearer {KEY}").as_str())
+        );
+    }
+}

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 mod chat;
+mod environ;
 mod tool_cli;
 
 use tandem_agent::approval::SandboxMode;
@@ -177,6 +178,8 @@ struct ChatArgs {
 }
 
 fn main() -> ExitCode {
+    // Before anything else, while the process has one thread (see the module).
+    environ::hide();
     let cli = Cli::parse();
     match cli.command {
         // Its own parser, so even a usage error comes out as the one JSON object it promises.
