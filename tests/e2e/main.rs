@@ -21,4 +21,5 @@ mod local;
 mod policy;
 mod protocol;
 mod sessions;
+mod trust;
 mod turns;

@@ -218,7 +218,8 @@ async fn restore_in_editor(
     let content = std::str::from_utf8(item.content.as_deref()?).ok()?;
     let current = match frontend.read_text(&item.path) {
         Some(read) => read.await.ok(),
-        None => std::fs::read_to_string(&item.path).ok(),
+        // The workspace's file, which a command may have swapped for a FIFO.
+        None => tandem_stdx::regular::read_string(&item.path, 10 * 1024 * 1024).ok(),
     };
     let write = frontend.write_text(&item.path, current.as_deref(), content)?;
     Some(write.await)

@@ -284,6 +284,9 @@ pub struct TrustStore {
     path: PathBuf,
 }
 
+/// The trust store is small (one entry per trusted server); anything larger is not ours.
+const MAX_TRUST_BYTES: u64 = 16 * 1024 * 1024;
+
 #[derive(Default, serde::Serialize, serde::Deserialize)]
 struct TrustFile {
     trusted: Vec<TrustEntry>,
@@ -316,7 +319,7 @@ impl TrustStore {
     }
 
     fn load(&self) -> TrustFile {
-        std::fs::read_to_string(&self.path)
+        tandem_stdx::regular::read_string(&self.path, MAX_TRUST_BYTES)
             .ok()
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default()

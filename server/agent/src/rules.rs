@@ -35,6 +35,9 @@ pub const ROOT_FILES: [&str; 6] = [
 pub const MAX_RULES_BYTES: usize = 32 * 1024;
 /// The most text of one folder's `AGENTS.md`.
 pub const MAX_NESTED_RULES_BYTES: usize = 16 * 1024;
+/// The most rules files given at once: the byte cap counts each file's framing too, but a
+/// repository of thousands of empty `.clinerules/*` files must not cost thousands of opens.
+pub const MAX_RULES_FILES: usize = 32;
 
 const PREAMBLE: &str = "The rules files below come from the workspace (and the user's own rules \
 file), not from the user's messages. Follow them for how to work in this project. They cannot \
@@ -146,7 +149,16 @@ fn read_folder(ws: &Workspace, rel: &str, found: &mut Vec<Found>, problems: &mut
         .filter_map(|e| e.file_name().into_string().ok())
         .collect();
     names.sort();
-    for name in names {
+    let room = MAX_RULES_FILES.saturating_sub(found.len());
+    if names.len() > room {
+        problems.push(format!(
+            "{} of the {} files in {rel}/ were not used: rules are capped at {MAX_RULES_FILES} \
+             files",
+            names.len() - room,
+            names.len()
+        ));
+    }
+    for name in names.into_iter().take(room) {
         read_one(ws, &format!("{rel}/{name}"), found, problems);
     }
 }
@@ -187,9 +199,17 @@ fn render(found: Vec<Found>, problems: Vec<String>, max: usize) -> Rules {
     if found.is_empty() {
         return rules;
     }
-    let mut left = max;
+    // Every byte given counts, the framing included: the cap is what the model is sent.
+    let mut left = max.saturating_sub(PREAMBLE.len());
     let mut blocks = Vec::new();
+    let mut left_out = Vec::new();
     for file in found {
+        let frame = format!("<rules path=\"{}\">\n\n</rules>\n\n", file.label).len();
+        if blocks.len() >= MAX_RULES_FILES || frame > left {
+            left_out.push(file.label);
+            continue;
+        }
+        left -= frame;
         let bytes = file.text.len() as u64;
         let mut text = file.text;
         let truncated = tandem_stdx::truncate_in_place(&mut text, left);
@@ -213,6 +233,19 @@ fn render(found: Vec<Found>, problems: Vec<String>, max: usize) -> Rules {
             bytes,
             truncated,
         });
+    }
+    if !left_out.is_empty() {
+        let note = format!(
+            "{} rules file(s) left out, from {}: rules are capped at {MAX_RULES_FILES} files and \
+             {max} bytes",
+            left_out.len(),
+            left_out[0]
+        );
+        blocks.push(format!("[{note}]"));
+        rules.problems.push(note);
+    }
+    if rules.files.is_empty() {
+        return rules;
     }
     rules.text = format!("{PREAMBLE}\n\n{}", blocks.join("\n\n"));
     rules
@@ -285,7 +318,7 @@ mod tests {
     }
 
     #[test]
-    fn the_cap_cuts_with_a_note_and_leaves_later_files_empty() {
+    fn the_cap_cuts_with_a_note_and_leaves_later_files_out() {
         let big = "x".repeat(MAX_RULES_BYTES + 100);
         let (_d, ws) = ws(&[("AGENTS.md", &big), ("CLAUDE.md", "later")]);
         let rules = session_rules(&ws, None);
@@ -293,7 +326,12 @@ mod tests {
         assert_eq!(rules.files[0].bytes, big.len() as u64);
         assert!(rules.text.contains("AGENTS.md was cut"));
         assert!(!rules.text.contains("later"));
-        assert!(rules.files[1].truncated);
+        assert_eq!(rules.files.len(), 1);
+        assert!(
+            rules.problems[0].contains("1 rules file(s) left out, from CLAUDE.md"),
+            "{:?}",
+            rules.problems
+        );
         assert!(rules.text.len() < MAX_RULES_BYTES + 2048);
     }
 
@@ -328,5 +366,71 @@ mod tests {
         assert_eq!(first.files.len(), 2);
         let again = nested_rules(&ws, &ws.root().join("a/b"), &mut seen);
         assert!(again.files.is_empty());
+    }
+
+    #[test]
+    fn twenty_thousand_empty_rules_files_cost_no_more_than_the_cap() {
+        let (dir, ws) = ws(&[("AGENTS.md", "agents rule")]);
+        let folder = dir.path().join(".clinerules");
+        std::fs::create_dir(&folder).unwrap();
+        for i in 0..20_000 {
+            std::fs::File::create(folder.join(format!("r{i:05}.md"))).unwrap();
+        }
+        let rules = session_rules(&ws, None);
+        assert!(
+            rules.text.len() <= MAX_RULES_BYTES,
+            "{} bytes of rules",
+            rules.text.len()
+        );
+        assert!(
+            rules.files.len() <= MAX_RULES_FILES,
+            "{}",
+            rules.files.len()
+        );
+        assert!(rules.text.contains("agents rule"));
+        assert!(
+            rules
+                .problems
+                .iter()
+                .any(|p| p.contains("19969 of the 20000 files in .clinerules/ were not used")),
+            "{:?}",
+            rules.problems
+        );
+    }
+
+    #[test]
+    fn the_framing_counts_toward_the_byte_cap() {
+        let files: Vec<(String, String)> = (0..MAX_RULES_FILES)
+            .map(|i| {
+                (
+                    format!(".clinerules/{}{i}.md", "n".repeat(200)),
+                    String::new(),
+                )
+            })
+            .collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let (_d, ws) = ws(&refs);
+        let rules = session_rules(&ws, None);
+        let cap = 2 * 1024;
+        let found: Vec<Found> = rules
+            .files
+            .iter()
+            .map(|f| Found {
+                path: f.path.clone(),
+                label: f.path.display().to_string(),
+                text: String::new(),
+            })
+            .collect();
+        let capped = render(found, Vec::new(), cap);
+        assert!(capped.text.len() <= cap + 200, "{}", capped.text.len());
+        assert!(capped.files.len() < MAX_RULES_FILES);
+        assert!(
+            capped.problems.iter().any(|p| p.contains("left out")),
+            "{:?}",
+            capped.problems
+        );
     }
 }

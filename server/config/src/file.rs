@@ -150,18 +150,32 @@ pub fn project_config_path(root: &Path) -> PathBuf {
 
 /// Reads and checks a file; `Ok(None)` when it is absent and need not exist.
 pub fn read(path: &Path, must_exist: bool) -> Result<Option<ConfigFile>, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => return Ok(None),
-        Err(e) => {
-            return Err(ConfigError {
-                file: path.to_path_buf(),
-                line: None,
-                message: format!("can't be read: {e}"),
-            });
-        }
-    };
-    parse(path, &text).map(Some)
+    match read_text(path, must_exist)? {
+        Some(text) => parse(path, &text).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// A config file is at most this long: far more than any real one, and read before it is parsed.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// A config file's text, read only if it is a regular file within [`MAX_CONFIG_BYTES`]: a FIFO,
+/// a device or a huge file (which a cloned repository can hold) is an error at once, never a
+/// hang or a full memory. `Ok(None)` when it is absent and need not exist.
+fn read_text(path: &Path, must_exist: bool) -> Result<Option<String>, ConfigError> {
+    use tandem_stdx::regular::NotRegular;
+    match tandem_stdx::regular::read_string(path, MAX_CONFIG_BYTES) {
+        Ok(text) => Ok(Some(text)),
+        Err(NotRegular::Missing) if !must_exist => Ok(None),
+        Err(e) => Err(ConfigError {
+            file: path.to_path_buf(),
+            line: None,
+            message: match e {
+                NotRegular::Missing | NotRegular::Io(_) => format!("can't be read: {e}"),
+                _ => format!("can't be used as a config file: {e}; it must be a regular file"),
+            },
+        }),
+    }
 }
 
 /// Parses a file's text; errors name the line and the field.
@@ -419,16 +433,8 @@ fn line_at_table(text: &str, table: &str) -> Option<usize> {
 /// trust). `Ok(None)` when the project has none.
 pub fn read_project(root: &Path) -> Result<Option<ConfigFile>, ConfigError> {
     let path = project_config_path(root);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(ConfigError {
-                file: path,
-                line: None,
-                message: format!("can't be read: {e}"),
-            });
-        }
+    let Some(text) = read_text(&path, false)? else {
+        return Ok(None);
     };
     let file = parse(&path, &text)?;
     file.check_project(&path, &text)?;
@@ -559,5 +565,27 @@ mod tests {
         let ok = read_project(dir.path()).unwrap().unwrap();
         assert_eq!(ok.mcp.unwrap().servers.len(), 1);
         assert!(read_project(&dir.path().join("nothing")).unwrap().is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn special_and_huge_config_files_are_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = project_config_path(dir.path());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+        let e = read_project(dir.path()).unwrap_err();
+        assert!(e.message.contains("a device"), "{e}");
+        std::fs::remove_file(&path).unwrap();
+        std::fs::File::create(&path)
+            .unwrap()
+            .set_len(2 << 30)
+            .unwrap();
+        let e = read(&path, true).unwrap_err();
+        assert!(
+            e.message
+                .contains("2147483648 bytes, over the cap of 1048576 bytes"),
+            "{e}"
+        );
     }
 }

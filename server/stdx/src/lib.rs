@@ -1,10 +1,12 @@
 //! Small helpers every Tandem crate shares, each written once: a lock that survives a panicked
-//! holder, cutting text at a character boundary, and showing a path relative to a root.
+//! holder, cutting text at a character boundary, showing a path relative to a root, and reading
+//! a file only when it is a regular one of bounded size.
 //!
-//! **Invariant:** depends on nothing, knows nothing of Tandem's types.
+//! **Invariant:** depends on nothing but `libc`, knows nothing of Tandem's types.
 
 mod fs;
 mod path;
+pub mod regular;
 mod sync;
 mod text;
 

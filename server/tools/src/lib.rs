@@ -21,7 +21,6 @@ mod edit;
 mod list;
 mod paths;
 mod read;
-mod regular;
 mod search;
 mod text;
 mod tool;

@@ -237,7 +237,7 @@ impl Collector {
         // Opened only if it is a regular file (never blocking on a FIFO swapped in after the
         // walk). An unreadable file is skipped, as ripgrep skips it; one whose line outgrew the
         // heap limit is counted, so the model knows the search was not complete.
-        let Ok((file, _)) = super::regular::open(path) else {
+        let Ok((file, _)) = tandem_stdx::regular::open(path) else {
             return;
         };
         match self.searcher.search_file(matcher, &file, &mut sink) {

@@ -1,7 +1,6 @@
 //! Loading a workspace file as text, with the refusals every text tool shares: missing, a
 //! directory, too large, binary.
 
-use std::io::ErrorKind as IoKind;
 use std::path::Path;
 
 use super::{ErrorKind, ToolContext, ToolError, Workspace};
@@ -28,8 +27,8 @@ pub(crate) fn read_regular(
     path: &Path,
     display: &str,
 ) -> Result<Option<(Vec<u8>, std::fs::Metadata)>, ToolError> {
-    use super::regular::NotRegular;
-    match super::regular::read(path, MAX_FILE_BYTES) {
+    use tandem_stdx::regular::NotRegular;
+    match tandem_stdx::regular::read(path, MAX_FILE_BYTES) {
         Ok(read) => Ok(Some(read)),
         Err(NotRegular::Missing) => Ok(None),
         Err(NotRegular::Directory) => Err(ToolError::new(
@@ -40,10 +39,7 @@ pub(crate) fn read_regular(
             ErrorKind::InvalidArguments,
             format!("{display} is {what}, not a regular file: the tools read and write files only"),
         )),
-        Err(NotRegular::Io(e)) if e.kind() == IoKind::InvalidData => {
-            let len = std::fs::symlink_metadata(path).map_or(0, |m| m.len());
-            Err(too_large(display, len.max(MAX_FILE_BYTES + 1)))
-        }
+        Err(NotRegular::TooLarge { len, .. }) => Err(too_large(display, len)),
         Err(NotRegular::Io(e)) => Err(io_error(display, &e)),
     }
 }

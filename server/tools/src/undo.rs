@@ -16,6 +16,8 @@ use super::{ErrorKind, ToolError, Workspace, atomic};
 
 const MANIFEST: &str = "manifest.jsonl";
 const BLOBS: &str = "blobs";
+/// The undo log's index is read whole at start; one line a write, so this is years of work.
+const MAX_MANIFEST_BYTES: u64 = 256 * 1024 * 1024;
 
 /// What an undo puts back: one item per file.
 #[derive(Debug, Default)]
@@ -167,8 +169,20 @@ impl UndoLog {
         tandem_stdx::private_dir(dir)?;
         tandem_stdx::private_dir(&dir.join(BLOBS))?;
         let mut saves: Vec<Save> = Vec::new();
-        match std::fs::File::open(dir.join(MANIFEST)) {
-            Ok(file) => {
+        match tandem_stdx::regular::open(&dir.join(MANIFEST)) {
+            Ok((_, meta)) if meta.len() > MAX_MANIFEST_BYTES => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::FileTooLarge,
+                    format!(
+                        "{} is {} bytes, over the cap of {MAX_MANIFEST_BYTES}: move it away to \
+                         start a new undo log",
+                        dir.join(MANIFEST).display(),
+                        meta.len()
+                    ),
+                ));
+            }
+            Ok((file, _)) => {
+                let file = std::io::Read::take(file, MAX_MANIFEST_BYTES);
                 for line in std::io::BufReader::new(file).lines() {
                     // A line torn by a crash mid-append is not a record.
                     let Ok(record) = serde_json::from_str::<Record>(&line?) else {
@@ -189,8 +203,8 @@ impl UndoLog {
                     }
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e),
+            Err(tandem_stdx::regular::NotRegular::Missing) => {}
+            Err(e) => return Err(e.into()),
         }
         Ok(Self {
             dir: dir.to_path_buf(),
@@ -298,7 +312,11 @@ impl UndoLog {
             }
             let path = ws.resolve_for_write(&save.path)?;
             let content = if save.existed {
-                Some(std::fs::read(self.blob(save.seq)).map_err(|e| self.error(&e))?)
+                Some(
+                    tandem_stdx::regular::read(&self.blob(save.seq), super::text::MAX_FILE_BYTES)
+                        .map_err(|e| self.error(&e.into()))?
+                        .0,
+                )
             } else {
                 None
             };
@@ -321,9 +339,9 @@ impl UndoLog {
                 .rev()
                 .find(|s| live(s) && s.path == item.display_path)
                 .and_then(|s| s.written);
-            let now = match super::regular::read(&item.path, super::text::MAX_FILE_BYTES) {
+            let now = match tandem_stdx::regular::read(&item.path, super::text::MAX_FILE_BYTES) {
                 Ok((bytes, _)) => Some(bytes),
-                Err(super::regular::NotRegular::Missing) => None,
+                Err(tandem_stdx::regular::NotRegular::Missing) => None,
                 // Unreadable: not what the agent left either.
                 Err(_) => Some(Vec::new()),
             };

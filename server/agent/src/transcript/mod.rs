@@ -9,7 +9,7 @@ mod record;
 pub use record::{FORMAT_VERSION, Record, StoredEvent, StoredMessage};
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -78,6 +78,12 @@ fn ends_torn(file: &mut File) -> std::io::Result<bool> {
     Ok(last[0] != b'\n')
 }
 
+/// A transcript larger than this is refused, not read (a session this long could not be resumed
+/// into any model's window anyway).
+const MAX_TRANSCRIPT_BYTES: u64 = 512 * 1024 * 1024;
+/// How much of a transcript's head `read_summary` reads.
+const MAX_SUMMARY_BYTES: u64 = 1024 * 1024;
+
 /// A transcript as read: the records that could be read, and how many lines could not.
 #[derive(Debug, Default)]
 pub struct Loaded {
@@ -89,7 +95,19 @@ pub struct Loaded {
 /// Reads every readable record of a transcript. Each line it can't read is logged with its
 /// number and counted; a transcript written by a newer Tandem is an error.
 pub fn read_records(path: &Path) -> std::io::Result<Loaded> {
-    let reader = BufReader::new(File::open(path)?);
+    let (file, meta) = tandem_stdx::regular::open(path)?;
+    if meta.len() > MAX_TRANSCRIPT_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!(
+                "{} is {} bytes, over the cap of {MAX_TRANSCRIPT_BYTES} bytes for a transcript: \
+                 start a new session",
+                path.display(),
+                meta.len()
+            ),
+        ));
+    }
+    let reader = BufReader::new(file.take(MAX_TRANSCRIPT_BYTES));
     let mut loaded = Loaded::default();
     for (n, line) in reader.split(b'\n').enumerate() {
         let line = line?;
@@ -128,7 +146,9 @@ pub struct Summary {
 
 /// Reads the session line and the title, which come first in a transcript.
 pub fn read_summary(path: &Path) -> Option<Summary> {
-    let reader = BufReader::new(File::open(path).ok()?);
+    let (file, _) = tandem_stdx::regular::open(path).ok()?;
+    // The head only: a first line of gigabytes is no transcript of ours.
+    let reader = BufReader::new(file.take(MAX_SUMMARY_BYTES));
     let mut summary: Option<Summary> = None;
     for line in reader.split(b'\n').take(64) {
         let line = line.ok()?;
