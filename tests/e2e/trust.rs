@@ -58,3 +58,87 @@ async fn a_device_or_a_huge_project_config_is_refused_with_the_cap_named() {
         "{e:?}"
     );
 }
+
+fn tiny_server() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp-servers/tiny_server.py")
+}
+
+fn offered_tools(mock: &MockServer) -> Vec<String> {
+    model_requests(mock)
+        .first()
+        .and_then(|r| r.body["tools"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// A project's server, trusted for good, whose script a command then rewrote: the next session
+/// asks again and names the file; unchanged, it starts unasked, in the workspace root (its
+/// relative script path is the project's).
+#[tokio::test]
+async fn a_trusted_project_server_whose_script_changed_asks_again() {
+    let env = Env::new();
+    let script = std::fs::read_to_string(tiny_server()).unwrap();
+    env.write("tools/server.py", &script);
+    env.write(
+        ".tandem/config.toml",
+        "[[mcp.servers]]\nname = \"proj\"\ncommand = \"python3\"\nargs = [\"tools/server.py\"]\n",
+    );
+    let run = |replies: Vec<Reply>| async {
+        let mock = MockServer::start(Scenario::new(replies));
+        let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+        (mock, tandem)
+    };
+
+    // Trusted for good; it runs from the workspace root.
+    let (mock, tandem) = run(vec![
+        Reply::tool("proj__hello", json!({})),
+        Reply::text("Done.").expect_tool_result_contains("hello from tools/server.py"),
+    ])
+    .await;
+    tandem
+        .reply_approvals([reply::accept_always(), reply::accept()])
+        .await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Hi").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    assert!(
+        offered_tools(&mock).contains(&"proj__hello".to_string()),
+        "{turn}"
+    );
+    drop(tandem);
+
+    // Unchanged: not asked.
+    let (mock, tandem) = run(vec![Reply::text("Fine.")]).await;
+    let session = tandem.new_session().await;
+    tandem.run_turn(&session, "Hi").await;
+    assert!(
+        tandem.approvals().is_empty(),
+        "unchanged and trusted: not asked"
+    );
+    assert!(offered_tools(&mock).contains(&"proj__hello".to_string()));
+    drop(tandem);
+
+    // What a sandboxed command can do: rewrite the script in the workspace.
+    env.write("tools/server.py", &format!("{script}\n# planted\n"));
+    let (mock, tandem) = run(vec![Reply::text("Fine.")]).await;
+    tandem.reply_approvals([reply::reject("no")]).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Hi").await;
+    let approvals = tandem.approvals();
+    assert_eq!(approvals.len(), 1, "the changed server must ask: {turn}");
+    assert_eq!(approvals[0]["kind"], "mcpServer");
+    let notices: Vec<String> = turn
+        .of_kind("modelNotice")
+        .iter()
+        .filter_map(|n| n["message"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("changed since you trusted it: tools/server.py (content)")),
+        "{notices:?}"
+    );
+    assert!(!offered_tools(&mock).iter().any(|t| t.starts_with("proj__")));
+}

@@ -13,6 +13,7 @@ pub mod prompt;
 pub mod rules;
 mod session;
 pub mod transcript;
+pub mod trust;
 mod turn;
 
 use std::collections::HashMap;

@@ -8,7 +8,7 @@
 //! the tools are listed before every request to the model.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use tandem_mcp::{HubOptions, McpHub, McpServerConfig, McpTool};
 use tandem_model::ToolDefinition;
@@ -277,76 +277,6 @@ pub fn servers_over_budget(tools: &[ToolDefinition], budget: u64) -> Vec<String>
     left_out
 }
 
-/// The projects' MCP servers the user trusted for good: `mcp-trust.json` in the data dir, one
-/// entry per project root, server name and fingerprint of its whole configuration (command,
-/// arguments, environment; or URL and headers), so a changed line asks again.
-pub struct TrustStore {
-    path: PathBuf,
-}
-
-/// The trust store is small (one entry per trusted server); anything larger is not ours.
-const MAX_TRUST_BYTES: u64 = 16 * 1024 * 1024;
-
-#[derive(Default, serde::Serialize, serde::Deserialize)]
-struct TrustFile {
-    trusted: Vec<TrustEntry>,
-}
-
-#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct TrustEntry {
-    root: PathBuf,
-    server: String,
-    /// SHA-256 of the server's configuration as JSON.
-    fingerprint: String,
-}
-
-impl TrustStore {
-    pub fn new(data_dir: &Path) -> Self {
-        Self {
-            path: data_dir.join("mcp-trust.json"),
-        }
-    }
-
-    fn entry(root: &Path, config: &McpServerConfig) -> TrustEntry {
-        use sha2::Digest;
-        let json = serde_json::to_string(config).unwrap_or_default();
-        let digest = sha2::Sha256::digest(json.as_bytes());
-        TrustEntry {
-            root: root.to_path_buf(),
-            server: config.name().to_string(),
-            fingerprint: digest.iter().map(|b| format!("{b:02x}")).collect(),
-        }
-    }
-
-    fn load(&self) -> TrustFile {
-        tandem_stdx::regular::read_string(&self.path, MAX_TRUST_BYTES)
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or_default()
-    }
-
-    pub fn is_trusted(&self, root: &Path, config: &McpServerConfig) -> bool {
-        let entry = Self::entry(root, config);
-        self.load().trusted.contains(&entry)
-    }
-
-    /// Remembers the user's "always" for this server in this project.
-    pub fn trust(&self, root: &Path, config: &McpServerConfig) -> std::io::Result<()> {
-        let mut file = self.load();
-        let entry = Self::entry(root, config);
-        if !file.trusted.contains(&entry) {
-            file.trusted.push(entry);
-        }
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let text = serde_json::to_string_pretty(&file).map_err(std::io::Error::other)?;
-        let tmp = self.path.with_extension("json.tmp");
-        std::fs::write(&tmp, text)?;
-        std::fs::rename(&tmp, &self.path)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -354,26 +284,6 @@ mod tests {
 
     fn server(json: serde_json::Value) -> McpServerConfig {
         serde_json::from_value(json).unwrap()
-    }
-
-    #[test]
-    fn trust_is_per_project_and_per_command_line() {
-        let data = tempfile::tempdir().unwrap();
-        let store = TrustStore::new(data.path());
-        let a = server(json!({"name": "fs", "command": "srv", "args": ["/x"]}));
-        let root = Path::new("/work/project");
-        assert!(!store.is_trusted(root, &a));
-        store.trust(root, &a).unwrap();
-        assert!(store.is_trusted(root, &a));
-        // Another project, another command line, another environment: asked again.
-        assert!(!store.is_trusted(Path::new("/work/other"), &a));
-        let changed = server(json!({"name": "fs", "command": "srv", "args": ["/"]}));
-        assert!(!store.is_trusted(root, &changed));
-        let env = server(json!({"name": "fs", "command": "srv", "args": ["/x"],
-            "env": [{"name": "NODE_OPTIONS", "value": "--require evil.js"}]}));
-        assert!(!store.is_trusted(root, &env));
-        // Kept across stores (a new sidecar).
-        assert!(TrustStore::new(data.path()).is_trusted(root, &a));
     }
 
     #[test]

@@ -36,6 +36,10 @@ pub struct StdioServerConfig {
     /// Added to (or overriding) the environment the sidecar itself has.
     pub env: Vec<EnvVariable>,
     pub startup: Startup,
+    /// Where it starts, and what a relative `command` with a slash is relative to: the workspace
+    /// root for a project's server (set by the agent, never read from the wire); the sidecar's
+    /// own working directory when absent.
+    pub cwd: Option<std::path::PathBuf>,
 }
 
 /// A server that is already running and speaks MCP's Streamable HTTP transport.
@@ -149,6 +153,7 @@ impl TryFrom<WireServer> for McpServerConfig {
                     args: w.args.unwrap_or_default(),
                     env: w.env.unwrap_or_default(),
                     startup: w.startup,
+                    cwd: None,
                 }))
             }
             Some("http") => {
@@ -231,6 +236,7 @@ mod tests {
                     value: "1".into()
                 }],
                 startup: Startup::Lazy,
+                cwd: None,
             })
         );
         assert_eq!(servers[1].name(), "v2");

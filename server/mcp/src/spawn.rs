@@ -13,6 +13,7 @@
 //!   channel to the editor and nothing of the server's may reach it.
 
 use std::io;
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::OnceLock;
 use std::sync::mpsc;
@@ -66,10 +67,24 @@ pub async fn spawn(config: &StdioServerConfig) -> io::Result<Spawned> {
 }
 
 fn spawn_here(config: &StdioServerConfig) -> io::Result<Spawned> {
-    let mut command = tokio::process::Command::new(&config.command);
+    // A relative path with a slash (`./tools/srv`) names a file of the directory it starts in,
+    // made explicit here (how `Command` resolves it against `current_dir` is platform-specific).
+    let program = match &config.cwd {
+        Some(dir)
+            if Path::new(&config.command).is_relative()
+                && Path::new(&config.command).components().count() > 1 =>
+        {
+            dir.join(&config.command)
+        }
+        _ => config.command.clone().into(),
+    };
+    let mut command = tokio::process::Command::new(program);
     command
         .args(&config.args)
         .envs(config.env.iter().map(|e| (&e.name, &e.value)));
+    if let Some(dir) = &config.cwd {
+        command.current_dir(dir);
+    }
     #[cfg(target_os = "linux")]
     {
         let parent = std::process::id();

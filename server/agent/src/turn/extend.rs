@@ -5,8 +5,9 @@ use serde_json::Value;
 use super::{Outcome, Turn, rejection};
 use crate::approval::{ApprovalAction, ApprovalRequest, Decision, McpApproval, McpServerApproval};
 use crate::events::{Event, ToolCallEvent, ToolStatus};
-use crate::mcp::{TrustStore, describe_server};
+use crate::mcp::describe_server;
 use crate::rules;
+use crate::trust::{TrustStore, Verdict};
 use tandem_model::{Message, ToolCall, ToolDefinition};
 use tandem_tools::{Tool, ToolKind};
 
@@ -60,17 +61,43 @@ impl Turn {
         let store = TrustStore::new(&settings.data_dir);
         let mut allowed = Vec::new();
         for (config, file) in self.session.mcp.take_pending() {
-            if store.is_trusted(&root, &config) {
-                allowed.push(config);
-                continue;
+            // A project's server starts in the project (its relative paths are the project's).
+            let config = in_root(config, &root);
+            let changed = match store.check(&root, &config) {
+                Verdict::Trusted => {
+                    allowed.push(config);
+                    continue;
+                }
+                Verdict::Ask { changed } => changed,
+            };
+            if !changed.is_empty() {
+                self.emit(Event::Notice {
+                    message: format!(
+                        "MCP server `{}` of {} changed since you trusted it: {}; asking again",
+                        config.name(),
+                        file.display(),
+                        changed.join(", ")
+                    ),
+                });
             }
+            let title = if changed.is_empty() {
+                format!("Start MCP server `{}`?", config.name())
+            } else {
+                format!(
+                    "Start MCP server `{}`? It changed since you trusted it: {}",
+                    config.name(),
+                    changed.join(", ")
+                )
+            };
             // Shown as a call of its own, so every face has a place for the question.
             let tool_call_id = format!("mcp-server-{}", config.name());
             self.emit(Event::ToolCall(ToolCallEvent {
                 tool_call_id: tool_call_id.clone(),
                 name: "start_mcp_server".into(),
-                arguments: serde_json::json!({"server": config.name(), "source": file}),
-                title: format!("Start MCP server `{}`?", config.name()),
+                arguments: serde_json::json!({
+                    "server": config.name(), "source": file, "changed": changed,
+                }),
+                title,
                 kind: ToolKind::Other,
                 location: None,
             }));
@@ -252,5 +279,19 @@ impl Turn {
         }
         self.emit(Event::Rules { files: found.files });
         found.text
+    }
+}
+
+/// A project's stdio server, set to start in the workspace root.
+fn in_root(
+    config: tandem_mcp::McpServerConfig,
+    root: &std::path::Path,
+) -> tandem_mcp::McpServerConfig {
+    match config {
+        tandem_mcp::McpServerConfig::Stdio(mut s) => {
+            s.cwd = Some(root.to_path_buf());
+            tandem_mcp::McpServerConfig::Stdio(s)
+        }
+        http => http,
     }
 }

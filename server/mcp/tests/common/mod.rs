@@ -37,6 +37,7 @@ pub fn stdio(name: &str, command: &str, args: &[&str]) -> McpServerConfig {
             value: "1".into(),
         }],
         startup: Startup::Lazy,
+        cwd: None,
     })
 }
 
