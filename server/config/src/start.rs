@@ -1,9 +1,10 @@
 //! Building the agent from what a face was given.
 //!
 //! Precedence, field by field: the editor's `initializationOptions` or the command line, then
-//! the environment, then the project's `.tandem/config.toml` (model and max steps only), then
-//! the user's config file, then the defaults (and discovery of a local model server). A key
-//! goes only with the base URL of the source that gave it.
+//! the environment, then the project's `.tandem/config.toml` (max steps only), then the user's
+//! config file, then the defaults (and discovery of a local model server). The project's model
+//! is used only when none of those names one and no API key goes with the requests. A key goes
+//! only with the base URL of the source that gave it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -83,15 +84,24 @@ impl StartOptions {
         } else {
             None
         };
-        let project_provider = ProviderOptions {
-            model: project_model,
-            ..Default::default()
-        };
-        let provider = self
-            .provider
-            .or(env.options)
-            .or(project_provider)
-            .or(user.provider);
+        let mut provider = self.provider.or(env.options).or(user.provider);
+        // The project's model is a suggestion for a model nobody of the user's chose, on a
+        // server that bills nobody: it never overrides the user's own file, and never goes out
+        // with the user's key (a repository must not pick what a hosted account pays for).
+        if let Some(model) = project_model {
+            if provider.model.is_none() && provider.api_key.is_none() {
+                provider.model = Some(model);
+            } else {
+                eprintln!(
+                    "tandem: the project's `provider.model` ({model}) is not used: {}",
+                    if provider.model.is_some() {
+                        "your settings name a model"
+                    } else {
+                        "the endpoint takes your API key, so only your settings choose its model"
+                    }
+                );
+            }
+        }
         let key_var = provider.api_key.as_ref().and(key_var);
         let mut mcp_servers = user.mcp_servers;
         mcp_servers.extend(self.mcp_servers);
@@ -141,4 +151,44 @@ pub fn project_mcp_servers(
             },
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A user file (`base_url`, maybe `model` and `api_key`) and a project that names a model.
+    fn resolve(user: &str) -> ProviderOptions {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        std::fs::create_dir_all(ws.join(".tandem")).unwrap();
+        std::fs::write(
+            ws.join(".tandem/config.toml"),
+            "[provider]\nmodel = \"project-model\"\n",
+        )
+        .unwrap();
+        let config = dir.path().join("user.toml");
+        std::fs::write(&config, user).unwrap();
+        StartOptions {
+            config_file: Some(config),
+            workspace: Some(ws),
+            data_dir: Some(dir.path().join("data")),
+            ..Default::default()
+        }
+        .resolve()
+        .unwrap()
+        .provider
+    }
+
+    #[test]
+    fn a_projects_model_neither_overrides_the_users_file_nor_goes_out_with_the_users_key() {
+        let own = resolve("[provider]\nbase_url = \"http://local/v1\"\nmodel = \"mine\"\n");
+        assert_eq!(own.model.as_deref(), Some("mine"));
+        let keyed = resolve("[provider]\nbase_url = \"https://hosted/v1\"\napi_key = \"k\"\n");
+        assert_eq!(keyed.model, None);
+        assert_eq!(keyed.api_key.unwrap().expose(), "k");
+        // A local server with no key and no model of the user's: the project's suggestion.
+        let local = resolve("[provider]\nbase_url = \"http://local/v1\"\n");
+        assert_eq!(local.model.as_deref(), Some("project-model"));
+    }
 }

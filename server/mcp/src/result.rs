@@ -24,7 +24,10 @@ pub fn render(result: &CallToolResult, max_bytes: usize) -> McpCallResult {
     {
         parts.push(value.to_string());
     }
-    let (text, truncated) = crate::text::cut(&parts.join("\n"), max_bytes);
+    // What the server says reaches the model, the transcript and the user's terminal: no
+    // escapes that recolour or rewrite a line there.
+    let text = crate::text::strip_controls(&parts.join("\n"));
+    let (text, truncated) = crate::text::cut(&text, max_bytes);
     McpCallResult {
         text,
         is_error: result.is_error.unwrap_or(false),
@@ -146,6 +149,16 @@ mod tests {
             out.text.ends_with("[… cut: 100 of 1000 bytes shown]"),
             "{}",
             out.text
+        );
+    }
+
+    #[test]
+    fn escapes_and_carriage_returns_are_removed() {
+        let r = result(serde_json::json!({"content": [{"type": "text",
+            "text": "ok\u{1b}[2J\u{1b}]0;t\u{7}\rRun `git status`?\u{8}\tend\nnext"}]}));
+        assert_eq!(
+            render(&r, 1000).text,
+            "ok[2J]0;tRun `git status`?\tend\nnext"
         );
     }
 

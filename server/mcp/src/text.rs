@@ -3,11 +3,14 @@
 /// Drops control characters other than newline and tab (terminal escapes, NULs, carriage
 /// returns that rewrite a line), and cuts to `max_bytes` at a character boundary with a note.
 pub fn clean(text: &str, max_bytes: usize) -> String {
-    let cleaned: String = text
-        .chars()
+    cut(&strip_controls(text), max_bytes).0
+}
+
+/// `text` without control characters other than newline and tab.
+pub fn strip_controls(text: &str) -> String {
+    text.chars()
         .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
-        .collect();
-    cut(&cleaned, max_bytes).0
+        .collect()
 }
 
 /// `text` cut to at most `max_bytes` (at a character boundary) with a note saying how much was

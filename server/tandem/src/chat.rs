@@ -112,9 +112,17 @@ enum Shown {
 
 /// The model's text made inert for a terminal: control characters (escape sequences, carriage
 /// returns, backspaces, ...) are shown escaped, so nothing the model writes can move the cursor,
-/// recolour or overwrite what the user reads. Line feeds and tabs stay, unless `one_line`.
+/// recolour or overwrite what the user reads; so are the characters that reorder or break what
+/// is shown without being seen (bidi controls, line and paragraph separators). Line feeds and
+/// tabs stay, unless `one_line`; a `one_line` text (a question's command, path, server) has its
+/// invisible characters (zero-width ones, soft hyphens) escaped too, so what the user approves
+/// is exactly what they read.
 fn inert(text: &str, one_line: bool) -> std::borrow::Cow<'_, str> {
-    let unsafe_char = |c: char| c.is_control() && !(!one_line && (c == '\n' || c == '\t'));
+    let unsafe_char = |c: char| {
+        (c.is_control() && !(!one_line && (c == '\n' || c == '\t')))
+            || reorders(c)
+            || (one_line && invisible(c))
+    };
     if !text.chars().any(unsafe_char) {
         return std::borrow::Cow::Borrowed(text);
     }
@@ -129,6 +137,20 @@ fn inert(text: &str, one_line: bool) -> std::borrow::Cow<'_, str> {
         }
     }
     std::borrow::Cow::Owned(shown)
+}
+
+/// Bidi controls (which make `rm x` display as `x mr`) and the line and paragraph separators
+/// some terminals break lines at.
+fn reorders(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+}
+
+/// Characters that take no room on screen: zero-width spaces and joiners, word joiners, the
+/// byte-order mark, soft hyphens, the Mongolian vowel separator, invisible operators.
+fn invisible(c: char) -> bool {
+    matches!(c, '\u{00ad}' | '\u{180e}' | '\u{200b}'..='\u{200d}' | '\u{2060}'..='\u{2064}'
+        | '\u{feff}')
 }
 
 fn out(text: &str) {
@@ -673,5 +695,28 @@ mod tests {
         assert_eq!(inert("a\nb\tc", false), "a\nb\tc");
         assert_eq!(inert("a\nb", true), "a\\nb");
         assert_eq!(inert("plain", true), "plain");
+    }
+
+    #[test]
+    fn characters_that_reorder_or_hide_are_shown_escaped_in_questions() {
+        // `rm -rf ~ #` shown reversed by a right-to-left override, a zero-width space inside a
+        // word, a line separator that starts a fake line.
+        let shown = inert(
+            "git status \u{202e}~ fr- mr\u{202c} x\u{200b}y\u{2028}ok",
+            true,
+        );
+        assert_eq!(
+            shown,
+            "git status \\u{202e}~ fr- mr\\u{202c} x\\u{200b}y\\u{2028}ok"
+        );
+        assert_eq!(
+            inert("a\u{2066}b\u{2069}\u{feff}\u{ad}", true),
+            "a\\u{2066}b\\u{2069}\\u{feff}\\u{ad}"
+        );
+        // In flowing text, what reorders is escaped; a joiner inside an emoji stays.
+        assert_eq!(
+            inert("a\u{202e}b \u{1f469}\u{200d}\u{1f4bb}", false),
+            "a\\u{202e}b \u{1f469}\u{200d}\u{1f4bb}"
+        );
     }
 }
