@@ -38,10 +38,23 @@ pub fn refusal(
     let error = parses(text).err()?;
     if !error.is_data() {
         // Syntax, an early end, or nesting past serde_json's limit (128): not JSON we can read.
+        // Too deep is still JSON: its request's id is read without the nesting, so the client
+        // gets the answer to the request it is waiting for.
+        let too_deep = error.to_string().starts_with("recursion limit exceeded");
         return Some(Refusal {
             code: PARSE_ERROR,
-            id: Value::Null,
-            message: format!("the message is not JSON: {error}"),
+            id: too_deep
+                .then(|| shallow_request_id(text))
+                .flatten()
+                .unwrap_or(Value::Null),
+            message: if too_deep {
+                format!(
+                    "the message nests deeper than the 128 levels Tandem reads ({error}); send \
+                     flatter params"
+                )
+            } else {
+                format!("the message is not JSON: {error}")
+            },
         });
     }
     // It is JSON (so parsing it again is safe): say what is wrong with its shape.
@@ -88,6 +101,99 @@ fn shape_problem(value: &Value, error: &serde_json::Error, batch_hint: &str) -> 
         error.to_string()
     };
     (answer_id, why)
+}
+
+/// The id of a request (an object with a `method`) read from its top level alone, skipping each
+/// nested value by counting brackets (no recursion, so any depth): `None` when the text is not
+/// such an object or its id is not an integer or a string.
+fn shallow_request_id(text: &str) -> Option<Value> {
+    let b = text.as_bytes();
+    let ws = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    };
+    let mut i = ws(0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let (mut id, mut method) = (None, false);
+    i = ws(i + 1);
+    while b.get(i) != Some(&b'}') {
+        let key_end = skip_string(b, i)?;
+        let key: String = serde_json::from_str(&text[i..key_end]).ok()?;
+        i = ws(key_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        let start = ws(i + 1);
+        let end = skip_value(b, start)?;
+        match key.as_str() {
+            "id" => id = serde_json::from_str::<Value>(&text[start..end]).ok(),
+            "method" => method = true,
+            _ => {}
+        }
+        i = ws(end);
+        match b.get(i) {
+            Some(b',') => i = ws(i + 1),
+            Some(b'}') => {}
+            _ => return None,
+        }
+    }
+    id.filter(|id| method && (id.is_i64() || id.is_string()))
+}
+
+/// The end of the string starting at `i` (just past its closing quote).
+fn skip_string(b: &[u8], i: usize) -> Option<usize> {
+    if b.get(i) != Some(&b'"') {
+        return None;
+    }
+    let mut j = i + 1;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            b'"' => return Some(j + 1),
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+/// The end of the value starting at `i`: a string, a bracketed value at any depth, or a scalar.
+fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+    match b.get(i)? {
+        b'"' => skip_string(b, i),
+        b'{' | b'[' => {
+            let (mut depth, mut j) = (0usize, i);
+            while j < b.len() {
+                match b[j] {
+                    b'"' => {
+                        j = skip_string(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            None
+        }
+        _ => {
+            let mut j = i;
+            while j < b.len() && !matches!(b[j], b',' | b'}' | b']') && !b[j].is_ascii_whitespace()
+            {
+                j += 1;
+            }
+            (j > i).then_some(j)
+        }
+    }
 }
 
 /// A JSON value named by its kind, for an error message (never the whole value).
@@ -147,5 +253,34 @@ mod tests {
         // A response's id is ours: never answered with it.
         let r = refused(r#"{"jsonrpc":"2.0","result":1}"#);
         assert!(r.message.contains("needs an \"id\""), "{}", r.message);
+    }
+
+    #[test]
+    fn a_request_nested_too_deep_is_answered_with_its_own_id() {
+        let deep = |id: &str, depth: usize| {
+            format!(
+                r#"{{"jsonrpc":"2.0","params":{{"s":"]}}\"","x":{}{}}},"id":{id},"method":"m"}}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            )
+        };
+        let r = refused(&deep("7", 100_000));
+        assert_eq!((r.code, r.id.clone()), (PARSE_ERROR, Value::from(7)));
+        assert!(
+            r.message.contains("deeper than the 128 levels"),
+            "{}",
+            r.message
+        );
+        assert_eq!(refused(&deep("\"a\\\"b\"", 200)).id, Value::from("a\"b"));
+        // Not a request, or no usable id: null, as for any parse error.
+        assert_eq!(refused(&deep("{}", 200)).id, Value::Null);
+        let response = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{}{}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert_eq!(refused(&response).id, Value::Null);
+        // Cut off: nothing to read.
+        assert_eq!(refused(&deep("7", 200)[..300]).code, PARSE_ERROR);
     }
 }
