@@ -142,3 +142,51 @@ async fn a_trusted_project_server_whose_script_changed_asks_again() {
     );
     assert!(!offered_tools(&mock).iter().any(|t| t.starts_with("proj__")));
 }
+
+/// A result past rmcp's 16 MiB line limit used to be dropped unseen, and the call waited for its
+/// 5-minute timeout; now it is cut like any long result.
+#[tokio::test]
+async fn a_20_mib_mcp_result_is_cut_not_waited_for() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool("tiny__big", json!({"mib": 20})),
+        Reply::text("Done.").expect_tool_result_contains("cut"),
+        Reply::tool("tiny__controls", json!({})),
+        Reply::text("Done."),
+    ]));
+    let options = Options {
+        mcp_servers: json!([{"name": "tiny", "command": "python3",
+            "args": [tiny_server().display().to_string()]}]),
+        approval: json!({"allowMcpTools": ["tiny/*"]}),
+        ..Options::default()
+    };
+    let tandem = Sidecar::start(&env, &mock, options).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Get it").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    let output = turn.tool_result()["output"].as_str().unwrap().to_string();
+    assert!(
+        output.starts_with("xxxx"),
+        "{}",
+        &output[..output.len().min(300)]
+    );
+    assert!(
+        output.len() < 200 * 1024,
+        "{} bytes reached the model",
+        output.len()
+    );
+    assert!(
+        output.contains("cut"),
+        "{}",
+        &output[output.len().saturating_sub(300)..]
+    );
+
+    // Escapes and carriage returns from a server never reach the model or the user.
+    let turn = tandem.run_turn(&session, "Again").await;
+    let output = turn.tool_result()["output"].as_str().unwrap().to_string();
+    assert!(output.contains("Run `git status`?"), "{output}");
+    assert!(
+        !output.contains('\u{1b}') && !output.contains('\r') && !output.contains('\u{7}'),
+        "{output:?}"
+    );
+}

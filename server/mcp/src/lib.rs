@@ -18,6 +18,7 @@ mod error;
 mod hub;
 pub mod naming;
 mod result;
+mod shorten;
 mod spawn;
 mod stderr;
 mod text;

@@ -18,15 +18,20 @@ use std::process::Stdio;
 use std::sync::OnceLock;
 use std::sync::mpsc;
 
-use process_wrap::tokio::{CommandWrap, ProcessGroup};
-use rmcp::transport::TokioChildProcess;
-use tokio::process::ChildStderr;
+use process_wrap::tokio::{ChildWrapper, CommandWrap, ProcessGroup};
+use rmcp::RoleClient;
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
+
+use crate::shorten::Shorten;
 
 use crate::config::StdioServerConfig;
 
 /// A started server: the transport rmcp talks over, its stderr, and its process group id.
 pub struct Spawned {
-    pub transport: TokioChildProcess,
+    pub transport: ChildTransport,
     pub stderr: Option<ChildStderr>,
     pub pid: Option<u32>,
 }
@@ -110,17 +115,69 @@ fn spawn_here(config: &StdioServerConfig) -> io::Result<Spawned> {
             });
         }
     }
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut wrapped = CommandWrap::from(command);
     wrapped.wrap(ProcessGroup::leader());
-    let (transport, stderr) = TokioChildProcess::builder(wrapped)
-        .stderr(Stdio::piped())
-        .spawn()?;
-    let pid = transport.id();
+    let mut child = wrapped.spawn()?;
+    let missing = || io::Error::other("the server's stdio was not piped");
+    let stdin = child.inner_mut().stdin().take().ok_or_else(missing)?;
+    let stdout = child.inner_mut().stdout().take().ok_or_else(missing)?;
+    let stderr = child.inner_mut().stderr().take();
+    let pid = child.id();
     Ok(Spawned {
-        transport,
+        transport: ChildTransport {
+            io: AsyncRwTransport::new(Shorten::new(stdout), stdin),
+            child: Some(child),
+        },
         stderr,
         pid,
     })
+}
+
+/// rmcp's stdio transport over the server's output with its long strings cut
+/// ([`Shorten`](crate::shorten::Shorten)), and the child it talks to.
+pub struct ChildTransport {
+    io: AsyncRwTransport<RoleClient, Shorten<ChildStdout>, ChildStdin>,
+    child: Option<Box<dyn ChildWrapper>>,
+}
+
+/// How long a closing server gets after its stdin closes, then after SIGTERM.
+const EXIT_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+impl Transport<RoleClient> for ChildTransport {
+    type Error = io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.io.send(item)
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
+        self.io.receive()
+    }
+
+    /// MCP's stdio shutdown: close its stdin and wait for it to exit, then SIGTERM and wait,
+    /// then kill.
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.io.close().await?;
+        let Some(child) = self.child.as_mut() else {
+            return Ok(());
+        };
+        if tokio::time::timeout(EXIT_WAIT, child.wait()).await.is_err() {
+            #[cfg(unix)]
+            let _ = child.signal(libc::SIGTERM);
+            if tokio::time::timeout(EXIT_WAIT, child.wait()).await.is_err() {
+                Box::into_pin(child.kill()).await?;
+            }
+        }
+        self.child = None;
+        Ok(())
+    }
 }
 
 /// SIGKILL to a whole process group; for the last resort (drop, or after a graceful stop) so
