@@ -1,6 +1,6 @@
 // `npm run package`: one .vsix per VS Code target, each carrying only that platform's sidecar, as
 // VS Code's platform-specific extensions do (`vsce package --target`).
-//   npm run package                               this machine's target; builds its release sidecar first
+//   npm run package                               this machine's target, from cargo build --release (run first)
 //   npm run package -- --target darwin-arm64 ...  targets whose sidecar is built (scripts/release.sh)
 //   npm run package -- --all                      all six targets; fails first, naming each missing sidecar
 //   --out-dir DIR         where the .vsix files go (default dist/; tandem-<target>-<version>.vsix)
@@ -52,7 +52,8 @@ try {
 } catch (e) {
   fail(`${e.message}\nUsage: npm run package -- [--target ${Object.keys(TARGETS).join('|')}]... [--all] [--out-dir DIR]`);
 }
-const targets = options.all ? Object.keys(TARGETS) : options.target.length ? [...new Set(options.target)] : [HOST];
+const explicit = options.all || options.target.length > 0;
+const targets = options.all ? Object.keys(TARGETS) : explicit ? [...new Set(options.target)] : [HOST];
 for (const t of targets) {
   if (!TARGETS[t]) fail(`unknown target ${t}; the targets are ${Object.keys(TARGETS).join(', ')}.`);
 }
@@ -62,16 +63,18 @@ const exe = (target) => (target.startsWith('win32') ? 'tandem.exe' : 'tandem');
 const shown = (p) => (p.startsWith(repo) ? relative(repo, p) : p);
 
 // Only this machine's own target is built here; cross builds take minutes each and tools of their own.
-const hostOnly = targets.length === 1 && targets[0] === HOST;
-if (hostOnly && !process.env.TANDEM_SKIP_CARGO) run('cargo', ['build', '--release', '--locked', '-p', 'tandem']);
+if (!explicit && !process.env.TANDEM_SKIP_CARGO) run('cargo', ['build', '--release', '--locked', '-p', 'tandem']);
 
-/** The sidecar binary for a target: the newest of its triples' builds (and a native build on its own machine). */
+/**
+ * The sidecar binary for a target: the first of its triples' builds that exists. Plain `npm run
+ * package` takes what `cargo build --release` just built; an explicit --target of this machine
+ * prefers release.sh's build (linked against an older glibc, so it runs on more systems).
+ */
 function sidecarFor(target) {
-  const candidates = TARGETS[target].map((triple) => join(targetDir, triple, 'release', exe(target)));
-  if (target === HOST) candidates.push(join(targetDir, 'release', exe(target)));
-  const found = candidates.filter((p) => existsSync(p) && statSync(p).isFile());
-  found.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  return { binary: found[0], candidates };
+  const native = join(targetDir, 'release', exe(target));
+  const candidates = explicit ? TARGETS[target].map((triple) => join(targetDir, triple, 'release', exe(target))) : [native];
+  if (explicit && target === HOST) candidates.push(native);
+  return { binary: candidates.find((p) => existsSync(p) && statSync(p).isFile()), candidates };
 }
 
 const sidecars = targets.map((target) => ({ target, ...sidecarFor(target) }));
@@ -82,7 +85,7 @@ if (missing.length > 0) {
       .map(
         ({ target, candidates }) =>
           `no sidecar for ${target}: ${candidates.map(shown).join(' or ')} does not exist. ` +
-          (target === HOST
+          (!explicit
             ? 'Build it with: cargo build --release -p tandem'
             : `Build it with: scripts/release.sh ${TARGETS[target][0]}`),
       )

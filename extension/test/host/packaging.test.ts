@@ -70,7 +70,6 @@ describe('the extension manifest', () => {
       assert.doesNotMatch(src, /^[a-z]+:|^\/|\.\./i, `${src}: only https or a path inside extension/ loads in the gallery`);
       assert.doesNotMatch(src, /\.svg$/i, `${src}: vsce refuses SVG images in a README`);
       assert.ok(existsSync(path.join(ext, src)), `the README shows ${src}, which does not exist`);
-      assert.match(src, /^media\//, `${src} is outside media/, which is all .vscodeignore packs`);
     }
   });
 });
@@ -123,7 +122,9 @@ describe('scripts/package.mjs', () => {
         'extension/LICENSE.txt',
         'extension/ThirdPartyNotices.txt',
         `extension/${manifest.icon}`,
-        'extension/media/screenshot.png',
+        ...markdownImages(readFileSync(path.join(ext, 'README.md'), 'utf8'))
+          .filter((src) => !src.startsWith('https://'))
+          .map((src) => `extension/${src}`),
         'extension/out/extension.js',
         'extension/out/webview/main.js',
       ]) {
@@ -133,6 +134,7 @@ describe('scripts/package.mjs', () => {
         files.filter((f) => f.startsWith('extension/bin/')),
         [bin],
       );
+      assert.ok(!files.includes('extension/media/icon.svg'), 'the icon source was packed');
       assert.equal(unzip('-p', vsix, bin), `stand-in sidecar for ${target === 'win32-x64' ? 'x86_64-pc-windows-gnu' : 'aarch64-unknown-linux-gnu'}\n`);
       assert.ok(!files.some((f) => /\/(src|test|webview)\/.*\.ts$|\.map$/.test(f)), 'sources or source maps were packed');
       const vsixManifest = unzip('-p', vsix, 'extension.vsixmanifest');
@@ -148,6 +150,18 @@ describe('scripts/package.mjs', () => {
       assert.match(notices, /^markdown-it \d/m);
       assert.match(notices, /^dompurify \d/m);
     }
+  });
+
+  it('packs this machine\'s target from cargo build --release by default', () => {
+    const host = `${process.platform}-${process.arch}`;
+    const name = process.platform === 'win32' ? 'tandem.exe' : 'tandem';
+    mkdirSync(path.join(cargoTarget, 'release'), { recursive: true });
+    writeFileSync(path.join(cargoTarget, 'release', name), 'native build\n');
+    const r = packageCmd();
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const vsix = path.join(work, 'dist', `tandem-${host}-${manifest.version}.vsix`);
+    assert.equal(unzip('-p', vsix, `extension/bin/${host}/${name}`), 'native build\n');
+    rmSync(path.join(cargoTarget, 'release'), { recursive: true });
   });
 
   it('names the build command for a target whose sidecar is not built, and packs nothing', () => {

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Release binaries of the sidecar for every platform VS Code ships on, cross-compiled on this
+# (x86_64 Linux) machine, then one .vsix per platform (scripts/package.mjs --target).
+#
+#   scripts/release.sh [--no-package] [TRIPLE ...]     (default: every triple below)
+#
+# Linux, macOS and aarch64 Windows link with Zig (cargo-zigbuild; Linux against glibc 2.28, VS
+# Code's own floor), x86_64 Windows with mingw-w64 (see windows_arm64 below for aarch64).
+# Tools are installed on first use and reused: Zig and cargo-zigbuild from PyPI into a venv under
+# ~/.cache/tandem-release, Rust's standard library per target with rustup, mingw-w64 with apt.
+# Binaries land in target/<triple>/release/; a log per target in target/release-logs/.
+# Exits non-zero if any requested target failed, after trying all of them.
+set -uo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cache="${TANDEM_RELEASE_CACHE:-$HOME/.cache/tandem-release}"
+venv="$cache/venv"
+logs="$repo/target/release-logs"
+# Pinned so that a release is reproducible; bump deliberately.
+ZIGLANG_VERSION=0.17.1
+CARGO_ZIGBUILD_VERSION=0.24.0
+GLIBC=2.28
+
+# Rust triple -> VS Code target. Order: the cheapest checks first.
+declare -A VSCODE=(
+  [x86_64-unknown-linux-gnu]=linux-x64
+  [aarch64-unknown-linux-gnu]=linux-arm64
+  [x86_64-apple-darwin]=darwin-x64
+  [aarch64-apple-darwin]=darwin-arm64
+  [x86_64-pc-windows-gnu]=win32-x64
+  [aarch64-pc-windows-gnullvm]=win32-arm64
+)
+ALL=(x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-pc-windows-gnu
+  x86_64-apple-darwin aarch64-apple-darwin aarch64-pc-windows-gnullvm)
+
+package=1
+targets=()
+for arg in "$@"; do
+  case "$arg" in
+    --no-package) package=0 ;;
+    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "release.sh: unknown option $arg" >&2; exit 2 ;;
+    *)
+      if [ -z "${VSCODE[$arg]:-}" ]; then
+        echo "release.sh: unknown target $arg; known: ${ALL[*]}" >&2
+        exit 2
+      fi
+      targets+=("$arg") ;;
+  esac
+done
+[ ${#targets[@]} -eq 0 ] && targets=("${ALL[@]}")
+
+say() { printf '\n== %s\n' "$*"; }
+
+# Zig and cargo-zigbuild, pinned, in a venv of their own (reinstalled only when a pin changes).
+zig_tools() {
+  local stamp="$venv/.tandem-$ZIGLANG_VERSION-$CARGO_ZIGBUILD_VERSION"
+  if [ ! -e "$stamp" ]; then
+    say "installing ziglang $ZIGLANG_VERSION and cargo-zigbuild $CARGO_ZIGBUILD_VERSION into $venv (PyPI)"
+    mkdir -p "$cache"
+    python3 -m venv "$venv" &&
+      "$venv/bin/pip" install -q "ziglang==$ZIGLANG_VERSION" "cargo-zigbuild==$CARGO_ZIGBUILD_VERSION" &&
+      touch "$stamp" || return 1
+  fi
+  # cargo-zigbuild runs Zig as `python3 -m ziglang`: the venv's python3 must come first.
+  export PATH="$venv/bin:$PATH"
+}
+
+# mingw-w64 for x86_64-pc-windows-gnu: the C compiler and linker.
+mingw() {
+  command -v x86_64-w64-mingw32-gcc >/dev/null && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    say "installing gcc-mingw-w64-x86-64 (apt)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc-mingw-w64-x86-64 >/dev/null ||
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc-mingw-w64-x86-64 >/dev/null; }
+  else
+    echo "x86_64-pc-windows-gnu needs mingw-w64: install Debian's gcc-mingw-w64-x86-64 (as root)." >&2
+    return 1
+  fi
+}
+
+# aarch64 Windows: the MSVC route (cargo-xwin) downloads Microsoft's CRT and SDK from Microsoft,
+# which this machine cannot reach; the GNU-LLVM ABI links with Zig, which carries mingw-w64's CRT
+# and import libraries for aarch64. Nothing here can run the result (Wine on x86_64 runs no
+# aarch64 code): it is built and checked for its format only.
+windows_arm64() {
+  zig_tools && nice -n 10 cargo zigbuild --release --locked -p tandem --target aarch64-pc-windows-gnullvm
+}
+
+build() {
+  local triple="$1"
+  rustup target add "$triple" >/dev/null 2>&1 || { echo "rustup target add $triple failed" >&2; return 1; }
+  case "$triple" in
+    *-linux-gnu) zig_tools && nice -n 10 cargo zigbuild --release --locked -p tandem --target "$triple.$GLIBC" ;;
+    *-apple-darwin) zig_tools && nice -n 10 cargo zigbuild --release --locked -p tandem --target "$triple" ;;
+    x86_64-pc-windows-gnu) mingw && nice -n 10 cargo build --release --locked -p tandem --target "$triple" ;;
+    aarch64-pc-windows-gnullvm) windows_arm64 ;;
+  esac
+}
+
+binary() { case "$1" in *windows*) echo "$repo/target/$1/release/tandem.exe" ;; *) echo "$repo/target/$1/release/tandem" ;; esac; }
+
+mkdir -p "$logs"
+cd "$repo" || exit 1
+built=()
+failed=()
+summary=()
+for triple in "${targets[@]}"; do
+  say "$triple (${VSCODE[$triple]}): building, log in target/release-logs/$triple.log"
+  start=$SECONDS
+  # A stale binary from an earlier build must not pass for this one.
+  rm -f "$(binary "$triple")"
+  build "$triple" >"$logs/$triple.log" 2>&1
+  status=$?
+  took=$((SECONDS - start))
+  if [ $status -eq 0 ] && [ -f "$(binary "$triple")" ]; then
+    built+=("$triple")
+    summary+=("$(printf '%-28s %-13s built in %4ss: %s' "$triple" "${VSCODE[$triple]}" "$took" "$(file -b "$(binary "$triple")" | cut -d, -f1-2)")")
+  else
+    failed+=("$triple")
+    summary+=("$(printf '%-28s %-13s FAILED after %ss, see target/release-logs/%s.log' "$triple" "${VSCODE[$triple]}" "$took" "$triple")")
+    # The first errors say why (a compile error, a missing linker or library).
+    grep -m 8 -E '^error|error:|cannot find|not found|unable to' "$logs/$triple.log" | sed 's/^/    /' >&2 ||
+      tail -n 8 "$logs/$triple.log" | sed 's/^/    /' >&2
+  fi
+done
+
+if [ $package -eq 1 ] && [ ${#built[@]} -gt 0 ]; then
+  say "packaging one .vsix per built target"
+  args=()
+  for triple in "${built[@]}"; do args+=(--target "${VSCODE[$triple]}"); done
+  TANDEM_SKIP_CARGO=1 node "$repo/scripts/package.mjs" "${args[@]}" || failed+=("packaging")
+fi
+
+say "summary"
+printf '%s\n' "${summary[@]}"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "failed: ${failed[*]}" >&2
+  exit 1
+fi
