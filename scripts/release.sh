@@ -87,12 +87,31 @@ windows_arm64() {
   zig_tools && nice -n 10 cargo zigbuild --release --locked -p tandem --target aarch64-pc-windows-gnullvm
 }
 
+# macOS: Zig carries libSystem but not Apple's frameworks. A dependency that links one (today
+# security-framework, for reqwest's platform certificate verifier: Security and CoreFoundation)
+# needs Apple's SDK: SDKROOT=/path/to/MacOSX.sdk (copied from Xcode on a Mac; it cannot be
+# downloaded here). Without it, say so at once instead of failing at the link after minutes.
+macos() {
+  local triple="$1" sys
+  zig_tools || return 1
+  if [ -z "${SDKROOT:-}" ]; then
+    sys=$(cargo tree --locked -p tandem --target "$triple" -e normal --prefix none 2>/dev/null |
+      grep -oE '^(core-foundation-sys|security-framework-sys|system-configuration-sys|objc2?-[a-z-]+|fsevent-sys) v[0-9.]+' | sort -u | tr '\n' ' ')
+    if [ -n "$sys" ]; then
+      echo "error: $triple links Apple frameworks (through ${sys% }), which Zig does not carry." \
+        "Set SDKROOT to a MacOSX.sdk (from Xcode on a Mac) and run again." >&2
+      return 1
+    fi
+  fi
+  nice -n 10 cargo zigbuild --release --locked -p tandem --target "$triple"
+}
+
 build() {
   local triple="$1"
   rustup target add "$triple" >/dev/null 2>&1 || { echo "rustup target add $triple failed" >&2; return 1; }
   case "$triple" in
     *-linux-gnu) zig_tools && nice -n 10 cargo zigbuild --release --locked -p tandem --target "$triple.$GLIBC" ;;
-    *-apple-darwin) zig_tools && nice -n 10 cargo zigbuild --release --locked -p tandem --target "$triple" ;;
+    *-apple-darwin) macos "$triple" ;;
     x86_64-pc-windows-gnu) mingw && nice -n 10 cargo build --release --locked -p tandem --target "$triple" ;;
     aarch64-pc-windows-gnullvm) windows_arm64 ;;
   esac

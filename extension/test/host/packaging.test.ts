@@ -187,3 +187,24 @@ describe('scripts/package.mjs', () => {
     assert.match(r.stderr, /unknown target win32-ia32; the targets are linux-x64, linux-arm64/);
   });
 });
+
+describe('scripts/release.sh', () => {
+  const release = (...args: string[]) => spawnSync('bash', [path.join(repo, 'scripts', 'release.sh'), ...args], { encoding: 'utf8' });
+
+  it('refuses a target it does not build before building anything', () => {
+    const r = release('x86_64-pc-windows-gnu', 'x86_64-unknown-freebsd');
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /unknown target x86_64-unknown-freebsd; known: x86_64-unknown-linux-gnu .*aarch64-pc-windows-gnullvm/);
+    assert.doesNotMatch(r.stdout, /building/);
+  });
+
+  it('builds for every target package.mjs packs', () => {
+    // Each VS Code target's first triple in package.mjs is the one release.sh builds.
+    const script = readFileSync(path.join(repo, 'scripts', 'release.sh'), 'utf8');
+    const packer = readFileSync(path.join(repo, 'scripts', 'package.mjs'), 'utf8');
+    const built = new Map([...script.matchAll(/\[([a-z0-9_-]+)\]=([a-z0-9-]+)/g)].map((m) => [m[2], m[1]]));
+    const packed = [...packer.matchAll(/'([a-z0-9]+-[a-z0-9]+)': \['([a-z0-9_-]+)'/g)].map((m) => [m[1], m[2]]);
+    assert.equal(packed.length, 6);
+    for (const [target, triple] of packed) assert.equal(built.get(target ?? ''), triple, target);
+  });
+});
