@@ -21,7 +21,7 @@ ZIGLANG_VERSION=0.17.1
 CARGO_ZIGBUILD_VERSION=0.24.0
 GLIBC=2.28
 
-# Rust triple -> VS Code target. Order: the cheapest checks first.
+# Rust triple -> VS Code target.
 declare -A VSCODE=(
   [x86_64-unknown-linux-gnu]=linux-x64
   [aarch64-unknown-linux-gnu]=linux-arm64
@@ -30,6 +30,8 @@ declare -A VSCODE=(
   [x86_64-pc-windows-gnu]=win32-x64
   [aarch64-pc-windows-gnullvm]=win32-arm64
 )
+# The order they build in: the ones that can fail early (missing SDK, toolchain) come after the
+# Linux builds, so one failing never leaves nothing built.
 ALL=(x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-pc-windows-gnu
   x86_64-apple-darwin aarch64-apple-darwin aarch64-pc-windows-gnullvm)
 
@@ -117,6 +119,22 @@ build() {
   esac
 }
 
+# Runs a built binary's --version where this machine can: natively, or aarch64 Linux under
+# qemu-user (Debian qemu-user and libc6-arm64-cross, when installed). Prints what it ran, or why not.
+smoke() {
+  local triple="$1" bin="$2"
+  case "$triple" in
+    "$(uname -m)-unknown-linux-gnu") "$bin" --version 2>&1 | head -1 ;;
+    aarch64-unknown-linux-gnu)
+      if command -v qemu-aarch64 >/dev/null && [ -d /usr/aarch64-linux-gnu ]; then
+        echo "$(qemu-aarch64 -L /usr/aarch64-linux-gnu "$bin" --version 2>&1 | head -1) (qemu-aarch64)"
+      else
+        echo "not run (no qemu-aarch64 with libc6-arm64-cross)"
+      fi ;;
+    *) echo "not run here" ;;
+  esac
+}
+
 binary() { case "$1" in *windows*) echo "$repo/target/$1/release/tandem.exe" ;; *) echo "$repo/target/$1/release/tandem" ;; esac; }
 
 mkdir -p "$logs"
@@ -134,18 +152,19 @@ for triple in "${targets[@]}"; do
   took=$((SECONDS - start))
   if [ $status -eq 0 ] && [ -f "$(binary "$triple")" ]; then
     built+=("$triple")
-    summary+=("$(printf '%-28s %-13s built in %4ss: %s' "$triple" "${VSCODE[$triple]}" "$took" "$(file -b "$(binary "$triple")" | cut -d, -f1-2)")")
+    summary+=("$(printf '%-28s %-13s built in %4ss: %s; %s' "$triple" "${VSCODE[$triple]}" "$took" \
+      "$(file -b "$(binary "$triple")" | cut -d, -f1-2)" "$(smoke "$triple" "$(binary "$triple")")")")
   else
     failed+=("$triple")
-    summary+=("$(printf '%-28s %-13s FAILED after %ss, see target/release-logs/%s.log' "$triple" "${VSCODE[$triple]}" "$took" "$triple")")
-    # The first errors say why (a compile error, a missing linker or library).
-    grep -m 8 -E '^error|error:|cannot find|not found|unable to' "$logs/$triple.log" | sed 's/^/    /' >&2 ||
-      tail -n 8 "$logs/$triple.log" | sed 's/^/    /' >&2
+    # The first errors say why (a compile error, a missing linker, library or SDK).
+    why=$(grep -m 8 -E '^error|error:|cannot find|not found|unable to' "$logs/$triple.log" || tail -n 8 "$logs/$triple.log")
+    summary+=("$(printf '%-28s %-13s FAILED after %ss (target/release-logs/%s.log):\n%s' "$triple" "${VSCODE[$triple]}" "$took" "$triple" "$(sed 's/^/    /' <<<"$why")")")
   fi
 done
 
 if [ $package -eq 1 ] && [ ${#built[@]} -gt 0 ]; then
   say "packaging one .vsix per built target"
+  [ -d "$repo/node_modules/@vscode/vsce" ] || (cd "$repo" && npm ci --no-audit --no-fund --loglevel=error)
   args=()
   for triple in "${built[@]}"; do args+=(--target "${VSCODE[$triple]}"); done
   TANDEM_SKIP_CARGO=1 node "$repo/scripts/package.mjs" "${args[@]}" || failed+=("packaging")
