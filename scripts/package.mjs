@@ -84,7 +84,8 @@ if (missing.length > 0) {
     missing
       .map(
         ({ target, candidates }) =>
-          `no sidecar for ${target}: ${candidates.map(shown).join(' or ')} does not exist. ` +
+          `no sidecar for ${target}: ` +
+          (candidates.length === 1 ? `${shown(candidates[0])} does not exist. ` : `none of ${candidates.map(shown).join(', ')} exists. `) +
           (!explicit
             ? 'Build it with: cargo build --release -p tandem'
             : `Build it with: scripts/release.sh ${TARGETS[target][0]}`),
