@@ -1,72 +1,156 @@
-// `npm run package`: builds the release sidecar and the extension, and writes one .vsix into
-// dist/ that carries the sidecar for every target built (this machine's always).
-//   TANDEM_SKIP_CARGO=1  use the binaries already under target/ (CI builds them first)
+// `npm run package`: one .vsix per VS Code target, each carrying only that platform's sidecar, as
+// VS Code's platform-specific extensions do (`vsce package --target`).
+//   npm run package                               this machine's target, from cargo build --release (run first)
+//   npm run package -- --target darwin-arm64 ...  targets whose sidecar is built (scripts/release.sh)
+//   npm run package -- --all                      all six targets; fails first, naming each missing sidecar
+//   --out-dir DIR         where the .vsix files go (default dist/; tandem-<target>-<version>.vsix)
+//   TANDEM_SKIP_CARGO=1   use the binaries already under target/ (CI builds them first)
+//   CARGO_TARGET_DIR      where cargo puts binaries, as for cargo itself (default target/)
 
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ext = join(repo, 'extension');
-const dist = join(repo, 'dist');
+
+// VS Code targets and the Rust triples whose binary serves each, in the order release.sh builds
+// them. Windows: the GNU ABI is what this machine can link (mingw-w64); MSVC builds from a
+// Windows machine are taken as well.
+const TARGETS = {
+  'linux-x64': ['x86_64-unknown-linux-gnu'],
+  'linux-arm64': ['aarch64-unknown-linux-gnu'],
+  'darwin-x64': ['x86_64-apple-darwin'],
+  'darwin-arm64': ['aarch64-apple-darwin'],
+  'win32-x64': ['x86_64-pc-windows-gnu', 'x86_64-pc-windows-msvc'],
+  'win32-arm64': ['aarch64-pc-windows-gnullvm', 'aarch64-pc-windows-msvc'],
+};
+const HOST = `${process.platform}-${process.arch}`;
+
+function fail(message) {
+  console.error(`package: ${message}`);
+  process.exit(1);
+}
 
 function run(cmd, args, cwd = repo) {
   console.log(`$ ${cmd} ${args.join(' ')}`);
   execFileSync(cmd, args, { cwd, stdio: 'inherit' });
 }
 
-// Rust target triples and the VS Code platform folders their binaries go to.
-const TARGETS = {
-  'x86_64-unknown-linux-gnu': 'linux-x64',
-  'aarch64-unknown-linux-gnu': 'linux-arm64',
-  'x86_64-apple-darwin': 'darwin-x64',
-  'aarch64-apple-darwin': 'darwin-arm64',
-  'x86_64-pc-windows-msvc': 'win32-x64',
-  'aarch64-pc-windows-msvc': 'win32-arm64',
-};
-const HOST = `${process.platform}-${process.arch}`;
-
-if (!process.env.TANDEM_SKIP_CARGO) run('cargo', ['build', '--release', '--locked', '-p', 'tandem']);
-
-// Put each built sidecar under extension/bin/<platform>/.
-rmSync(join(ext, 'bin'), { recursive: true, force: true });
-const bundled = [];
-function bundle(from, platform) {
-  if (!existsSync(from) || bundled.includes(platform)) return;
-  const name = platform.startsWith('win32') ? 'tandem.exe' : 'tandem';
-  mkdirSync(join(ext, 'bin', platform), { recursive: true });
-  copyFileSync(from, join(ext, 'bin', platform, name));
-  chmodSync(join(ext, 'bin', platform, name), 0o755);
-  bundled.push(platform);
+let options;
+try {
+  ({ values: options } = parseArgs({
+    options: {
+      target: { type: 'string', multiple: true, default: [] },
+      all: { type: 'boolean', default: false },
+      'out-dir': { type: 'string', default: join(repo, 'dist') },
+    },
+  }));
+} catch (e) {
+  fail(`${e.message}\nUsage: npm run package -- [--target ${Object.keys(TARGETS).join('|')}]... [--all] [--out-dir DIR]`);
 }
-bundle(join(repo, 'target', 'release', process.platform === 'win32' ? 'tandem.exe' : 'tandem'), HOST);
-for (const [triple, platform] of Object.entries(TARGETS)) {
-  bundle(join(repo, 'target', triple, 'release', platform.startsWith('win32') ? 'tandem.exe' : 'tandem'), platform);
+const explicit = options.all || options.target.length > 0;
+const targets = options.all ? Object.keys(TARGETS) : explicit ? [...new Set(options.target)] : [HOST];
+for (const t of targets) {
+  if (!TARGETS[t]) fail(`unknown target ${t}; the targets are ${Object.keys(TARGETS).join(', ')}.`);
 }
-if (bundled.length === 0) {
-  console.error('No sidecar binary found under target/: build it with cargo build --release -p tandem.');
-  process.exit(1);
+const targetDir = resolve(repo, process.env.CARGO_TARGET_DIR ?? 'target');
+const outDir = resolve(options['out-dir']);
+const exe = (target) => (target.startsWith('win32') ? 'tandem.exe' : 'tandem');
+const shown = (p) => (p.startsWith(repo) ? relative(repo, p) : p);
+
+// Only this machine's own target is built here; cross builds take minutes each and tools of their own.
+if (!explicit && !process.env.TANDEM_SKIP_CARGO) run('cargo', ['build', '--release', '--locked', '-p', 'tandem']);
+
+/**
+ * The sidecar binary for a target: the first of its triples' builds that exists. Plain `npm run
+ * package` takes what `cargo build --release` just built; an explicit --target of this machine
+ * prefers release.sh's build (linked against an older glibc, so it runs on more systems).
+ */
+function sidecarFor(target) {
+  const native = join(targetDir, 'release', exe(target));
+  const candidates = explicit ? TARGETS[target].map((triple) => join(targetDir, triple, 'release', exe(target))) : [native];
+  if (explicit && target === HOST) candidates.push(native);
+  return { binary: candidates.find((p) => existsSync(p) && statSync(p).isFile()), candidates };
 }
-console.log(`Bundling the sidecar for: ${bundled.join(', ')}`);
 
-run('node', [join(repo, 'scripts', 'build-extension.mjs'), '--production']);
+const sidecars = targets.map((target) => ({ target, ...sidecarFor(target) }));
+const missing = sidecars.filter((s) => !s.binary);
+if (missing.length > 0) {
+  fail(
+    missing
+      .map(
+        ({ target, candidates }) =>
+          `no sidecar for ${target}: ` +
+          (candidates.length === 1 ? `${shown(candidates[0])} does not exist. ` : `none of ${candidates.map(shown).join(', ')} exists. `) +
+          (!explicit
+            ? 'Build it with: cargo build --release -p tandem'
+            : `Build it with: scripts/release.sh ${TARGETS[target][0]}`),
+      )
+      .join('\n') + (missing.length > 1 ? '\nscripts/release.sh builds every target and then packages them.' : ''),
+  );
+}
 
-const { version } = JSON.parse(readFileSync(join(ext, 'package.json'), 'utf8'));
-rmSync(dist, { recursive: true, force: true });
-mkdirSync(dist, { recursive: true });
-const out = join(dist, `tandem-${version}.vsix`);
-run(
-  process.execPath,
-  [
-    join(repo, 'node_modules', '@vscode', 'vsce', 'vsce'),
-    'package',
-    '--no-dependencies',
-    '--allow-missing-repository',
-    '--no-rewrite-relative-links',
-    '--out',
-    out,
-  ],
-  ext,
-);
-console.log(`Wrote ${out} (${readdirSync(dist).length} file in dist/)`);
+// Built outside extension/out, so packaging never disturbs a development build or running tests.
+const work = mkdtempSync(join(tmpdir(), 'tandem-package-'));
+process.on('exit', () => rmSync(work, { recursive: true, force: true }));
+const bundles = join(work, 'out');
+run(process.execPath, [join(repo, 'scripts', 'build-extension.mjs'), '--production', '--outdir', bundles]);
+
+const manifest = JSON.parse(readFileSync(join(ext, 'package.json'), 'utf8'));
+// The README's relative links and images point into the repository's extension/ folder: on the
+// Marketplace and Open VSX they must be absolute, and vsce only guesses the repository's root.
+const repoUrl = manifest.repository.url.replace(/\.git$/, '');
+const folder = manifest.repository.directory ?? '';
+const baseImagesUrl = `${repoUrl}/raw/HEAD/${folder}`;
+const baseContentUrl = `${repoUrl}/blob/HEAD/${folder}`;
+
+mkdirSync(outDir, { recursive: true });
+// Older versions' packages for these targets would be mistaken for the new ones.
+for (const old of readdirSync(outDir)) {
+  if (targets.some((t) => old.startsWith(`tandem-${t}-`) && old.endsWith('.vsix'))) rmSync(join(outDir, old));
+}
+
+// Each target is packed from a staging copy of its own, so exactly one sidecar goes in and
+// extension/ is never left holding a binary.
+const written = [];
+for (const { target, binary } of sidecars) {
+  const stage = join(work, target);
+  try {
+    for (const f of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore', 'media']) {
+      cpSync(join(ext, f), join(stage, f), { recursive: true });
+    }
+    cpSync(bundles, join(stage, 'out'), { recursive: true });
+    renameSync(join(stage, 'out', 'ThirdPartyNotices.txt'), join(stage, 'ThirdPartyNotices.txt'));
+    const to = join(stage, 'bin', target, exe(target));
+    mkdirSync(dirname(to), { recursive: true });
+    copyFileSync(binary, to);
+    chmodSync(to, 0o755);
+    console.log(`${target}: sidecar ${shown(binary)}`);
+    const out = join(outDir, `tandem-${target}-${manifest.version}.vsix`);
+    run(
+      process.execPath,
+      [
+        join(repo, 'node_modules', '@vscode', 'vsce', 'vsce'),
+        'package',
+        '--no-dependencies',
+        '--target',
+        target,
+        '--baseImagesUrl',
+        baseImagesUrl,
+        '--baseContentUrl',
+        baseContentUrl,
+        '--out',
+        out,
+      ],
+      stage,
+    );
+    written.push(out);
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+console.log(`Wrote ${written.map(shown).join(', ')}`);

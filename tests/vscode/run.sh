@@ -51,12 +51,13 @@ step "Building the sidecar and the mock model (release)"
 (cd "$repo" && cargo build --release --locked -p tandem -p mock-model)
 
 step "Packaging the extension"
-(cd "$repo" && TANDEM_SKIP_CARGO=1 node scripts/package.mjs >/dev/null)
+# This machine's target only, into a folder of its own: dist/ may hold other targets' packages.
+(cd "$repo" && TANDEM_SKIP_CARGO=1 node scripts/package.mjs --out-dir "$cache/vsix" >/dev/null)
 
 step "Running the test"
 # Each run gets a fresh e2e-* dir (profiles, logs, workspace); the last one stays for a look.
 rm -rf "$cache"/e2e-*
-vsix=$(ls "$repo"/dist/*.vsix)
+vsix=$(ls "$cache"/vsix/tandem-*.vsix)
 export TANDEM_E2E_CACHE="$cache" E2E_NODE24="$node24_dir/bin/node" E2E_CODE_SERVER="$code_server" \
   E2E_VSIX="$vsix" E2E_MOCK_MODEL="$repo/target/release/mock-model"
 cd "$repo"

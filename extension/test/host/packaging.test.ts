@@ -1,0 +1,210 @@
+// The extension as the Marketplace and Open VSX receive it: the manifest's gallery fields, the
+// README's images, and real .vsix files from scripts/package.mjs (with stand-in sidecar files,
+// so no cross build is needed; release.sh builds the real ones).
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+function repoRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(path.join(dir, 'scripts', 'package.mjs'))) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error(`no scripts/package.mjs above ${__dirname}`);
+    dir = up;
+  }
+  return dir;
+}
+
+const repo = repoRoot();
+const ext = path.join(repo, 'extension');
+const manifest = JSON.parse(readFileSync(path.join(ext, 'package.json'), 'utf8')) as Record<string, unknown> & {
+  version: string;
+  icon: string;
+  repository: { type: string; url: string; directory: string };
+  galleryBanner: { color: string; theme: string };
+};
+
+/** Width and height of a PNG, from its IHDR chunk. */
+function pngSize(file: string): { width: number; height: number } {
+  const bytes = readFileSync(file);
+  assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${file} is not a PNG`);
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+/** Every image a Markdown file shows: ![alt](src) and <img src="...">. */
+function markdownImages(markdown: string): string[] {
+  const images = [...markdown.matchAll(/!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1] ?? '');
+  images.push(...[...markdown.matchAll(/<img\s[^>]*src=["']([^"']+)["']/gi)].map((m) => m[1] ?? ''));
+  return images;
+}
+
+describe('the extension manifest', () => {
+  it('has what the Marketplace and Open VSX list', () => {
+    for (const field of ['name', 'displayName', 'description', 'version', 'publisher', 'license']) {
+      assert.equal(typeof manifest[field], 'string', `package.json lacks ${field}`);
+      assert.notEqual(manifest[field], '', `package.json has an empty ${field}`);
+    }
+    assert.match(manifest.repository.url, /^https:\/\/github\.com\/[^/]+\/[^/]+\.git$/);
+    assert.equal(manifest.repository.directory, 'extension');
+    assert.match(manifest.galleryBanner.color, /^#[0-9a-f]{6}$/i);
+    assert.ok(['dark', 'light'].includes(manifest.galleryBanner.theme), manifest.galleryBanner.theme);
+    for (const doc of ['README.md', 'CHANGELOG.md', 'LICENSE']) assert.ok(existsSync(path.join(ext, doc)), `extension/${doc} is missing`);
+    assert.match(readFileSync(path.join(ext, 'CHANGELOG.md'), 'utf8'), new RegExp(`^## ${manifest.version.replace(/\./g, '\\.')}\\b`, 'm'));
+  });
+
+  it('has a PNG icon of at least 128x128 (the Marketplace refuses SVG)', () => {
+    assert.match(manifest.icon, /\.png$/);
+    const { width, height } = pngSize(path.join(ext, manifest.icon));
+    assert.ok(width >= 128 && width === height, `icon is ${width}x${height}`);
+  });
+
+  it('names README images that exist and are packaged', () => {
+    const images = markdownImages(readFileSync(path.join(ext, 'README.md'), 'utf8'));
+    assert.ok(images.length > 0, 'the README shows no image');
+    for (const src of images) {
+      if (/^https:\/\//.test(src)) continue;
+      assert.doesNotMatch(src, /^[a-z]+:|^\/|\.\./i, `${src}: only https or a path inside extension/ loads in the gallery`);
+      assert.doesNotMatch(src, /\.svg$/i, `${src}: vsce refuses SVG images in a README`);
+      assert.ok(existsSync(path.join(ext, src)), `the README shows ${src}, which does not exist`);
+    }
+  });
+});
+
+describe('scripts/package.mjs', () => {
+  let work: string;
+  let cargoTarget: string;
+  const sidecar = (triple: string, name = 'tandem') => {
+    const file = path.join(cargoTarget, triple, 'release', name);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, `stand-in sidecar for ${triple}\n`);
+  };
+  const packageCmd = (...args: string[]) =>
+    spawnSync(process.execPath, [path.join(repo, 'scripts', 'package.mjs'), ...args, '--out-dir', path.join(work, 'dist')], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: { ...process.env, TANDEM_SKIP_CARGO: '1', CARGO_TARGET_DIR: cargoTarget },
+    });
+  const unzip = (...args: string[]) => {
+    const r = spawnSync('unzip', args, { encoding: 'utf8' });
+    assert.equal(r.status, 0, `unzip ${args.join(' ')}: ${r.error?.message ?? r.stderr}`);
+    return r.stdout;
+  };
+
+  before(() => {
+    work = mkdtempSync(path.join(tmpdir(), 'tandem-package-test-'));
+    cargoTarget = path.join(work, 'target');
+    sidecar('x86_64-pc-windows-gnu', 'tandem.exe');
+    sidecar('aarch64-unknown-linux-gnu');
+  });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  it('packs one .vsix per target, each with that platform sidecar alone and the gallery files', () => {
+    const r = packageCmd('--target', 'win32-x64', '--target', 'linux-arm64');
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.deepEqual(readdirSync(path.join(work, 'dist')).sort(), [
+      `tandem-linux-arm64-${manifest.version}.vsix`,
+      `tandem-win32-x64-${manifest.version}.vsix`,
+    ]);
+    for (const [target, bin] of [
+      ['win32-x64', 'extension/bin/win32-x64/tandem.exe'],
+      ['linux-arm64', 'extension/bin/linux-arm64/tandem'],
+    ] as const) {
+      const vsix = path.join(work, 'dist', `tandem-${target}-${manifest.version}.vsix`);
+      const files = unzip('-Z1', vsix).split('\n').filter(Boolean);
+      for (const f of [
+        'extension/package.json',
+        'extension/readme.md',
+        'extension/changelog.md',
+        'extension/LICENSE.txt',
+        'extension/ThirdPartyNotices.txt',
+        `extension/${manifest.icon}`,
+        ...markdownImages(readFileSync(path.join(ext, 'README.md'), 'utf8'))
+          .filter((src) => !src.startsWith('https://'))
+          .map((src) => `extension/${src}`),
+        'extension/out/extension.js',
+        'extension/out/webview/main.js',
+      ]) {
+        assert.ok(files.some((x) => x.toLowerCase() === f.toLowerCase()), `${path.basename(vsix)} lacks ${f}: ${files.join(', ')}`);
+      }
+      assert.deepEqual(
+        files.filter((f) => f.startsWith('extension/bin/')),
+        [bin],
+      );
+      assert.ok(!files.includes('extension/media/icon.svg'), 'the icon source was packed');
+      assert.equal(unzip('-p', vsix, bin), `stand-in sidecar for ${target === 'win32-x64' ? 'x86_64-pc-windows-gnu' : 'aarch64-unknown-linux-gnu'}\n`);
+      assert.ok(!files.some((f) => /\/(src|test|webview)\/.*\.ts$|\.map$/.test(f)), 'sources or source maps were packed');
+      const vsixManifest = unzip('-p', vsix, 'extension.vsixmanifest');
+      assert.match(vsixManifest, new RegExp(`TargetPlatform="${target}"`));
+      assert.match(vsixManifest, /<Icon>extension\/media\/icon\.png<\/Icon>/);
+      assert.match(vsixManifest, /Branding\.Color" Value="#/);
+      // The gallery shows the packaged README from its own site: its images must be absolute.
+      const readme = unzip('-p', vsix, files.find((f) => f.toLowerCase() === 'extension/readme.md') ?? '');
+      for (const src of markdownImages(readme)) {
+        assert.ok(src.startsWith(`${manifest.repository.url.replace(/\.git$/, '')}/raw/HEAD/extension/media/`), src);
+      }
+      const notices = unzip('-p', vsix, 'extension/ThirdPartyNotices.txt');
+      assert.match(notices, /^markdown-it \d/m);
+      assert.match(notices, /^dompurify \d/m);
+    }
+  });
+
+  it('packs this machine\'s target from cargo build --release by default', () => {
+    const host = `${process.platform}-${process.arch}`;
+    const name = process.platform === 'win32' ? 'tandem.exe' : 'tandem';
+    mkdirSync(path.join(cargoTarget, 'release'), { recursive: true });
+    writeFileSync(path.join(cargoTarget, 'release', name), 'native build\n');
+    const r = packageCmd();
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const vsix = path.join(work, 'dist', `tandem-${host}-${manifest.version}.vsix`);
+    assert.equal(unzip('-p', vsix, `extension/bin/${host}/${name}`), 'native build\n');
+    rmSync(path.join(cargoTarget, 'release'), { recursive: true });
+  });
+
+  it('names the build command for a target whose sidecar is not built, and packs nothing', () => {
+    rmSync(path.join(work, 'dist'), { recursive: true, force: true });
+    const r = packageCmd('--target', 'darwin-arm64');
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /no sidecar for darwin-arm64: .*aarch64-apple-darwin[/\\]release[/\\]tandem does not exist/);
+    assert.match(r.stderr, /scripts\/release\.sh aarch64-apple-darwin/);
+    assert.ok(!existsSync(path.join(work, 'dist')) || readdirSync(path.join(work, 'dist')).length === 0);
+  });
+
+  it('--all lists every missing sidecar before packing anything', () => {
+    const r = packageCmd('--all');
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    for (const missing of ['linux-x64', 'darwin-x64', 'darwin-arm64', 'win32-arm64']) assert.match(r.stderr, new RegExp(`no sidecar for ${missing}:`));
+    for (const present of ['linux-arm64', 'win32-x64']) assert.doesNotMatch(r.stderr, new RegExp(`no sidecar for ${present}:`));
+    assert.ok(!existsSync(path.join(work, 'dist')) || readdirSync(path.join(work, 'dist')).length === 0);
+  });
+
+  it('refuses a target VS Code does not have', () => {
+    const r = packageCmd('--target', 'win32-ia32');
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /unknown target win32-ia32; the targets are linux-x64, linux-arm64/);
+  });
+});
+
+describe('scripts/release.sh', () => {
+  const release = (...args: string[]) => spawnSync('bash', [path.join(repo, 'scripts', 'release.sh'), ...args], { encoding: 'utf8' });
+
+  it('refuses a target it does not build before building anything', () => {
+    const r = release('x86_64-pc-windows-gnu', 'x86_64-unknown-freebsd');
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /unknown target x86_64-unknown-freebsd; known: x86_64-unknown-linux-gnu .*aarch64-pc-windows-gnullvm/);
+    assert.doesNotMatch(r.stdout, /building/);
+  });
+
+  it('builds for every target package.mjs packs', () => {
+    // Each VS Code target's first triple in package.mjs is the one release.sh builds.
+    const script = readFileSync(path.join(repo, 'scripts', 'release.sh'), 'utf8');
+    const packer = readFileSync(path.join(repo, 'scripts', 'package.mjs'), 'utf8');
+    const built = new Map([...script.matchAll(/\[([a-z0-9_-]+)\]=([a-z0-9-]+)/g)].map((m) => [m[2], m[1]]));
+    const packed = [...packer.matchAll(/'([a-z0-9]+-[a-z0-9]+)': \['([a-z0-9_-]+)'/g)].map((m) => [m[1], m[2]]);
+    assert.equal(packed.length, 6);
+    for (const [target, triple] of packed) assert.equal(built.get(target ?? ''), triple, target);
+  });
+});
