@@ -177,6 +177,9 @@ struct ChatArgs {
 }
 
 fn main() -> ExitCode {
+    // First: a sandboxed command's launcher is this binary re-executed; it must run before
+    // anything starts a thread.
+    tandem_sandbox::launch::dispatch();
     let cli = Cli::parse();
     match cli.command {
         // Its own parser, so even a usage error comes out as the one JSON object it promises.
