@@ -22,3 +22,4 @@ mod policy;
 mod protocol;
 mod sessions;
 mod turns;
+mod walls;
