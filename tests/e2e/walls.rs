@@ -239,6 +239,10 @@ async fn git_config_and_hooks_cannot_be_planted() {
         "{output}"
     );
     assert!(output.contains("Read-only file system"), "{output}");
+    assert!(
+        output.contains("outsideSandbox"),
+        "no way out was named: {output}"
+    );
     // The rest of the workspace stays writable.
     assert_eq!(env.read("inside.txt"), "y\n", "{output}");
 }
@@ -284,4 +288,43 @@ async fn the_terminal_is_out_of_reach() {
         assert!(output.contains("end"), "{output}");
         assert!(!output.contains("WROTE"), "{output}");
     }
+}
+
+/// `tandem doctor` with the sidecar's environment; its stdout.
+async fn doctor(env: &Env, namespaces: bool) -> String {
+    let mut command = env.command();
+    if !namespaces {
+        command.env("TANDEM_SANDBOX_NAMESPACES", "off");
+    }
+    let out = command
+        .args(["doctor", "--base-url", "http://127.0.0.1:9/v1", "--root"])
+        .arg(&env.workspace)
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[tokio::test]
+async fn doctor_names_each_wall_up_or_down_with_the_reason() {
+    let env = Env::new();
+    env.write("AGENTS.md", "Be brief.\n");
+    let up = doctor(&env, true).await;
+    for wall in [
+        "mount namespace",
+        "PID namespace",
+        "network namespace",
+        "seccomp",
+    ] {
+        assert!(up.contains(&format!("up   {wall}:")), "{wall}: {up}");
+    }
+    assert!(up.contains("Endpoint: none ("), "{up}");
+    assert!(up.contains("AGENTS.md"), "{up}");
+    let down = doctor(&env, false).await;
+    assert!(
+        down.contains("DOWN PID namespace: TANDEM_SANDBOX_NAMESPACES=off"),
+        "{down}"
+    );
+    assert!(down.contains("up   seccomp:"), "{down}");
 }

@@ -156,9 +156,14 @@ fn run(_options: &LaunchOptions, _program: &[OsString]) -> i32 {
 
 /// Whether namespaces are wanted: not when [`NAMESPACES_ENV`] is `off` (or `0`, `false`).
 pub fn namespaces_wanted() -> bool {
+    namespaces_wanted_by(std::env::var(NAMESPACES_ENV).ok().as_deref())
+}
+
+/// [`namespaces_wanted`] for a given value of [`NAMESPACES_ENV`].
+pub fn namespaces_wanted_by(value: Option<&str>) -> bool {
     !matches!(
-        std::env::var(NAMESPACES_ENV).as_deref(),
-        Ok("off" | "0" | "false" | "no")
+        value.map(str::trim).map(str::to_ascii_lowercase).as_deref(),
+        Some("off" | "0" | "false" | "no")
     )
 }
 

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 mod chat;
+mod doctor;
 mod tool_cli;
 
 use tandem_agent::approval::SandboxMode;
@@ -32,6 +33,15 @@ enum Command {
         /// NAME [ARGS_JSON | -] [--root DIR] [--yes]
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         argv: Vec<String>,
+    },
+    /// Print what the sandbox can enforce here (each wall, up or not and why), the endpoint,
+    /// the context window, and the rules files and MCP servers a session would get.
+    Doctor {
+        #[command(flatten)]
+        serve: ServeArgs,
+        /// The workspace (default: the current directory)
+        #[arg(long)]
+        root: Option<PathBuf>,
     },
 }
 
@@ -196,6 +206,14 @@ fn main() -> ExitCode {
             } else {
                 ExitCode::FAILURE
             }
+        }
+        Command::Doctor { serve, root } => {
+            let root = root
+                .or_else(|| std::env::current_dir().ok())
+                .unwrap_or_else(|| PathBuf::from("."));
+            let mut start = serve.start();
+            start.workspace = Some(root.clone());
+            ExitCode::from(runtime().block_on(doctor::run(start, &root)))
         }
         Command::Acp(args) => match runtime().block_on(tandem_acp::serve(args.start())) {
             Ok(()) => ExitCode::SUCCESS,

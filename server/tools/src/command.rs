@@ -293,12 +293,30 @@ pub(crate) async fn run(
     if !tail.is_empty() {
         on_output(&tail);
     }
+    let mut output = keeper.finish();
+    if proposal.sandboxed && walls.mode == SandboxMode::WorkspaceWrite {
+        add_git_hint(&mut output);
+    }
     Ok(CommandOutcome {
         exit_code: status.and_then(|s| s.code()),
-        output: keeper.finish(),
+        output,
         timed_out,
         cancelled,
     })
+}
+
+/// `.git` is read-only in the sandbox (so nothing plants hooks or config the user's git runs
+/// later): a refused write there gets a line telling the model how to ask for it.
+fn add_git_hint(output: &mut String) {
+    if output.contains(".git") && output.contains("Read-only file system") {
+        if !output.is_empty() && !output.ends_with('\n') {
+            output.push('\n');
+        }
+        output.push_str(
+            "[.git is read-only inside the sandbox: to commit or change the repository, ask to run \
+             the command with outsideSandbox, which the user must approve]",
+        );
+    }
 }
 
 /// Decodes a byte stream as UTF-8 across chunk boundaries (invalid bytes become U+FFFD).
