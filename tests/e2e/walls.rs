@@ -8,6 +8,7 @@
 
 use std::io::ErrorKind;
 use std::net::{TcpListener, UdpSocket};
+use std::os::fd::OwnedFd;
 
 use crate::support::*;
 
@@ -274,19 +275,72 @@ async fn temp_dirs_are_private_and_the_home_under_tmp_unwritable() {
     assert_eq!(env.read("inside.txt"), "y\n", "{output}");
 }
 
+/// A pseudo-terminal made the sidecar's controlling terminal, as when `tandem chat` runs in a
+/// terminal; the test keeps the master side (closing it would hang the sidecar up).
+fn controlling_terminal() -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty writes two descriptors into the integers we pass; no other memory.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors were just opened and are owned here alone.
+    unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
+}
+
 #[tokio::test]
 async fn the_terminal_is_out_of_reach() {
-    let env = Env::new();
+    use std::os::fd::AsRawFd;
     for namespaces in [true, false] {
-        let output = run_sandboxed(
+        let env = Env::new();
+        let (_master, slave) = controlling_terminal();
+        let slave_fd = slave.as_raw_fd();
+        let mock = MockServer::start(Scenario::new([
+            Reply::tool(
+                "execute_command",
+                json!({"command": "echo hi > /dev/tty && echo WROTE; echo end"}),
+            ),
+            Reply::text("Done."),
+        ]));
+        let tandem = Sidecar::spawn_with(&env, |c| {
+            if !namespaces {
+                c.env("TANDEM_SANDBOX_NAMESPACES", "off");
+            }
+            // SAFETY: setsid and ioctl are async-signal-safe and touch only the child.
+            unsafe {
+                c.pre_exec(move || {
+                    if libc::setsid() < 0 || libc::ioctl(slave_fd, libc::TIOCSCTTY, 0) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        });
+        let params = initialize_params(
             &env,
-            "echo hi > /dev/tty && echo WROTE; tty; echo end",
-            namespaces,
-            &[],
-        )
-        .await;
+            &mock,
+            Options {
+                approval: json!({"autoApprove": {"command": true}}),
+                ..Options::default()
+            },
+        );
+        tandem.request("initialize", params).await.unwrap();
+        tandem.rpc.notify("initialized", json!({})).await;
+        let session = tandem.new_session().await;
+        let turn = tandem.run_turn(&session, "Run it").await;
+        let output = turn.tool_result()["output"].as_str().unwrap().to_string();
         assert!(output.contains("end"), "{output}");
-        assert!(!output.contains("WROTE"), "{output}");
+        assert!(
+            !output.contains("WROTE"),
+            "namespaces {namespaces}: {output}"
+        );
     }
 }
 
