@@ -171,6 +171,11 @@ fn alive(cmdline: &str) -> bool {
     })
 }
 
+/// Sleep lengths no other run of these tests uses at the same time (they name the processes).
+fn unique_seconds(offset: u32) -> u32 {
+    1_000_000 + (std::process::id() % 100_000) * 10 + offset
+}
+
 async fn leftovers_attack(namespaces: bool, seconds: u32) {
     let env = Env::new();
     let (a, b, c) = (seconds, seconds + 1, seconds + 2);
@@ -196,12 +201,12 @@ async fn leftovers_attack(namespaces: bool, seconds: u32) {
 
 #[tokio::test]
 async fn nothing_a_command_starts_outlives_it() {
-    leftovers_attack(true, 987_650).await;
+    leftovers_attack(true, unique_seconds(0)).await;
 }
 
 #[tokio::test]
 async fn nothing_a_command_starts_outlives_it_without_namespaces() {
-    leftovers_attack(false, 987_660).await;
+    leftovers_attack(false, unique_seconds(5)).await;
 }
 
 #[tokio::test]

@@ -190,7 +190,7 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
             continue;
         }
         mount(
-            Some("tmpfs"),
+            Some(Path::new("tmpfs")),
             temp,
             Some("tmpfs"),
             libc::MS_NOSUID | libc::MS_NODEV,
@@ -213,7 +213,7 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
         }
         let source = PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()));
         mount(
-            Some(source.as_os_str().to_str().unwrap_or_default()),
+            Some(&source),
             path,
             None,
             libc::MS_BIND | libc::MS_REC,
@@ -223,13 +223,7 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
         let git = path.join(".git");
         if is_dir && git.symlink_metadata().is_ok() && git.exists() {
             // The user's own git (and the editor's) runs what .git says, outside any sandbox.
-            mount(
-                Some(git.to_str().ok_or("the .git path is not UTF-8")?),
-                &git,
-                None,
-                libc::MS_BIND | libc::MS_REC,
-                None,
-            )?;
+            mount(Some(&git), &git, None, libc::MS_BIND | libc::MS_REC, None)?;
             set_readonly(&git, true, true)?;
         }
     }
@@ -282,14 +276,15 @@ fn set_readonly(path: &Path, readonly: bool, recursive: bool) -> Result<(), Stri
 }
 
 fn mount(
-    source: Option<&str>,
+    source: Option<&Path>,
     target: &Path,
     fstype: Option<&str>,
     flags: libc::c_ulong,
     data: Option<&str>,
 ) -> Result<(), String> {
     let c = |s: Option<&str>| s.map(|s| CString::new(s).unwrap_or_default());
-    let (source_c, fstype_c, data_c) = (c(source), c(fstype), c(data));
+    let (fstype_c, data_c) = (c(fstype), c(data));
+    let source_c = source.map(c_path).transpose()?;
     let target_c = c_path(target)?;
     let ptr = |s: &Option<CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
     // SAFETY: NUL-terminated strings or null, as mount(2) takes them.
@@ -305,7 +300,7 @@ fn mount(
     if r != 0 {
         return Err(format!(
             "could not mount {} on {}: {}",
-            source.unwrap_or("(none)"),
+            source.map_or("(none)".into(), |s| s.display().to_string()),
             target.display(),
             io::Error::last_os_error()
         ));
@@ -321,7 +316,7 @@ fn c_path(path: &Path) -> Result<CString, String> {
 /// This PID namespace's own `/proc`, over the host's.
 fn mount_proc() -> Result<(), String> {
     mount(
-        Some("proc"),
+        Some(Path::new("proc")),
         Path::new("/proc"),
         Some("proc"),
         libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
