@@ -14,6 +14,9 @@ use crate::support::*;
 
 /// Runs `cmd` once as an auto-approved (sandboxed) command and returns what it printed.
 async fn run_sandboxed(env: &Env, cmd: &str, namespaces: bool, vars: &[(&str, &str)]) -> String {
+    if namespaces {
+        require_namespaces(env).await;
+    }
     let mock = MockServer::start(Scenario::new([
         Reply::tool("execute_command", json!({"command": cmd})),
         Reply::text("Done."),
@@ -46,6 +49,23 @@ async fn run_sandboxed(env: &Env, cmd: &str, namespaces: bool, vars: &[(&str, &s
         .as_str()
         .unwrap_or_default()
         .to_string()
+}
+
+/// Fails with the kernel's reason where this machine refuses the sandbox's namespaces (the
+/// launcher's own probe), rather than with a wall that seems to leak.
+async fn require_namespaces(env: &Env) {
+    let out = env
+        .command()
+        .args(["__sandbox-launch", "--probe", "--temp", "/tmp", "--"])
+        .current_dir("/")
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "this machine refuses the sandbox's namespaces: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn python(script: &str) -> String {
