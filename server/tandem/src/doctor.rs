@@ -22,7 +22,10 @@ pub async fn run(start: StartOptions, root: &Path) -> u8 {
         }
     };
     let settings = resolved.settings.clone();
-    let client = tandem_provider::LazyClient::new(resolved.provider, resolved.limits);
+    // One try each: a doctor reports what answers now, it does not wait out a dead endpoint.
+    let mut limits = resolved.limits;
+    limits.max_retries = 0;
+    let client = tandem_provider::LazyClient::new(resolved.provider, limits);
     match client.endpoint().await {
         Ok((url, model)) => println!("Endpoint: {url}, model {model}"),
         Err(e) => println!("Endpoint: none ({e})"),
