@@ -503,6 +503,18 @@ mod tests {
     }
 
     #[test]
+    fn a_refused_git_write_names_the_way_out() {
+        let mut out =
+            "error: could not lock config file .git/config: Read-only file system".to_string();
+        add_git_hint(&mut out);
+        assert!(out.ends_with("which the user must approve]"), "{out}");
+        let mut other =
+            "cp: cannot create regular file '/etc/x': Read-only file system\n".to_string();
+        add_git_hint(&mut other);
+        assert!(!other.contains("outsideSandbox"), "{other}");
+    }
+
+    #[test]
     fn utf8_split_across_chunks() {
         let mut d = Utf8Chunks::default();
         let bytes = "é€😀".as_bytes();
