@@ -51,7 +51,9 @@ async fn cancel_mid_stream_ends_the_turn_and_keeps_what_was_said() {
 /// The command this scenario runs: it prints its pid, then sleeps in that same process.
 pub const SLEEPER: &str = "echo pid=$$; exec sleep 30";
 
-/// The pid the running command printed (see [`SLEEPER`]).
+/// The running command's pid as this test sees it (see [`SLEEPER`]): what it printed is its
+/// pid in the sandbox's PID namespace (1 there), so the process is found among the sidecar's
+/// descendants by that namespace pid.
 pub async fn wait_for_pid(tandem: &Sidecar, turn: &TurnRef) -> u32 {
     tandem
         .rpc
@@ -63,9 +65,44 @@ pub async fn wait_for_pid(tandem: &Sidecar, turn: &TurnRef) -> u32 {
                 .filter_map(|u| u["delta"].as_str())
                 .collect();
             let line = output.split("pid=").nth(1)?.split_once('\n')?.0;
-            line.trim().parse::<u32>().ok()
+            let printed = line.trim().parse::<u32>().ok()?;
+            host_pid(tandem.pid(), printed)
         })
         .await
+}
+
+/// The descendant of `ancestor` whose innermost namespace pid is `inner`.
+fn host_pid(ancestor: u32, inner: u32) -> Option<u32> {
+    let status = |pid: u32| std::fs::read_to_string(format!("/proc/{pid}/status")).ok();
+    let field = |text: &str, name: &str| -> Option<String> {
+        let line = text.lines().find(|l| l.starts_with(name))?;
+        Some(line[name.len()..].trim().to_string())
+    };
+    let descends = |mut pid: u32| {
+        while pid > 1 {
+            pid = status(pid)
+                .and_then(|s| field(&s, "PPid:"))
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(0);
+            if pid == ancestor {
+                return true;
+            }
+        }
+        false
+    };
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let text = status(pid)?;
+            let innermost = field(&text, "NSpid:")?
+                .split_whitespace()
+                .last()?
+                .parse::<u32>()
+                .ok()?;
+            (innermost == inner && descends(pid)).then_some(pid)
+        })
 }
 
 /// Waits (within the safety net) for a process to be gone.

@@ -23,3 +23,4 @@ mod protocol;
 mod sessions;
 mod trust;
 mod turns;
+mod walls;

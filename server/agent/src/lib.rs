@@ -282,9 +282,11 @@ impl Agent {
     pub fn new(settings: AgentSettings, client: Arc<dyn ModelClient>) -> Self {
         let sandbox = tandem_sandbox::status();
         if settings.policy.sandbox == approval::SandboxMode::WorkspaceWrite
-            && !sandbox.enforces(&sandbox_policy(&settings, Path::new("/")))
+            && (!sandbox.enforces(&sandbox_policy(&settings, Path::new("/")))
+                || sandbox.namespaces.is_err())
         {
-            // Said once, at start: every command then asks, allow-list or not.
+            // Said once, at start: which walls are down (without Landlock every command then
+            // asks, allow-list or not).
             eprintln!("tandem: {}", sandbox.describe());
         }
         let mcp = (!settings.mcp_servers.is_empty()).then(|| {

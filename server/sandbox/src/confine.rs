@@ -34,17 +34,22 @@ pub struct SandboxPolicy {
     /// Directories (or files) writable with everything beneath them. Paths that do not exist
     /// when the command starts are left out.
     pub writable_roots: Vec<PathBuf>,
+    /// Those of the writable roots that are temp directories: with namespaces each command gets
+    /// them private and empty (so a workspace under `/tmp` is the only thing writable there).
+    pub temp_dirs: Vec<PathBuf>,
 }
 
 impl SandboxPolicy {
     /// The default: the workspace and [`default_temp_dirs`] writable, no network.
     pub fn workspace_write(workspace: &Path) -> Self {
+        let temp_dirs = default_temp_dirs();
         let mut writable_roots = vec![workspace.to_path_buf()];
-        writable_roots.extend(default_temp_dirs());
+        writable_roots.extend(temp_dirs.iter().cloned());
         SandboxPolicy {
             mode: SandboxMode::WorkspaceWrite,
             network: false,
             writable_roots,
+            temp_dirs,
         }
     }
 
@@ -53,6 +58,7 @@ impl SandboxPolicy {
             mode: SandboxMode::Off,
             network: true,
             writable_roots: Vec::new(),
+            temp_dirs: Vec::new(),
         }
     }
 }
@@ -83,6 +89,9 @@ pub struct SandboxSupport {
     pub abi: u32,
     /// Why there is none (empty when there is).
     pub missing: String,
+    /// Whether each command gets its own user, mount, PID and network namespaces (see
+    /// [`crate::launch`]), or why not.
+    pub namespaces: Result<(), String>,
 }
 
 impl SandboxSupport {
@@ -131,13 +140,97 @@ impl SandboxSupport {
                  scope abstract Unix sockets and signals (that needs ABI 6, Linux 6.12).",
                 self.abi
             ),
-            _ => format!(
-                "Commands run in a Landlock sandbox (ABI {}): writes only in the workspace and \
-                 temp directories, no network unless allowed.",
-                self.abi
-            ),
+            _ => match &self.namespaces {
+                Ok(()) => format!(
+                    "Commands run in their own namespaces (read-only /, private /tmp and /proc, \
+                     read-only .git, no network unless allowed) under Landlock (ABI {}) and \
+                     seccomp.",
+                    self.abi
+                ),
+                Err(why) => format!(
+                    "Commands run under Landlock (ABI {}) and seccomp without namespaces ({why}): \
+                     metadata changes outside the workspace (chmod), .git writes and the \
+                     sidecar's /proc are not walled off.",
+                    self.abi
+                ),
+            },
         }
     }
+
+    /// Every wall, whether it is up here, and what it stops or why it is down.
+    pub fn walls(&self) -> Vec<Wall> {
+        let launcher = crate::launch::launcher().is_some();
+        let ns = |what: &'static str, stops: &str| Wall {
+            name: what,
+            up: self.namespaces.is_ok(),
+            detail: match &self.namespaces {
+                Ok(()) => stops.to_string(),
+                Err(why) => why.clone(),
+            },
+        };
+        let landlock = |name: &'static str, abi: u32, stops: &str| Wall {
+            name,
+            up: self.abi >= abi,
+            detail: if self.abi >= abi {
+                stops.to_string()
+            } else if self.abi == 0 {
+                self.missing.clone()
+            } else {
+                format!("needs Landlock ABI {abi}, this kernel has {}", self.abi)
+            },
+        };
+        let launched = |name: &'static str, stops: &str| Wall {
+            name,
+            up: launcher,
+            detail: if launcher {
+                stops.to_string()
+            } else {
+                "only when run by the tandem binary's launcher".to_string()
+            },
+        };
+        vec![
+            landlock(
+                "Landlock: files",
+                1,
+                "writes only in the workspace and the temp directories",
+            ),
+            landlock("Landlock: TCP", 4, "no TCP connect or bind"),
+            landlock(
+                "Landlock: scopes",
+                6,
+                "no abstract Unix socket or signal outside the sandbox",
+            ),
+            ns(
+                "mount namespace",
+                "/ read-only (no chmod, chown, utime, xattr outside), private /tmp, .git read-only",
+            ),
+            ns(
+                "PID namespace",
+                "own /proc (the sidecar invisible); the command's end kills all it started",
+            ),
+            ns(
+                "network namespace",
+                "loopback only: no UDP, DNS, MPTCP or any route out",
+            ),
+            launched(
+                "seccomp",
+                "no socket but AF_UNIX, no io_uring, while the network is off",
+            ),
+            launched(
+                "session",
+                "no controlling terminal (/dev/tty fails); leftovers swept without a PID namespace",
+            ),
+        ]
+    }
+}
+
+/// One wall of [`SandboxSupport::walls`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Wall {
+    pub name: &'static str,
+    pub up: bool,
+    /// What it stops when up, why it is down otherwise.
+    pub detail: String,
 }
 
 /// Why a command could not be confined.
@@ -164,11 +257,72 @@ pub enum Confinement {
     Unrestricted,
     /// The command will restrict itself before `exec`, with this Landlock ABI.
     Landlock { abi: u32 },
+    /// The command runs through the launcher ([`crate::launch`]): Landlock with this ABI,
+    /// seccomp, a new session, and namespaces when `namespaces`.
+    Launcher { abi: u32, namespaces: bool },
 }
 
-/// What the running kernel supports.
+/// What the running kernel supports; asked once per process (the namespaces by a probe run of
+/// the launcher), then remembered.
 pub fn status() -> SandboxSupport {
-    imp::status()
+    static STATUS: std::sync::OnceLock<SandboxSupport> = std::sync::OnceLock::new();
+    STATUS
+        .get_or_init(|| {
+            let mut support = imp::status();
+            support.namespaces = crate::launch::probe_namespaces();
+            support
+        })
+        .clone()
+}
+
+/// A command that runs `program` with `args` under `policy`: through the launcher when this
+/// process is the `tandem` binary (see [`crate::launch::dispatch`]), otherwise confined in place
+/// by [`confine`] (Landlock alone). With mode [`SandboxMode::Off`] it is the program as it is.
+pub fn command(
+    program: &std::ffi::OsStr,
+    args: &[std::ffi::OsString],
+    policy: &SandboxPolicy,
+) -> Result<(std::process::Command, Confinement), SandboxError> {
+    let plain = || {
+        let mut command = std::process::Command::new(program);
+        command.args(args);
+        command
+    };
+    if policy.mode == SandboxMode::Off {
+        return Ok((plain(), Confinement::Unrestricted));
+    }
+    let Some(launcher) = crate::launch::launcher() else {
+        let mut command = plain();
+        let confinement = confine(&mut command, policy)?;
+        return Ok((command, confinement));
+    };
+    let support = status();
+    imp::check(&support, policy)?;
+    let options = crate::launch::LaunchOptions {
+        network: policy.network,
+        namespaces: support.namespaces.is_ok(),
+        probe: false,
+        writable: policy
+            .writable_roots
+            .iter()
+            .filter(|p| !policy.temp_dirs.contains(p) && p.exists())
+            .cloned()
+            .collect(),
+        temp: policy.temp_dirs.clone(),
+    };
+    let mut command = std::process::Command::new(launcher);
+    command
+        .arg(crate::launch::SUBCOMMAND)
+        .args(options.to_args())
+        .arg(program)
+        .args(args);
+    Ok((
+        command,
+        Confinement::Launcher {
+            abi: support.abi,
+            namespaces: options.namespaces,
+        },
+    ))
 }
 
 /// Arranges for `command` to run under `policy`: builds the Landlock rules now and adds a
@@ -187,6 +341,9 @@ pub fn confine(
     }
     imp::confine(command, policy)
 }
+
+#[cfg(target_os = "linux")]
+pub(crate) use imp::restrict_self;
 
 #[cfg(target_os = "linux")]
 mod imp {
@@ -220,6 +377,7 @@ mod imp {
             return SandboxSupport {
                 abi: u32::try_from(version).unwrap_or(u32::MAX),
                 missing: String::new(),
+                namespaces: Ok(()),
             };
         }
         let missing = match std::io::Error::last_os_error().raw_os_error() {
@@ -238,7 +396,35 @@ mod imp {
         SandboxSupport {
             abi: 0,
             missing: missing.to_string(),
+            namespaces: Ok(()),
         }
+    }
+
+    /// Refuses a policy this kernel's Landlock cannot enforce.
+    pub fn check(support: &SandboxSupport, policy: &SandboxPolicy) -> Result<(), SandboxError> {
+        if !support.filesystem() {
+            return Err(SandboxError::Unsupported(support.missing.clone()));
+        }
+        if !policy.network && !support.tcp() {
+            return Err(SandboxError::NoNetworkRestriction(support.abi));
+        }
+        Ok(())
+    }
+
+    /// Enforces `policy` on the calling (single-threaded) process: the launcher's way.
+    pub fn restrict_self(policy: &SandboxPolicy) -> Result<(), SandboxError> {
+        let status = build(policy)?
+            .restrict_self()
+            .map_err(|e| SandboxError::Rules {
+                path: "/".to_string(),
+                message: e.to_string(),
+            })?;
+        if status.ruleset == RulesetStatus::NotEnforced {
+            return Err(SandboxError::Unsupported(
+                "the Landlock rules were not enforced".to_string(),
+            ));
+        }
+        Ok(())
     }
 
     pub fn confine(
@@ -246,12 +432,7 @@ mod imp {
         policy: &SandboxPolicy,
     ) -> Result<Confinement, SandboxError> {
         let support = status();
-        if !support.filesystem() {
-            return Err(SandboxError::Unsupported(support.missing));
-        }
-        if !policy.network && !support.tcp() {
-            return Err(SandboxError::NoNetworkRestriction(support.abi));
-        }
+        check(&support, policy)?;
         let mut ruleset = Some(build(policy)?);
         let pre_exec = move || {
             // In the child, between fork and exec: `restrict_self` makes two system calls
@@ -362,7 +543,12 @@ mod imp {
         SandboxSupport {
             abi: 0,
             missing: "Landlock exists only on Linux".to_string(),
+            namespaces: Err("namespaces exist only on Linux".to_string()),
         }
+    }
+
+    pub fn check(support: &SandboxSupport, _policy: &SandboxPolicy) -> Result<(), SandboxError> {
+        Err(SandboxError::Unsupported(support.missing.clone()))
     }
 
     pub fn confine(

@@ -31,11 +31,14 @@
 pub mod allow;
 pub mod confine;
 pub mod env;
+pub mod launch;
 mod programs;
+#[cfg(target_os = "linux")]
+mod seccomp;
 
 pub use allow::{AllowList, Verdict};
 pub use confine::{
-    Confinement, SandboxError, SandboxMode, SandboxPolicy, SandboxSupport, confine,
+    Confinement, SandboxError, SandboxMode, SandboxPolicy, SandboxSupport, Wall, command, confine,
     default_temp_dirs, status,
 };
 pub use env::{command_env, with_git_hardening, without_secrets};

@@ -5,6 +5,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod chat;
 mod environ;
+mod doctor;
 mod tool_cli;
 
 use tandem_agent::approval::SandboxMode;
@@ -33,6 +34,15 @@ enum Command {
         /// NAME [ARGS_JSON | -] [--root DIR] [--yes]
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         argv: Vec<String>,
+    },
+    /// Print what the sandbox can enforce here (each wall, up or not and why), the endpoint,
+    /// the context window, and the rules files and MCP servers a session would get.
+    Doctor {
+        #[command(flatten)]
+        serve: ServeArgs,
+        /// The workspace (default: the current directory)
+        #[arg(long)]
+        root: Option<PathBuf>,
     },
 }
 
@@ -178,7 +188,10 @@ struct ChatArgs {
 }
 
 fn main() -> ExitCode {
-    // Before anything else, while the process has one thread (see the module).
+    // First: a sandboxed command's launcher is this binary re-executed; it must run before
+    // anything starts a thread.
+    tandem_sandbox::launch::dispatch();
+    // Then, still with one thread: hide the keys from /proc/PID/environ (see the module).
     environ::hide();
     let cli = Cli::parse();
     match cli.command {
@@ -196,6 +209,14 @@ fn main() -> ExitCode {
             } else {
                 ExitCode::FAILURE
             }
+        }
+        Command::Doctor { serve, root } => {
+            let root = root
+                .or_else(|| std::env::current_dir().ok())
+                .unwrap_or_else(|| PathBuf::from("."));
+            let mut start = serve.start();
+            start.workspace = Some(root.clone());
+            ExitCode::from(runtime().block_on(doctor::run(start, &root)))
         }
         Command::Acp(args) => match runtime().block_on(tandem_acp::serve(args.start())) {
             Ok(()) => ExitCode::SUCCESS,

@@ -137,6 +137,31 @@ fn shell() -> String {
         .unwrap_or_else(|| "/bin/sh".to_string())
 }
 
+/// The user's shell running the command: inside the sandbox (through its launcher when this is
+/// the `tandem` binary) unless the command was approved to run outside it.
+fn shell_command(
+    proposal: &CommandProposal,
+    walls: &Walls,
+) -> Result<tokio::process::Command, ToolError> {
+    let policy = if proposal.sandboxed {
+        walls.policy()
+    } else {
+        SandboxPolicy::off()
+    };
+    let args = ["-c".into(), proposal.command.clone().into()];
+    // Never run unconfined by accident: a sandbox that can't be set up is an error.
+    let (command, _) = tandem_sandbox::command(shell().as_ref(), &args, &policy).map_err(|e| {
+        ToolError::new(
+            ErrorKind::Io,
+            format!(
+                "the sandbox could not be set up ({e}); nothing was run. Ask to run it with \
+                 outsideSandbox, which the user must approve"
+            ),
+        )
+    })?;
+    Ok(tokio::process::Command::from(command))
+}
+
 pub(crate) async fn run(
     proposal: &CommandProposal,
     walls: &Walls,
@@ -149,10 +174,8 @@ pub(crate) async fn run(
     let (sender, mut receiver) = tokio::net::unix::pipe::pipe().map_err(spawn_error)?;
     let write_end = sender.into_blocking_fd().map_err(spawn_error)?;
     let write_end_too = write_end.try_clone().map_err(spawn_error)?;
-    let mut command = tokio::process::Command::new(shell());
+    let mut command = shell_command(proposal, walls)?;
     command
-        .arg("-c")
-        .arg(&proposal.command)
         .current_dir(&proposal.cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::from(write_end))
@@ -183,18 +206,6 @@ pub(crate) async fn run(
             }
             Ok(())
         });
-    }
-    if proposal.sandboxed && walls.mode == SandboxMode::WorkspaceWrite {
-        // Never run unconfined by accident: a sandbox that can't be set up is an error.
-        tandem_sandbox::confine(command.as_std_mut(), &walls.policy()).map_err(|e| {
-            ToolError::new(
-                ErrorKind::Io,
-                format!(
-                    "the sandbox could not be set up ({e}); nothing was run. Ask to run it with \
-                     outsideSandbox, which the user must approve"
-                ),
-            )
-        })?;
     }
     let mut child = command.spawn().map_err(spawn_error)?;
     // Our copies of the pipe's write end go with `command`: the pipe ends when the children close it.
@@ -282,12 +293,30 @@ pub(crate) async fn run(
     if !tail.is_empty() {
         on_output(&tail);
     }
+    let mut output = keeper.finish();
+    if proposal.sandboxed && walls.mode == SandboxMode::WorkspaceWrite {
+        add_git_hint(&mut output);
+    }
     Ok(CommandOutcome {
         exit_code: status.and_then(|s| s.code()),
-        output: keeper.finish(),
+        output,
         timed_out,
         cancelled,
     })
+}
+
+/// `.git` is read-only in the sandbox (so nothing plants hooks or config the user's git runs
+/// later): a refused write there gets a line telling the model how to ask for it.
+fn add_git_hint(output: &mut String) {
+    if output.contains(".git") && output.contains("Read-only file system") {
+        if !output.is_empty() && !output.ends_with('\n') {
+            output.push('\n');
+        }
+        output.push_str(
+            "[.git is read-only inside the sandbox: to commit or change the repository, ask to run \
+             the command with outsideSandbox, which the user must approve]",
+        );
+    }
 }
 
 /// Decodes a byte stream as UTF-8 across chunk boundaries (invalid bytes become U+FFFD).
@@ -471,6 +500,18 @@ mod tests {
         let out = keep(&text);
         assert!(out.len() <= 2 * KEEP_BYTES + 100, "{}", out.len());
         assert!(out.contains(" lines elided ...]"));
+    }
+
+    #[test]
+    fn a_refused_git_write_names_the_way_out() {
+        let mut out =
+            "error: could not lock config file .git/config: Read-only file system".to_string();
+        add_git_hint(&mut out);
+        assert!(out.ends_with("which the user must approve]"), "{out}");
+        let mut other =
+            "cp: cannot create regular file '/etc/x': Read-only file system\n".to_string();
+        add_git_hint(&mut other);
+        assert!(!other.contains("outsideSandbox"), "{other}");
     }
 
     #[test]

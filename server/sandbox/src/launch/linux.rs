@@ -1,0 +1,519 @@
+//! The launcher on Linux: namespaces and mounts, then a child that is the command.
+
+use std::ffi::{CString, OsString};
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use super::{LaunchOptions, SETUP_FAILED};
+use crate::{SandboxMode, SandboxPolicy};
+
+/// `struct mount_attr` of `mount_setattr(2)`.
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+
+pub fn run(options: &LaunchOptions, program: &[OsString]) -> i32 {
+    match raise_and_run(options, program) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("tandem sandbox: {e}");
+            SETUP_FAILED
+        }
+    }
+}
+
+fn raise_and_run(options: &LaunchOptions, program: &[OsString]) -> Result<i32, String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("no working directory: {e}"))?;
+    let argv = program
+        .iter()
+        .map(|a| CString::new(a.as_bytes()).map_err(|_| format!("{a:?} holds a NUL byte")))
+        .collect::<Result<Vec<_>, _>>()?;
+    if options.namespaces {
+        enter_namespaces(options)?;
+    } else {
+        // Orphans of the command become ours, so the sweep below finds every one of them.
+        check(
+            unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) },
+            "become a subreaper",
+        )?;
+    }
+    catch_stop_signals()?;
+    // SAFETY: the launcher is single-threaded, so the child may run any code.
+    let child = unsafe { libc::fork() };
+    if child < 0 {
+        return Err(format!("fork failed: {}", io::Error::last_os_error()));
+    }
+    if child == 0 {
+        let e = become_the_command(options, &cwd, &argv);
+        eprintln!("tandem sandbox: {e}");
+        // SAFETY: ends the child without running the parent's destructors twice.
+        unsafe { libc::_exit(SETUP_FAILED) };
+    }
+    let status = wait_for(child);
+    if !options.namespaces {
+        sweep();
+    }
+    Ok(exit_like(status))
+}
+
+/// In the child: the last walls, then `exec`. Returns only on failure.
+fn become_the_command(options: &LaunchOptions, cwd: &Path, argv: &[CString]) -> String {
+    let result = (|| -> Result<(), String> {
+        // If the launcher dies (the sidecar killed its group), so does the command, and with a
+        // PID namespace everything the command started.
+        check(
+            unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) },
+            "set the parent-death signal",
+        )?;
+        if options.namespaces {
+            mount_proc()?;
+            if !options.network {
+                loopback_up()?;
+            }
+        }
+        // No controlling terminal: `/dev/tty` fails, nothing can type into the user's shell.
+        check(unsafe { libc::setsid() }, "start a new session")?;
+        std::env::set_current_dir(cwd)
+            .map_err(|e| format!("cannot enter {}: {e}", cwd.display()))?;
+        let mut writable_roots = options.writable.clone();
+        writable_roots.extend(options.temp.iter().cloned());
+        let policy = SandboxPolicy {
+            mode: SandboxMode::WorkspaceWrite,
+            network: options.network,
+            writable_roots,
+            temp_dirs: options.temp.clone(),
+        };
+        crate::confine::restrict_self(&policy).map_err(|e| e.to_string())?;
+        if options.namespaces {
+            drop_capabilities()?;
+        }
+        crate::seccomp::apply(options.network)?;
+        Ok(())
+    })();
+    if let Err(e) = result {
+        return e;
+    }
+    if options.probe {
+        // SAFETY: as above.
+        unsafe { libc::_exit(0) };
+    }
+    let mut pointers: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    pointers.push(std::ptr::null());
+    // SAFETY: NUL-terminated strings and a null-terminated array that outlive the call.
+    unsafe { libc::execvp(pointers[0], pointers.as_ptr()) };
+    format!(
+        "cannot run {}: {}",
+        argv[0].to_string_lossy(),
+        io::Error::last_os_error()
+    )
+}
+
+/// A user namespace mapping only our own ids, and in it new mount, PID, IPC and (without the
+/// network) network namespaces; then the mounts.
+fn enter_namespaces(options: &LaunchOptions) -> Result<(), String> {
+    // SAFETY: plain integer calls.
+    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    let mut flags =
+        libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWIPC;
+    if !options.network {
+        flags |= libc::CLONE_NEWNET;
+    }
+    if unsafe { libc::unshare(flags) } != 0 {
+        let e = io::Error::last_os_error();
+        return Err(match e.raw_os_error() {
+            Some(libc::EPERM) | Some(libc::EACCES) => format!(
+                "the kernel refuses an unprivileged user namespace ({e}): \
+                 kernel.unprivileged_userns_clone=0, an AppArmor restriction \
+                 (kernel.apparmor_restrict_unprivileged_userns=1) or a container's seccomp profile"
+            ),
+            Some(libc::ENOSPC) => {
+                format!("no user namespace left (user.max_user_namespaces is 0 or reached): {e}")
+            }
+            Some(libc::EINVAL) | Some(libc::ENOSYS) => {
+                format!("this kernel has no user namespaces ({e})")
+            }
+            _ => format!("could not create the namespaces: {e}"),
+        });
+    }
+    match std::fs::write("/proc/self/setgroups", "deny") {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            return Err(format!("could not write /proc/self/setgroups: {e}"));
+        }
+        _ => {}
+    }
+    for (file, id) in [("uid_map", uid), ("gid_map", gid)] {
+        std::fs::write(format!("/proc/self/{file}"), format!("{id} {id} 1\n"))
+            .map_err(|e| format!("could not write /proc/self/{file}: {e}"))?;
+    }
+    mount(
+        None,
+        Path::new("/"),
+        None,
+        libc::MS_REC | libc::MS_PRIVATE,
+        None,
+    )?;
+    build_mounts(options)
+}
+
+/// `/` read-only, temp directories private, writable roots bound back, `.git` read-only.
+fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
+    // Opened before anything covers them: a workspace under /tmp is hidden by the private /tmp
+    // and bound back from this handle.
+    let mut roots: Vec<(PathBuf, File)> = Vec::new();
+    for path in &options.writable {
+        if let Ok(file) = open_path(path) {
+            roots.push((path.clone(), file));
+        }
+    }
+    set_readonly(Path::new("/"), true, true)?;
+    let mut temps: Vec<&PathBuf> = options
+        .temp
+        .iter()
+        .filter(|t| !options.writable.contains(t) && t.is_dir())
+        .collect();
+    temps.sort_by_key(|t| t.as_os_str().len());
+    let mut private: Vec<&PathBuf> = Vec::new();
+    for temp in temps {
+        if private.iter().any(|p| temp.starts_with(p)) {
+            // $TMPDIR inside /tmp: it exists, empty, in the private /tmp.
+            std::fs::create_dir_all(temp)
+                .map_err(|e| format!("could not create {}: {e}", temp.display()))?;
+            continue;
+        }
+        mount(
+            Some(Path::new("tmpfs")),
+            temp,
+            Some("tmpfs"),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            Some("mode=1777"),
+        )?;
+        private.push(temp);
+    }
+    for (path, handle) in &roots {
+        let is_dir = handle.metadata().map(|m| m.is_dir()).unwrap_or(false);
+        if !path.exists() {
+            // Covered by a private temp dir: make the mount point there.
+            if is_dir {
+                std::fs::create_dir_all(path)
+            } else {
+                path.parent()
+                    .map_or(Ok(()), std::fs::create_dir_all)
+                    .and_then(|()| File::create(path).map(drop))
+            }
+            .map_err(|e| format!("could not create {}: {e}", path.display()))?;
+        }
+        let source = PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()));
+        mount(
+            Some(&source),
+            path,
+            None,
+            libc::MS_BIND | libc::MS_REC,
+            None,
+        )?;
+        set_readonly(path, false, false)?;
+        let git = path.join(".git");
+        if is_dir && git.symlink_metadata().is_ok() && git.exists() {
+            // The user's own git (and the editor's) runs what .git says, outside any sandbox.
+            mount(Some(&git), &git, None, libc::MS_BIND | libc::MS_REC, None)?;
+            set_readonly(&git, true, true)?;
+        }
+    }
+    Ok(())
+}
+
+fn open_path(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// Sets or clears the read-only flag of the mount at `path` (and, `recursive`, of those below).
+fn set_readonly(path: &Path, readonly: bool, recursive: bool) -> Result<(), String> {
+    let attr = MountAttr {
+        attr_set: if readonly { MOUNT_ATTR_RDONLY } else { 0 },
+        attr_clr: if readonly { 0 } else { MOUNT_ATTR_RDONLY },
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let c_path = c_path(path)?;
+    let flags = if recursive { libc::AT_RECURSIVE } else { 0 };
+    // SAFETY: a valid path and a struct of the size passed.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            c_path.as_ptr(),
+            flags as libc::c_uint,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    if r != 0 {
+        let e = io::Error::last_os_error();
+        let hint = if e.raw_os_error() == Some(libc::ENOSYS) {
+            " (mount_setattr needs Linux 5.12)"
+        } else {
+            ""
+        };
+        return Err(format!(
+            "could not make {} {}: {e}{hint}",
+            path.display(),
+            if readonly { "read-only" } else { "writable" }
+        ));
+    }
+    Ok(())
+}
+
+fn mount(
+    source: Option<&Path>,
+    target: &Path,
+    fstype: Option<&str>,
+    flags: libc::c_ulong,
+    data: Option<&str>,
+) -> Result<(), String> {
+    let c = |s: Option<&str>| s.map(|s| CString::new(s).unwrap_or_default());
+    let (fstype_c, data_c) = (c(fstype), c(data));
+    let source_c = source.map(c_path).transpose()?;
+    let target_c = c_path(target)?;
+    let ptr = |s: &Option<CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+    // SAFETY: NUL-terminated strings or null, as mount(2) takes them.
+    let r = unsafe {
+        libc::mount(
+            ptr(&source_c),
+            target_c.as_ptr(),
+            ptr(&fstype_c),
+            flags,
+            ptr(&data_c).cast(),
+        )
+    };
+    if r != 0 {
+        return Err(format!(
+            "could not mount {} on {}: {}",
+            source.map_or("(none)".into(), |s| s.display().to_string()),
+            target.display(),
+            io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}
+
+fn c_path(path: &Path) -> Result<CString, String> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| format!("{} holds a NUL byte", path.display()))
+}
+
+/// This PID namespace's own `/proc`, over the host's.
+fn mount_proc() -> Result<(), String> {
+    mount(
+        Some(Path::new("proc")),
+        Path::new("/proc"),
+        Some("proc"),
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        None,
+    )
+    .map_err(|e| format!("{e} (a container that masks parts of /proc forbids it)"))
+}
+
+/// The new network namespace's loopback, up: servers a command starts for its own tests work.
+fn loopback_up() -> Result<(), String> {
+    // SAFETY: a socket we close below, and an ifreq we own.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        check(fd, "open a socket for the loopback")?;
+        let mut req: libc::ifreq = std::mem::zeroed();
+        for (i, b) in b"lo".iter().enumerate() {
+            req.ifr_name[i] = *b as libc::c_char;
+        }
+        let mut r = libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut req);
+        if r == 0 {
+            req.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+            r = libc::ioctl(fd, libc::SIOCSIFFLAGS, &mut req);
+        }
+        let e = io::Error::last_os_error();
+        libc::close(fd);
+        if r != 0 {
+            return Err(format!("could not bring the loopback up: {e}"));
+        }
+    }
+    Ok(())
+}
+
+/// Root in the user namespace keeps no capability across `exec`: the bounding set is emptied
+/// (a uid 0 would get it back at exec otherwise) and then the process's own sets.
+fn drop_capabilities() -> Result<(), String> {
+    for cap in 0..64 {
+        // SAFETY: plain integers; EINVAL past the last capability this kernel knows.
+        if unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap) } != 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::EINVAL) {
+                break;
+            }
+            return Err(format!("could not drop capability {cap}: {e}"));
+        }
+    }
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
+    }
+    #[repr(C)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+    let header = Header {
+        version: LINUX_CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let data = [
+        Data {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        },
+        Data {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        },
+    ];
+    // SAFETY: a v3 header and the two data structs it takes.
+    let r = unsafe { libc::syscall(libc::SYS_capset, &header, data.as_ptr()) };
+    check(r as libc::c_int, "drop the capabilities")
+}
+
+fn check(r: libc::c_int, what: &str) -> Result<(), String> {
+    if r < 0 {
+        return Err(format!("could not {what}: {}", io::Error::last_os_error()));
+    }
+    Ok(())
+}
+
+static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn on_stop(_signal: libc::c_int) {
+    STOP.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// SIGTERM, SIGINT and SIGHUP (the sidecar cancelling, timing out or going away) interrupt the
+/// wait below instead of ending the launcher, so the command is killed with all it started.
+/// `exec` resets them to the default in the child.
+fn catch_stop_signals() -> Result<(), String> {
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        // SAFETY: a handler that only stores to an atomic; no SA_RESTART, so waitpid returns.
+        let r = unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_stop as *const () as libc::sighandler_t;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut())
+        };
+        check(r, "catch the stop signals")?;
+    }
+    Ok(())
+}
+
+fn wait_for(pid: libc::pid_t) -> libc::c_int {
+    let mut status = 0;
+    loop {
+        if STOP.load(std::sync::atomic::Ordering::SeqCst) {
+            // SAFETY: plain integers. The command's session (it called setsid) and the command.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        // SAFETY: a pointer to our own int.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if r == pid {
+            return status;
+        }
+        if r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return 0;
+        }
+    }
+}
+
+/// Kills every process the command left behind: as their subreaper they all end up our
+/// children, those whose parent we kill included.
+fn sweep() {
+    loop {
+        let mut status = 0;
+        // SAFETY: as in wait_for.
+        let r = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+        if r > 0 {
+            continue;
+        }
+        if r < 0 {
+            return; // ECHILD: nothing left.
+        }
+        for pid in children() {
+            // SAFETY: plain integers; a pid that is gone gives ESRCH.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        // SAFETY: as above; blocks until one of them is gone.
+        unsafe { libc::waitpid(-1, &mut status, 0) };
+    }
+}
+
+/// Our direct children, from `/proc` (their parent pid is ours).
+fn children() -> Vec<libc::pid_t> {
+    let me = std::process::id();
+    let from_task = std::fs::read_to_string(format!("/proc/{me}/task/{me}/children"));
+    if let Ok(list) = from_task {
+        return list
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect();
+    }
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|p| p.parse().ok()) else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // The parent pid is the second field after the command name, which ends at the last ')'.
+        let parent = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if parent == Some(me) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Ends the launcher as the command ended: the same exit code, or the same signal.
+fn exit_like(status: libc::c_int) -> i32 {
+    if libc::WIFEXITED(status) {
+        return libc::WEXITSTATUS(status);
+    }
+    if libc::WIFSIGNALED(status) {
+        let signal = libc::WTERMSIG(status);
+        // SAFETY: plain integers; the default action ends this process as it ended the command.
+        unsafe {
+            let limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            libc::setrlimit(libc::RLIMIT_CORE, &limit);
+            libc::signal(signal, libc::SIG_DFL);
+            libc::kill(libc::getpid(), signal);
+        }
+        return 128 + signal;
+    }
+    SETUP_FAILED
+}

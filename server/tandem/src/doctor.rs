@@ -1,0 +1,74 @@
+//! `tandem doctor`: what this machine and these settings give, in a few lines. Each sandbox wall
+//! is up or down with the reason; then the endpoint, the context window, the rules files and the
+//! MCP servers a session in the workspace would get.
+
+use std::path::Path;
+
+use tandem_config::StartOptions;
+use tandem_provider::ModelClient;
+
+pub async fn run(start: StartOptions, root: &Path) -> u8 {
+    let support = tandem_sandbox::status();
+    println!("Sandbox: {}", support.describe());
+    for wall in support.walls() {
+        let state = if wall.up { "up  " } else { "DOWN" };
+        println!("  {state} {}: {}", wall.name, wall.detail);
+    }
+    let resolved = match start.resolve() {
+        Ok(resolved) => resolved,
+        Err(e) => {
+            println!("Settings: {e}");
+            return 2;
+        }
+    };
+    let settings = resolved.settings.clone();
+    // One try each: a doctor reports what answers now, it does not wait out a dead endpoint.
+    let mut limits = resolved.limits;
+    limits.max_retries = 0;
+    let client = tandem_provider::LazyClient::new(resolved.provider, limits);
+    match client.endpoint().await {
+        Ok((url, model)) => println!("Endpoint: {url}, model {model}"),
+        Err(e) => println!("Endpoint: none ({e})"),
+    }
+    match client.window().await {
+        Some(window) => println!("Window: {} tokens ({})", window.tokens, window.source),
+        None => println!("Window: unknown (the server reports none; set contextWindow)"),
+    }
+    match tandem_tools::Workspace::new(root) {
+        Ok(ws) => {
+            let rules = tandem_agent::rules::session_rules(&ws, settings.user_rules.as_deref());
+            if rules.files.is_empty() {
+                println!("Rules files: none");
+            }
+            for file in &rules.files {
+                println!("Rules file: {} ({} bytes)", file.path.display(), file.bytes);
+            }
+            for problem in &rules.problems {
+                println!("Rules file not used: {problem}");
+            }
+        }
+        Err(e) => println!("Workspace {}: {e}", root.display()),
+    }
+    let mut servers: Vec<String> = settings
+        .mcp_servers
+        .iter()
+        .map(|s| format!("{} (user): {}", s.name(), s.target()))
+        .collect();
+    match tandem_config::project_mcp_servers(root) {
+        Ok(project) => servers.extend(project.iter().map(|s| {
+            format!(
+                "{} (project, asks before it starts): {}",
+                s.config.name(),
+                s.config.target()
+            )
+        })),
+        Err(e) => servers.push(format!("project servers unreadable: {e}")),
+    }
+    if servers.is_empty() {
+        println!("MCP servers: none");
+    }
+    for server in servers {
+        println!("MCP server: {server}");
+    }
+    0
+}

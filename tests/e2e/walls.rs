@@ -1,0 +1,409 @@
+//! The sandbox's kernel walls, one attack each, as a prompt-injected model would try them: a
+//! command the user let run unasked (auto-approved, so sandboxed) reaches for the network, the
+//! files outside, the sidecar's memory, the terminal, or tries to outlive its turn. The
+//! workspace (and the home) lie under /tmp here, as in a clone under /tmp.
+//!
+//! The `*_without_namespaces` tests run the same attacks with `TANDEM_SANDBOX_NAMESPACES=off`,
+//! the fallback where the kernel refuses user namespaces: Landlock, seccomp and the sweep.
+
+use std::io::ErrorKind;
+use std::net::{TcpListener, UdpSocket};
+use std::os::fd::OwnedFd;
+
+use crate::support::*;
+
+/// Runs `cmd` once as an auto-approved (sandboxed) command and returns what it printed.
+async fn run_sandboxed(env: &Env, cmd: &str, namespaces: bool, vars: &[(&str, &str)]) -> String {
+    if namespaces {
+        require_namespaces(env).await;
+    }
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool("execute_command", json!({"command": cmd})),
+        Reply::text("Done."),
+    ]));
+    let tandem = Sidecar::spawn_with(env, |c| {
+        if !namespaces {
+            c.env("TANDEM_SANDBOX_NAMESPACES", "off");
+        }
+        for (k, v) in vars {
+            c.env(k, v);
+        }
+    });
+    let params = initialize_params(
+        env,
+        &mock,
+        Options {
+            approval: json!({"autoApprove": {"command": true}}),
+            ..Options::default()
+        },
+    );
+    tandem.request("initialize", params).await.unwrap();
+    tandem.rpc.notify("initialized", json!({})).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Run it").await;
+    assert!(
+        tandem.approvals().is_empty(),
+        "the command asked: the test would not be sandboxed"
+    );
+    turn.tool_result()["output"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Fails with the kernel's reason where this machine refuses the sandbox's namespaces (the
+/// launcher's own probe), rather than with a wall that seems to leak.
+async fn require_namespaces(env: &Env) {
+    let out = env
+        .command()
+        .args(["__sandbox-launch", "--probe", "--temp", "/tmp", "--"])
+        .current_dir("/")
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "this machine refuses the sandbox's namespaces: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn python(script: &str) -> String {
+    format!("python3 -c '{script}' 2>&1; echo end")
+}
+
+/// A TCP listener the command tries to reach with `proto` (262 is MPTCP).
+async fn tcp_attack(proto: u32, namespaces: bool) {
+    let env = Env::new();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let output = run_sandboxed(
+        &env,
+        &python(&format!(
+            "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, {proto}); \
+             s.connect((\"127.0.0.1\", {port})); print(\"CONNECTED\")"
+        )),
+        namespaces,
+        &[],
+    )
+    .await;
+    assert!(output.contains("end"), "the command did not run: {output}");
+    assert!(!output.contains("CONNECTED"), "{output}");
+    // A loopback connect is complete when connect returns: it would be queued now.
+    assert_eq!(
+        listener.accept().map(|_| ()).map_err(|e| e.kind()),
+        Err(ErrorKind::WouldBlock),
+        "the listener got a connection: {output}"
+    );
+}
+
+/// A UDP socket the command sends `payload` to.
+async fn udp_attack(payload_py: &str, namespaces: bool) {
+    let env = Env::new();
+    let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+    socket.set_nonblocking(true).unwrap();
+    let port = socket.local_addr().unwrap().port();
+    let output = run_sandboxed(
+        &env,
+        &python(&format!(
+            "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); \
+             s.sendto({payload_py}, (\"127.0.0.1\", {port})); print(\"SENT\")"
+        )),
+        namespaces,
+        &[],
+    )
+    .await;
+    assert!(output.contains("end"), "the command did not run: {output}");
+    assert!(!output.contains("SENT"), "{output}");
+    // Loopback datagrams are queued by the time sendto returns.
+    let mut buf = [0u8; 512];
+    assert_eq!(
+        socket.recv(&mut buf).map(|_| ()).map_err(|e| e.kind()),
+        Err(ErrorKind::WouldBlock),
+        "a datagram arrived: {output}"
+    );
+}
+
+/// A DNS query for a name carrying the secret, as an exfiltration through the resolver.
+const DNS_QUERY: &str = "b\"\\x12\\x34\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x06secret\\x07example\\x00\\x00\\x01\\x00\\x01\"";
+
+#[tokio::test]
+async fn mptcp_reaches_nothing_with_the_network_off() {
+    tcp_attack(262, true).await;
+}
+
+#[tokio::test]
+async fn tcp_reaches_nothing_with_the_network_off() {
+    tcp_attack(0, true).await;
+}
+
+#[tokio::test]
+async fn udp_reaches_nothing_with_the_network_off() {
+    udp_attack("b\"leak\"", true).await;
+}
+
+#[tokio::test]
+async fn dns_reaches_nothing_with_the_network_off() {
+    udp_attack(DNS_QUERY, true).await;
+}
+
+#[tokio::test]
+async fn mptcp_and_udp_reach_nothing_without_namespaces() {
+    tcp_attack(262, false).await;
+    udp_attack("b\"leak\"", false).await;
+}
+
+#[tokio::test]
+async fn chmod_outside_the_workspace_fails() {
+    let env = Env::new();
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let file = outside.path().join("bashrc");
+    std::fs::write(&file, "x").unwrap();
+    let mode = |f: &std::path::Path| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(f).unwrap().permissions().mode() & 0o7777
+    };
+    let before = mode(&file);
+    let output = run_sandboxed(
+        &env,
+        &format!(
+            "chmod 6777 '{0}'; chmod 777 '{1}'; touch -d 2001-01-01 '{0}'; echo end",
+            file.display(),
+            outside.path().display()
+        ),
+        true,
+        &[],
+    )
+    .await;
+    assert!(output.contains("end"), "{output}");
+    assert_eq!(mode(&file), before, "{output}");
+    assert!(output.contains("Read-only file system"), "{output}");
+}
+
+/// Whether a process whose command line is exactly `cmdline` is alive on this machine.
+fn alive(cmdline: &str) -> bool {
+    let want: Vec<u8> = cmdline.replace(' ', "\0").into_bytes();
+    std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+        std::fs::read(e.path().join("cmdline"))
+            .map(|c| c.strip_suffix(b"\0").unwrap_or(&c) == want.as_slice())
+            .unwrap_or(false)
+    })
+}
+
+/// Sleep lengths no other run of these tests uses at the same time (they name the processes).
+fn unique_seconds(offset: u32) -> u32 {
+    1_000_000 + (std::process::id() % 100_000) * 10 + offset
+}
+
+async fn leftovers_attack(namespaces: bool, seconds: u32) {
+    let env = Env::new();
+    let (a, b, c) = (seconds, seconds + 1, seconds + 2);
+    let output = run_sandboxed(
+        &env,
+        &format!(
+            "setsid sleep {a} > /dev/null 2>&1 & nohup sleep {b} > /dev/null 2>&1 & \
+             (sleep {c} > /dev/null 2>&1 &) ; echo started"
+        ),
+        namespaces,
+        &[],
+    )
+    .await;
+    assert!(output.contains("started"), "{output}");
+    for n in [a, b, c] {
+        // The launcher kills them before it exits, and the turn ends after it exits.
+        assert!(
+            !alive(&format!("sleep {n}")),
+            "sleep {n} outlived its command"
+        );
+    }
+}
+
+#[tokio::test]
+async fn nothing_a_command_starts_outlives_it() {
+    leftovers_attack(true, unique_seconds(0)).await;
+}
+
+#[tokio::test]
+async fn nothing_a_command_starts_outlives_it_without_namespaces() {
+    leftovers_attack(false, unique_seconds(5)).await;
+}
+
+#[tokio::test]
+async fn the_sidecars_environment_is_out_of_reach() {
+    let env = Env::new();
+    let output = run_sandboxed(
+        &env,
+        "cat /proc/$PPID/environ; for p in /proc/[0-9]*; do cat $p/environ; ls $p/fd; done \
+         2>/dev/null | tr '\\0' '\\n'; echo end",
+        true,
+        &[("TANDEM_API_KEY", "walls-secret-7")],
+    )
+    .await;
+    assert!(output.contains("end"), "{output}");
+    assert!(!output.contains("walls-secret-7"), "{output}");
+}
+
+#[tokio::test]
+async fn git_config_and_hooks_cannot_be_planted() {
+    let env = Env::new();
+    env.write(".git/config", "[core]\n");
+    env.write(".git/hooks/README", "hooks\n");
+    let output = run_sandboxed(
+        &env,
+        "echo '[core] fsmonitor = ./evil.sh' >> .git/config; \
+         printf '#!/bin/sh\\ntouch PWNED\\n' > .git/hooks/pre-commit; \
+         chmod +x .git/hooks/pre-commit; echo y > inside.txt; echo end",
+        true,
+        &[],
+    )
+    .await;
+    assert!(output.contains("end"), "{output}");
+    assert_eq!(env.read(".git/config"), "[core]\n", "{output}");
+    assert!(
+        !env.workspace.join(".git/hooks/pre-commit").exists(),
+        "{output}"
+    );
+    assert!(output.contains("Read-only file system"), "{output}");
+    assert!(
+        output.contains("outsideSandbox"),
+        "no way out was named: {output}"
+    );
+    // The rest of the workspace stays writable.
+    assert_eq!(env.read("inside.txt"), "y\n", "{output}");
+}
+
+#[tokio::test]
+async fn temp_dirs_are_private_and_the_home_under_tmp_unwritable() {
+    let env = Env::new();
+    // Env's home lies under /tmp, which commands used to share with the host.
+    let home = env.workspace.parent().unwrap().join("home");
+    let probe = home.join("probe");
+    let shared = std::env::temp_dir().join(format!("tandem-walls-{}", std::process::id()));
+    let output = run_sandboxed(
+        &env,
+        &format!(
+            "echo x > '{}'; echo x > '{}'; echo y > inside.txt; echo end",
+            probe.display(),
+            shared.display()
+        ),
+        true,
+        &[],
+    )
+    .await;
+    assert!(output.contains("end"), "{output}");
+    assert!(!probe.exists(), "the command wrote the home: {output}");
+    assert!(
+        !shared.exists(),
+        "the command wrote the shared /tmp: {output}"
+    );
+    assert_eq!(env.read("inside.txt"), "y\n", "{output}");
+}
+
+/// A pseudo-terminal made the sidecar's controlling terminal, as when `tandem chat` runs in a
+/// terminal; the test keeps the master side (closing it would hang the sidecar up).
+fn controlling_terminal() -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty writes two descriptors into the integers we pass; no other memory.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors were just opened and are owned here alone.
+    unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
+}
+
+#[tokio::test]
+async fn the_terminal_is_out_of_reach() {
+    use std::os::fd::AsRawFd;
+    for namespaces in [true, false] {
+        let env = Env::new();
+        let (_master, slave) = controlling_terminal();
+        let slave_fd = slave.as_raw_fd();
+        let mock = MockServer::start(Scenario::new([
+            Reply::tool(
+                "execute_command",
+                json!({"command": "echo hi > /dev/tty && echo WROTE; echo end"}),
+            ),
+            Reply::text("Done."),
+        ]));
+        let tandem = Sidecar::spawn_with(&env, |c| {
+            if !namespaces {
+                c.env("TANDEM_SANDBOX_NAMESPACES", "off");
+            }
+            // SAFETY: setsid and ioctl are async-signal-safe and touch only the child.
+            unsafe {
+                c.pre_exec(move || {
+                    if libc::setsid() < 0 || libc::ioctl(slave_fd, libc::TIOCSCTTY, 0) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        });
+        let params = initialize_params(
+            &env,
+            &mock,
+            Options {
+                approval: json!({"autoApprove": {"command": true}}),
+                ..Options::default()
+            },
+        );
+        tandem.request("initialize", params).await.unwrap();
+        tandem.rpc.notify("initialized", json!({})).await;
+        let session = tandem.new_session().await;
+        let turn = tandem.run_turn(&session, "Run it").await;
+        let output = turn.tool_result()["output"].as_str().unwrap().to_string();
+        assert!(output.contains("end"), "{output}");
+        assert!(
+            !output.contains("WROTE"),
+            "namespaces {namespaces}: {output}"
+        );
+    }
+}
+
+/// `tandem doctor` with the sidecar's environment; its stdout.
+async fn doctor(env: &Env, namespaces: bool) -> String {
+    let mut command = env.command();
+    if !namespaces {
+        command.env("TANDEM_SANDBOX_NAMESPACES", "off");
+    }
+    let out = command
+        .args(["doctor", "--base-url", "http://127.0.0.1:9/v1", "--root"])
+        .arg(&env.workspace)
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[tokio::test]
+async fn doctor_names_each_wall_up_or_down_with_the_reason() {
+    let env = Env::new();
+    env.write("AGENTS.md", "Be brief.\n");
+    let up = doctor(&env, true).await;
+    for wall in [
+        "mount namespace",
+        "PID namespace",
+        "network namespace",
+        "seccomp",
+    ] {
+        assert!(up.contains(&format!("up   {wall}:")), "{wall}: {up}");
+    }
+    assert!(up.contains("Endpoint: none ("), "{up}");
+    assert!(up.contains("AGENTS.md"), "{up}");
+    let down = doctor(&env, false).await;
+    assert!(
+        down.contains("DOWN PID namespace: TANDEM_SANDBOX_NAMESPACES=off"),
+        "{down}"
+    );
+    assert!(down.contains("up   seccomp:"), "{down}");
+}
