@@ -12,6 +12,7 @@ mod chat_pty;
 mod commands;
 mod discovery;
 mod editor;
+mod exec;
 mod extend;
 mod failures;
 mod framing;

@@ -89,17 +89,7 @@ struct ChatFrontend {
 
 use tandem_stdx::lock;
 
-/// One line for a tool's result: a one-line output as it is; else its size, and the closing
-/// status line a command's output ends with (`[exit code 0]`).
-fn summary(output: &str) -> String {
-    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
-    match lines.as_slice() {
-        [] => "done".to_string(),
-        [one] => one.to_string(),
-        [.., last] if last.starts_with('[') => format!("{} lines, {last}", lines.len() - 1),
-        _ => format!("{} lines", lines.len()),
-    }
-}
+use crate::display::{inert, summary};
 
 #[derive(Default, PartialEq)]
 enum Shown {
@@ -108,27 +98,6 @@ enum Shown {
     Text,
     Reasoning,
     Output,
-}
-
-/// The model's text made inert for a terminal: control characters (escape sequences, carriage
-/// returns, backspaces, ...) are shown escaped, so nothing the model writes can move the cursor,
-/// recolour or overwrite what the user reads. Line feeds and tabs stay, unless `one_line`.
-fn inert(text: &str, one_line: bool) -> std::borrow::Cow<'_, str> {
-    let unsafe_char = |c: char| c.is_control() && !(!one_line && (c == '\n' || c == '\t'));
-    if !text.chars().any(unsafe_char) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut shown = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            c if !unsafe_char(c) => shown.push(c),
-            '\n' => shown.push_str("\\n"),
-            '\r' => shown.push_str("\\r"),
-            '\t' => shown.push_str("\\t"),
-            c => shown.push_str(&format!("\\u{{{:x}}}", c as u32)),
-        }
-    }
-    std::borrow::Cow::Owned(shown)
 }
 
 fn out(text: &str) {
@@ -230,9 +199,14 @@ impl Frontend for ChatFrontend {
                 out(&format!(
                     "{}\n",
                     s.dim(&format!(
-                        "  [context compacted for the {context_window}-token window: {elided} \
-                         outputs elided, {summarized} messages summarized, ~{tokens_before} → \
-                         ~{tokens_after} tokens]"
+                        "  {}",
+                        crate::display::compaction(
+                            elided,
+                            summarized,
+                            tokens_before,
+                            tokens_after,
+                            context_window
+                        )
                     ))
                 ));
             }
@@ -380,16 +354,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
     let mut start = options.start;
     start.workspace.get_or_insert_with(|| root.clone());
     let (agent, client) = start.start().map_err(|e| e.to_string())?;
-    let (mut session, root) = match &options.resume {
-        None => {
-            let servers = tandem_config::project_mcp_servers(&root).map_err(|e| e.to_string())?;
-            let info = agent
-                .new_session_with(&root, servers)
-                .map_err(|e| e.to_string())?;
-            (info.session_id, info.root)
-        }
-        Some(wanted) => resume(&agent, wanted, &root).await?,
-    };
+    let (mut session, root) = open_session(&agent, options.resume.as_deref(), &root).await?;
     // The session's root is canonical; paths in approvals are made relative to it.
 
     let lines: Lines = Arc::new(tokio::sync::Mutex::new(read_lines()));
@@ -516,8 +481,30 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
     }
 }
 
+/// A new session in `root` (with its project's MCP servers), or the one `resume` names.
+pub(crate) async fn open_session(
+    agent: &Agent,
+    resume_id: Option<&str>,
+    root: &Path,
+) -> Result<(String, PathBuf), String> {
+    match resume_id {
+        None => {
+            let servers = tandem_config::project_mcp_servers(root).map_err(|e| e.to_string())?;
+            let info = agent
+                .new_session_with(root, servers)
+                .map_err(|e| e.to_string())?;
+            Ok((info.session_id, info.root))
+        }
+        Some(wanted) => resume(agent, wanted, root).await,
+    }
+}
+
 /// The session to reopen: `wanted` by id, or (empty) the latest one of this workspace.
-async fn resume(agent: &Agent, wanted: &str, root: &Path) -> Result<(String, PathBuf), String> {
+pub(crate) async fn resume(
+    agent: &Agent,
+    wanted: &str,
+    root: &Path,
+) -> Result<(String, PathBuf), String> {
     let id = if wanted.is_empty() {
         let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
         agent
@@ -646,32 +633,5 @@ impl JsonLog {
         if let Err(e) = written {
             eprintln!("tandem: could not write {}: {e}", path.display());
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn results_are_summed_up_in_a_line() {
-        assert_eq!(
-            summary("Applied the edit to a.rs (+1 -1)."),
-            "Applied the edit to a.rs (+1 -1)."
-        );
-        assert_eq!(summary("a\nb\n[exit code 0]"), "2 lines, [exit code 0]");
-        assert_eq!(summary("1 | x\n2 | y\n3 | z"), "3 lines");
-        assert_eq!(summary(""), "done");
-    }
-
-    #[test]
-    fn the_models_control_characters_are_shown_not_obeyed() {
-        // A command that would show as `ls` after the carriage return and the colour codes.
-        let shown = inert("rm -rf ~ \r\x1b[2K\x1b[32mls", true);
-        assert_eq!(shown, "rm -rf ~ \\r\\u{1b}[2K\\u{1b}[32mls");
-        assert!(!shown.chars().any(char::is_control));
-        assert_eq!(inert("a\nb\tc", false), "a\nb\tc");
-        assert_eq!(inert("a\nb", true), "a\\nb");
-        assert_eq!(inert("plain", true), "plain");
     }
 }
