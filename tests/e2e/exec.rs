@@ -1,9 +1,7 @@
 //! `tandem exec`: one task with nobody at a terminal. The answer on stdout, events that follow
 //! the documented schema, approvals refused at once, and an exit code for each ending.
 
-use std::process::{Output, Stdio};
-
-use tokio::io::AsyncWriteExt;
+use std::process::Output;
 
 use crate::approvals::{ORIGINAL, PROPOSED, edit_then};
 use crate::support::*;
@@ -11,8 +9,8 @@ use crate::support::*;
 /// `tandem exec` against `mock` in `env`, with `args` after the prompt; `stdin` is written to
 /// its standard input (then closed).
 async fn exec(env: &Env, mock: &MockServer, prompt: &str, args: &[&str], stdin: &str) -> Output {
-    let mut child = env
-        .command()
+    let mut command = env.command();
+    command
         .args(["exec", prompt])
         .args(["--base-url", &mock.base_url(), "--model", "mock-coder"])
         .arg("--root")
@@ -21,31 +19,8 @@ async fn exec(env: &Env, mock: &MockServer, prompt: &str, args: &[&str], stdin: 
         .arg(&env.data_dir)
         // A question that waited would hang the test until SAFETY: exec must never wait.
         .args(["--approval-timeout", "100000"])
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cannot run tandem exec");
-    let mut input = child.stdin.take().expect("stdin");
-    input
-        .write_all(stdin.as_bytes())
-        .await
-        .expect("write stdin");
-    drop(input);
-    tokio::time::timeout(SAFETY, child.wait_with_output())
-        .await
-        .expect("tandem exec hung")
-        .expect("tandem exec failed to run")
-}
-
-fn show(output: &Output) -> String {
-    format!(
-        "exit {}\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
+        .args(args);
+    run_piped(command, stdin).await
 }
 
 /// The `--json` lines, each checked against docs/exec-events.schema.json.

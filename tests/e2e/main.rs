@@ -9,6 +9,7 @@ mod approvals;
 mod cancel;
 mod chat_cli;
 mod chat_pty;
+mod chat_slash;
 mod commands;
 mod discovery;
 mod editor;

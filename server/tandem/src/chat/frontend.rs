@@ -1,0 +1,258 @@
+//! The face the chat shows the core: the answer as it streams, tool calls in a line each, and
+//! approval questions put to the user.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use futures_util::future::BoxFuture;
+use tokio::sync::mpsc;
+
+use tandem_agent::Frontend;
+use tandem_agent::approval::{ApprovalAction, ApprovalReply, ApprovalRequest, Decision};
+use tandem_agent::events::{Event, StopReason, ToolCallEvent, ToolStatus};
+use tandem_stdx::lock;
+
+use super::input::Lines;
+use super::style::{Style, out};
+use crate::display::{inert, summary};
+
+pub struct ChatFrontend {
+    pub style: Style,
+    pub lines: Lines,
+    pub ended: mpsc::UnboundedSender<(StopReason, Option<String>)>,
+    /// What the terminal shows now, so pieces of text get their `ai>` once.
+    pub state: Mutex<Shown>,
+    /// The last request's token counts, shown when the turn ends.
+    pub usage: Mutex<Option<String>>,
+    /// Paths are shown relative to it.
+    pub root: PathBuf,
+}
+
+#[derive(Default, PartialEq)]
+pub enum Shown {
+    #[default]
+    Nothing,
+    Text,
+    Reasoning,
+    Output,
+}
+
+impl ChatFrontend {
+    fn switch_to(&self, next: Shown) -> bool {
+        let mut shown = lock(&self.state);
+        let changed = *shown != next;
+        if changed && *shown != Shown::Nothing {
+            out("\n");
+        }
+        *shown = next;
+        changed
+    }
+}
+
+impl Frontend for ChatFrontend {
+    fn update(&self, _session_id: &str, _turn_id: &str, event: Event) {
+        let s = self.style;
+        match event {
+            Event::TurnStarted { .. } => {}
+            Event::Text { delta } => {
+                if self.switch_to(Shown::Text) {
+                    out(&s.bold("ai> "));
+                }
+                out(&inert(&delta, false));
+            }
+            Event::Reasoning { delta } => {
+                if self.switch_to(Shown::Reasoning) {
+                    out(&s.dim("thinking: "));
+                }
+                out(&s.dim(&inert(&delta, false)));
+            }
+            Event::ToolCall(ToolCallEvent { title, .. }) => {
+                self.switch_to(Shown::Nothing);
+                out(&format!(
+                    "{}\n",
+                    s.dim(&format!("• {}", inert(&title, true)))
+                ));
+            }
+            Event::ToolOutput { delta, .. } => {
+                self.switch_to(Shown::Output);
+                out(&s.dim(&inert(&delta, false)));
+            }
+            Event::ToolResult { status, output, .. } => {
+                self.switch_to(Shown::Nothing);
+                let mark = match status {
+                    ToolStatus::Ok => "✓",
+                    ToolStatus::Error => "✗",
+                    ToolStatus::Rejected => "⊘",
+                };
+                out(&format!(
+                    "{}\n",
+                    s.dim(&format!("  {mark} {}", inert(&summary(&output), true)))
+                ));
+            }
+            Event::Usage {
+                prompt_tokens,
+                completion_tokens,
+                context_window,
+            } => {
+                let window = context_window
+                    .map(|w| format!(" of {w}"))
+                    .unwrap_or_default();
+                *lock(&self.usage) = Some(format!(
+                    "[{prompt_tokens}{window} tokens in, {completion_tokens} out]"
+                ));
+            }
+            Event::Rules { files } => {
+                self.switch_to(Shown::Nothing);
+                let names: Vec<String> = files
+                    .iter()
+                    .map(|f| {
+                        let name = tandem_stdx::display_relative(&f.path, &self.root);
+                        if f.truncated {
+                            format!("{name} (cut)")
+                        } else {
+                            name
+                        }
+                    })
+                    .collect();
+                out(&format!(
+                    "{}\n",
+                    s.dim(&format!("rules: {}", inert(&names.join(", "), true)))
+                ));
+            }
+            Event::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            } => {
+                self.switch_to(Shown::Nothing);
+                out(&format!(
+                    "{}\n",
+                    s.dim(&format!(
+                        "  {}",
+                        crate::display::compaction(
+                            elided,
+                            summarized,
+                            tokens_before,
+                            tokens_after,
+                            context_window
+                        )
+                    ))
+                ));
+            }
+            Event::Notice { message } => {
+                self.switch_to(Shown::Nothing);
+                out(&format!("{}\n", s.dim(&format!("  note: {message}"))));
+            }
+            Event::TurnEnded {
+                stop_reason, error, ..
+            } => {
+                self.switch_to(Shown::Nothing);
+                if let Some(usage) = lock(&self.usage).take() {
+                    out(&format!("{}\n", s.dim(&usage)));
+                }
+                let _ = self.ended.send((stop_reason, error));
+            }
+        }
+    }
+
+    fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply> {
+        let s = self.style;
+        let lines = self.lines.clone();
+        let root = self.root.clone();
+        self.switch_to(Shown::Nothing);
+        Box::pin(async move {
+            let question = match &request.action {
+                ApprovalAction::Edit(edit) => {
+                    out(&format!("{}\n", s.diff(&inert(&edit.diff.unified, false))));
+                    format!(
+                        "Apply this edit to {}? [y]es, [n]o, [a]lways this session: ",
+                        inert(&tandem_stdx::display_relative(&edit.path, &root), true)
+                    )
+                }
+                ApprovalAction::Command(command) if command.outside_sandbox => format!(
+                    "Run `{}` in {} OUTSIDE the sandbox (network, writes anywhere)? [y]es, [n]o: ",
+                    inert(&command.command, true),
+                    inert(&command.display_cwd, true)
+                ),
+                ApprovalAction::Command(command) => format!(
+                    "Run `{}` in {}? [y]es, [n]o, [a]lways this session: ",
+                    inert(&command.command, true),
+                    inert(&command.display_cwd, true)
+                ),
+                ApprovalAction::Mcp(call) => format!(
+                    "Call the MCP tool `{}` of server `{}` with {}? [y]es, [n]o, [a]lways this \
+                     tool this session: ",
+                    inert(&call.tool, true),
+                    inert(&call.server, true),
+                    inert(
+                        &tandem_stdx::truncated(&call.arguments.to_string(), 400, "…"),
+                        true
+                    )
+                ),
+                ApprovalAction::McpServer(server) => format!(
+                    "{} names the MCP server `{}`, which runs: {}\nStart it? [y]es this \
+                     session, [n]o, [a]lways trust it in this project: ",
+                    inert(&server.source.display().to_string(), true),
+                    inert(&server.server, true),
+                    inert(&server.target, true)
+                ),
+            };
+            let mut lines = lines.lock().await;
+            // What was typed while the turn ran was meant for the prompt, not for this question:
+            // only an answer typed after the question is shown counts.
+            discard_type_ahead(&mut lines);
+            out(&s.bold(&question));
+            let answer = loop {
+                let Some(answer) = lines.recv().await else {
+                    out("\n");
+                    return ApprovalReply::reject("No answer (input closed).");
+                };
+                let answer = answer.trim().to_ascii_lowercase();
+                if matches!(answer.as_str(), "y" | "yes" | "n" | "no" | "a" | "always") {
+                    break answer;
+                }
+                out(&s.bold("Please answer y, n or a: "));
+            };
+            match answer.as_str() {
+                "y" | "yes" => ApprovalReply {
+                    decision: Decision::Accept,
+                    content: None,
+                    feedback: None,
+                    rejected_hunks: Vec::new(),
+                },
+                "a" | "always" => ApprovalReply {
+                    decision: Decision::AcceptAlways,
+                    content: None,
+                    feedback: None,
+                    rejected_hunks: Vec::new(),
+                },
+                _ => {
+                    out(&s.bold("A note for the model (Enter for none): "));
+                    let note = lines.recv().await.unwrap_or_default();
+                    ApprovalReply {
+                        decision: Decision::Reject,
+                        content: None,
+                        feedback: Some(note.trim().to_string()).filter(|n| !n.is_empty()),
+                        rejected_hunks: Vec::new(),
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// Drops the lines typed before now: those queued, and (on a terminal) what sits unread in the
+/// terminal's input, a half-typed line included.
+fn discard_type_ahead(lines: &mut mpsc::UnboundedReceiver<String>) {
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        // Piped input is a script of answers, typed ahead on purpose.
+        return;
+    }
+    // SAFETY: tcflush on our own stdin; it only discards bytes not yet read.
+    unsafe { libc::tcflush(libc::STDIN_FILENO, libc::TCIFLUSH) };
+    while lines.try_recv().is_ok() {}
+}
