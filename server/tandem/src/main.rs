@@ -255,7 +255,6 @@ fn main() -> ExitCode {
                 json: args.json,
                 resume: args.resume,
                 output_last_message: args.output_last_message,
-                config: args.serve.config.clone(),
             };
             match runtime().block_on(exec::run(options)) {
                 Ok(code) => ExitCode::from(code),

@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 
 use tandem_agent::Frontend;
 use tandem_agent::approval::{ApprovalAction, ApprovalReply, ApprovalRequest, Decision};
-use tandem_agent::events::{Event, StopReason, ToolCallEvent, ToolStatus};
+use tandem_agent::events::{Event, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind};
 use tandem_stdx::lock;
 
 use super::input::Lines;
@@ -27,6 +27,8 @@ pub struct ChatFrontend {
     pub usage: Mutex<Option<String>>,
     /// Paths are shown relative to it.
     pub root: PathBuf,
+    /// The user's config file, named in the first-run guide.
+    pub config_file: Option<PathBuf>,
 }
 
 #[derive(Default, PartialEq)]
@@ -147,12 +149,21 @@ impl Frontend for ChatFrontend {
                 out(&format!("{}\n", s.dim(&format!("  note: {message}"))));
             }
             Event::TurnEnded {
-                stop_reason, error, ..
+                stop_reason,
+                error,
+                error_kind,
             } => {
                 self.switch_to(Shown::Nothing);
                 if let Some(usage) = lock(&self.usage).take() {
                     out(&format!("{}\n", s.dim(&usage)));
                 }
+                // No server at all: the guide, in place of a message written for editors too.
+                let error = match error_kind {
+                    Some(TurnErrorKind::NoServer) => Some(crate::first_run::no_server_guide(
+                        self.config_file.as_deref(),
+                    )),
+                    _ => error,
+                };
                 let _ = self.ended.send((stop_reason, error));
             }
         }

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
 use tandem_agent::Agent;
-use tandem_agent::events::StopReason;
+use tandem_agent::events::{StopReason, TurnErrorKind};
 use tandem_config::StartOptions;
 
 use crate::display::inert;
@@ -50,6 +50,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
     };
     let mut start = options.start;
     start.workspace.get_or_insert_with(|| root.clone());
+    let config_file = crate::first_run::user_config_file(start.config_file.as_deref());
     let (agent, client) = start.start().map_err(|e| e.to_string())?;
     let (mut session, root) = open_session(&agent, options.resume.as_deref(), &root).await?;
     // The session's root is canonical; paths in approvals are made relative to it.
@@ -63,6 +64,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         state: Mutex::new(Shown::Nothing),
         usage: Mutex::new(None),
         root: root.clone(),
+        config_file: config_file.clone(),
     });
     let log = JsonLog {
         path: options.json_log,
@@ -78,8 +80,13 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
     }
 
     // Which model answers, and where: a wrong endpoint shows now, not after the first prompt.
+    let mut guide = None;
     let model = match client.endpoint().await {
         Ok((url, model)) => format!("{model} at {url}"),
+        Err(e) if TurnErrorKind::of(&e) == TurnErrorKind::NoServer => {
+            guide = Some(crate::first_run::no_server_guide(config_file.as_deref()));
+            "no model server yet".to_string()
+        }
         Err(e) => format!("no model ({})", e.message),
     };
     out(&style.dim(&format!(
@@ -88,6 +95,9 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         inert(&root.display().to_string(), true),
         inert(&model, true),
     )));
+    if let Some(guide) = guide {
+        out(&guide);
+    }
     if options.resume.is_some() {
         out(&style.dim(&replay(&agent, &session)));
         out(&style.dim(&resumed_line(&agent, &session)));

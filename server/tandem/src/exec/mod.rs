@@ -49,8 +49,6 @@ pub struct ExecOptions {
     /// A saved session to continue: its id, or empty for this workspace's latest.
     pub resume: Option<String>,
     pub output_last_message: Option<PathBuf>,
-    /// `--config`, for the first-run guide.
-    pub config: Option<PathBuf>,
 }
 
 /// The exit code for how the turn ended: an error first, then the step cap, then refusals.
@@ -90,6 +88,7 @@ pub async fn run(options: ExecOptions) -> Result<u8, String> {
     };
     let mut start = options.start;
     start.workspace.get_or_insert_with(|| root.clone());
+    let config_file = crate::first_run::user_config_file(start.config_file.as_deref());
     let (agent, _client) = start.start().map_err(|e| e.to_string())?;
     let (session, root) =
         crate::chat::open_session(&agent, options.resume.as_deref(), &root).await?;
@@ -136,10 +135,9 @@ pub async fn run(options: ExecOptions) -> Result<u8, String> {
 
     let code = exit_code(&ended);
     if ended.error_kind == Some(TurnErrorKind::NoServer) {
-        let config = crate::first_run::user_config_file(options.config.as_deref());
         eprint!(
             "tandem: {}",
-            crate::first_run::no_server_guide(config.as_deref())
+            crate::first_run::no_server_guide(config_file.as_deref())
         );
     }
     if let Some(path) = &options.output_last_message
