@@ -13,13 +13,15 @@ use tandem_agent::approval::{ApprovalAction, ApprovalReply, ApprovalRequest, Dec
 use tandem_agent::events::{Event, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind};
 use tandem_stdx::lock;
 
-use super::input::Lines;
+use std::sync::Arc;
+
+use super::input::Input;
 use super::style::{Style, out};
 use crate::display::{inert, summary};
 
 pub struct ChatFrontend {
     pub style: Style,
-    pub lines: Lines,
+    pub input: Arc<Input>,
     pub ended: mpsc::UnboundedSender<(StopReason, Option<String>)>,
     /// What the terminal shows now, so pieces of text get their `ai>` once.
     pub state: Mutex<Shown>,
@@ -171,7 +173,7 @@ impl Frontend for ChatFrontend {
 
     fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply> {
         let s = self.style;
-        let lines = self.lines.clone();
+        let input = self.input.clone();
         let root = self.root.clone();
         self.switch_to(Shown::Nothing);
         Box::pin(async move {
@@ -211,13 +213,12 @@ impl Frontend for ChatFrontend {
                     inert(&server.target, true)
                 ),
             };
-            let mut lines = lines.lock().await;
             // What was typed while the turn ran was meant for the prompt, not for this question:
             // only an answer typed after the question is shown counts.
-            discard_type_ahead(&mut lines);
-            out(&s.bold(&question));
+            discard_type_ahead();
+            let mut asking = question;
             let answer = loop {
-                let Some(answer) = lines.recv().await else {
+                let Some(answer) = input.read(&asking, false).await else {
                     out("\n");
                     return ApprovalReply::reject("No answer (input closed).");
                 };
@@ -225,7 +226,7 @@ impl Frontend for ChatFrontend {
                 if matches!(answer.as_str(), "y" | "yes" | "n" | "no" | "a" | "always") {
                     break answer;
                 }
-                out(&s.bold("Please answer y, n or a: "));
+                asking = "Please answer y, n or a: ".to_string();
             };
             match answer.as_str() {
                 "y" | "yes" => ApprovalReply {
@@ -241,8 +242,10 @@ impl Frontend for ChatFrontend {
                     rejected_hunks: Vec::new(),
                 },
                 _ => {
-                    out(&s.bold("A note for the model (Enter for none): "));
-                    let note = lines.recv().await.unwrap_or_default();
+                    let note = input
+                        .read("A note for the model (Enter for none): ", false)
+                        .await
+                        .unwrap_or_default();
                     ApprovalReply {
                         decision: Decision::Reject,
                         content: None,
@@ -255,9 +258,9 @@ impl Frontend for ChatFrontend {
     }
 }
 
-/// Drops the lines typed before now: those queued, and (on a terminal) what sits unread in the
-/// terminal's input, a half-typed line included.
-fn discard_type_ahead(lines: &mut mpsc::UnboundedReceiver<String>) {
+/// Drops what was typed before now (on a terminal): what sits unread in the terminal's input, a
+/// half-typed line included.
+fn discard_type_ahead() {
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
         // Piped input is a script of answers, typed ahead on purpose.
@@ -265,5 +268,4 @@ fn discard_type_ahead(lines: &mut mpsc::UnboundedReceiver<String>) {
     }
     // SAFETY: tcflush on our own stdin; it only discards bytes not yet read.
     unsafe { libc::tcflush(libc::STDIN_FILENO, libc::TCIFLUSH) };
-    while lines.try_recv().is_ok() {}
 }

@@ -23,7 +23,7 @@ use tandem_config::StartOptions;
 
 use crate::display::inert;
 use frontend::{ChatFrontend, Shown};
-use input::{Lines, read_lines};
+use input::Input;
 use json_log::JsonLog;
 pub(crate) use sessions::open_session;
 use sessions::{replay, resume, resumed_line, sessions_list};
@@ -55,11 +55,12 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
     let (mut session, root) = open_session(&agent, options.resume.as_deref(), &root).await?;
     // The session's root is canonical; paths in approvals are made relative to it.
 
-    let lines: Lines = Arc::new(tokio::sync::Mutex::new(read_lines()));
+    let history = input::history_file(&agent.settings().data_dir, &root);
+    let input = Arc::new(Input::start(root.clone(), Some(history)));
     let (ended_tx, mut ended) = mpsc::unbounded_channel();
     let frontend = Arc::new(ChatFrontend {
         style,
-        lines: lines.clone(),
+        input: input.clone(),
         ended: ended_tx,
         state: Mutex::new(Shown::Nothing),
         usage: Mutex::new(None),
@@ -103,9 +104,8 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         out(&style.dim(&resumed_line(&agent, &session)));
     }
     loop {
-        out(&style.bold("you> "));
         let line = tokio::select! {
-            line = async { lines.lock().await.recv().await } => line,
+            line = input.read("you> ", true) => line,
             _ = tokio::signal::ctrl_c() => None,
         };
         let Some(line) = line else {
@@ -135,7 +135,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
             client: &client,
             style,
             root: &root,
-            lines: &lines,
+            input: &input,
             frontend: &frontend,
         };
         match command {
@@ -163,7 +163,7 @@ struct Chat<'a> {
     client: &'a tandem_provider::LazyClient,
     style: Style,
     root: &'a std::path::Path,
-    lines: &'a Lines,
+    input: &'a Input,
     frontend: &'a Arc<ChatFrontend>,
 }
 
@@ -237,8 +237,11 @@ impl Chat<'_> {
                     style.diff(&inert(&c.lost, false))
                 ));
             }
-            out(&style.bold("Restore anyway and lose those changes? [y/N] "));
-            let answer = self.lines.lock().await.recv().await.unwrap_or_default();
+            let answer = self
+                .input
+                .read("Restore anyway and lose those changes? [y/N] ", false)
+                .await
+                .unwrap_or_default();
             if matches!(answer.trim(), "y" | "yes") {
                 outcome = agent.undo(session, turn, true, frontend).await;
             }
