@@ -1,0 +1,81 @@
+//! `tandem chat`'s line editor in a real pseudo-terminal (xterm), checked on the emulated
+//! screen: cursor keys edit the line, a pasted block is one message, history recalls a prompt,
+//! `/help` sends nothing, Ctrl-D quits.
+
+use crate::chat_pty::Pty;
+use crate::support::*;
+
+const LEFT: &str = "\x1b[D";
+const UP: &str = "\x1b[A";
+
+#[test]
+fn the_line_editor_edits_pastes_recalls_and_quits() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([
+        Reply::text("First answer."),
+        Reply::text("Second answer."),
+        Reply::text("Third answer."),
+    ]));
+    let mut chat = Pty::spawn_as(
+        &env,
+        &["--base-url", &mock.base_url(), "--model", "mock-coder"],
+        "xterm",
+    );
+    chat.wait_for_screen("you> ");
+
+    // A typo fixed with the cursor keys: the model gets the edited line.
+    chat.type_keys(&format!("Hello wrld{LEFT}{LEFT}{LEFT}o\r"));
+    chat.wait_for_screen("First answer.");
+
+    // A pasted two-line block (bracketed paste) is one message, sent by the Enter after it.
+    // The turn's end (its token line) comes before the next prompt reads keys.
+    chat.wait_for_n("tokens in", 1);
+    chat.type_keys("\x1b[200~line one\rline two\x1b[201~");
+    chat.wait_for_screen("line two");
+    assert_eq!(
+        model_requests(&mock).len(),
+        1,
+        "the paste alone sent nothing"
+    );
+    chat.type_keys("\r");
+    chat.wait_for_screen("Second answer.");
+
+    // Up recalls the pasted prompt (its last line), Up moves to its first line, Up recalls the
+    // first prompt.
+    chat.wait_for_n("tokens in", 2);
+    chat.type_keys(&format!("{UP}{UP}{UP}\r"));
+    chat.wait_for_screen("Third answer.");
+    chat.wait_for_n("tokens in", 3);
+
+    // /help is answered here.
+    chat.type_keys("/help\r");
+    chat.wait_for_screen("/undo [TURN]");
+
+    // Ctrl-D on an empty line quits.
+    chat.type_keys("\x04");
+    let status = chat.exits_within(SAFETY);
+    assert!(status.success(), "{status}\n{}", chat.screen());
+
+    let requests = model_requests(&mock);
+    let prompts: Vec<String> = requests
+        .iter()
+        .map(|r| {
+            r.messages_with_role("user")
+                .last()
+                .and_then(|m| m["content"].as_str())
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        prompts,
+        ["Hello world", "line one\nline two", "Hello world"],
+        "{}",
+        chat.screen()
+    );
+    // The prompts are kept for the next chat in this workspace.
+    let history = std::fs::read_dir(env.data_dir.join("history"))
+        .expect("a history folder")
+        .count();
+    assert_eq!(history, 1);
+}
