@@ -79,3 +79,37 @@ fn the_line_editor_edits_pastes_recalls_and_quits() {
         .count();
     assert_eq!(history, 1);
 }
+
+#[test]
+fn a_spinner_shows_while_the_model_is_silent_then_a_status_line() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([Reply::text("Slow answer.").delay_ms(300)]));
+    let mut chat = Pty::spawn_as(
+        &env,
+        &["--base-url", &mock.base_url(), "--model", "mock-coder"],
+        "xterm",
+    );
+    chat.wait_for_screen("you> ");
+    chat.type_keys("Take your time\r");
+    // Drawn while nothing has come (the raw output keeps every frame)…
+    chat.wait_for("waiting for the model… ");
+    chat.wait_for_screen("Slow answer.");
+    chat.wait_for_screen("tokens in");
+    // …and gone from the screen once the answer came: the answer took its line.
+    let screen = chat.screen();
+    assert!(!screen.contains("waiting for the model"), "{screen}");
+    let status = screen
+        .lines()
+        .find(|l| l.starts_with("[mock-coder: "))
+        .unwrap_or_else(|| panic!("no status line:\n{screen}"));
+    assert!(
+        status.contains(" tokens in, ") && status.contains(" s"),
+        "{status}"
+    );
+    assert!(
+        screen.contains("ai> Slow answer."),
+        "the answer starts its own line:\n{screen}"
+    );
+    chat.type_keys("/exit\r");
+    assert!(chat.exits_within(SAFETY).success());
+}

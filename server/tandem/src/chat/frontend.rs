@@ -16,6 +16,7 @@ use tandem_stdx::lock;
 use std::sync::Arc;
 
 use super::input::Input;
+use super::status::Status;
 use super::style::{Style, out};
 use crate::display::{inert, summary};
 
@@ -26,7 +27,10 @@ pub struct ChatFrontend {
     /// What the terminal shows now, so pieces of text get their `ai>` once.
     pub state: Mutex<Shown>,
     /// The last request's token counts, shown when the turn ends.
-    pub usage: Mutex<Option<String>>,
+    /// The spinner and the line after each turn.
+    pub status: Status,
+    /// For the model's name in that line.
+    pub agent: tandem_agent::Agent,
     /// Paths are shown relative to it.
     pub root: PathBuf,
     /// The user's config file, named in the first-run guide.
@@ -57,6 +61,12 @@ impl ChatFrontend {
 impl Frontend for ChatFrontend {
     fn update(&self, _session_id: &str, _turn_id: &str, event: Event) {
         let s = self.style;
+        match &event {
+            Event::TurnStarted { .. } => self.status.turn_started(),
+            Event::Usage { .. } | Event::TurnEnded { .. } => {}
+            Event::Text { .. } | Event::Reasoning { .. } => self.status.quiet(true),
+            _ => self.status.quiet(false),
+        }
         match event {
             Event::TurnStarted { .. } => {}
             Event::Text { delta } => {
@@ -93,18 +103,16 @@ impl Frontend for ChatFrontend {
                     "{}\n",
                     s.dim(&format!("  {mark} {}", inert(&summary(&output), true)))
                 ));
+                // The result goes back to the model: waiting again.
+                self.status.wait();
             }
             Event::Usage {
                 prompt_tokens,
                 completion_tokens,
                 context_window,
             } => {
-                let window = context_window
-                    .map(|w| format!(" of {w}"))
-                    .unwrap_or_default();
-                *lock(&self.usage) = Some(format!(
-                    "[{prompt_tokens}{window} tokens in, {completion_tokens} out]"
-                ));
+                self.status
+                    .usage(prompt_tokens, completion_tokens, context_window);
             }
             Event::Rules { files } => {
                 self.switch_to(Shown::Nothing);
@@ -156,8 +164,8 @@ impl Frontend for ChatFrontend {
                 error_kind,
             } => {
                 self.switch_to(Shown::Nothing);
-                if let Some(usage) = lock(&self.usage).take() {
-                    out(&format!("{}\n", s.dim(&usage)));
+                if let Some(line) = self.status.summary(&self.agent.model()) {
+                    out(&format!("{}\n", s.dim(&inert(&line, true))));
                 }
                 // No server at all: the guide, in place of a message written for editors too.
                 let error = match error_kind {
@@ -175,6 +183,7 @@ impl Frontend for ChatFrontend {
         let s = self.style;
         let input = self.input.clone();
         let root = self.root.clone();
+        self.status.quiet(false);
         self.switch_to(Shown::Nothing);
         Box::pin(async move {
             let question = match &request.action {

@@ -9,6 +9,7 @@ mod input;
 mod json_log;
 mod sessions;
 mod slash;
+mod status;
 mod style;
 
 use std::io::IsTerminal;
@@ -28,6 +29,7 @@ use json_log::JsonLog;
 pub(crate) use sessions::open_session;
 use sessions::{replay, resume, resumed_line, sessions_list};
 use slash::Slash;
+use status::Status;
 use style::{Style, out};
 
 pub struct ChatOptions {
@@ -63,7 +65,8 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         input: input.clone(),
         ended: ended_tx,
         state: Mutex::new(Shown::Nothing),
-        usage: Mutex::new(None),
+        status: Status::new(std::io::stdout().is_terminal()),
+        agent: agent.clone(),
         root: root.clone(),
         config_file: config_file.clone(),
     });
