@@ -16,6 +16,7 @@ use tandem_stdx::lock;
 use std::sync::Arc;
 
 use super::input::Input;
+use super::render;
 use super::status::Status;
 use super::style::{Style, out};
 use crate::display::{inert, summary};
@@ -35,6 +36,9 @@ pub struct ChatFrontend {
     pub root: PathBuf,
     /// The user's config file, named in the first-run guide.
     pub config_file: Option<PathBuf>,
+    /// On a terminal, the answer is rendered as Markdown a block at a time; elsewhere it is
+    /// written as the model sends it.
+    pub markdown: Option<Mutex<render::Blocks>>,
 }
 
 #[derive(Default, PartialEq)]
@@ -47,8 +51,43 @@ pub enum Shown {
 }
 
 impl ChatFrontend {
+    /// The width to wrap at (less the `ai> ` the answer starts after), and colours.
+    fn look(&self) -> render::Look {
+        render::Look {
+            width: render::terminal_width().saturating_sub(4).max(20),
+            color: self.style.on,
+        }
+    }
+
+    /// The rest of a rendered answer, if any (called with `shown` locked).
+    fn render_rest(&self, shown: &mut Shown) {
+        let Some(blocks) = &self.markdown else { return };
+        let rest = lock(blocks).finish();
+        let answering = *shown == Shown::Text;
+        if answering {
+            // Rendered blocks end their lines.
+            *shown = Shown::Nothing;
+        }
+        let Some(rest) = rest else { return };
+        if *shown != Shown::Nothing {
+            out("\n");
+        }
+        self.status.quiet(true);
+        if !answering {
+            out(&self.style.bold("ai> "));
+        }
+        let text = render::render(&rest, self.look());
+        // The last block's blank line is not needed before what follows.
+        out(&format!("{}\n", text.trim_end_matches('\n')));
+        *shown = Shown::Nothing;
+    }
+
     fn switch_to(&self, next: Shown) -> bool {
         let mut shown = lock(&self.state);
+        if next != Shown::Text {
+            // The rest of a rendered answer; it ends its own line.
+            self.render_rest(&mut shown);
+        }
         let changed = *shown != next;
         if changed && *shown != Shown::Nothing {
             out("\n");
@@ -64,16 +103,36 @@ impl Frontend for ChatFrontend {
         match &event {
             Event::TurnStarted { .. } => self.status.turn_started(),
             Event::Usage { .. } | Event::TurnEnded { .. } => {}
+            // Rendered a block at a time: the spinner stays (saying the answer comes) until one
+            // is complete.
+            Event::Text { .. } if self.markdown.is_some() => self.status.answering(),
             Event::Text { .. } | Event::Reasoning { .. } => self.status.quiet(true),
             _ => self.status.quiet(false),
         }
         match event {
             Event::TurnStarted { .. } => {}
             Event::Text { delta } => {
-                if self.switch_to(Shown::Text) {
-                    out(&s.bold("ai> "));
+                match &self.markdown {
+                    // Each block once it is complete: nothing shown is redrawn.
+                    Some(blocks) => {
+                        let done = lock(blocks).push(&delta);
+                        if !done.is_empty() {
+                            self.status.quiet(true);
+                            if self.switch_to(Shown::Text) {
+                                out(&s.bold("ai> "));
+                            }
+                        }
+                        for block in done {
+                            out(&render::render(&block, self.look()));
+                        }
+                    }
+                    None => {
+                        if self.switch_to(Shown::Text) {
+                            out(&s.bold("ai> "));
+                        }
+                        out(&inert(&delta, false));
+                    }
                 }
-                out(&inert(&delta, false));
             }
             Event::Reasoning { delta } => {
                 if self.switch_to(Shown::Reasoning) {

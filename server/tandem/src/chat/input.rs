@@ -38,7 +38,10 @@ impl Input {
     pub fn start(root: PathBuf, history: Option<PathBuf>) -> Input {
         let (asks, rx) = std::sync::mpsc::channel::<Ask>();
         std::thread::spawn(move || {
-            if std::io::stdin().is_terminal() {
+            // A terminal that can't be driven (TERM=dumb, an editor's shell buffer) gets plain
+            // lines, as a pipe does.
+            let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb" || t.is_empty());
+            if std::io::stdin().is_terminal() && !dumb {
                 edit_lines(rx, root, history);
             } else {
                 read_lines(rx);

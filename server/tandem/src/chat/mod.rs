@@ -7,6 +7,7 @@
 mod frontend;
 mod input;
 mod json_log;
+mod render;
 mod sessions;
 mod slash;
 mod status;
@@ -65,10 +66,11 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         input: input.clone(),
         ended: ended_tx,
         state: Mutex::new(Shown::Nothing),
-        status: Status::new(std::io::stdout().is_terminal()),
+        status: Status::new(style::capable_terminal()),
         agent: agent.clone(),
         root: root.clone(),
         config_file: config_file.clone(),
+        markdown: style::capable_terminal().then(|| Mutex::new(render::Blocks::default())),
     });
     let log = JsonLog {
         path: options.json_log,

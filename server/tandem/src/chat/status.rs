@@ -28,6 +28,8 @@ struct Inner {
     completion_tokens: u64,
     window: Option<u64>,
     requests: u32,
+    /// The answer is coming (gathered until a block is complete).
+    answering: bool,
 }
 
 #[derive(Clone)]
@@ -68,7 +70,10 @@ impl Status {
 
     /// The model is asked again (after a tool's result): the spinner shows until it answers.
     pub fn wait(&self) {
-        lock(&self.inner).waiting_since = Some(Instant::now());
+        let mut inner = lock(&self.inner);
+        inner.waiting_since = Some(Instant::now());
+        inner.answering = false;
+        drop(inner);
         self.draw();
     }
 
@@ -76,6 +81,7 @@ impl Status {
     pub fn quiet(&self, answer: bool) {
         let mut inner = lock(&self.inner);
         inner.waiting_since = None;
+        inner.answering = false;
         if inner.drawn {
             let mut stdout = std::io::stdout().lock();
             let _ = stdout.write_all(b"\r\x1b[2K");
@@ -85,6 +91,15 @@ impl Status {
         if answer && inner.streaming_since.is_none() {
             inner.streaming_since = Some(Instant::now());
         }
+    }
+
+    /// The answer streams but nothing of it shows yet: the spinner says so, the speed clock runs.
+    pub fn answering(&self) {
+        let mut inner = lock(&self.inner);
+        if inner.streaming_since.is_none() {
+            inner.streaming_since = Some(Instant::now());
+        }
+        inner.answering = true;
     }
 
     /// A request's token counts.
@@ -135,9 +150,14 @@ impl Status {
         let frame = FRAMES[inner.frame % FRAMES.len()];
         inner.frame += 1;
         let mut stdout = std::io::stdout().lock();
+        let doing = if inner.answering {
+            "the model is answering…"
+        } else {
+            "waiting for the model…"
+        };
         let _ = write!(
             stdout,
-            "\r\x1b[2K{frame} waiting for the model… {:.1}s",
+            "\r\x1b[2K{frame} {doing} {:.1}s",
             since.elapsed().as_secs_f64()
         );
         let _ = stdout.flush();

@@ -53,3 +53,11 @@ pub fn out(text: &str) {
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
 }
+
+/// stdout is a terminal that understands cursor and colour escapes (not `TERM=dumb`): the
+/// spinner and rendered Markdown are for it.
+pub fn capable_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal()
+        && std::env::var("TERM").map_or(cfg!(windows), |t| !t.is_empty() && t != "dumb")
+}
