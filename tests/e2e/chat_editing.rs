@@ -113,3 +113,51 @@ fn a_spinner_shows_while_the_model_is_silent_then_a_status_line() {
     chat.type_keys("/exit\r");
     assert!(chat.exits_within(SAFETY).success());
 }
+
+#[test]
+fn answers_render_as_markdown_wrapped_at_spaces_with_highlighted_code() {
+    let env = Env::new();
+    let answer = "## The plan\n\nThis **matters** because every single word here must stay \
+                  whole when the terminal is narrow.\n\n```rust\nfn main() { let x = 1; }\n```\n\
+                  \nDone.";
+    let mock = MockServer::start(Scenario::new([Reply::text(answer).chunk_size(7)]));
+    let mut chat = Pty::spawn_sized(
+        &env,
+        &["--base-url", &mock.base_url(), "--model", "mock-coder"],
+        "xterm-256color",
+        40,
+        true,
+    );
+    chat.wait_for_screen("you> ");
+    chat.type_keys("Explain\r");
+    chat.wait_for_screen("Done.");
+    chat.wait_for_screen("tokens in");
+    let screen = chat.screen();
+    assert!(
+        !screen.contains("**") && !screen.contains("```"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("The plan") && !screen.contains("## The plan"),
+        "{screen}"
+    );
+    // Wrapped at 40 columns between words: every word of the paragraph is whole on a line.
+    for word in [
+        "matters", "because", "every", "single", "word", "here", "must", "stay", "whole",
+        "terminal", "narrow.",
+    ] {
+        assert!(
+            screen
+                .lines()
+                .any(|l| l.split_whitespace().any(|w| w == word)),
+            "{word:?} was broken:\n{screen}"
+        );
+    }
+    // The code is coloured (24-bit foreground escapes around it), the bold is an escape.
+    let raw = chat.output();
+    assert!(raw.contains("\x1b[38;2;"), "no highlighting: {raw:?}");
+    assert!(raw.contains("\x1b[1mmatters"), "no bold: {raw:?}");
+    assert!(screen.contains("fn main()"), "{screen}");
+    chat.type_keys("/exit\r");
+    assert!(chat.exits_within(SAFETY).success());
+}

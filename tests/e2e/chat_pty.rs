@@ -17,6 +17,8 @@ pub struct Pty {
     master: std::fs::File,
     output: Arc<Mutex<String>>,
     child: Child,
+    /// The terminal's width.
+    cols: u16,
 }
 
 impl Pty {
@@ -26,10 +28,15 @@ impl Pty {
 
     /// `tandem chat` in an 80x24 terminal of type `term` (`dumb`: no line editor).
     pub fn spawn_as(env: &Env, args: &[&str], term: &str) -> Pty {
+        Pty::spawn_sized(env, args, term, 80, false)
+    }
+
+    /// `tandem chat` in a terminal `cols` wide, with colours unless NO_COLOR (`color` false).
+    pub fn spawn_sized(env: &Env, args: &[&str], term: &str, cols: u16, color: bool) -> Pty {
         let (mut master, mut slave) = (0, 0);
         let size = libc::winsize {
             ws_row: 24,
-            ws_col: 80,
+            ws_col: cols,
             ws_xpixel: 0,
             ws_ypixel: 0,
         };
@@ -63,7 +70,6 @@ impl Pty {
             .arg("--data-dir")
             .arg(&env.data_dir)
             .env("HOME", env.workspace.parent().unwrap().join("home"))
-            .env("NO_COLOR", "1")
             .env("TERM", term)
             .stdin(Stdio::from(slave.try_clone().unwrap()))
             .stdout(Stdio::from(slave.try_clone().unwrap()))
@@ -77,6 +83,11 @@ impl Pty {
                 }
                 Ok(())
             });
+        }
+        if !color {
+            command.env("NO_COLOR", "1");
+        } else {
+            command.env_remove("NO_COLOR");
         }
         let child = command.spawn().expect("cannot start tandem chat");
         drop(command); // closes our copies of the slave: reads end when the chat exits
@@ -98,6 +109,7 @@ impl Pty {
             master,
             output,
             child,
+            cols,
         }
     }
 
@@ -105,7 +117,7 @@ impl Pty {
     pub fn screen(&self) -> String {
         let mut terminal = vt100::Parser::new(
             std::num::NonZeroU16::new(24).unwrap(),
-            std::num::NonZeroU16::new(80).unwrap(),
+            std::num::NonZeroU16::new(self.cols).unwrap(),
             0,
         );
         terminal.process(self.output().as_bytes());
