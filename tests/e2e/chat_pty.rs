@@ -13,23 +13,42 @@ use crate::approvals::{EDIT, ORIGINAL, PROPOSED};
 use crate::support::*;
 
 /// `tandem chat` on the slave side of a pty; the test holds the master.
-struct Pty {
+pub struct Pty {
     master: std::fs::File,
     output: Arc<Mutex<String>>,
     child: Child,
+    /// The terminal's width.
+    cols: u16,
 }
 
 impl Pty {
     fn spawn(env: &Env, args: &[&str]) -> Pty {
+        Pty::spawn_as(env, args, "dumb")
+    }
+
+    /// `tandem chat` in an 80x24 terminal of type `term` (`dumb`: no line editor).
+    pub fn spawn_as(env: &Env, args: &[&str], term: &str) -> Pty {
+        Pty::spawn_sized(env, args, term, 80, false)
+    }
+
+    /// `tandem chat` in a terminal `cols` wide, with colours unless NO_COLOR (`color` false).
+    pub fn spawn_sized(env: &Env, args: &[&str], term: &str, cols: u16, color: bool) -> Pty {
         let (mut master, mut slave) = (0, 0);
-        // SAFETY: openpty writes two descriptors into the integers we pass; no other memory.
+        let size = libc::winsize {
+            ws_row: 24,
+            ws_col: cols,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        // SAFETY: openpty writes two descriptors into the integers we pass and reads the size;
+        // no other memory.
         let rc = unsafe {
             libc::openpty(
                 &mut master,
                 &mut slave,
                 std::ptr::null_mut(),
                 std::ptr::null(),
-                std::ptr::null(),
+                &size,
             )
         };
         assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
@@ -51,8 +70,7 @@ impl Pty {
             .arg("--data-dir")
             .arg(&env.data_dir)
             .env("HOME", env.workspace.parent().unwrap().join("home"))
-            .env("NO_COLOR", "1")
-            .env("TERM", "dumb")
+            .env("TERM", term)
             .stdin(Stdio::from(slave.try_clone().unwrap()))
             .stdout(Stdio::from(slave.try_clone().unwrap()))
             .stderr(Stdio::from(slave));
@@ -65,6 +83,11 @@ impl Pty {
                 }
                 Ok(())
             });
+        }
+        if !color {
+            command.env("NO_COLOR", "1");
+        } else {
+            command.env_remove("NO_COLOR");
         }
         let child = command.spawn().expect("cannot start tandem chat");
         drop(command); // closes our copies of the slave: reads end when the chat exits
@@ -86,15 +109,40 @@ impl Pty {
             master,
             output,
             child,
+            cols,
         }
     }
 
-    fn output(&self) -> String {
+    /// The screen as a terminal shows it now (what the chat wrote, run through an emulator).
+    pub fn screen(&self) -> String {
+        let mut terminal = vt100::Parser::new(
+            std::num::NonZeroU16::new(24).unwrap(),
+            std::num::NonZeroU16::new(self.cols).unwrap(),
+            0,
+        );
+        terminal.process(self.output().as_bytes());
+        terminal.screen().contents()
+    }
+
+    /// Waits until the screen shows `text`.
+    pub fn wait_for_screen(&self, text: &str) {
+        let deadline = Instant::now() + SAFETY;
+        while !self.screen().contains(text) {
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {text:?} on the screen:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn output(&self) -> String {
         self.output.lock().unwrap().clone()
     }
 
     /// Waits until the screen shows `text` `count` times in all.
-    fn wait_for_n(&self, text: &str, count: usize) {
+    pub fn wait_for_n(&self, text: &str, count: usize) {
         let deadline = Instant::now() + SAFETY;
         while self.output().matches(text).count() < count {
             assert!(
@@ -106,17 +154,17 @@ impl Pty {
         }
     }
 
-    fn wait_for(&self, text: &str) {
+    pub fn wait_for(&self, text: &str) {
         self.wait_for_n(text, 1);
     }
 
-    fn type_keys(&mut self, keys: &str) {
+    pub fn type_keys(&mut self, keys: &str) {
         self.master.write_all(keys.as_bytes()).unwrap();
         self.master.flush().unwrap();
     }
 
     /// Waits for the chat to exit; fails if it takes longer than `within`.
-    fn exits_within(&mut self, within: Duration) -> std::process::ExitStatus {
+    pub fn exits_within(&mut self, within: Duration) -> std::process::ExitStatus {
         let started = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {

@@ -158,6 +158,21 @@ pub enum Decision {
     Reject,
 }
 
+/// Who settled an approval.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecidedBy {
+    /// The standing policy (auto-approval, the allow-list): nobody was asked.
+    Policy,
+    /// An earlier "accept always" in this session: nobody was asked.
+    Session,
+    /// The face's answer to the question (the user's, or a headless face's rule).
+    Face,
+    /// Nobody answered in time.
+    Timeout,
+    /// The turn was cancelled while the question was open.
+    Cancelled,
+}
+
 /// The user's answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApprovalReply {

@@ -40,6 +40,16 @@ pub trait Frontend: Send + Sync + 'static {
     /// the question.
     fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply>;
 
+    /// An approval was settled, asked or not: for faces that report every decision (`tandem
+    /// exec --json`). Called before the action runs (or is refused); must not block.
+    fn approval_decided(
+        &self,
+        _request: &ApprovalRequest,
+        _reply: &ApprovalReply,
+        _by: approval::DecidedBy,
+    ) {
+    }
+
     /// The editor's errors and warnings for these files, once they settle after an edit.
     /// Faces without an editor report none.
     fn diagnostics(&self, _paths: Vec<PathBuf>) -> BoxFuture<'static, Vec<Diagnostic>> {

@@ -11,7 +11,8 @@ use time::OffsetDateTime;
 use tokio_util::sync::CancellationToken;
 
 use super::approval::{
-    ApprovalAction, ApprovalReply, ApprovalRequest, CommandApproval, Decision, EditApproval,
+    ApprovalAction, ApprovalReply, ApprovalRequest, CommandApproval, DecidedBy, Decision,
+    EditApproval,
 };
 use super::context::{self, Fit, SMALL_WINDOW, Sizing};
 use super::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind};
@@ -548,26 +549,31 @@ impl Turn {
     ) -> ApprovalReply {
         let action = request.action.clone();
         let tool_call_id = request.tool_call_id.clone();
-        let reply = if auto || (honour_always && self.session.always(&action)) {
-            ApprovalReply {
-                decision: Decision::Accept,
-                content: None,
-                feedback: None,
-                rejected_hunks: Vec::new(),
-            }
+        let (reply, by) = if auto {
+            (ApprovalReply::accept(), DecidedBy::Policy)
+        } else if honour_always && self.session.always(&action) {
+            (ApprovalReply::accept(), DecidedBy::Session)
         } else {
             // Bounded: an editor that drops the question (or a user who walked away) must not
             // hold the session; an unanswered question is a "no" and the turn goes on.
             let limit = self.agent.inner.settings.policy.timeout();
-            let asked = tokio::time::timeout(limit, self.frontend.request_approval(request));
+            let asked =
+                tokio::time::timeout(limit, self.frontend.request_approval(request.clone()));
             tokio::select! {
-                reply = asked => reply.unwrap_or_else(|_| ApprovalReply::reject(format!(
-                    "Nobody answered within {} s, so it was not done.",
-                    limit.as_secs()
-                ))),
-                () = self.cancel.cancelled() => ApprovalReply::reject("The user cancelled the turn."),
+                reply = asked => match reply {
+                    Ok(reply) => (reply, DecidedBy::Face),
+                    Err(_) => (ApprovalReply::reject(format!(
+                        "Nobody answered within {} s, so it was not done.",
+                        limit.as_secs()
+                    )), DecidedBy::Timeout),
+                },
+                () = self.cancel.cancelled() => (
+                    ApprovalReply::reject("The user cancelled the turn."),
+                    DecidedBy::Cancelled,
+                ),
             }
         };
+        self.frontend.approval_decided(&request, &reply, by);
         if reply.decision == Decision::AcceptAlways && honour_always {
             self.session.set_always(&action);
         }

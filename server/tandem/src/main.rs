@@ -6,6 +6,9 @@ use clap::{Args, Parser, Subcommand};
 mod chat;
 mod environ;
 mod doctor;
+mod display;
+mod exec;
+mod first_run;
 mod tool_cli;
 
 use tandem_agent::approval::SandboxMode;
@@ -28,6 +31,9 @@ enum Command {
     Acp(ServeArgs),
     /// Chat in the terminal.
     Chat(ChatArgs),
+    /// Run one task to its end without a terminal (scripts, CI): the answer on stdout, progress
+    /// on stderr; approvals never wait (the flags decide). Exit codes: docs/exec.md.
+    Exec(ExecArgs),
     /// Run one workspace tool and print its result as JSON:
     /// `tandem tool NAME [ARGS_JSON | -] [--root DIR] [--yes]`
     Tool {
@@ -166,6 +172,20 @@ impl ServeArgs {
     }
 }
 
+impl ServeArgs {
+    /// For the terminal faces: the workspace from `--root`, and `--yes` approving every edit and
+    /// command.
+    fn start_in(&self, root: Option<PathBuf>, yes: bool) -> StartOptions {
+        let mut start = self.start();
+        if yes {
+            start.policy.auto_approve_edit = Some(true);
+            start.policy.auto_approve_command = Some(true);
+        }
+        start.workspace = root;
+        start
+    }
+}
+
 #[derive(Args)]
 struct ChatArgs {
     #[command(flatten)]
@@ -185,6 +205,30 @@ struct ChatArgs {
     /// Reopen a saved session: by its id, or this workspace's latest when no id is given
     #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "ID")]
     resume: Option<String>,
+}
+
+#[derive(Args)]
+struct ExecArgs {
+    /// The task; `-` reads it from stdin
+    #[arg(value_name = "PROMPT", allow_hyphen_values = true)]
+    prompt: String,
+    #[command(flatten)]
+    serve: ServeArgs,
+    /// The workspace (default: the current directory)
+    #[arg(long)]
+    root: Option<PathBuf>,
+    /// Approve every edit and every sandboxed command (with --sandbox off, every command)
+    #[arg(long)]
+    yes: bool,
+    /// Print one JSON event per line on stdout instead of the answer (docs/exec.md)
+    #[arg(long)]
+    json: bool,
+    /// Continue a saved session: by its id, or this workspace's latest when no id is given
+    #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "ID")]
+    resume: Option<String>,
+    /// Also write the final answer to this file (replaced whole)
+    #[arg(long, value_name = "FILE")]
+    output_last_message: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -225,13 +269,27 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Command::Chat(args) => {
-            let mut start = args.serve.start();
-            if args.yes {
-                start.policy.auto_approve_edit = Some(true);
-                start.policy.auto_approve_command = Some(true);
+        Command::Exec(args) => {
+            let start = args.serve.start_in(args.root.clone(), args.yes);
+            let options = exec::ExecOptions {
+                rules: exec::Rules::from_flags(args.yes, args.serve.sandbox),
+                start,
+                root: args.root,
+                prompt: args.prompt,
+                json: args.json,
+                resume: args.resume,
+                output_last_message: args.output_last_message,
+            };
+            match runtime().block_on(exec::run(options)) {
+                Ok(code) => ExitCode::from(code),
+                Err(e) => {
+                    eprintln!("tandem: {e}");
+                    ExitCode::from(exec::code::USAGE)
+                }
             }
-            start.workspace = args.root.clone();
+        }
+        Command::Chat(args) => {
+            let start = args.serve.start_in(args.root.clone(), args.yes);
             let options = chat::ChatOptions {
                 start,
                 root: args.root,

@@ -88,3 +88,36 @@ pub fn tool_message(request: &RecordedRequest, call_id: &str) -> String {
             )
         })
 }
+
+/// Runs a `tandem` command line with `stdin` written to its standard input (then closed), its
+/// output captured; fails the test if it runs past [`SAFETY`].
+pub async fn run_piped(mut command: tokio::process::Command, stdin: &str) -> std::process::Output {
+    use std::process::Stdio;
+    use tokio::io::AsyncWriteExt;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot run tandem");
+    let mut input = child.stdin.take().expect("stdin");
+    input
+        .write_all(stdin.as_bytes())
+        .await
+        .expect("write stdin");
+    drop(input);
+    tokio::time::timeout(SAFETY, child.wait_with_output())
+        .await
+        .expect("tandem hung")
+        .expect("tandem failed to run")
+}
+
+/// A finished command's exit status and output, for a failing assertion's message.
+pub fn show(output: &std::process::Output) -> String {
+    format!(
+        "exit {}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}

@@ -1,0 +1,288 @@
+//! `tandem chat`: the terminal face of the agent core.
+//!
+//! `you>` reads a prompt; the answer streams after `ai>`; tool calls show dimmed; edits and
+//! commands are put to the user with the diff in color. Ctrl-C cancels a running turn (and quits
+//! at the prompt). Slash commands (`/help` lists them) are handled here, never sent to the model.
+
+mod frontend;
+mod input;
+mod json_log;
+mod render;
+mod sessions;
+mod slash;
+mod status;
+mod style;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc;
+
+use tandem_agent::Agent;
+use tandem_agent::events::{StopReason, TurnErrorKind};
+use tandem_config::StartOptions;
+
+use crate::display::inert;
+use frontend::{ChatFrontend, Shown};
+use input::Input;
+use json_log::JsonLog;
+pub(crate) use sessions::open_session;
+use sessions::{replay, resume, resumed_line, sessions_list};
+use slash::Slash;
+use status::Status;
+use style::{Style, out};
+
+pub struct ChatOptions {
+    /// Reopen a saved session: its id, or empty for this workspace's latest.
+    pub resume: Option<String>,
+    pub start: StartOptions,
+    pub root: Option<PathBuf>,
+    pub prompt: Option<String>,
+    pub json_log: Option<PathBuf>,
+}
+
+/// Runs the chat; returns the exit code (for `--prompt`: 0 when the turn ended normally).
+pub async fn run(options: ChatOptions) -> Result<u8, String> {
+    let style = Style {
+        on: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let root = match options.root {
+        Some(root) => root,
+        None => std::env::current_dir().map_err(|e| e.to_string())?,
+    };
+    let mut start = options.start;
+    start.workspace.get_or_insert_with(|| root.clone());
+    let config_file = crate::first_run::user_config_file(start.config_file.as_deref());
+    let (agent, client) = start.start().map_err(|e| e.to_string())?;
+    let (mut session, root) = open_session(&agent, options.resume.as_deref(), &root).await?;
+    // The session's root is canonical; paths in approvals are made relative to it.
+
+    let history = input::history_file(&agent.settings().data_dir, &root);
+    let input = Arc::new(Input::start(root.clone(), Some(history)));
+    let (ended_tx, mut ended) = mpsc::unbounded_channel();
+    let frontend = Arc::new(ChatFrontend {
+        style,
+        input: input.clone(),
+        ended: ended_tx,
+        state: Mutex::new(Shown::Nothing),
+        status: Status::new(style::capable_terminal()),
+        agent: agent.clone(),
+        root: root.clone(),
+        config_file: config_file.clone(),
+        markdown: style::capable_terminal().then(|| Mutex::new(render::Blocks::default())),
+    });
+    let log = JsonLog {
+        path: options.json_log,
+    };
+
+    if let Some(prompt) = options.prompt {
+        let (reason, error) =
+            run_turn(&agent, &session, prompt, frontend, &mut ended, &log).await?;
+        if let Some(error) = error {
+            eprintln!("{}", style.paint("31", &format!("error: {error}")));
+        }
+        return Ok(if reason == StopReason::EndTurn { 0 } else { 1 });
+    }
+
+    // Which model answers, and where: a wrong endpoint shows now, not after the first prompt.
+    let mut guide = None;
+    let model = match client.endpoint().await {
+        Ok((url, model)) => format!("{model} at {url}"),
+        Err(e) if TurnErrorKind::of(&e) == TurnErrorKind::NoServer => {
+            guide = Some(crate::first_run::no_server_guide(config_file.as_deref()));
+            "no model server yet".to_string()
+        }
+        Err(e) => format!("no model ({})", e.message),
+    };
+    out(&style.dim(&format!(
+        "Tandem {} in {}, {}. /help lists the commands; Ctrl-C stops a turn, /exit quits.\n",
+        env!("CARGO_PKG_VERSION"),
+        inert(&root.display().to_string(), true),
+        inert(&model, true),
+    )));
+    if let Some(guide) = guide {
+        out(&guide);
+    }
+    if options.resume.is_some() {
+        out(&style.dim(&replay(&agent, &session)));
+        out(&style.dim(&resumed_line(&agent, &session)));
+    }
+    loop {
+        let line = tokio::select! {
+            line = input.read("you> ", true) => line,
+            _ = tokio::signal::ctrl_c() => None,
+        };
+        let Some(line) = line else {
+            out("\n");
+            return Ok(0);
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Some(command) = slash::parse(&line) else {
+            let (_, error) = run_turn(
+                &agent,
+                &session,
+                slash::prompt_text(&line).to_string(),
+                frontend.clone(),
+                &mut ended,
+                &log,
+            )
+            .await?;
+            if let Some(error) = error {
+                out(&style.paint("31", &format!("error: {error}\n")));
+            }
+            continue;
+        };
+        let chat = Chat {
+            agent: &agent,
+            client: &client,
+            style,
+            root: &root,
+            input: &input,
+            frontend: &frontend,
+        };
+        match command {
+            Slash::Exit => return Ok(0),
+            Slash::New => {
+                session = open_session(&agent, None, &root).await?.0;
+                out(&style.dim("New session.\n"));
+            }
+            Slash::Resume(wanted) => match resume(&agent, &wanted, &root).await {
+                Ok((id, _)) => {
+                    session = id;
+                    out(&style.dim(&replay(&agent, &session)));
+                    out(&style.dim(&resumed_line(&agent, &session)));
+                }
+                Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
+            },
+            other => chat.command(other, &session).await,
+        }
+    }
+}
+
+/// What the slash commands that keep the session work with.
+struct Chat<'a> {
+    agent: &'a Agent,
+    client: &'a tandem_provider::LazyClient,
+    style: Style,
+    root: &'a std::path::Path,
+    input: &'a Input,
+    frontend: &'a Arc<ChatFrontend>,
+}
+
+impl Chat<'_> {
+    async fn command(&self, command: Slash, session: &str) {
+        let style = self.style;
+        match command {
+            Slash::Help => out(&style.dim(&slash::help())),
+            Slash::Model(None) => {
+                out(&style.dim(&format!("Model: {}\n", inert(&self.agent.model(), true))))
+            }
+            Slash::Model(Some(name)) => {
+                self.client.set_model(name.clone());
+                out(&style.dim(&format!("Model: {} from now on.\n", inert(&name, true))));
+            }
+            Slash::Models => match self.agent.list_models().await {
+                Ok(models) if models.is_empty() => out(&style.dim("The server lists no models.\n")),
+                Ok(models) => {
+                    let current = self.agent.model();
+                    let list: String = models
+                        .iter()
+                        .map(|m| {
+                            let mark = if m.id == current { "*" } else { " " };
+                            let window = m
+                                .context_window
+                                .map(|w| format!("  ({w} tokens)"))
+                                .unwrap_or_default();
+                            format!("{mark} {}{window}\n", inert(&m.id, true))
+                        })
+                        .collect();
+                    out(&style.dim(&format!("{list}/model NAME switches.\n")));
+                }
+                Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
+            },
+            Slash::Sessions => out(&style.dim(&sessions_list(self.agent, self.root, session))),
+            Slash::Undo(turn) => self.undo(session, turn).await,
+            Slash::Diff => {
+                let diffs = sessions::diffs(self.agent, session);
+                if diffs.is_empty() {
+                    out(&style.dim("No edits in this session.\n"));
+                }
+                for diff in diffs {
+                    out(&format!("{}\n", style.diff(&inert(&diff, false))));
+                }
+            }
+            Slash::Rules => out(&style.dim(&sessions::rules(self.agent, session, self.root))),
+            Slash::Unknown(word) => out(&style.paint(
+                "31",
+                &format!(
+                    "Unknown command /{}: /help lists them (// sends a line starting with / to \
+                     the model).\n",
+                    inert(&word, true)
+                ),
+            )),
+            Slash::Exit | Slash::New | Slash::Resume(_) => {}
+        }
+    }
+
+    /// `/undo` reverts the last turn that changed files; `/undo t3` everything since t3.
+    async fn undo(&self, session: &str, turn: Option<String>) {
+        let (agent, style) = (self.agent, self.style);
+        let frontend = self.frontend.as_ref();
+        let mut outcome = agent.undo(session, turn.clone(), false, frontend).await;
+        if let Ok(o) = &outcome
+            && o.needs_confirmation
+        {
+            for c in &o.conflicts {
+                out(&format!(
+                    "{} changed since the agent wrote it; restoring loses:\n{}\n",
+                    inert(&c.path, true),
+                    style.diff(&inert(&c.lost, false))
+                ));
+            }
+            let answer = self
+                .input
+                .read("Restore anyway and lose those changes? [y/N] ", false)
+                .await
+                .unwrap_or_default();
+            if matches!(answer.trim(), "y" | "yes") {
+                outcome = agent.undo(session, turn, true, frontend).await;
+            }
+        }
+        match outcome {
+            Ok(o) if o.needs_confirmation => {
+                out(&style.dim("Nothing restored; your changes are kept.\n"))
+            }
+            Ok(o) if o.restored.is_empty() => out(&style.dim("Nothing to undo.\n")),
+            Ok(o) => out(&style.dim(&format!("Restored: {}\n", o.restored.join(", ")))),
+            Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
+        }
+    }
+}
+
+/// Runs one turn to its end; Ctrl-C cancels it.
+async fn run_turn(
+    agent: &Agent,
+    session: &str,
+    prompt: String,
+    frontend: Arc<ChatFrontend>,
+    ended: &mut mpsc::UnboundedReceiver<(StopReason, Option<String>)>,
+    log: &JsonLog,
+) -> Result<(StopReason, Option<String>), String> {
+    let turn = agent
+        .prompt(session, prompt, Vec::new(), frontend)
+        .map_err(|e| e.to_string())?;
+    let result = loop {
+        tokio::select! {
+            r = ended.recv() => break r.unwrap_or((StopReason::Error, Some("the turn vanished".into()))),
+            _ = tokio::signal::ctrl_c() => {
+                out("\n^C cancelling…\n");
+                let _ = agent.cancel(session);
+            }
+        }
+    };
+    log.write(agent, session, &turn);
+    Ok(result)
+}

@@ -1,0 +1,202 @@
+//! Sessions from the chat: a new one, one reopened, the list of this workspace's.
+
+use std::path::{Path, PathBuf};
+
+use tandem_agent::Agent;
+use tandem_agent::events::Event;
+
+use crate::display::inert;
+
+/// A new session in `root` (with its project's MCP servers), or the one `resume` names.
+pub(crate) async fn open_session(
+    agent: &Agent,
+    resume_id: Option<&str>,
+    root: &Path,
+) -> Result<(String, PathBuf), String> {
+    match resume_id {
+        None => {
+            let servers = tandem_config::project_mcp_servers(root).map_err(|e| e.to_string())?;
+            let info = agent
+                .new_session_with(root, servers)
+                .map_err(|e| e.to_string())?;
+            Ok((info.session_id, info.root))
+        }
+        Some(wanted) => resume(agent, wanted, root).await,
+    }
+}
+
+/// The session to reopen: `wanted` by id, or (empty) the latest one of this workspace.
+pub(crate) async fn resume(
+    agent: &Agent,
+    wanted: &str,
+    root: &Path,
+) -> Result<(String, PathBuf), String> {
+    let id = if wanted.is_empty() {
+        let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        agent
+            .list_sessions()
+            .into_iter()
+            .find(|s| s.root == root)
+            .map(|s| s.session_id)
+            .ok_or_else(|| format!("no saved session in {}", root.display()))?
+    } else {
+        wanted.to_string()
+    };
+    agent.load_session(&id).map_err(|e| e.to_string())?;
+    let root = agent.session_root(&id).map_err(|e| e.to_string())?;
+    // Its project's MCP servers, again (asked about at its next turn unless trusted).
+    let servers = tandem_config::project_mcp_servers(&root).map_err(|e| e.to_string())?;
+    agent
+        .set_session_servers(&id, servers)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok((id, root))
+}
+
+/// "Resumed …": the session, and its last prompt to remind the user where it was.
+pub fn resumed_line(agent: &Agent, session: &str) -> String {
+    let history = agent
+        .load_session(session)
+        .map(|l| l.history)
+        .unwrap_or_default();
+    let prompts: Vec<&str> = history
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::TurnStarted { prompt, .. } => Some(prompt.as_str()),
+            _ => None,
+        })
+        .collect();
+    let last = prompts
+        .last()
+        .map(|p| {
+            format!(
+                "; last asked: {}",
+                inert(p.lines().next().unwrap_or(""), true)
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "Resumed session {session} ({} turn{}{last}).\n",
+        prompts.len(),
+        if prompts.len() == 1 { "" } else { "s" }
+    )
+}
+
+/// `/sessions`: this workspace's saved sessions, newest first, the current one marked.
+pub fn sessions_list(agent: &Agent, root: &Path, current: &str) -> String {
+    let list: Vec<String> = agent
+        .list_sessions()
+        .into_iter()
+        .filter(|s| s.root == root)
+        .take(20)
+        .map(|s| {
+            let mark = if s.session_id == current { "*" } else { " " };
+            let when = s
+                .updated_at
+                .format(&time::format_description::well_known::Rfc3339)
+                .unwrap_or_default();
+            format!(
+                "{mark} {}  {when}  {}\n",
+                s.session_id,
+                inert(&s.title, true)
+            )
+        })
+        .collect();
+    if list.is_empty() {
+        return "No saved sessions here.\n".into();
+    }
+    format!("{}/resume ID reopens one.\n", list.concat())
+}
+
+/// The earlier conversation, condensed for `--resume`: one line per prompt, answer and tool call.
+pub fn replay(agent: &Agent, session: &str) -> String {
+    let history = agent
+        .load_session(session)
+        .map(|l| l.history)
+        .unwrap_or_default();
+    let mut lines = Vec::new();
+    let mut answer = String::new();
+    let first_line = |text: &str| {
+        let line = text.trim().lines().next().unwrap_or("").to_string();
+        let more = text.trim().lines().count() > 1;
+        let line = tandem_stdx::truncated(&line, 100, "…");
+        if more && !line.ends_with('…') {
+            format!("{line} …")
+        } else {
+            line
+        }
+    };
+    for entry in history {
+        if let Event::Text { delta } = &entry.event {
+            answer.push_str(delta);
+            continue;
+        }
+        if !answer.trim().is_empty() {
+            lines.push(format!("ai> {}", inert(&first_line(&answer), true)));
+        }
+        answer.clear();
+        match entry.event {
+            Event::TurnStarted { prompt, .. } => {
+                lines.push(format!("you> {}", inert(&first_line(&prompt), true)));
+            }
+            Event::ToolCall(call) => lines.push(format!("  • {}", inert(&call.title, true))),
+            Event::TurnEnded {
+                error: Some(error), ..
+            } => lines.push(format!("  error: {}", inert(&first_line(&error), true))),
+            _ => {}
+        }
+    }
+    if !answer.trim().is_empty() {
+        lines.push(format!("ai> {}", inert(&first_line(&answer), true)));
+    }
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// `/diff`: the edits written in this session, oldest first.
+pub fn diffs(agent: &Agent, session: &str) -> Vec<String> {
+    let history = agent
+        .load_session(session)
+        .map(|l| l.history)
+        .unwrap_or_default();
+    history
+        .into_iter()
+        .filter_map(|entry| match entry.event {
+            Event::ToolResult {
+                status: tandem_agent::events::ToolStatus::Ok,
+                diff: Some(diff),
+                ..
+            } => Some(diff.unified),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `/rules`: the rules files the model was given in this session.
+pub fn rules(agent: &Agent, session: &str, root: &Path) -> String {
+    let history = agent
+        .load_session(session)
+        .map(|l| l.history)
+        .unwrap_or_default();
+    let mut shown = Vec::new();
+    for entry in history {
+        if let Event::Rules { files } = entry.event {
+            for f in files {
+                let name = tandem_stdx::display_relative(&f.path, root);
+                let line = format!(
+                    "  {} ({} bytes{})\n",
+                    inert(&name, true),
+                    f.bytes,
+                    if f.truncated { ", cut" } else { "" }
+                );
+                if !shown.contains(&line) {
+                    shown.push(line);
+                }
+            }
+        }
+    }
+    if shown.is_empty() {
+        return "No rules files so far (AGENTS.md and the like are read at the first turn).\n"
+            .into();
+    }
+    format!("Rules given to the model:\n{}", shown.concat())
+}

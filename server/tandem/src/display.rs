@@ -1,0 +1,125 @@
+//! Text for people: the model's words made safe for a terminal, and a tool result in one line.
+//! Shared by `tandem chat` and `tandem exec`.
+
+use std::borrow::Cow;
+
+/// The model's text made inert for a terminal: control characters (escape sequences, carriage
+/// returns, backspaces, ...) are shown escaped, so nothing the model writes can move the cursor,
+/// recolour or overwrite what the user reads; so are the characters that reorder or break what
+/// is shown without being seen (bidi controls, line and paragraph separators). Line feeds and
+/// tabs stay, unless `one_line`; a `one_line` text (a question's command, path, server) has its
+/// invisible characters (zero-width ones, soft hyphens) escaped too, so what the user approves
+/// is exactly what they read.
+pub fn inert(text: &str, one_line: bool) -> Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && !(!one_line && (c == '\n' || c == '\t')))
+            || reorders(c)
+            || (one_line && invisible(c))
+    };
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            c if !unsafe_char(c) => shown.push(c),
+            '\n' => shown.push_str("\\n"),
+            '\r' => shown.push_str("\\r"),
+            '\t' => shown.push_str("\\t"),
+            c => shown.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    Cow::Owned(shown)
+}
+
+/// Bidi controls (which make `rm x` display as `x mr`) and the line and paragraph separators
+/// some terminals break lines at.
+fn reorders(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+}
+
+/// Characters that take no room on screen: zero-width spaces and joiners, word joiners, the
+/// byte-order mark, soft hyphens, the Mongolian vowel separator, invisible operators.
+fn invisible(c: char) -> bool {
+    matches!(c, '\u{00ad}' | '\u{180e}' | '\u{200b}'..='\u{200d}' | '\u{2060}'..='\u{2064}'
+        | '\u{feff}')
+}
+
+/// One line for a tool's result: a one-line output as it is; else its size, and the closing
+/// status line a command's output ends with (`[exit code 0]`).
+pub fn summary(output: &str) -> String {
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    let count = |n: usize| format!("{n} line{}", if n == 1 { "" } else { "s" });
+    match lines.as_slice() {
+        [] => "done".to_string(),
+        [one] => one.to_string(),
+        [.., last] if last.starts_with('[') => format!("{}, {last}", count(lines.len() - 1)),
+        _ => count(lines.len()),
+    }
+}
+
+/// The note that the conversation was compacted to fit the window.
+pub fn compaction(
+    elided: u32,
+    summarized: u32,
+    tokens_before: u64,
+    tokens_after: u64,
+    context_window: u64,
+) -> String {
+    format!(
+        "[context compacted for the {context_window}-token window: {elided} outputs elided, \
+         {summarized} messages summarized, ~{tokens_before} → ~{tokens_after} tokens]"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_are_summed_up_in_a_line() {
+        assert_eq!(
+            summary("Applied the edit to a.rs (+1 -1)."),
+            "Applied the edit to a.rs (+1 -1)."
+        );
+        assert_eq!(summary("a\nb\n[exit code 0]"), "2 lines, [exit code 0]");
+        assert_eq!(summary("a\n[exit code 1]"), "1 line, [exit code 1]");
+        assert_eq!(summary("1 | x\n2 | y\n3 | z"), "3 lines");
+        assert_eq!(summary(""), "done");
+    }
+
+    #[test]
+    fn the_models_control_characters_are_shown_not_obeyed() {
+        // A command that would show as `ls` after the carriage return and the colour codes.
+        let shown = inert("rm -rf ~ \r\x1b[2K\x1b[32mls", true);
+        assert_eq!(shown, "rm -rf ~ \\r\\u{1b}[2K\\u{1b}[32mls");
+        assert!(!shown.chars().any(char::is_control));
+        assert_eq!(inert("a\nb\tc", false), "a\nb\tc");
+        assert_eq!(inert("a\nb", true), "a\\nb");
+        assert_eq!(inert("plain", true), "plain");
+    }
+
+    #[test]
+    fn characters_that_reorder_or_hide_are_shown_escaped_in_questions() {
+        // `rm -rf ~ #` shown reversed by a right-to-left override, a zero-width space inside a
+        // word, a line separator that starts a fake line.
+        let shown = inert(
+            "git status \u{202e}~ fr- mr\u{202c} x\u{200b}y\u{2028}ok",
+            true,
+        );
+        assert_eq!(
+            shown,
+            "git status \\u{202e}~ fr- mr\\u{202c} x\\u{200b}y\\u{2028}ok"
+        );
+        assert_eq!(
+            inert("a\u{2066}b\u{2069}\u{feff}\u{ad}", true),
+            "a\\u{2066}b\\u{2069}\\u{feff}\\u{ad}"
+        );
+        // In flowing text, what reorders is escaped; a joiner inside an emoji stays.
+        assert_eq!(
+            inert("a\u{202e}b \u{1f469}\u{200d}\u{1f4bb}", false),
+            "a\\u{202e}b \u{1f469}\u{200d}\u{1f4bb}"
+        );
+    }
+}

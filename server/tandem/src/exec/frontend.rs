@@ -1,0 +1,296 @@
+//! The face `tandem exec` shows the core: progress to stderr (or events to stdout with
+//! `--json`), the final answer kept for the end, approvals answered at once by [`Rules`].
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use futures_util::future::BoxFuture;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use tandem_agent::Frontend;
+use tandem_agent::approval::{ApprovalReply, ApprovalRequest, DecidedBy, Decision};
+use tandem_agent::events::{Event, StopReason, ToolCallEvent, TurnErrorKind};
+use tandem_stdx::lock;
+
+use super::events;
+use super::rules::Rules;
+use crate::display::{inert, summary};
+
+/// How the turn ended, for the exit code.
+pub struct Ended {
+    pub stop_reason: StopReason,
+    pub error: Option<String>,
+    pub error_kind: Option<TurnErrorKind>,
+    /// The answer: the model's text after its last tool call.
+    pub answer: String,
+    /// Actions the model asked for that were refused.
+    pub rejected: u32,
+}
+
+pub struct ExecFrontend {
+    pub json: bool,
+    pub rules: Rules,
+    /// Whether stderr is a terminal: then the model's text is made inert there.
+    pub stderr_tty: bool,
+    /// Paths in progress lines are shown relative to it.
+    pub root: PathBuf,
+    pub state: Mutex<State>,
+    pub ended: mpsc::UnboundedSender<Ended>,
+}
+
+#[derive(Default)]
+pub struct State {
+    /// Text since the last tool call: the answer if the turn ends now.
+    answer: String,
+    /// Text and reasoning not yet reported as a whole `message` / `reasoning` event.
+    text: String,
+    reasoning: String,
+    rejected: u32,
+    prompt_tokens: u64,
+    completion_tokens: u64,
+    requests: u32,
+}
+
+/// One JSON line on stdout.
+pub fn emit(event: &Value) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{event}");
+    let _ = stdout.flush();
+}
+
+impl ExecFrontend {
+    fn progress(&self, line: &str) {
+        if self.json {
+            return;
+        }
+        let line = if self.stderr_tty {
+            inert(line, false)
+        } else {
+            line.into()
+        };
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(stderr, "{line}");
+    }
+
+    /// Reports the text and reasoning gathered so far as whole messages.
+    fn flush(&self, state: &mut State) {
+        let reasoning = std::mem::take(&mut state.reasoning);
+        let text = std::mem::take(&mut state.text);
+        if !self.json {
+            return;
+        }
+        if !reasoning.is_empty() {
+            emit(&json!({"type": "reasoning", "text": reasoning}));
+        }
+        if !text.is_empty() {
+            emit(&json!({"type": "message", "text": text}));
+        }
+    }
+
+    fn tool_call(&self, state: &mut State, call: ToolCallEvent) {
+        // Text before a tool call is not the answer: in text mode it is progress.
+        let said = std::mem::take(&mut state.answer);
+        if !said.trim().is_empty() {
+            self.progress(said.trim_end());
+        }
+        self.progress(&format!("• {}", call.title));
+        if self.json {
+            emit(&json!({
+                "type": "toolCall",
+                "toolCallId": call.tool_call_id,
+                "name": call.name,
+                "title": call.title,
+                "kind": events::tool_kind(call.kind),
+                "arguments": call.arguments,
+            }));
+        }
+    }
+}
+
+impl Frontend for ExecFrontend {
+    fn update(&self, session_id: &str, turn_id: &str, event: Event) {
+        let mut state = lock(&self.state);
+        match &event {
+            Event::Text { delta } => {
+                state.text.push_str(delta);
+                state.answer.push_str(delta);
+                return;
+            }
+            Event::Reasoning { delta } => {
+                state.reasoning.push_str(delta);
+                return;
+            }
+            // The result carries the whole output; the stream is for people watching.
+            Event::ToolOutput { .. } => return,
+            _ => self.flush(&mut state),
+        }
+        match event {
+            Event::Text { .. } | Event::Reasoning { .. } | Event::ToolOutput { .. } => {}
+            Event::TurnStarted { prompt, .. } => {
+                if self.json {
+                    emit(&json!({
+                        "type": "turnStarted",
+                        "sessionId": session_id,
+                        "turnId": turn_id,
+                        "prompt": prompt,
+                    }));
+                }
+            }
+            Event::ToolCall(call) => self.tool_call(&mut state, call),
+            Event::ToolResult {
+                tool_call_id,
+                status,
+                output,
+                diff,
+            } => {
+                let mark = match status {
+                    tandem_agent::events::ToolStatus::Ok => "✓",
+                    tandem_agent::events::ToolStatus::Error => "✗",
+                    tandem_agent::events::ToolStatus::Rejected => "⊘",
+                };
+                self.progress(&format!("  {mark} {}", summary(&output)));
+                if self.json {
+                    emit(&json!({
+                        "type": "toolResult",
+                        "toolCallId": tool_call_id,
+                        "status": events::tool_status(status),
+                        "output": output,
+                        "diff": diff.map(|d| d.unified),
+                    }));
+                }
+            }
+            Event::Usage {
+                prompt_tokens,
+                completion_tokens,
+                context_window,
+            } => {
+                state.prompt_tokens += prompt_tokens;
+                state.completion_tokens += completion_tokens;
+                state.requests += 1;
+                if self.json {
+                    emit(&json!({
+                        "type": "usage",
+                        "promptTokens": prompt_tokens,
+                        "completionTokens": completion_tokens,
+                        "contextWindow": context_window,
+                    }));
+                }
+            }
+            Event::Rules { files } => {
+                let names: Vec<String> = files
+                    .iter()
+                    .map(|f| tandem_stdx::display_relative(&f.path, &self.root))
+                    .collect();
+                self.progress(&format!("rules: {}", names.join(", ")));
+                if self.json {
+                    let files: Vec<Value> = files
+                        .iter()
+                        .map(|f| {
+                            json!({
+                                "path": f.path.display().to_string(),
+                                "bytes": f.bytes,
+                                "truncated": f.truncated,
+                            })
+                        })
+                        .collect();
+                    emit(&json!({"type": "rules", "files": files}));
+                }
+            }
+            Event::Compaction {
+                elided,
+                summarized,
+                tokens_before,
+                tokens_after,
+                context_window,
+            } => {
+                self.progress(&crate::display::compaction(
+                    elided,
+                    summarized,
+                    tokens_before,
+                    tokens_after,
+                    context_window,
+                ));
+                if self.json {
+                    emit(&json!({
+                        "type": "compaction",
+                        "elided": elided,
+                        "summarized": summarized,
+                        "tokensBefore": tokens_before,
+                        "tokensAfter": tokens_after,
+                        "contextWindow": context_window,
+                    }));
+                }
+            }
+            Event::Notice { message } => {
+                self.progress(&format!("note: {message}"));
+                if self.json {
+                    emit(&json!({"type": "notice", "message": message}));
+                }
+            }
+            Event::TurnEnded {
+                stop_reason,
+                error,
+                error_kind,
+            } => {
+                let ended = Ended {
+                    stop_reason,
+                    error,
+                    error_kind,
+                    answer: std::mem::take(&mut state.answer),
+                    rejected: state.rejected,
+                };
+                if self.json {
+                    emit(&json!({
+                        "type": "turnEnded",
+                        "stopReason": events::stop_reason(stop_reason),
+                        "error": ended.error,
+                        "errorKind": error_kind.map(events::error_kind),
+                        "rejectedActions": ended.rejected,
+                        "exitCode": super::exit_code(&ended),
+                        "usage": {
+                            "requests": state.requests,
+                            "promptTokens": state.prompt_tokens,
+                            "completionTokens": state.completion_tokens,
+                        },
+                    }));
+                } else {
+                    self.progress(&format!(
+                        "[{} request{}, {} tokens in, {} out]",
+                        state.requests,
+                        if state.requests == 1 { "" } else { "s" },
+                        state.prompt_tokens,
+                        state.completion_tokens
+                    ));
+                }
+                let _ = self.ended.send(ended);
+            }
+        }
+    }
+
+    fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply> {
+        // Answered at once: nothing here waits for a person.
+        let reply = self.rules.answer(&request.action);
+        Box::pin(async move { reply })
+    }
+
+    fn approval_decided(&self, request: &ApprovalRequest, reply: &ApprovalReply, by: DecidedBy) {
+        let mut state = lock(&self.state);
+        self.flush(&mut state);
+        if reply.decision == Decision::Reject {
+            state.rejected += 1;
+            if let Some(note) = &reply.feedback {
+                self.progress(&format!("  refused: {note}"));
+            }
+        }
+        if self.json {
+            emit(&events::approval(
+                &request.tool_call_id,
+                &request.action,
+                reply,
+                by,
+            ));
+        }
+    }
+}

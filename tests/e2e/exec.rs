@@ -1,0 +1,312 @@
+//! `tandem exec`: one task with nobody at a terminal. The answer on stdout, events that follow
+//! the documented schema, approvals refused at once, and an exit code for each ending.
+
+use std::process::Output;
+
+use crate::approvals::{ORIGINAL, PROPOSED, edit_then};
+use crate::support::*;
+
+/// `tandem exec` against `mock` in `env`, with `args` after the prompt; `stdin` is written to
+/// its standard input (then closed).
+async fn exec(env: &Env, mock: &MockServer, prompt: &str, args: &[&str], stdin: &str) -> Output {
+    let mut command = env.command();
+    command
+        .args(["exec", prompt])
+        .args(["--base-url", &mock.base_url(), "--model", "mock-coder"])
+        .arg("--root")
+        .arg(&env.workspace)
+        .arg("--data-dir")
+        .arg(&env.data_dir)
+        // A question that waited would hang the test until SAFETY: exec must never wait.
+        .args(["--approval-timeout", "100000"])
+        .args(args);
+    run_piped(command, stdin).await
+}
+
+/// The `--json` lines, each checked against docs/exec-events.schema.json.
+fn events(output: &Output) -> Vec<Value> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/exec-events.schema.json"
+    );
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("the schema")).expect("JSON");
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let events: Vec<Value> = stdout
+        .lines()
+        .map(|line| {
+            let event: Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line}\n{}", show(output)));
+            let errors: Vec<String> = validator
+                .iter_errors(&event)
+                .map(|e| format!("{e} at {}", e.instance_path()))
+                .collect();
+            assert!(
+                errors.is_empty(),
+                "{line}\ndoes not follow the schema: {errors:#?}"
+            );
+            event
+        })
+        .collect();
+    assert!(!events.is_empty(), "no events\n{}", show(output));
+    assert_eq!(events[0]["type"], "sessionStarted", "{events:#?}");
+    assert_eq!(events.last().unwrap()["type"], "turnEnded", "{events:#?}");
+    events
+}
+
+fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+#[test]
+fn the_schema_rejects_what_it_should() {
+    // The schema must be able to fail: an unknown event, a missing field, a wrong enum.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/exec-events.schema.json"
+    );
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    assert!(validator.is_valid(&json!({"type": "notice", "message": "hi"})));
+    for bad in [
+        json!({"type": "party"}),
+        json!({"type": "notice"}),
+        json!({"type": "toolResult", "toolCallId": "c", "status": "fine", "output": "", "diff": null}),
+        json!({"type": "sessionStarted", "version": 2, "sessionId": "s", "root": "/", "model": "m", "resumed": false}),
+    ] {
+        assert!(!validator.is_valid(&bad), "{bad} passed");
+    }
+}
+
+#[tokio::test]
+async fn the_answer_goes_to_stdout_and_progress_to_stderr() {
+    let env = Env::new();
+    env.write("src/answer.rs", ORIGINAL);
+    let mock = MockServer::start(edit_then(Reply::text("The answer is now 42.")));
+    let last = env.data_dir.join("last.txt");
+    let output = exec(
+        &env,
+        &mock,
+        "Make the answer 42",
+        &["--yes", "--output-last-message", last.to_str().unwrap()],
+        "",
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+    // Only the answer: not the text before the tool call, no decorations.
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "The answer is now 42.\n"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for needle in ["Changing the answer.", "• ", "✓ ", "session: "] {
+        assert!(stderr.contains(needle), "{needle:?} missing\n{stderr}");
+    }
+    assert_eq!(env.read("src/answer.rs"), PROPOSED);
+    assert_eq!(
+        std::fs::read_to_string(&last).unwrap(),
+        "The answer is now 42."
+    );
+    assert_eq!(model_requests(&mock).len(), 2);
+}
+
+#[tokio::test]
+async fn json_events_follow_the_schema_and_say_who_approved() {
+    let env = Env::new();
+    env.write("src/answer.rs", ORIGINAL);
+    let mock = MockServer::start(edit_then(Reply::text("The answer is now 42.")));
+    let output = exec(&env, &mock, "Make the answer 42", &["--yes", "--json"], "").await;
+    assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+    let events = events(&output);
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "sessionStarted",
+            "turnStarted",
+            "message",
+            "usage",
+            "toolCall",
+            "approval",
+            "toolResult",
+            "message",
+            "usage",
+            "turnEnded"
+        ],
+        "{events:#?}"
+    );
+    assert_eq!(events[0]["version"], 1);
+    assert_eq!(events[0]["model"], "mock-coder");
+    assert_eq!(events[1]["prompt"], "Make the answer 42");
+    let approval = of_type(&events, "approval")[0];
+    assert_eq!(approval["action"], "edit");
+    assert_eq!(approval["decision"], "accept");
+    assert_eq!(approval["decidedBy"], "policy");
+    assert_eq!(approval["target"], env.path("src/answer.rs"));
+    let call = of_type(&events, "toolCall")[0];
+    assert_eq!(call["name"], "replace_in_file");
+    assert_eq!(approval["toolCallId"], call["toolCallId"]);
+    let result = of_type(&events, "toolResult")[0];
+    assert_eq!(result["status"], "ok");
+    assert!(
+        result["diff"].as_str().unwrap().contains("+    42"),
+        "{result}"
+    );
+    let end = events.last().unwrap();
+    assert_eq!(end["stopReason"], "endTurn");
+    assert_eq!(end["exitCode"], 0);
+    assert_eq!(end["usage"]["requests"], 2);
+    assert_eq!(
+        of_type(&events, "message").last().unwrap()["text"],
+        "The answer is now 42."
+    );
+}
+
+#[tokio::test]
+async fn an_edit_without_yes_is_refused_at_once_and_exits_4() {
+    let env = Env::new();
+    env.write("src/answer.rs", ORIGINAL);
+    let mock = MockServer::start(edit_then(
+        Reply::text("I could not edit it.").expect_tool_result_contains("non-interactive"),
+    ));
+    let output = exec(&env, &mock, "Make the answer 42", &["--json"], "").await;
+    assert_eq!(output.status.code(), Some(4), "{}", show(&output));
+    let events = events(&output);
+    let approval = of_type(&events, "approval")[0];
+    assert_eq!(approval["decision"], "reject");
+    assert_eq!(approval["decidedBy"], "exec");
+    assert!(
+        approval["note"].as_str().unwrap().contains("--yes"),
+        "{approval}"
+    );
+    assert_eq!(of_type(&events, "toolResult")[0]["status"], "rejected");
+    let end = events.last().unwrap();
+    assert_eq!(end["rejectedActions"], 1);
+    assert_eq!(end["exitCode"], 4);
+    assert_eq!(env.read("src/answer.rs"), ORIGINAL, "nothing written");
+    // The model was told why, and went on.
+    let requests = model_requests(&mock);
+    assert_eq!(requests.len(), 2);
+}
+
+#[tokio::test]
+async fn a_command_outside_the_sandbox_needs_the_sandbox_off_too() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "execute_command",
+            json!({"command": "echo escaped > out.txt", "outside_sandbox": true}),
+        ),
+        Reply::text("Done."),
+    ]));
+    // --yes alone does not let a command out of the sandbox.
+    let output = exec(&env, &mock, "Write out.txt", &["--yes"], "").await;
+    assert_eq!(output.status.code(), Some(4), "{}", show(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--sandbox off"), "{stderr}");
+    assert!(!env.workspace.join("out.txt").exists(), "the command ran");
+    let told = model_requests(&mock)[1]
+        .last_tool_result()
+        .unwrap_or_default();
+    assert!(told.contains("non-interactive"), "{told}");
+
+    // With the sandbox off and --yes, the user allowed everything: it runs.
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "execute_command",
+            json!({"command": "echo escaped > out.txt", "outside_sandbox": true}),
+        ),
+        Reply::text("Done."),
+    ]));
+    let output = exec(
+        &env,
+        &mock,
+        "Write out.txt",
+        &["--yes", "--sandbox", "off"],
+        "",
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+    assert_eq!(env.read("out.txt"), "escaped\n");
+}
+
+#[tokio::test]
+async fn a_model_error_exits_1_and_says_so() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([Reply::status(401)]));
+    let output = exec(&env, &mock, "Hello", &[], "").await;
+    assert_eq!(output.status.code(), Some(1), "{}", show(&output));
+    assert!(output.stdout.is_empty(), "{}", show(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("tandem: error: "), "{stderr}");
+
+    let mock = MockServer::start(Scenario::new([Reply::status(401)]));
+    let output = exec(&env, &mock, "Hello", &["--json"], "").await;
+    assert_eq!(output.status.code(), Some(1), "{}", show(&output));
+    let end = events(&output).pop().unwrap();
+    assert_eq!(end["stopReason"], "error");
+    assert_eq!(end["errorKind"], "auth");
+    assert!(
+        end["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{end}"
+    );
+}
+
+#[tokio::test]
+async fn the_step_cap_exits_3() {
+    let env = Env::new();
+    env.write("notes.txt", "hello\n");
+    let mock = MockServer::start(Scenario::new([Reply::tool(
+        "read_file",
+        json!({"path": "notes.txt"}),
+    )]));
+    let output = exec(&env, &mock, "Read it", &["--max-steps", "1", "--json"], "").await;
+    assert_eq!(output.status.code(), Some(3), "{}", show(&output));
+    let end = events(&output).pop().unwrap();
+    assert_eq!(end["stopReason"], "maxSteps");
+    assert_eq!(end["exitCode"], 3);
+}
+
+#[tokio::test]
+async fn usage_errors_exit_2_before_any_request() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([]));
+    for (prompt, args, needle) in [
+        ("-", &[][..], "prompt is empty"),
+        ("  ", &[][..], "prompt is empty"),
+        (
+            "Hi",
+            &["--resume", "no-such-session"][..],
+            "no-such-session",
+        ),
+    ] {
+        let output = exec(&env, &mock, prompt, args, "").await;
+        assert_eq!(output.status.code(), Some(2), "{}", show(&output));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(needle), "{needle:?}\n{stderr}");
+    }
+    assert!(mock.chat_requests().is_empty());
+}
+
+#[tokio::test]
+async fn the_prompt_comes_from_stdin_and_resume_continues_the_session() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([
+        Reply::text("First answer."),
+        Reply::text("Second answer.").expect_messages_contain("First answer."),
+    ]));
+    let output = exec(&env, &mock, "-", &["--json"], "Summarise\nthe two lines").await;
+    assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+    let events = events(&output);
+    assert_eq!(events[1]["prompt"], "Summarise\nthe two lines");
+    let session = events[0]["sessionId"].as_str().unwrap().to_string();
+
+    let output = exec(&env, &mock, "And again", &["--resume", &session], "").await;
+    assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "Second answer.\n");
+    let requests = model_requests(&mock);
+    assert_eq!(requests.len(), 2);
+    let texts = requests[1].message_texts().join("\n");
+    assert!(texts.contains("Summarise\nthe two lines"), "{texts}");
+}
