@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use tandem_agent::{Agent, AgentSettings};
 use tandem_mcp::McpServerConfig;
-use tandem_provider::{LazyClient, Limits, ProviderOptions};
+use tandem_provider::{LazyClient, Limits, ProviderOptions, ToolModeMemory};
 
 use crate::file::{self, ConfigError, FileSettings};
 use crate::policy::PolicyOptions;
@@ -48,7 +48,9 @@ impl StartOptions {
     /// used is an error naming it.
     pub fn start(self) -> Result<(Agent, Arc<LazyClient>), ConfigError> {
         let resolved = self.resolve()?;
-        let client = Arc::new(LazyClient::new(resolved.provider, resolved.limits));
+        let memory = ToolModeMemory::new(resolved.settings.data_dir.join("tool-modes.json"));
+        let client =
+            Arc::new(LazyClient::new(resolved.provider, resolved.limits).remembering(memory));
         Ok((Agent::new(resolved.settings, client.clone()), client))
     }
 

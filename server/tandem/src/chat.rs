@@ -417,7 +417,10 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
 
     // Which model answers, and where: a wrong endpoint shows now, not after the first prompt.
     let model = match client.endpoint().await {
-        Ok((url, model)) => format!("{model} at {url}"),
+        Ok((url, model)) => match client.found() {
+            Some(name) => format!("{model} at {url} ({name}, found on this machine)"),
+            None => format!("{model} at {url}"),
+        },
         Err(e) => format!("no model ({})", e.message),
     };
     out(&style.dim(&format!(
