@@ -423,6 +423,7 @@ impl Turn {
         let client = &self.agent.inner.client;
         if had_tools
             && !client.text_tools()
+            && context::counts_whole_prompt(client.server_kind())
             && let Some(tools) = context::tools_dropped(usage.prompt_tokens, tools_chars)
             && client.switch_to_text_tools()
         {

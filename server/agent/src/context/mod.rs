@@ -307,6 +307,17 @@ pub(crate) fn tools_dropped(prompt_tokens: u64, tools_chars: u64) -> Option<u64>
     (tools_chars > 0 && prompt_tokens < least).then_some(least)
 }
 
+/// Whether the server's `prompt_tokens` is the whole prompt, cached or not (llama.cpp, its
+/// Python binding, LM Studio, vLLM): only then does a small count prove the tools were dropped.
+/// Ollama counts only what it evaluated, hosted APIs may leave cached tokens out, and an unknown
+/// server may say anything.
+pub(crate) fn counts_whole_prompt(kind: ServerKind) -> bool {
+    matches!(
+        kind,
+        ServerKind::LlamaCpp | ServerKind::LlamaCppPython | ServerKind::LmStudio | ServerKind::Vllm
+    )
+}
+
 pub(crate) fn tools_dropped_message(prompt_tokens: u64, tools: u64) -> String {
     format!(
         "the model server reports reading {} tokens of the request, fewer than the tool \
