@@ -341,6 +341,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_server_is_told_by_its_own_endpoint() {
+        use serde_json::json;
+        let [llama, lm_studio, ollama, vllm] = LOCAL_SERVERS;
+        assert!(llama.is_this(&json!({"default_generation_settings": {"n_ctx": 2048}})));
+        assert!(lm_studio.is_this(&json!({"data": [{"id": "qwen", "state": "loaded"}]})));
+        assert!(ollama.is_this(&json!({"version": "0.9.0"})));
+        assert!(vllm.is_this(&json!({"data": [{"id": "m", "owned_by": "vllm"}]})));
+        // Another server on the port is not taken for the one it belongs to.
+        assert!(!llama.is_this(&json!({"error": "not found"})));
+        assert!(!ollama.is_this(&json!({"data": []})));
+        assert!(!vllm.is_this(&json!({"data": [{"id": "m", "owned_by": "organization_owner"}]})));
+    }
+
+    #[test]
     fn the_no_server_message_names_urls_and_settings() {
         let m = no_server_message();
         for url in ["8080", "1234", "11434", "8000"] {
