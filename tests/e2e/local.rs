@@ -239,7 +239,7 @@ async fn a_server_that_refuses_tools_gets_them_as_text_and_the_turn_goes_on() {
         );
         let system = later.message_texts()[0].clone();
         assert!(
-            system.contains("# Tools") && system.contains("- read_file("),
+            system.contains("# Tools") && system.contains("\nread_file(path"),
             "{system}"
         );
     }

@@ -21,6 +21,7 @@ mod framing;
 mod hardening;
 mod lifecycle;
 mod local;
+mod local_faults;
 mod policy;
 mod protocol;
 mod sessions;

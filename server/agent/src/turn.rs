@@ -139,6 +139,8 @@ impl Turn {
         let max_steps = self.agent.inner.settings.max_steps;
 
         let mut overflow_retried = false;
+        // The size of the request a server refused for size: never sent again unchanged.
+        let mut refused: Option<(u64, usize, tandem_provider::ProviderError)> = None;
         let mut step = 0;
         while step < max_steps {
             step += 1;
@@ -193,9 +195,19 @@ impl Turn {
                     }
                 }
             }
-            let sent_chars: u64 = conversation.iter().map(tokens::message_chars).sum::<u64>()
-                + tokens::tools_chars(tools);
+            let tools_chars = tokens::tools_chars(tools);
+            let sent_chars: u64 =
+                conversation.iter().map(tokens::message_chars).sum::<u64>() + tools_chars;
             let sent_messages = conversation.len();
+            if let Some((chars, messages, error)) = refused.take()
+                && (chars, messages) == (sent_chars, sent_messages)
+            {
+                let kind = TurnErrorKind::of(&error);
+                return (
+                    StopReason::Error,
+                    Some((kind, self.overflow_message(error).await)),
+                );
+            }
             let mut text = String::new();
             let mut reasoning = String::new();
             let result = {
@@ -221,6 +233,9 @@ impl Turn {
                 }
             };
             self.record_streamed(&reasoning, &text);
+            for message in client.take_notices() {
+                self.emit(Event::Notice { message });
+            }
             let completion = match result {
                 None => {
                     self.keep_partial(&mut conversation, text, reasoning);
@@ -231,8 +246,14 @@ impl Turn {
                         && !overflow_retried
                         && text.is_empty()
                     {
-                        // Learnt (or guessed) the window: fit again and try once more.
+                        // Learnt (or guessed) the window, and the server's own count of the
+                        // request corrects the estimate: fit again and try once more, never
+                        // with the same request.
                         overflow_retried = true;
+                        if let Some(counted) = requested {
+                            self.calibrate_down(sent_chars, sent_messages, counted);
+                        }
+                        refused = Some((sent_chars, sent_messages, e));
                         if window.is_none() {
                             let sent = requested.unwrap_or_else(|| {
                                 tokens::tokens_for(sent_chars, sent_messages, context::START_RATIO)
@@ -253,7 +274,7 @@ impl Turn {
                 Some(Ok(c)) => c,
             };
             self.report_usage(&completion).await;
-            self.calibrate(&completion, sent_chars, sent_messages, !tools.is_empty());
+            self.calibrate(&completion, sent_chars, sent_messages, tools_chars);
             let Completion {
                 text: full_text,
                 reasoning: full_reasoning,
@@ -304,7 +325,7 @@ impl Turn {
                         StopReason::Error,
                         Some((
                             TurnErrorKind::Other,
-                            "the model hit its output token limit before finishing".into(),
+                            context::cut_answer_message(client.output_limit()),
                         )),
                     ),
                     _ => (StopReason::EndTurn, None),
@@ -395,17 +416,29 @@ impl Turn {
     /// Learns characters per token from the usage the server reported. A report of far fewer
     /// tokens than were sent means the server cut the prompt (Ollama's default context) or its
     /// chat template dropped the tools: the user is told, and in auto mode tools go as text.
-    fn calibrate(&self, completion: &Completion, chars: u64, messages: usize, had_tools: bool) {
+    fn calibrate(&self, completion: &Completion, chars: u64, messages: usize, tools_chars: u64) {
         let Some(usage) = completion.usage.filter(|u| u.prompt_tokens > 0) else {
             return;
         };
+        let had_tools = tools_chars > 0;
+        let client = &self.agent.inner.client;
+        if had_tools
+            && !client.text_tools()
+            && context::counts_whole_prompt(client.server_kind())
+            && let Some(tools) = context::tools_dropped(usage.prompt_tokens, tools_chars)
+            && client.switch_to_text_tools()
+        {
+            self.emit(Event::Notice {
+                message: context::tools_dropped_message(usage.prompt_tokens, tools),
+            });
+            return;
+        }
         match context::calibrated(chars, messages, usage.prompt_tokens) {
             Some(ratio) => *tandem_stdx::lock(&self.agent.inner.ratio) = ratio,
             // A small request is too small to tell a cut from a scripted or odd count.
             None if tokens::tokens_for(chars, messages, 4.0) < 2048 => {}
             None => {
                 let expected = tokens::tokens_for(chars, messages, 4.0);
-                let client = &self.agent.inner.client;
                 let mut message = format!(
                     "the model server reports reading {} tokens of a request of about {}: it cut \
                      the prompt (Ollama does at its default context size; set a larger context) \
@@ -418,6 +451,15 @@ impl Turn {
                 }
                 self.emit(Event::Notice { message });
             }
+        }
+    }
+
+    /// The server counted more tokens than estimated: the ratio goes down to match (never up:
+    /// an overflow's count may include the answer's room).
+    fn calibrate_down(&self, chars: u64, messages: usize, counted: u64) {
+        if let Some(ratio) = context::calibrated(chars, messages, counted) {
+            let mut current = tandem_stdx::lock(&self.agent.inner.ratio);
+            *current = current.min(ratio);
         }
     }
 

@@ -54,6 +54,17 @@ fn from_lookup(get: impl Fn(&str) -> Option<String>) -> EnvProvider {
             None
         }
     });
+    let max_output_tokens =
+        get("TANDEM_MAX_OUTPUT_TOKENS").and_then(|v| match v.trim().parse::<u64>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                problems.push(format!(
+                    "TANDEM_MAX_OUTPUT_TOKENS={v:?} is not a number of tokens, so it is ignored: \
+                     set it to the most tokens one answer may take (0 sends no limit)"
+                ));
+                None
+            }
+        });
     EnvProvider {
         options: ProviderOptions {
             base_url,
@@ -62,6 +73,7 @@ fn from_lookup(get: impl Fn(&str) -> Option<String>) -> EnvProvider {
             api: None,
             context_window,
             tool_mode,
+            max_output_tokens,
         },
         key_var,
         problems,

@@ -59,6 +59,8 @@ pub struct FileProvider {
     pub context_window: Option<u64>,
     /// How tools reach the model: `"native"`, `"text"` or `"auto"`.
     pub tool_mode: Option<String>,
+    /// The most tokens one answer may take (0: no limit sent).
+    pub max_output_tokens: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -265,6 +267,7 @@ impl ConfigFile {
                 (p.api_key_env.is_some(), "provider.api_key_env"),
                 (p.context_window.is_some(), "provider.context_window"),
                 (p.tool_mode.is_some(), "provider.tool_mode"),
+                (p.max_output_tokens.is_some(), "provider.max_output_tokens"),
             ] {
                 if set {
                     refused.push(name);
@@ -340,6 +343,7 @@ impl ConfigFile {
                     ),
                     None => None,
                 },
+                max_output_tokens: p.max_output_tokens,
             },
             key_var,
         ))

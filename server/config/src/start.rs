@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use tandem_agent::{Agent, AgentSettings};
 use tandem_mcp::McpServerConfig;
-use tandem_provider::{LazyClient, Limits, ProviderOptions};
+use tandem_provider::{LazyClient, Limits, ProviderOptions, ToolModeMemory};
 
 use crate::file::{self, ConfigError, FileSettings};
 use crate::policy::PolicyOptions;
@@ -49,7 +49,9 @@ impl StartOptions {
     /// used is an error naming it.
     pub fn start(self) -> Result<(Agent, Arc<LazyClient>), ConfigError> {
         let resolved = self.resolve()?;
-        let client = Arc::new(LazyClient::new(resolved.provider, resolved.limits));
+        let memory = ToolModeMemory::new(resolved.settings.data_dir.join("tool-modes.json"));
+        let client =
+            Arc::new(LazyClient::new(resolved.provider, resolved.limits).remembering(memory));
         Ok((Agent::new(resolved.settings, client.clone()), client))
     }
 

@@ -22,6 +22,7 @@ impl From<ProviderOptions> for tandem_provider::ProviderOptions {
                 ToolMode::Text => tandem_provider::ToolMode::Text,
                 ToolMode::Auto => tandem_provider::ToolMode::Auto,
             }),
+            max_output_tokens: o.max_output_tokens,
         }
     }
 }

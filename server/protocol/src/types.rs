@@ -105,12 +105,17 @@ pub struct ProviderOptions {
     pub api_key: Option<String>,
     #[serde(default)]
     pub api: Option<Api>,
-    /// The model's context window in tokens; wins over what the server reports.
+    /// The model's context window in tokens; wins over what the server reports, unless the
+    /// server's loaded window is smaller (then that is used, and the user is told once).
     #[serde(default)]
     pub context_window: Option<u64>,
     /// How tools reach the model: `native`, `text` (described in the system prompt) or `auto`.
     #[serde(default)]
     pub tool_mode: Option<ToolMode>,
+    /// The most tokens one answer may take (`max_tokens`); 0 sends none. Default: a quarter of
+    /// the window, for local servers.
+    #[serde(default)]
+    pub max_output_tokens: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]

@@ -13,7 +13,7 @@ use tokio::sync::OnceCell;
 
 use crate::{
     Api, ApiKey, CompletionRequest, HttpModelClient, Limits, LocalOptions, ModelClient, ModelInfo,
-    ProviderConfig, ProviderError, ProviderErrorKind, ServerKind, ToolMode, Window,
+    ProviderConfig, ProviderError, ProviderErrorKind, ServerKind, ToolMode, ToolModeMemory, Window,
 };
 
 /// Provider settings as the editor (`initializationOptions.provider`) or the CLI gives them.
@@ -28,6 +28,9 @@ pub struct ProviderOptions {
     pub context_window: Option<u64>,
     /// How tools reach the model (default: auto).
     pub tool_mode: Option<ToolMode>,
+    /// The most tokens one answer may take (`max_tokens`); 0 sends none. Default: a quarter
+    /// of the window, for local servers.
+    pub max_output_tokens: Option<u64>,
 }
 
 impl ProviderOptions {
@@ -49,15 +52,62 @@ impl ProviderOptions {
             api: self.api.or(other.api),
             context_window: self.context_window.or(other.context_window),
             tool_mode: self.tool_mode.or(other.tool_mode),
+            max_output_tokens: self.max_output_tokens.or(other.max_output_tokens),
         }
     }
 }
 
+/// A kind of local server that discovery looks for: where it listens by default, how it is
+/// told from another server on that port, and how a user starts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalServer {
+    pub name: &'static str,
+    pub url: &'static str,
+    /// A GET under the server's root that only this kind answers as expected.
+    check: &'static str,
+    pub start: &'static str,
+}
+
 /// The local servers tried, in order, when nothing is configured.
-pub const LOCAL_SERVERS: [(&str, &str); 2] = [
-    ("LM Studio", "http://127.0.0.1:1234/v1"),
-    ("Ollama", "http://127.0.0.1:11434/v1"),
+pub const LOCAL_SERVERS: [LocalServer; 4] = [
+    LocalServer {
+        name: "llama.cpp",
+        url: "http://127.0.0.1:8080/v1",
+        check: "/props",
+        start: "llama-server -m MODEL.gguf --jinja",
+    },
+    LocalServer {
+        name: "LM Studio",
+        url: "http://127.0.0.1:1234/v1",
+        check: "/api/v0/models",
+        start: "lms server start (or the Developer tab's Start Server)",
+    },
+    LocalServer {
+        name: "Ollama",
+        url: "http://127.0.0.1:11434/v1",
+        check: "/api/version",
+        start: "ollama serve",
+    },
+    LocalServer {
+        name: "vLLM",
+        url: "http://127.0.0.1:8000/v1",
+        check: "/v1/models",
+        start: "vllm serve MODEL",
+    },
 ];
+
+impl LocalServer {
+    /// Whether what answered on this port is this kind of server, by its own endpoint.
+    fn is_this(&self, answer: &serde_json::Value) -> bool {
+        match self.name {
+            "llama.cpp" => crate::window::from_props(answer).is_some(),
+            "LM Studio" => answer.get("data").is_some_and(serde_json::Value::is_array),
+            "Ollama" => answer.get("version").is_some(),
+            "vLLM" => answer.pointer("/data/0/owned_by").and_then(|o| o.as_str()) == Some("vllm"),
+            _ => false,
+        }
+    }
+}
 
 /// A model client that finds its endpoint and model on first use, so start-up never waits for
 /// the network; the model can be switched later ([`LazyClient::set_model`]).
@@ -70,6 +120,10 @@ pub struct LazyClient {
     chosen: Mutex<Option<String>>,
     /// One HTTP client per model used (they share nothing but the endpoint).
     clients: Mutex<HashMap<String, Arc<HttpModelClient>>>,
+    /// Where switches to text tools are remembered.
+    memory: Option<ToolModeMemory>,
+    /// What discovery found answering, when it was not configured.
+    found: Mutex<Option<String>>,
 }
 
 impl LazyClient {
@@ -80,7 +134,21 @@ impl LazyClient {
             endpoint: OnceCell::new(),
             chosen: Mutex::new(None),
             clients: Mutex::new(HashMap::new()),
+            memory: None,
+            found: Mutex::new(None),
         }
+    }
+
+    /// What kind of server discovery found (`llama.cpp`, `LM Studio`, ...), when the endpoint
+    /// was found rather than configured; known after [`LazyClient::endpoint`].
+    pub fn found(&self) -> Option<String> {
+        lock(&self.found).clone()
+    }
+
+    /// Remembers, in `memory`, which endpoints and models take tools only as text.
+    pub fn remembering(mut self, memory: ToolModeMemory) -> Self {
+        self.memory = Some(memory);
+        self
     }
 
     /// The endpoint and the model requests go to, found now if they were not yet (so a face can
@@ -112,6 +180,8 @@ impl LazyClient {
                     context_window: self.options.context_window,
                     tool_mode: self.options.tool_mode.unwrap_or_default(),
                     detect: true,
+                    max_output_tokens: self.options.max_output_tokens,
+                    memory: self.memory.clone(),
                 },
             ))
         });
@@ -127,7 +197,11 @@ impl LazyClient {
     async fn resolve(&self) -> Result<ProviderConfig, ProviderError> {
         let (base_url, api_key) = match &self.options.base_url {
             Some(url) => (url.clone(), self.options.api_key.clone()),
-            None => (find_local_server().await?, None),
+            None => {
+                let (url, name) = find_local_server().await?;
+                *lock(&self.found) = Some(name);
+                (url, None)
+            }
         };
         let mut config = ProviderConfig {
             base_url,
@@ -154,12 +228,24 @@ impl LazyClient {
     }
 }
 
-/// The first local server that answers.
-async fn find_local_server() -> Result<String, ProviderError> {
-    for (_, url) in LOCAL_SERVERS {
-        if crate::probe(url, Duration::from_millis(1500)).await {
-            return Ok(url.to_string());
+/// The first local server that answers `GET /v1/models`, and what it is: the kind its port
+/// belongs to when that kind's own endpoint answers as it would, else an unknown server.
+async fn find_local_server() -> Result<(String, String), ProviderError> {
+    let timeout = Duration::from_millis(1500);
+    for server in LOCAL_SERVERS {
+        if !crate::probe(server.url, timeout).await {
+            continue;
         }
+        let root = server.url.trim_end_matches("/v1");
+        let answer = crate::http::probe_json(&format!("{root}{}", server.check), timeout).await;
+        let name = match answer {
+            Some(answer) if server.is_this(&answer) => server.name.to_string(),
+            _ => format!(
+                "an OpenAI-compatible server on {}'s port, not {} by its {}",
+                server.name, server.name, server.check
+            ),
+        };
+        return Ok((server.url.to_string(), name));
     }
     Err(ProviderError {
         kind: ProviderErrorKind::Connect,
@@ -170,14 +256,14 @@ async fn find_local_server() -> Result<String, ProviderError> {
 pub fn no_server_message() -> String {
     let tried: Vec<String> = LOCAL_SERVERS
         .iter()
-        .map(|(name, url)| format!("{url} ({name})"))
+        .map(|s| format!("{} at {} (start it with `{}`)", s.name, s.url, s.start))
         .collect();
     format!(
-        "no model server is configured, and none answered at {}. Start one of them, or \
-         configure one: set TANDEM_BASE_URL and TANDEM_MODEL (and TANDEM_API_KEY for a hosted \
-         service), pass --base-url and --model, or set initializationOptions.provider \
-         {{\"baseUrl\", \"model\", \"apiKey\"}}",
-        tried.join(" or ")
+        "no model server is configured, and none answered on this machine. Tried: {}. Start one \
+         of them, or configure one: set TANDEM_BASE_URL and TANDEM_MODEL (and TANDEM_API_KEY for \
+         a hosted service), pass --base-url and --model, or set \
+         initializationOptions.provider {{\"baseUrl\", \"model\", \"apiKey\"}}",
+        tried.join("; ")
     )
 }
 
@@ -240,6 +326,14 @@ impl ModelClient for LazyClient {
     fn is_local(&self) -> bool {
         self.current().is_some_and(|c| c.is_local())
     }
+
+    fn output_limit(&self) -> Option<u64> {
+        self.current().and_then(|c| c.output_limit())
+    }
+
+    fn take_notices(&self) -> Vec<String> {
+        self.current().map(|c| c.take_notices()).unwrap_or_default()
+    }
 }
 
 #[cfg(test)]
@@ -247,9 +341,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_server_is_told_by_its_own_endpoint() {
+        use serde_json::json;
+        let [llama, lm_studio, ollama, vllm] = LOCAL_SERVERS;
+        assert!(llama.is_this(&json!({"default_generation_settings": {"n_ctx": 2048}})));
+        assert!(lm_studio.is_this(&json!({"data": [{"id": "qwen", "state": "loaded"}]})));
+        assert!(ollama.is_this(&json!({"version": "0.9.0"})));
+        assert!(vllm.is_this(&json!({"data": [{"id": "m", "owned_by": "vllm"}]})));
+        // Another server on the port is not taken for the one it belongs to.
+        assert!(!llama.is_this(&json!({"error": "not found"})));
+        assert!(!ollama.is_this(&json!({"data": []})));
+        assert!(!vllm.is_this(&json!({"data": [{"id": "m", "owned_by": "organization_owner"}]})));
+    }
+
+    #[test]
     fn the_no_server_message_names_urls_and_settings() {
         let m = no_server_message();
-        assert!(m.contains("http://127.0.0.1:1234/v1") && m.contains("http://127.0.0.1:11434/v1"));
+        for url in ["8080", "1234", "11434", "8000"] {
+            assert!(m.contains(&format!("http://127.0.0.1:{url}/v1")), "{m}");
+        }
+        assert!(
+            m.contains("llama-server -m") && m.contains("ollama serve"),
+            "{m}"
+        );
         assert!(m.contains("TANDEM_BASE_URL"));
     }
 }

@@ -23,6 +23,7 @@ pub mod anthropic;
 mod discovery;
 mod error_body;
 mod http;
+mod memory;
 mod models;
 pub mod ollama;
 pub mod openai;
@@ -34,6 +35,7 @@ pub mod window;
 
 pub use discovery::{LOCAL_SERVERS, LazyClient, ProviderOptions, no_server_message};
 pub use http::{HttpModelClient, probe};
+pub use memory::ToolModeMemory;
 pub use window::{ServerKind, Window};
 
 /// How tools reach the model.
@@ -59,6 +61,11 @@ pub struct LocalOptions {
     pub tool_mode: ToolMode,
     /// Ask the server what it is (a few GETs on first use). Off for a bare [`HttpModelClient`].
     pub detect: bool,
+    /// The most tokens one answer may take (`max_tokens`); `None`: a share of the window
+    /// ([`tokens::answer_limit`]), sent to local servers only; `Some(0)`: none sent.
+    pub max_output_tokens: Option<u64>,
+    /// Where a switch to text tools is remembered for the next sessions.
+    pub memory: Option<ToolModeMemory>,
 }
 
 /// Which wire format the endpoint speaks.
@@ -257,5 +264,16 @@ pub trait ModelClient: Send + Sync {
     /// Whether the server runs on this machine (its errors then point at its log).
     fn is_local(&self) -> bool {
         false
+    }
+
+    /// The `max_tokens` the last request carried, if any: what a cut answer was cut at.
+    fn output_limit(&self) -> Option<u64> {
+        None
+    }
+
+    /// What the client decided on its own since last asked and the user should hear once (a
+    /// switch to text tools, a setting the server contradicts), oldest first.
+    fn take_notices(&self) -> Vec<String> {
+        Vec::new()
     }
 }

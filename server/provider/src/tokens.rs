@@ -52,3 +52,10 @@ pub fn estimate(messages: &[Message], tools: &[ToolDefinition], chars_per_token:
     let chars = messages.iter().map(message_chars).sum::<u64>() + tools_chars(tools);
     tokens_for(chars, messages.len(), chars_per_token)
 }
+
+/// The answer's share of a window: a quarter, at least 128 and at most 8,192 tokens. The agent
+/// keeps this much free when it fits a request, and local servers get it as `max_tokens`, so a
+/// small model that rambles stops while there is room for the next step.
+pub fn answer_limit(window: u64) -> u64 {
+    (window / 4).clamp(128, 8192)
+}

@@ -204,12 +204,13 @@ pub fn overflow_in(body: Option<&Value>, message: &str) -> Option<Overflow> {
     })
 }
 
-/// Whether a 400 says the model takes no tools (Ollama: "... does not support tools"; others
-/// word it as "tools are not supported", "does not support function calling").
+/// Whether an error says the model takes no tools (Ollama: "... does not support tools";
+/// llama.cpp without Jinja: "tools param requires --jinja flag"; others word it as "tools are
+/// not supported", "does not support function calling").
 pub fn says_no_tools(message: &str) -> bool {
     static NO_TOOLS: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"(?i)(does not support (?:tools|tool use|tool calling|function calling|functions)|(?:tools?|tool use|function calling|tool_choice) (?:is|are) not supported|not support(?:ed)? (?:for )?tool)",
+            r"(?i)(does not support (?:tools|tool use|tool calling|function calling|functions)|(?:tools?|tool use|function calling|tool_choice) (?:is|are) not supported|not support(?:ed)? (?:for )?tool|tools param requires)",
         )
         .expect("a valid pattern")
     });
@@ -283,6 +284,8 @@ mod tests {
         ));
         assert!(says_no_tools("tools are not supported for this model"));
         assert!(!says_no_tools("Invalid tool arguments"));
+        // llama-server without --jinja, as its 500 says it.
+        assert!(says_no_tools("tools param requires --jinja flag"));
     }
 
     #[test]

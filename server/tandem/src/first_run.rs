@@ -7,7 +7,7 @@ use std::path::Path;
 pub fn no_server_guide(config: Option<&Path>) -> String {
     let tried: Vec<String> = tandem_provider::LOCAL_SERVERS
         .iter()
-        .map(|(name, url)| format!("  {url} ({name}): no answer"))
+        .map(|s| format!("  {} ({}): no answer; start it with `{}`", s.url, s.name, s.start))
         .collect();
     let config = config
         .map(|p| p.display().to_string())
@@ -15,8 +15,7 @@ pub fn no_server_guide(config: Option<&Path>) -> String {
     format!(
         "No model server is set, and none answered on this machine. Tried:\n{tried}\n\n\
          Fix it one of three ways:\n\
-         1. Start a local server and load a model: LM Studio (Developer tab, Start Server), \
-         `ollama serve`, or `llama-server -m MODEL.gguf --port 1234`.\n\
+         1. Start one of the local servers above and load a model.\n\
          2. Point Tandem at a server for this shell:\n     \
          export TANDEM_BASE_URL=http://127.0.0.1:8080/v1\n     \
          export TANDEM_MODEL=your-model\n\
@@ -44,6 +43,8 @@ mod tests {
         for needle in [
             "http://127.0.0.1:1234/v1 (LM Studio)",
             "http://127.0.0.1:11434/v1 (Ollama)",
+            "http://127.0.0.1:8080/v1 (llama.cpp)",
+            "llama-server -m MODEL.gguf --jinja",
             "export TANDEM_BASE_URL=",
             "in /home/me/.config/tandem/config.toml:",
             "[provider]",

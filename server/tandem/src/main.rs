@@ -74,6 +74,10 @@ struct ProviderArgs {
     /// How tools reach the model: native, text (described in the prompt) or auto [env: TANDEM_TOOL_MODE]
     #[arg(long, value_parser = parse_tool_mode)]
     tool_mode: Option<ToolMode>,
+    /// The most tokens one answer may take; 0 sends no limit (default: a quarter of a local
+    /// server's window) [env: TANDEM_MAX_OUTPUT_TOKENS]
+    #[arg(long)]
+    max_output_tokens: Option<u64>,
 }
 
 fn parse_tool_mode(s: &str) -> Result<ToolMode, String> {
@@ -97,6 +101,7 @@ impl ProviderArgs {
             api: self.api,
             context_window: self.context_window,
             tool_mode: self.tool_mode,
+            max_output_tokens: self.max_output_tokens,
         }
     }
 }

@@ -7,10 +7,16 @@ import type { ToolMode } from "./ToolMode";
  */
 export type ProviderOptions = { baseUrl?: string, model?: string, apiKey?: string, api?: Api, 
 /**
- * The model's context window in tokens; wins over what the server reports.
+ * The model's context window in tokens; wins over what the server reports, unless the
+ * server's loaded window is smaller (then that is used, and the user is told once).
  */
 contextWindow?: number, 
 /**
  * How tools reach the model: `native`, `text` (described in the system prompt) or `auto`.
  */
-toolMode?: ToolMode, };
+toolMode?: ToolMode, 
+/**
+ * The most tokens one answer may take (`max_tokens`); 0 sends none. Default: a quarter of
+ * the window, for local servers.
+ */
+maxOutputTokens?: number, };

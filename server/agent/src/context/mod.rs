@@ -30,9 +30,10 @@ pub(crate) struct Sizing {
 }
 
 impl Sizing {
-    /// Tokens kept free for the answer: a quarter of a small window, at most 8,192.
+    /// Tokens kept free for the answer: a quarter of a small window, at most 8,192 (what local
+    /// servers get as `max_tokens`).
     pub fn reserve(&self) -> u64 {
-        (self.window.tokens / 4).clamp(128, 8192)
+        tokens::answer_limit(self.window.tokens)
     }
 
     /// The most a request may take.
@@ -294,6 +295,59 @@ pub(crate) fn calibrated(chars: u64, messages: usize, prompt_tokens: u64) -> Opt
     (ratio <= 8.0).then_some(ratio.clamp(1.5, 6.0))
 }
 
+/// Characters per token of tool definitions at their most compact (JSON schema runs nearer 3):
+/// a count below `tools_chars / this` cannot hold the definitions.
+const TOOLS_CHARS_PER_TOKEN_MAX: f64 = 5.0;
+
+/// Whether the server read fewer prompt tokens than the tool definitions alone take: its chat
+/// template dropped them, and the model never learnt it has tools. The definitions' least
+/// token count when so.
+pub(crate) fn tools_dropped(prompt_tokens: u64, tools_chars: u64) -> Option<u64> {
+    let least = (tools_chars as f64 / TOOLS_CHARS_PER_TOKEN_MAX) as u64;
+    (tools_chars > 0 && prompt_tokens < least).then_some(least)
+}
+
+/// Whether the server's `prompt_tokens` is the whole prompt, cached or not (llama.cpp, its
+/// Python binding, LM Studio, vLLM): only then does a small count prove the tools were dropped.
+/// Ollama counts only what it evaluated, hosted APIs may leave cached tokens out, and an unknown
+/// server may say anything.
+pub(crate) fn counts_whole_prompt(kind: ServerKind) -> bool {
+    matches!(
+        kind,
+        ServerKind::LlamaCpp | ServerKind::LlamaCppPython | ServerKind::LmStudio | ServerKind::Vllm
+    )
+}
+
+pub(crate) fn tools_dropped_message(prompt_tokens: u64, tools: u64) -> String {
+    format!(
+        "the model server reports reading {} tokens of the request, fewer than the tool \
+         definitions alone take (at least {}): its chat template drops them, so the model never \
+         saw its tools; tools are described in the prompt from now on, for this server and model \
+         in later sessions too; for native tool calls use a chat template that takes tools \
+         (llama.cpp: --jinja, --chat-template-file), or set the tool mode to text \
+         (--tool-mode text, provider.toolMode) to skip the native attempt",
+        group(prompt_tokens),
+        group(tools)
+    )
+}
+
+/// What the user hears when the answer stopped on its token limit: the answer is kept, and the
+/// limit, when Tandem set it, is named with how to raise it.
+pub(crate) fn cut_answer_message(limit: Option<u64>) -> String {
+    match limit {
+        Some(n) => format!(
+            "the answer was cut at {} tokens, the most one answer may take (a quarter of the \
+             context window unless set); what came is kept. To allow longer answers set \
+             provider.maxOutputTokens (--max-output-tokens, TANDEM_MAX_OUTPUT_TOKENS; 0 sends no \
+             limit), or ask for a shorter answer",
+            group(n)
+        ),
+        None => "the answer was cut at the server's own output token limit; what came is kept. \
+                 Ask for a shorter answer, or raise the server's limit (llama.cpp --n-predict)"
+            .into(),
+    }
+}
+
 /// The starting ratio.
 pub(crate) const START_RATIO: f64 = DEFAULT_CHARS_PER_TOKEN;
 
@@ -307,6 +361,39 @@ mod tests {
         assert_eq!(group(2048), "2,048");
         assert_eq!(group(999), "999");
         assert_eq!(group(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn the_text_tool_prompt_shows_every_tool_in_under_1000_tokens() {
+        let tools = compact_tools(&tandem_tools::definitions());
+        let prompt = tandem_provider::textcalls::tools_prompt(&tools);
+        // At 3 characters a token, the low end for English and JSON: an upper bound.
+        let tokens = tokens::tokens_for(prompt.chars().count() as u64, 0, 3.0);
+        assert!(tokens < 1000, "{tokens} tokens:\n{prompt}");
+        for tool in &tools {
+            let call = format!(
+                "<tool_call>\n{{\"name\": \"{}\", \"arguments\": {{",
+                tool.name
+            );
+            assert!(prompt.contains(&call), "no example of {}", tool.name);
+        }
+        assert!(prompt.contains(r#""diff":"------- SEARCH\n"#), "{prompt}");
+        assert!(prompt.contains(r#"\n=======\n"#) && prompt.contains(r#"\n+++++++ REPLACE""#));
+        // Each example is a call the parser reads back.
+        let first = prompt.find("<tool_call>\n{").unwrap();
+        let end = first + prompt[first..].find("</tool_call>").unwrap() + "</tool_call>".len();
+        let (_, calls) = tandem_provider::textcalls::extract(&prompt[first..end], &tools);
+        assert_eq!(calls.len(), 1);
+    }
+
+    #[test]
+    fn tools_that_did_not_reach_the_model() {
+        // SmolLM2's template through llama-server: 110 tokens read of a request whose tools
+        // alone are about 2,700 characters.
+        assert_eq!(tools_dropped(110, 2700), Some(540));
+        assert_eq!(tools_dropped(900, 2700), None);
+        assert_eq!(tools_dropped(10, 0), None);
+        assert!(cut_answer_message(Some(512)).contains("512 tokens"));
     }
 
     #[test]

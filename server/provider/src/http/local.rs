@@ -9,7 +9,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use reqwest::header::{CONTENT_TYPE, HeaderMap};
 use serde_json::{Value, json};
-use tandem_model::{Completion, Delta, FinishReason};
+use tandem_model::{Completion, Delta, FinishReason, Message};
 use tandem_stdx::lock;
 use tokio::sync::OnceCell;
 
@@ -17,11 +17,11 @@ use super::HttpModelClient;
 use super::answer::next_chunk;
 use super::retry::{Failure, Retries};
 use crate::models::parse_model_list;
-use crate::textcalls::{MarkupFilter, extract, render_history};
+use crate::textcalls::{MarkupFilter, extract_meant, render_history};
 use crate::window::{self, Window};
 use crate::{
-    Api, CompletionRequest, LocalOptions, ProviderError, ProviderErrorKind, ServerKind, ToolMode,
-    ollama, tokens,
+    Api, CompletionRequest, LocalOptions, ModelClient, ProviderError, ProviderErrorKind,
+    ServerKind, ToolMode, ollama, tokens,
 };
 
 /// How long each question about the server may take.
@@ -61,17 +61,44 @@ pub(crate) struct LocalState {
     text_tools: AtomicBool,
     /// Ollama's `num_ctx` never shrinks within a session: each change reloads the model.
     num_ctx: AtomicU64,
+    /// The `max_tokens` of the last request (0: none).
+    last_limit: AtomicU64,
+    /// For the user, once each: see [`crate::ModelClient::take_notices`].
+    notices: Mutex<Vec<String>>,
+    /// Whether the user was told their window setting is larger than the server's.
+    window_told: AtomicBool,
+    /// The endpoint and model, for the memory.
+    base_url: String,
+    model: String,
 }
 
 impl LocalState {
-    pub fn new(options: LocalOptions) -> Self {
+    pub fn new(options: LocalOptions, base_url: &str, model: &str) -> Self {
+        let mut text = options.tool_mode == ToolMode::Text;
+        let mut notices = Vec::new();
+        if options.tool_mode == ToolMode::Auto
+            && let Some(memory) = &options.memory
+            && let Some(why) = memory.text_tools(base_url, model)
+        {
+            text = true;
+            notices.push(format!(
+                "tools go to {model} as text in the prompt, as an earlier session found ({why}); \
+                 to try native tool calls again, set the tool mode to native (--tool-mode native, \
+                 provider.toolMode)"
+            ));
+        }
         Self {
-            text_tools: AtomicBool::new(options.tool_mode == ToolMode::Text),
+            text_tools: AtomicBool::new(text),
             options,
             server: OnceCell::new(),
             kind: Mutex::new(ServerKind::Other),
             learned: Mutex::new(None),
             num_ctx: AtomicU64::new(0),
+            last_limit: AtomicU64::new(0),
+            notices: Mutex::new(notices),
+            window_told: AtomicBool::new(false),
+            base_url: base_url.to_string(),
+            model: model.to_string(),
         }
     }
 
@@ -83,8 +110,27 @@ impl LocalState {
         self.text_tools.load(Ordering::Relaxed)
     }
 
-    pub fn switch_to_text_tools(&self) -> bool {
-        self.options.tool_mode == ToolMode::Auto && !self.text_tools.swap(true, Ordering::Relaxed)
+    /// In auto mode, tools go as text from now on, and in later sessions with this endpoint and
+    /// model; whether this call switched.
+    pub fn switch_to_text_tools(&self, why: &str) -> bool {
+        let switched = self.options.tool_mode == ToolMode::Auto
+            && !self.text_tools.swap(true, Ordering::Relaxed);
+        if switched && let Some(memory) = &self.options.memory {
+            memory.remember_text_tools(&self.base_url, &self.model, why);
+        }
+        switched
+    }
+
+    pub fn output_limit(&self) -> Option<u64> {
+        Some(self.last_limit.load(Ordering::Relaxed)).filter(|&n| n > 0)
+    }
+
+    pub fn take_notices(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.notices))
+    }
+
+    fn notice(&self, message: String) {
+        lock(&self.notices).push(message);
     }
 
     fn learn(&self, window: u64) {
@@ -109,7 +155,10 @@ pub(crate) fn classify_status(
             requested: overflow.requested,
         });
     }
-    (status == 400 && window::says_no_tools(message)).then_some(ProviderErrorKind::ToolsUnsupported)
+    // llama.cpp without --jinja answers 500 "tools param requires --jinja flag": a refusal, not
+    // a fault worth retrying.
+    (matches!(status, 400 | 422 | 500) && window::says_no_tools(message))
+        .then_some(ProviderErrorKind::ToolsUnsupported)
 }
 
 /// The most of a probe's answer read: what a server says of itself is small, and a server
@@ -117,7 +166,7 @@ pub(crate) fn classify_status(
 const PROBE_BODY_LIMIT: usize = 1024 * 1024;
 
 /// A probe's body, or `None` past [`PROBE_BODY_LIMIT`] or on a read error.
-async fn small_body(response: reqwest::Response) -> Option<Vec<u8>> {
+pub(super) async fn small_body(response: reqwest::Response) -> Option<Vec<u8>> {
     use futures_util::StreamExt;
     let mut body = response.bytes_stream();
     let mut whole = Vec::new();
@@ -176,7 +225,9 @@ impl HttpModelClient {
                 };
                 *lock(&self.local.kind) = info.kind;
                 if info.ollama_tools == Some(false) {
-                    self.local.switch_to_text_tools();
+                    self.local.switch_to_text_tools(
+                        "Ollama lists no tools among the model's capabilities",
+                    );
                 }
                 info
             })
@@ -265,14 +316,60 @@ impl HttpModelClient {
         info
     }
 
+    /// The window: the smallest of the user's setting, the window an overflow error named and
+    /// the one the server reports. A setting larger than what the server has loaded can only
+    /// end in overflows, so the server's word wins, and the user hears once which to change.
     pub(super) async fn local_window(&self) -> Option<Window> {
-        if let Some(n) = self.local.options.context_window {
-            return Some(Window::new(n, "your setting"));
+        let learned = *lock(&self.local.learned);
+        let server = match learned {
+            Some(n) => Some(Window::new(n, "the server's overflow error")),
+            None => self.server_info().await.window.clone(),
+        };
+        let Some(setting) = self.local.options.context_window else {
+            return server;
+        };
+        match server {
+            Some(server) if server.tokens < setting => {
+                if !self.local.window_told.swap(true, Ordering::Relaxed) {
+                    self.local.notice(format!(
+                        "your context window setting ({setting} tokens) is larger than the \
+                         server's window ({} tokens, from {}), so {} is used; set \
+                         provider.contextWindow (--context-window, TANDEM_CONTEXT_WINDOW) to {} \
+                         or less, or {}",
+                        server.tokens,
+                        server.source,
+                        server.tokens,
+                        server.tokens,
+                        self.local.kind().window_fix()
+                    ));
+                }
+                Some(server)
+            }
+            _ => Some(Window::new(setting, "your setting")),
         }
-        if let Some(n) = *lock(&self.local.learned) {
-            return Some(Window::new(n, "the server's overflow error"));
+    }
+
+    /// The answer's bound: the user's setting, else a share of the window for a server on this
+    /// machine or of a local kind (a hosted API knows its own limits).
+    async fn answer_limit(&self) -> Option<u64> {
+        match self.local.options.max_output_tokens {
+            Some(0) => None,
+            Some(n) => Some(n),
+            None => {
+                let local_kind = matches!(
+                    self.local.kind(),
+                    ServerKind::LlamaCpp
+                        | ServerKind::LlamaCppPython
+                        | ServerKind::LmStudio
+                        | ServerKind::Ollama
+                        | ServerKind::Vllm
+                );
+                if !(local_kind || self.is_local()) {
+                    return None;
+                }
+                Some(tokens::answer_limit(self.local_window().await?.tokens))
+            }
         }
-        self.server_info().await.window.clone()
     }
 
     pub(super) async fn local_count_tokens(&self, text: &str) -> Option<u64> {
@@ -299,14 +396,20 @@ impl HttpModelClient {
 
     /// A completion with everything local models need around the wire: Ollama's native API,
     /// the text tool mode and the switch to it, tool calls found in the text (their markup kept
-    /// from the user), the window learned from an overflow.
+    /// from the user), the answer bounded, the window learned from an overflow.
     pub(super) async fn complete_local(
         &self,
         request: CompletionRequest<'_>,
         on_delta: &mut (dyn FnMut(Delta) + Send),
     ) -> Result<Completion, ProviderError> {
         let ollama = self.server_info().await.kind == ServerKind::Ollama;
+        // In native mode written markup is never a call: it is shown as it is.
+        let native = self.local.options.tool_mode == ToolMode::Native;
         loop {
+            let limit = self.answer_limit().await;
+            self.local
+                .last_limit
+                .store(limit.unwrap_or(0), Ordering::Relaxed);
             let text_mode = self.local.text_tools() && !request.tools.is_empty();
             let rendered;
             let sent = if text_mode {
@@ -318,21 +421,21 @@ impl HttpModelClient {
             } else {
                 request
             };
-            let mut filter = MarkupFilter::new();
+            let mut filter = (!native).then(MarkupFilter::new);
             let result = {
-                let mut relay = |delta: Delta| match delta {
-                    Delta::Text(text) => {
+                let mut relay = |delta: Delta| match (delta, filter.as_mut()) {
+                    (Delta::Text(text), Some(filter)) => {
                         let shown = filter.push(&text);
                         if !shown.is_empty() {
                             on_delta(Delta::Text(shown));
                         }
                     }
-                    other => on_delta(other),
+                    (other, _) => on_delta(other),
                 };
                 if ollama {
-                    self.complete_ollama(sent, &mut relay).await
+                    self.complete_ollama(sent, limit, &mut relay).await
                 } else {
-                    self.complete_wire(sent, &mut relay).await
+                    self.complete_wire(sent, limit, &mut relay).await
                 }
             };
             match result {
@@ -340,8 +443,9 @@ impl HttpModelClient {
                     if error.kind == ProviderErrorKind::ToolsUnsupported
                         && !text_mode
                         && !request.tools.is_empty()
-                        && self.local.switch_to_text_tools() =>
+                        && self.local.switch_to_text_tools(&error.message) =>
                 {
+                    self.local.notice(self.refused_tools_notice(&error.message));
                     continue;
                 }
                 Err(error) => {
@@ -356,15 +460,26 @@ impl HttpModelClient {
                 }
                 Ok(mut completion) => {
                     let mut found = Vec::new();
-                    if completion.tool_calls.is_empty() {
-                        let (visible, calls) = extract(&completion.text, request.tools);
+                    if completion.tool_calls.is_empty() && !native {
+                        let read: Vec<&str> = request
+                            .messages
+                            .iter()
+                            .filter_map(|m| match m {
+                                Message::Tool { content, .. } | Message::User { content } => {
+                                    Some(content.as_str())
+                                }
+                                _ => None,
+                            })
+                            .collect();
+                        let (visible, calls) =
+                            extract_meant(&completion.text, request.tools, &read);
                         if !calls.is_empty() {
                             completion.text = visible;
                             found = calls;
                         }
                     }
                     if found.is_empty() {
-                        let held = filter.finish();
+                        let held = filter.map(MarkupFilter::finish).unwrap_or_default();
                         if !held.is_empty() {
                             on_delta(Delta::Text(held));
                         }
@@ -380,10 +495,33 @@ impl HttpModelClient {
         }
     }
 
+    /// What the user hears when the server refused the tool definitions, with the fix for it.
+    fn refused_tools_notice(&self, said: &str) -> String {
+        let fix = match self.local.kind() {
+            ServerKind::LlamaCpp => {
+                "for native tool calls start llama-server with --jinja (and a chat template that \
+                 takes tools, --chat-template-file)"
+            }
+            ServerKind::Ollama => "for native tool calls use a model whose template takes tools",
+            _ => {
+                "for native tool calls start the server with a chat template that takes tools \
+                 (llama.cpp: --jinja)"
+            }
+        };
+        format!(
+            "the model server refused the tool definitions ({}), so tools are described in the \
+             prompt as text from now on, for this server and model in later sessions too; {fix}, \
+             or set the tool mode to text (--tool-mode text, provider.toolMode) to skip the \
+             native attempt",
+            said.trim()
+        )
+    }
+
     /// Ollama's `POST /api/chat`, `num_ctx` sized to the request.
     async fn complete_ollama(
         &self,
         request: CompletionRequest<'_>,
+        limit: Option<u64>,
         on_delta: &mut (dyn FnMut(Delta) + Send),
     ) -> Result<Completion, ProviderError> {
         let info = self.server_info().await;
@@ -403,6 +541,7 @@ impl HttpModelClient {
             request.messages,
             request.tools,
             num_ctx,
+            limit,
         ));
         let url = format!("{}/api/chat", self.root());
         let client = self.client()?;

@@ -49,9 +49,9 @@ impl HttpModelClient {
     /// what kind of server answers.
     pub fn with_local(config: ProviderConfig, options: LocalOptions) -> Self {
         Self {
+            local: local::LocalState::new(options, &config.base_url, &config.model),
             config,
             client: OnceLock::new(),
-            local: local::LocalState::new(options),
         }
     }
 
@@ -63,13 +63,17 @@ impl HttpModelClient {
     async fn complete_wire(
         &self,
         request: CompletionRequest<'_>,
+        max_tokens: Option<u64>,
         on_delta: &mut (dyn FnMut(Delta) + Send),
     ) -> Result<Completion, ProviderError> {
         let client = self.client()?;
         let headers = self.headers()?;
         let model = &self.config.model;
         let (path, body) = match self.config.api {
-            Api::OpenAi => ("chat/completions", openai::request_body(model, request)),
+            Api::OpenAi => (
+                "chat/completions",
+                openai::request_body_limited(model, request, max_tokens),
+            ),
             Api::Anthropic => ("messages", anthropic::request_body(model, request)),
         };
         let url = self.url(path);
@@ -297,11 +301,21 @@ impl ModelClient for HttpModelClient {
     }
 
     fn switch_to_text_tools(&self) -> bool {
-        self.local.switch_to_text_tools()
+        self.local.switch_to_text_tools(
+            "the server read fewer prompt tokens than the tool definitions take",
+        )
     }
 
     fn is_local(&self) -> bool {
         is_loopback(&self.config.base_url)
+    }
+
+    fn output_limit(&self) -> Option<u64> {
+        self.local.output_limit()
+    }
+
+    fn take_notices(&self) -> Vec<String> {
+        self.local.take_notices()
     }
 }
 
@@ -316,6 +330,23 @@ pub async fn probe(base_url: &str, timeout: Duration) -> bool {
         tokio::time::timeout(timeout, client.get(url).send()).await,
         Ok(Ok(response)) if response.status().is_success()
     )
+}
+
+/// The JSON a local server answers to `GET url` within `timeout`, if any: how discovery tells
+/// which kind of server is on a port.
+pub(crate) async fn probe_json(url: &str, timeout: Duration) -> Option<serde_json::Value> {
+    let client = build_client(url, timeout).ok()?;
+    let response = tokio::time::timeout(timeout, client.get(url).send())
+        .await
+        .ok()?
+        .ok()?;
+    if !response.status().is_success() {
+        return None;
+    }
+    let body = tokio::time::timeout(timeout, local::small_body(response))
+        .await
+        .ok()??;
+    serde_json::from_slice(&body).ok()
 }
 
 /// No overall timeout (answers stream for minutes; the stall timeout guards them instead). A

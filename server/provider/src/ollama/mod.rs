@@ -34,6 +34,9 @@ struct Body<'a> {
 #[derive(Serialize)]
 struct Options {
     num_ctx: u64,
+    /// The most tokens of the answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    num_predict: Option<u64>,
 }
 
 /// The `/api/chat` body.
@@ -42,6 +45,7 @@ pub fn request_body(
     messages: &[Message],
     tools: &[ToolDefinition],
     num_ctx: u64,
+    num_predict: Option<u64>,
 ) -> Vec<u8> {
     let mut names = std::collections::HashMap::new();
     let messages = messages
@@ -94,7 +98,10 @@ pub fn request_body(
         messages,
         tools,
         stream: true,
-        options: Options { num_ctx },
+        options: Options {
+            num_ctx,
+            num_predict,
+        },
     };
     serde_json::to_vec(&body).expect("a request body always serializes")
 }

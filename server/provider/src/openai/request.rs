@@ -11,7 +11,17 @@ use tandem_model::{Message, ToolCall, ToolDefinition};
 
 /// `POST {base_url}/chat/completions` body for `model`: streamed, with usage in the stream.
 pub fn request_body(model: &str, request: CompletionRequest<'_>) -> Vec<u8> {
+    request_body_limited(model, request, None)
+}
+
+/// [`request_body`] with the answer bounded to `max_tokens`.
+pub fn request_body_limited(
+    model: &str,
+    request: CompletionRequest<'_>,
+    max_tokens: Option<u64>,
+) -> Vec<u8> {
     let body = Body {
+        max_tokens,
         model,
         messages: request.messages.iter().map(WireMessage::from).collect(),
         tools: request.tools.iter().map(WireTool::from).collect(),
@@ -31,6 +41,8 @@ struct Body<'a> {
     tools: Vec<WireTool<'a>>,
     stream: bool,
     stream_options: StreamOptions,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u64>,
 }
 
 #[derive(Serialize)]

@@ -6,14 +6,17 @@
 //! servers and models that take no native tools.
 //!
 //! [`MarkupFilter`] keeps the markup from the user while the answer streams; [`extract`] turns
-//! it into [`ToolCall`]s once the answer is whole.
+//! it into [`ToolCall`]s once the answer is whole, and [`extract_meant`] keeps only the calls
+//! the model made (not quoted, not echoed, at the end of its answer).
 
 mod filter;
+mod meant;
 mod parse;
 mod prompt;
 mod repair;
 
 pub use filter::MarkupFilter;
+pub use meant::extract_meant;
 pub use parse::extract;
 pub use prompt::{render_history, tools_prompt};
 pub use repair::repair_json;

@@ -2,17 +2,20 @@
 //! blocks (the Hermes format, which most open models were trained on and [`super::extract`]
 //! reads), results sent back as user messages.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use tandem_model::{Message, ToolDefinition};
 
-/// The tools and how to call them, appended to the system prompt. Deterministic, so the
-/// prompt prefix stays the same from request to request.
+/// The tools and how to call them, appended to the system prompt: each tool's signature, its
+/// first sentence and one complete call, so a small model sees the exact shape to write
+/// (SEARCH/REPLACE blocks included). Deterministic, so the prompt prefix stays the same from
+/// request to request.
 pub fn tools_prompt(tools: &[ToolDefinition]) -> String {
     let mut out = String::from(
-        "\n\n# Tools\n\nTo use a tool, write exactly this, with the tool's name and its \
-         arguments as JSON, and stop:\n<tool_call>\n{\"name\": \"TOOL\", \"arguments\": {...}}\n\
-         </tool_call>\nThe result comes back in the next message. Tools:\n",
+        "\n\n# Tools\n\nTo use a tool, end your answer with one call: a <tool_call> block \
+         holding the tool's name and its arguments as JSON. Then stop; the result comes in the \
+         next message. Write calls only to run them, never as examples. The tools, each with an \
+         example:\n",
     );
     for tool in tools {
         let summary = tool
@@ -21,8 +24,13 @@ pub fn tools_prompt(tools: &[ToolDefinition]) -> String {
             .next()
             .unwrap_or("")
             .trim();
+        let call = format!(
+            "{{\"name\": {}, \"arguments\": {}}}",
+            Value::String(tool.name.clone()),
+            example(tool)
+        );
         out.push_str(&format!(
-            "- {}({}): {summary}\n",
+            "\n{}({}): {summary}\n<tool_call>\n{call}\n</tool_call>\n",
             tool.name,
             parameters(&tool.parameters)
         ));
@@ -30,7 +38,40 @@ pub fn tools_prompt(tools: &[ToolDefinition]) -> String {
     out
 }
 
-/// `path: string, offset?: integer`
+/// Arguments for a tool's example: the built-in tools' own, else the required parameters with
+/// a placeholder of their type.
+fn example(tool: &ToolDefinition) -> Value {
+    match tool.name.as_str() {
+        "read_file" => json!({"path": "src/main.rs"}),
+        "list_files" => json!({"path": "src"}),
+        "search_files" => json!({"regex": "fn main", "path": "src"}),
+        "write_to_file" => json!({"path": "notes.md", "content": "# Notes\nFirst line.\n"}),
+        "replace_in_file" => json!({"path": "src/main.rs", "diff":
+            "------- SEARCH\n    let x = 1;\n=======\n    let x = 2;\n+++++++ REPLACE"}),
+        "execute_command" => json!({"command": "cargo test"}),
+        _ => {
+            let schema = &tool.parameters;
+            let mut arguments = serde_json::Map::new();
+            let required = schema.get("required").and_then(Value::as_array);
+            for name in required.into_iter().flatten().filter_map(Value::as_str) {
+                let kind = schema
+                    .pointer(&format!("/properties/{name}/type"))
+                    .and_then(Value::as_str);
+                let value = match kind {
+                    Some("integer" | "number") => json!(1),
+                    Some("boolean") => json!(true),
+                    Some("array") => json!([]),
+                    Some("object") => json!({}),
+                    _ => json!("..."),
+                };
+                arguments.insert(name.to_string(), value);
+            }
+            Value::Object(arguments)
+        }
+    }
+}
+
+/// `path, offset?`
 fn parameters(schema: &Value) -> String {
     let required: Vec<&str> = schema
         .get("required")
@@ -41,15 +82,14 @@ fn parameters(schema: &Value) -> String {
         return String::new();
     };
     properties
-        .iter()
-        .map(|(name, p)| {
-            let kind = p.get("type").and_then(Value::as_str).unwrap_or("any");
+        .keys()
+        .map(|name| {
             let optional = if required.contains(&name.as_str()) {
                 ""
             } else {
                 "?"
             };
-            format!("{name}{optional}: {kind}")
+            format!("{name}{optional}")
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -143,7 +183,7 @@ mod tests {
             panic!()
         };
         assert!(
-            content.contains("- read_file(path: string): Read a file."),
+            content.contains("read_file(path): Read a file.\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\":\"src/main.rs\"}}\n</tool_call>"),
             "{content}"
         );
         let Message::Assistant {

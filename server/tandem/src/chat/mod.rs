@@ -88,7 +88,10 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
     // Which model answers, and where: a wrong endpoint shows now, not after the first prompt.
     let mut guide = None;
     let model = match client.endpoint().await {
-        Ok((url, model)) => format!("{model} at {url}"),
+        Ok((url, model)) => match client.found() {
+            Some(name) => format!("{model} at {url} ({name}, found on this machine)"),
+            None => format!("{model} at {url}"),
+        },
         Err(e) if TurnErrorKind::of(&e) == TurnErrorKind::NoServer => {
             guide = Some(crate::first_run::no_server_guide(config_file.as_deref()));
             "no model server yet".to_string()
