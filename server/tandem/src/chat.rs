@@ -431,7 +431,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         Err(e) => format!("no model ({})", e.message),
     };
     out(&style.dim(&format!(
-        "Tandem {} in {}, {}. /new starts over, /sessions lists the saved ones, /resume ID reopens one, /undo [TURN] reverts the last turn (or everything since TURN), /exit quits; Ctrl-C stops a turn.\n",
+        "Tandem {} in {}, {}. /new starts over, /sessions lists the saved ones, /resume ID reopens one, /undo [TURN] reverts the last turn (or everything since TURN), /plan is read-only, /act lets it edit again, /exit quits; Ctrl-C stops a turn.\n",
         env!("CARGO_PKG_VERSION"),
         inert(&root.display().to_string(), true),
         inert(&model, true),
@@ -460,6 +460,19 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
                     Ok((id, _)) => {
                         session = id;
                         out(&style.dim(&resumed_line(&agent, &session)));
+                    }
+                    Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
+                }
+            }
+            "/plan" | "/act" => {
+                let mode = if text == "/plan" {
+                    tandem_agent::mode::Mode::Plan
+                } else {
+                    tandem_agent::mode::Mode::Default
+                };
+                match agent.set_mode(&session, mode) {
+                    Ok(()) => {
+                        out(&style.dim(&format!("{}: {}\n", mode.name(), mode.description())))
                     }
                     Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
                 }
