@@ -485,4 +485,16 @@ test('plan and modes: update_plan is a plan update; plan mode (session/set_mode)
   const offered = first.body.tools.map((/** @type {any} */ d) => d.function.name);
   assert.ok(offered.includes('update_plan') && !offered.includes('write_to_file') && !offered.includes('execute_command'), `${offered}`);
   await finish(f.editor, f.mock);
+
+  // The mode and the plan are in the transcript: a new process reopens the session in plan mode
+  // and replays the plan.
+  const mock = await MockModel.start(f.dir, { responses: [] });
+  t.after(() => mock.stop());
+  const editor = f.start({ baseUrl: mock.baseUrl });
+  await editor.initialize();
+  const loaded = await editor.agent.request('session/load', { sessionId: f.session, cwd: f.ws, mcpServers: [] });
+  assert.equal(loaded.modes?.currentModeId, 'plan');
+  const replayed = editor.updatesOf(f.session).filter((u) => u.sessionUpdate === 'plan');
+  assert.deepEqual(replayed.map((u) => u.entries), plans.map((u) => u.entries));
+  await finish(editor, mock);
 });
