@@ -451,3 +451,50 @@ test('a resource_link prompt with fs offered: the model sees the editor buffer, 
   assert.doesNotMatch(user, /on disk/);
   await finish(f.editor, f.mock);
 });
+
+test('plan and modes: update_plan is a plan update; plan mode (session/set_mode) refuses an edit without asking', async (t) => {
+  const f = await setup(t, {
+    responses: [
+      { toolCalls: [{ id: 'call_plan', name: 'update_plan', arguments: { explanation: 'Looked first.', plan: [{ step: 'Read a.txt', status: 'completed' }, { step: 'Change it', status: 'in_progress' }] } }] },
+      { toolCalls: [{ id: 'call_edit', name: 'write_to_file', arguments: { path: 'a.txt', content: 'gone\n' } }] },
+      { expectLastToolResultContains: 'read-only', text: 'Plan mode: I only read.' },
+    ],
+  });
+  f.write('a.txt', 'one\n');
+  const created = f.editor.wire.log.find((e) => e.message.result?.sessionId === f.session);
+  assert.equal(created?.message.result.modes?.currentModeId, 'default');
+  assert.deepEqual(created.message.result.modes.availableModes.map((/** @type {any} */ m) => m.id), ['default', 'plan']);
+  await assert.rejects(f.editor.setMode(f.session, 'yolo'), (/** @type {any} */ e) => e.code === -32602 && /yolo/.test(e.message));
+  await f.editor.setMode(f.session, 'plan');
+
+  const response = await f.editor.prompt(f.session, 'Plan the change to a.txt');
+  assert.equal(response.stopReason, 'end_turn');
+  const updates = f.editor.updatesOf(f.session);
+  const plans = updates.filter((u) => u.sessionUpdate === 'plan');
+  assert.equal(plans.length, 1);
+  assert.deepEqual(
+    plans[0].entries.map((/** @type {any} */ e) => [e.content, e.status]),
+    [['Read a.txt', 'completed'], ['Change it', 'in_progress']],
+  );
+  assert.equal(updates.filter((u) => u.toolCallId === 'call_plan').length, 0, 'a plan is not a tool call');
+  assert.equal(f.editor.wire.log.filter((e) => e.message.method === 'session/request_permission').length, 0, 'nothing was asked');
+  const edit = updates.filter((u) => u.toolCallId === 'call_edit').at(-1);
+  assert.equal(edit.status, 'failed');
+  assert.equal(readFileSync(f.path('a.txt'), 'utf8'), 'one\n');
+  const [first] = await f.mock.chatRequests();
+  const offered = first.body.tools.map((/** @type {any} */ d) => d.function.name);
+  assert.ok(offered.includes('update_plan') && !offered.includes('write_to_file') && !offered.includes('execute_command'), `${offered}`);
+  await finish(f.editor, f.mock);
+
+  // The mode and the plan are in the transcript: a new process reopens the session in plan mode
+  // and replays the plan.
+  const mock = await MockModel.start(f.dir, { responses: [] });
+  t.after(() => mock.stop());
+  const editor = f.start({ baseUrl: mock.baseUrl });
+  await editor.initialize();
+  const loaded = await editor.agent.request('session/load', { sessionId: f.session, cwd: f.ws, mcpServers: [] });
+  assert.equal(loaded.modes?.currentModeId, 'plan');
+  const replayed = editor.updatesOf(f.session).filter((u) => u.sessionUpdate === 'plan');
+  assert.deepEqual(replayed.map((u) => u.entries), plans.map((u) => u.entries));
+  await finish(editor, mock);
+});

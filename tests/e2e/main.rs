@@ -22,6 +22,7 @@ mod hardening;
 mod lifecycle;
 mod local;
 mod local_faults;
+mod plan;
 mod policy;
 mod protocol;
 mod sessions;

@@ -287,3 +287,32 @@ test('deferQuestions: a null answer waits for tandem.answer; after a cancel, a l
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(s.seen.edits.length, 1, 'nothing more was applied');
 });
+
+test('the plan: the checklist in the log, the step under way in the progress report', { timeout: TEST_MS }, async (t) => {
+  const ws = workspace(t);
+  const plan = [
+    { step: 'Read hello.py', status: 'completed' },
+    { step: 'Change the greeting', status: 'in_progress' },
+    { step: 'Run the tests', status: 'pending' },
+  ];
+  const mock = await mockFor(t, ws, [
+    { toolCalls: [{ id: 'call_plan', name: 'update_plan', arguments: { plan } }] },
+    { expectLastToolResultContains: 'Plan updated', text: 'Planned.' },
+  ]);
+  const s = start(t, ws, mock, { window: { workDoneProgress: true } });
+  /** @type {any[]} */
+  const progress = [];
+  s.connection.onRequest('window/workDoneProgress/create', () => null);
+  s.connection.onNotification('$/progress', (p) => progress.push(p));
+  await s.initialized;
+  await s.connection.sendRequest('workspace/executeCommand', { command: 'tandem.ask', arguments: ['Plan it'] });
+  await until('the end of the turn', () => s.seen.messages.length >= 1);
+  const logs = s.seen.logs.map((l) => l.message);
+  assert.ok(
+    logs.includes('Tandem: plan\n[x] Read hello.py\n[>] Change the greeting\n[ ] Run the tests'),
+    JSON.stringify(logs),
+  );
+  const reports = progress.filter((p) => p.value?.kind === 'report').map((p) => p.value.message);
+  assert.ok(reports.includes('Plan 1/3 done: Change the greeting'), JSON.stringify(reports));
+  assert.ok(!logs.some((l) => l.includes('update_plan')), 'a plan is not shown as a tool call');
+});

@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 
 use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, Diff, EmbeddedResourceResource, PermissionOption,
-    PermissionOptionKind, RequestPermissionOutcome, SessionUpdate, StopReason as AcpStopReason,
-    ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
-    ToolCallUpdateFields, ToolKind,
+    PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus,
+    RequestPermissionOutcome, SessionMode, SessionModeState, SessionUpdate,
+    StopReason as AcpStopReason, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use serde_json::Value;
 
@@ -16,6 +17,8 @@ use tandem_agent::approval::{
     ApprovalAction, ApprovalKind, ApprovalReply, ApprovalRequest, Decision,
 };
 use tandem_agent::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus};
+use tandem_agent::mode::Mode;
+use tandem_agent::plan::{self as core_plan, StepStatus};
 use tandem_agent::prompt::{ContextItem, Position, Range};
 use tandem_tools::{FileDiff, ToolKind as CoreKind};
 
@@ -27,6 +30,43 @@ pub const REJECT_ONCE: &str = "reject_once";
 /// The most of a running command's output repeated in each update: ACP replaces a tool call's
 /// content on every update, so without a bound a chatty command would cost quadratic bytes.
 const MAX_SHOWN_OUTPUT: usize = 64 * 1024;
+
+/// A session's modes as ACP offers them, `current` selected.
+pub fn modes(current: Mode) -> SessionModeState {
+    SessionModeState::new(
+        current.id(),
+        Mode::ALL
+            .into_iter()
+            .map(|m| SessionMode::new(m.id(), m.name()).description(m.description().to_string()))
+            .collect(),
+    )
+}
+
+/// The model's plan as ACP's `plan` update: every step, in order (ACP has no field for the
+/// explanation: it goes before, as a thought). The plan is small: the core bounds it.
+pub fn plan_updates(plan: core_plan::Plan) -> Vec<SessionUpdate> {
+    let mut updates = Vec::new();
+    if let Some(explanation) = plan.explanation {
+        updates.push(SessionUpdate::AgentThoughtChunk(chunk(format!(
+            "{explanation}\n"
+        ))));
+    }
+    let entries = plan
+        .steps
+        .into_iter()
+        .map(|s| {
+            let status = match s.status {
+                StepStatus::Pending => PlanEntryStatus::Pending,
+                StepStatus::InProgress => PlanEntryStatus::InProgress,
+                StepStatus::Completed => PlanEntryStatus::Completed,
+            };
+            // Codex's plans have no priorities: every step is as important as its order says.
+            PlanEntry::new(s.step, PlanEntryPriority::Medium, status)
+        })
+        .collect();
+    updates.push(SessionUpdate::Plan(Plan::new(entries)));
+    updates
+}
 
 /// ACP's kind (the client's icon) from the core's.
 pub fn tool_kind(kind: CoreKind) -> ToolKind {
@@ -160,6 +200,7 @@ impl Translator {
                     "[{message}]\n"
                 )))]
             }
+            Event::Plan(plan) => plan_updates(plan),
             Event::Text { delta } => vec![SessionUpdate::AgentMessageChunk(chunk(delta))],
             Event::Reasoning { delta } => vec![SessionUpdate::AgentThoughtChunk(chunk(delta))],
             Event::ToolCall(ToolCallEvent {

@@ -61,6 +61,7 @@ enum Outgoing {
         Arc<SessionRef>,
         Vec<HistoryEntry>,
         Responder<LoadSessionResponse>,
+        LoadSessionResponse,
     ),
     /// A file request: sent in turn, so the client has seen the tool call it serves.
     Request(SendRequest),
@@ -141,10 +142,14 @@ impl Outbox {
         session: SessionRef,
         history: Vec<HistoryEntry>,
         responder: Responder<LoadSessionResponse>,
+        response: LoadSessionResponse,
     ) {
-        let _ = self
-            .queue
-            .send(Outgoing::Replay(Arc::new(session), history, responder));
+        let _ = self.queue.send(Outgoing::Replay(
+            Arc::new(session),
+            history,
+            responder,
+            response,
+        ));
     }
 }
 
@@ -253,7 +258,7 @@ impl Deliver for Forwarder {
                 }
             }
             Outgoing::Request(send) => send(&self.shared.cx),
-            Outgoing::Replay(session, history, responder) => {
+            Outgoing::Replay(session, history, responder, response) => {
                 let mut replay = Translator::new(session.root.clone(), true);
                 for entry in history {
                     for update in replay.event(entry.event) {
@@ -263,7 +268,7 @@ impl Deliver for Forwarder {
                 for update in replay.close_open() {
                     self.notify(&session.id, update);
                 }
-                let _ = responder.respond(LoadSessionResponse::new());
+                let _ = responder.respond(response);
             }
         }
     }

@@ -16,7 +16,8 @@ use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
     ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, McpServer,
     NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
-    SessionCapabilities, SessionInfo, SessionListCapabilities,
+    SessionCapabilities, SessionInfo, SessionListCapabilities, SetSessionModeRequest,
+    SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error, ErrorCode};
@@ -86,6 +87,15 @@ pub async fn serve(options: Options) -> Result<(), String> {
                 let s = s();
                 async move |request: ListSessionsRequest, responder, _cx| {
                     s.list_sessions(request, responder)
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let s = s();
+                async move |request: SetSessionModeRequest, responder, _cx| {
+                    s.set_mode(request, responder)
                 }
             },
             agent_client_protocol::on_receive_request!(),
@@ -179,7 +189,10 @@ impl Server {
             }
         };
         match self.agent.new_session_with(&request.cwd, servers) {
-            Ok(info) => responder.respond(NewSessionResponse::new(info.session_id)),
+            Ok(info) => responder.respond(
+                NewSessionResponse::new(info.session_id)
+                    .modes(convert::modes(tandem_agent::mode::Mode::Default)),
+            ),
             Err(e) => responder.respond_with_error(agent_error(e)),
         }
     }
@@ -213,9 +226,15 @@ impl Server {
             },
             Err(e) => Err(e),
         };
+        let mode = loaded
+            .as_ref()
+            .ok()
+            .and_then(|_| self.agent.session_mode(&id).ok())
+            .unwrap_or_default();
         match loaded {
             Ok((history, root)) => {
-                outbox.replay(SessionRef { id, root }, history, responder);
+                let response = LoadSessionResponse::new().modes(convert::modes(mode));
+                outbox.replay(SessionRef { id, root }, history, responder, response);
                 Ok(())
             }
             Err(e) => responder.respond_with_error(agent_error(e)),
@@ -260,6 +279,32 @@ impl Server {
             return responder.respond_with_error(agent_error(e));
         }
         Ok(())
+    }
+
+    /// `session/set_mode`: `default` or `plan` (read-only), from the session's next request on.
+    fn set_mode(
+        &self,
+        request: SetSessionModeRequest,
+        responder: Responder<SetSessionModeResponse>,
+    ) -> Result<(), Error> {
+        let Some(mode) = tandem_agent::mode::Mode::from_id(&request.mode_id.0) else {
+            let known: Vec<&str> = tandem_agent::mode::Mode::ALL
+                .iter()
+                .map(|m| m.id())
+                .collect();
+            return responder.respond_with_error(Error::new(
+                ErrorCode::INVALID_PARAMS,
+                format!(
+                    "no mode `{}`: the modes are {}",
+                    request.mode_id.0,
+                    known.join(", ")
+                ),
+            ));
+        };
+        match self.agent.set_mode(&request.session_id.0, mode) {
+            Ok(()) => responder.respond(SetSessionModeResponse::new()),
+            Err(e) => responder.respond_with_error(agent_error(e)),
+        }
     }
 
     fn list_sessions(

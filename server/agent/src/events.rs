@@ -40,6 +40,8 @@ pub enum Event {
     /// Rules files now in effect: the project's and the user's at the first turn, a folder's
     /// own `AGENTS.md` when the agent first works in that folder.
     Rules { files: Vec<RulesFile> },
+    /// The model's plan as it now stands (it sends the whole plan each time).
+    Plan(crate::plan::Plan),
     /// The conversation was compacted to fit the model's context window: `elided` old tool
     /// outputs became one-line stubs, `summarized` messages were replaced by a summary. The
     /// transcript on disk keeps everything.

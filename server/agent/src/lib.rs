@@ -8,7 +8,9 @@ pub mod approval;
 pub mod context;
 pub mod events;
 pub mod mcp;
+pub mod mode;
 pub mod outbox;
+pub mod plan;
 pub mod prompt;
 pub mod rules;
 mod session;
@@ -260,6 +262,13 @@ fn walls(settings: &AgentSettings, root: &Path) -> tandem_tools::Walls {
     }
 }
 
+/// The tools every session has: the workspace's and the plan.
+pub fn builtin_tools() -> Vec<ToolDefinition> {
+    let mut tools = tandem_tools::definitions();
+    tools.push(plan::definition());
+    tools
+}
+
 /// The agent: every session of this process, and what they share.
 #[derive(Clone)]
 pub struct Agent {
@@ -321,8 +330,8 @@ impl Agent {
                 client,
                 sandbox,
                 mcp,
-                compact_tools: context::compact_tools(&tandem_tools::definitions()),
-                tools: tandem_tools::definitions(),
+                compact_tools: context::compact_tools(&builtin_tools()),
+                tools: builtin_tools(),
                 ratio: Mutex::new(context::START_RATIO),
                 guessed_window: Mutex::new(None),
                 sessions: Mutex::new(HashMap::new()),
@@ -482,6 +491,23 @@ impl Agent {
         let session = self.session(session_id)?;
         session.mcp.replace(servers).await;
         Ok(())
+    }
+
+    /// A session's mode.
+    pub fn session_mode(&self, session_id: &str) -> Result<mode::Mode, AgentError> {
+        Ok(self.session(session_id)?.mode())
+    }
+
+    /// Switches a session's mode (recorded in its transcript). Allowed while a turn runs: its
+    /// next request offers the new mode's tools, and its next tool call is judged by it.
+    pub fn set_mode(&self, session_id: &str, mode: mode::Mode) -> Result<(), AgentError> {
+        self.session(session_id)?.set_mode(mode);
+        Ok(())
+    }
+
+    /// The model's plan in a session, as it last sent it.
+    pub fn session_plan(&self, session_id: &str) -> Result<Option<plan::Plan>, AgentError> {
+        Ok(self.session(session_id)?.plan())
     }
 
     /// The root of a session.

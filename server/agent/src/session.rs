@@ -9,6 +9,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::approval::ApprovalAction;
 use super::events::Event;
+use super::mode::Mode;
+use super::plan::Plan;
 use super::transcript::{self, Record, Transcript};
 use super::{AgentError, HistoryEntry, SessionInfo};
 use tandem_model::Message;
@@ -46,6 +48,10 @@ struct State {
     rules_given: bool,
     /// The rules files given so far, absolute.
     rules_seen: HashSet<PathBuf>,
+    /// What the model may do (read-only in plan mode).
+    mode: Mode,
+    /// The model's plan as it last sent it.
+    plan: Option<Plan>,
 }
 
 fn transcript_path(dir: &Path, id: &str) -> PathBuf {
@@ -120,6 +126,8 @@ impl Session {
                 always_mcp: HashSet::new(),
                 rules_given: false,
                 rules_seen: HashSet::new(),
+                mode: Mode::Default,
+                plan: None,
             }),
         })
     }
@@ -149,6 +157,7 @@ impl Session {
         let mut messages = Vec::new();
         let mut history = Vec::new();
         let mut turns = 0;
+        let mut mode = Mode::Default;
         for record in loaded.records {
             match record {
                 Record::Session { created_at: c, .. } => created_at = c,
@@ -166,6 +175,7 @@ impl Session {
                         event: update,
                     });
                 }
+                Record::Mode { mode: m } => mode = m.into(),
                 Record::Approval { .. } | Record::Turn { .. } | Record::Compaction { .. } => {}
             }
         }
@@ -187,6 +197,10 @@ impl Session {
             })
             .flatten()
             .collect();
+        let plan = history.iter().rev().find_map(|h| match &h.event {
+            Event::Plan(plan) => Some(plan.clone()),
+            _ => None,
+        });
         let updated_at = std::fs::metadata(&path)
             .and_then(|m| m.modified())
             .map(OffsetDateTime::from)
@@ -216,6 +230,8 @@ impl Session {
                 always_command: false,
                 always_mcp: HashSet::new(),
                 rules_seen,
+                mode,
+                plan,
             }),
         })
     }
@@ -237,6 +253,32 @@ impl Session {
 
     pub fn history(&self) -> Vec<HistoryEntry> {
         self.state().history.clone()
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.state().mode
+    }
+
+    /// Switches the mode (recorded in the transcript); the next request offers its tools. A
+    /// running turn goes on in the new mode from its next tool call.
+    pub fn set_mode(&self, mode: Mode) {
+        {
+            let mut state = self.state();
+            if state.mode == mode {
+                return;
+            }
+            state.mode = mode;
+        }
+        self.persist(&Record::Mode { mode: mode.into() });
+    }
+
+    /// The model's plan as it last sent it.
+    pub fn plan(&self) -> Option<Plan> {
+        self.state().plan.clone()
+    }
+
+    pub fn set_plan(&self, plan: Plan) {
+        self.state().plan = Some(plan);
     }
 
     /// Claims the session for a new turn.

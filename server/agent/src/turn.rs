@@ -16,6 +16,7 @@ use super::approval::{
 };
 use super::context::{self, Fit, SMALL_WINDOW, Sizing};
 use super::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind};
+use super::plan;
 use super::prompt::{self, ContextItem};
 use super::session::Session;
 use super::transcript::Record;
@@ -41,6 +42,8 @@ struct Outcome {
     status: ToolStatus,
     output: String,
     diff: Option<FileDiff>,
+    /// Shown to the user otherwise (a plan is shown as a plan, not as a call and its result).
+    silent: bool,
 }
 
 impl Outcome {
@@ -49,6 +52,7 @@ impl Outcome {
             status: ToolStatus::Ok,
             output,
             diff: None,
+            silent: false,
         }
     }
     fn error(output: String) -> Self {
@@ -56,6 +60,7 @@ impl Outcome {
             status: ToolStatus::Error,
             output,
             diff: None,
+            silent: false,
         }
     }
     fn rejected(output: String) -> Self {
@@ -63,6 +68,7 @@ impl Outcome {
             status: ToolStatus::Rejected,
             output,
             diff: None,
+            silent: false,
         }
     }
 }
@@ -126,7 +132,10 @@ impl Turn {
         let mut conversation = self.session.conversation.lock().await;
         self.session.set_title_once(&text);
         let context = self.read_linked_files(context).await;
-        let user = prompt::user_message(&self.session.workspace, &text, &context);
+        let mut user = prompt::user_message(&self.session.workspace, &text, &context);
+        if let Some(note) = self.session.mode().note() {
+            user = format!("{user}\n\n{note}");
+        }
         let root = self.session.workspace.root();
         let paths = context.iter().map(|c| root.join(&c.path)).collect();
         self.emit(Event::TurnStarted {
@@ -154,9 +163,12 @@ impl Turn {
                 &self.agent.inner.tools
             };
             // MCP servers' tools beside the built-in ones, within the window's budget.
-            let all_tools = self
+            let mut all_tools = self
                 .with_mcp_tools(base, sizing.as_ref().map(|s| s.window.tokens))
                 .await;
+            // Read at each step: the user may switch modes while the turn runs.
+            let mode = self.session.mode();
+            all_tools.retain(|t| mode.allows(&t.name));
             let tools: &[ToolDefinition] = &all_tools;
             if small && let Some(Message::System { content }) = conversation.first_mut() {
                 *content = prompt::compact_system_prompt(self.session.workspace.root());
@@ -359,12 +371,14 @@ impl Turn {
                 // A folder's own rules come with the first result from under it (the model's
                 // copy only: the user was shown them as a `rules` update).
                 let for_model = for_model + &self.nested_rules(call);
-                self.emit(Event::ToolResult {
-                    tool_call_id: call.id.clone(),
-                    status: outcome.status,
-                    output: outcome.output,
-                    diff: outcome.diff,
-                });
+                if !outcome.silent {
+                    self.emit(Event::ToolResult {
+                        tool_call_id: call.id.clone(),
+                        status: outcome.status,
+                        output: outcome.output,
+                        diff: outcome.diff,
+                    });
+                }
                 self.record_message(
                     &mut conversation,
                     Message::Tool {
@@ -531,24 +545,19 @@ impl Turn {
     }
 
     async fn run_tool(&self, call: &ToolCall) -> Outcome {
+        // Judged before anything else: a mode's refusal asks nobody and runs nothing.
+        let mode = self.session.mode();
+        if !mode.allows(&call.name) {
+            self.show_call(call);
+            return Outcome::rejected(mode.refusal(&call.name));
+        }
+        if call.name == plan::TOOL_NAME {
+            return self.update_plan(call);
+        }
         if let Some(outcome) = self.run_mcp(call).await {
             return outcome;
         }
-        let arguments = serde_json::from_str(&call.arguments)
-            .unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone()));
-        let info = tools::describe(&call.name, &call.arguments);
-        let root = self.session.workspace.root();
-        self.emit(Event::ToolCall(ToolCallEvent {
-            tool_call_id: call.id.clone(),
-            name: call.name.clone(),
-            arguments,
-            title: info.title,
-            kind: info.kind,
-            location: info.target.as_ref().map(|t| Location {
-                path: root.join(&t.path),
-                line: t.line,
-            }),
-        }));
+        let info = self.show_call(call);
         let one_file = Tool::from_name(&call.name).is_some_and(Tool::works_on_one_file);
         let editor_text = match info.target {
             Some(target) if one_file => match self.session.workspace.resolve(&target.path) {
@@ -570,6 +579,46 @@ impl Turn {
             Ok(Prepared::Done(output)) => Outcome::ok(output),
             Ok(Prepared::Edit(proposal)) => self.edit(&ctx, call, proposal).await,
             Ok(Prepared::Command(proposal)) => self.command(call, proposal).await,
+        }
+    }
+
+    /// Shows the user a built-in tool call (or a call to a tool that doesn't exist).
+    fn show_call(&self, call: &ToolCall) -> tools::CallInfo {
+        let arguments = serde_json::from_str(&call.arguments)
+            .unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone()));
+        let info = tools::describe(&call.name, &call.arguments);
+        let root = self.session.workspace.root();
+        self.emit(Event::ToolCall(ToolCallEvent {
+            tool_call_id: call.id.clone(),
+            name: call.name.clone(),
+            arguments,
+            title: info.title.clone(),
+            kind: info.kind,
+            location: info.target.as_ref().map(|t| Location {
+                path: root.join(&t.path),
+                line: t.line,
+            }),
+        }));
+        info
+    }
+
+    /// `update_plan`: a valid plan becomes the session's and is shown as a plan (not as a tool
+    /// call); a bad one is shown as a failed call and the model told what is wrong.
+    fn update_plan(&self, call: &ToolCall) -> Outcome {
+        match plan::parse(&call.arguments) {
+            Ok(plan) => {
+                let ack = plan.acknowledgement();
+                self.session.set_plan(plan.clone());
+                self.emit(Event::Plan(plan));
+                Outcome {
+                    silent: true,
+                    ..Outcome::ok(ack)
+                }
+            }
+            Err(why) => {
+                self.show_call(call);
+                Outcome::error(format!("Error (invalid_arguments): {why}"))
+            }
         }
     }
 
@@ -750,6 +799,7 @@ impl Turn {
             status: ToolStatus::Ok,
             output,
             diff: Some(applied.diff),
+            silent: false,
         }
     }
 
@@ -923,6 +973,7 @@ impl Turn {
                 },
                 output: outcome.report(),
                 diff: None,
+                silent: false,
             },
         }
     }

@@ -36,7 +36,8 @@ use tandem_config::{LazyClient, StartOptions};
 use tandem_protocol::{
     ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
     LoadSessionResult, NewSessionParams, NewSessionResult, NoParams, PromptParams, PromptResult,
-    SessionParams, SetModelParams, UndoParams, UndoResult, UpdateParams, error_code, methods,
+    SessionParams, SetModeParams, SetModelParams, UndoParams, UndoResult, UpdateParams, error_code,
+    methods,
 };
 
 use tandem_stdx::lock;
@@ -59,6 +60,7 @@ pub async fn serve(overrides: Overrides) -> bool {
         .custom_method(methods::UNDO, Backend::undo)
         .custom_method(methods::LIST_MODELS, Backend::list_models)
         .custom_method(methods::SET_MODEL, Backend::set_model)
+        .custom_method(methods::SET_MODE, Backend::set_mode)
         .custom_method(
             "window/workDoneProgress/cancel",
             Backend::work_done_progress_cancel,
@@ -339,6 +341,15 @@ impl Backend {
             return Err(invalid_params("the model name is empty".into()));
         }
         self.ready()?.client.set_model(params.model);
+        Ok(Empty {})
+    }
+
+    /// `tandem/setMode`: the session's mode from its next request on.
+    async fn set_mode(&self, params: SetModeParams) -> Result<Empty> {
+        self.ready()?
+            .agent
+            .set_mode(&params.session_id, params.mode.into())
+            .map_err(agent_error)?;
         Ok(Empty {})
     }
 

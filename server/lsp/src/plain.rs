@@ -421,6 +421,20 @@ impl Forwarder {
                 self.client.log_message(MessageType::INFO, line).await;
             }
             Event::Usage { .. } | Event::Compaction { .. } => {}
+            Event::Plan(plan) => {
+                // The whole checklist in the log; the step under way in the progress report.
+                self.log_pending().await;
+                self.client
+                    .log_message(
+                        MessageType::INFO,
+                        format!("Tandem: plan\n{}", plan.checklist().trim_end()),
+                    )
+                    .await;
+                if let Some(step) = plan.current() {
+                    self.report(&format!("Plan {}: {}", plan.progress(), step.step))
+                        .await;
+                }
+            }
             Event::Rules { files } => {
                 let names: Vec<String> =
                     files.iter().map(|f| f.path.display().to_string()).collect();

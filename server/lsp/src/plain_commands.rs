@@ -302,6 +302,7 @@ fn markdown(history: &[HistoryEntry]) -> String {
             | Event::Usage { .. }
             | Event::Compaction { .. }
             | Event::Rules { .. } => {}
+            Event::Plan(plan) => out.push_str(&format!("\n\n{}\n", plan.checklist())),
             Event::Notice { message } => out.push_str(&format!("\n\n> _{message}_\n")),
             Event::ToolCall(ToolCallEvent { title, .. }) => {
                 out.push_str(&format!("\n\n> **{title}**\n"))

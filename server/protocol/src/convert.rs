@@ -2,6 +2,8 @@
 
 use tandem_agent::approval as core_approval;
 use tandem_agent::events::{self as core_events, Event};
+use tandem_agent::mode as core_mode;
+use tandem_agent::plan as core_plan;
 use tandem_agent::prompt as core_prompt;
 
 use crate::types::*;
@@ -78,6 +80,24 @@ impl From<ApprovalPolicy> for core_approval::ApprovalPolicy {
             timeout: p
                 .timeout_seconds
                 .map(|s| std::time::Duration::from_secs(u64::from(s.max(1)))),
+        }
+    }
+}
+
+impl From<Mode> for core_mode::Mode {
+    fn from(m: Mode) -> Self {
+        match m {
+            Mode::Default => core_mode::Mode::Default,
+            Mode::Plan => core_mode::Mode::Plan,
+        }
+    }
+}
+
+impl From<core_mode::Mode> for Mode {
+    fn from(m: core_mode::Mode) -> Self {
+        match m {
+            core_mode::Mode::Default => Mode::Default,
+            core_mode::Mode::Plan => Mode::Plan,
         }
     }
 }
@@ -184,6 +204,21 @@ impl From<Event> for Update {
                 context_window,
             },
             Event::Notice { message } => Update::ModelNotice { message },
+            Event::Plan(plan) => Update::Plan {
+                explanation: plan.explanation,
+                entries: plan
+                    .steps
+                    .into_iter()
+                    .map(|s| PlanEntry {
+                        step: s.step,
+                        status: match s.status {
+                            core_plan::StepStatus::Pending => PlanStatus::Pending,
+                            core_plan::StepStatus::InProgress => PlanStatus::InProgress,
+                            core_plan::StepStatus::Completed => PlanStatus::Completed,
+                        },
+                    })
+                    .collect(),
+            },
             Event::TurnEnded {
                 stop_reason,
                 error,

@@ -9,6 +9,7 @@ pub const LOAD_SESSION: &str = "tandem/loadSession";
 pub const UNDO: &str = "tandem/undo";
 pub const LIST_MODELS: &str = "tandem/listModels";
 pub const SET_MODEL: &str = "tandem/setModel";
+pub const SET_MODE: &str = "tandem/setMode";
 pub const UPDATE: &str = "tandem/update";
 pub const REQUEST_APPROVAL: &str = "tandem/requestApproval";
 pub const GET_DIAGNOSTICS: &str = "tandem/getDiagnostics";
@@ -23,6 +24,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("undo", UNDO),
     ("listModels", LIST_MODELS),
     ("setModel", SET_MODEL),
+    ("setMode", SET_MODE),
     ("update", UPDATE),
     ("requestApproval", REQUEST_APPROVAL),
     ("getDiagnostics", GET_DIAGNOSTICS),

@@ -36,6 +36,7 @@ fn export_all(cfg: &Config) {
     one::<UndoResult>(cfg);
     one::<ListModelsResult>(cfg);
     one::<SetModelParams>(cfg);
+    one::<SetModeParams>(cfg);
     one::<GetDiagnosticsParams>(cfg);
     one::<GetDiagnosticsResult>(cfg);
     one::<ApprovalRequest>(cfg);

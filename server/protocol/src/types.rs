@@ -354,6 +354,12 @@ pub enum Update {
     /// Something the user should know about the model server (it cut the prompt; tools now go
     /// as text).
     ModelNotice { message: String },
+    /// The model's plan as it now stands (the whole plan each time; `entries` empty: cleared).
+    Plan {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        explanation: Option<String>,
+        entries: Vec<PlanEntry>,
+    },
     /// The turn is over.
     TurnEnded {
         stop_reason: StopReason,
@@ -363,6 +369,39 @@ pub enum Update {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error_kind: Option<ErrorKind>,
     },
+}
+
+/// One step of the model's plan.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanEntry {
+    pub step: String,
+    pub status: PlanStatus,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PlanStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+/// A session's mode: `default`, or `plan` (read-only: reading, listing, searching, fetching and
+/// the plan only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Mode {
+    Default,
+    Plan,
+}
+
+/// `tandem/setMode`'s params.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetModeParams {
+    pub session_id: String,
+    pub mode: Mode,
 }
 
 /// A rules file the model was given.

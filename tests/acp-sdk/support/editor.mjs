@@ -198,6 +198,11 @@ export class Editor {
     return sessionId;
   }
 
+  /** @param {string} sessionId @param {string} modeId */
+  setMode(sessionId, modeId) {
+    return this.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId });
+  }
+
   /** @param {string} sessionId @param {string | any[]} prompt text, or content blocks */
   prompt(sessionId, prompt) {
     const blocks = typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt;

@@ -9,6 +9,7 @@ export const Method = {
   undo: 'tandem/undo',
   listModels: 'tandem/listModels',
   setModel: 'tandem/setModel',
+  setMode: 'tandem/setMode',
   update: 'tandem/update',
   requestApproval: 'tandem/requestApproval',
   getDiagnostics: 'tandem/getDiagnostics',

@@ -356,6 +356,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_compact_prompt_with_every_tool_stays_under_a_thousand_tokens() {
+        let root = std::path::Path::new("/home/someone/projects/a-fairly-long-project-name");
+        let tools = compact_tools(&crate::builtin_tools());
+        assert!(tools.iter().any(|t| t.name == crate::plan::TOOL_NAME));
+        let messages = [tandem_model::Message::System {
+            content: crate::prompt::compact_system_prompt(root),
+        }];
+        // At 3 characters a token: the cautious start, before any calibration.
+        let tokens = tokens::estimate(&messages, &tools, 3.0);
+        assert!(tokens < 1_000, "{tokens} tokens");
+    }
+
+    #[test]
     fn numbers_are_grouped() {
         assert_eq!(group(11000), "11,000");
         assert_eq!(group(2048), "2,048");

@@ -8,6 +8,8 @@
 //! - 3: adds the `compaction` record and the `compaction` and `notice` updates; the `rules`
 //!   update, and the rules files' text as a `system` message after the session's first
 //!   `turnStarted`.
+//! - 4: adds the `plan` update (the model's plan) and the `mode` record (the session's mode, from
+//!   the line on).
 //!
 //! A loader reads every version up to [`FORMAT_VERSION`]; a change to a record's shape bumps it
 //! and keeps the old shape readable here.
@@ -22,11 +24,13 @@ use crate::approval::Decision;
 use crate::events::{
     Event, Location, RulesFile, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind,
 };
+use crate::mode::Mode;
+use crate::plan::{Plan, PlanStep, StepStatus};
 use tandem_model::{Message, ToolCall};
 use tandem_tools::FileDiff;
 
 /// The format this build writes.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// One line of a transcript.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,6 +89,8 @@ pub enum Record {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         summary: Option<String>,
     },
+    /// The session's mode from here on (format 4); `default` before the first.
+    Mode { mode: StoredMode },
     /// The model that answered a turn.
     Turn {
         turn_id: String,
@@ -195,6 +201,88 @@ pub enum StoredEvent {
     Notice {
         message: String,
     },
+    /// Format 4 on.
+    Plan {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        explanation: Option<String>,
+        entries: Vec<StoredPlanStep>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredPlanStep {
+    pub step: String,
+    pub status: StoredStepStatus,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoredStepStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StoredMode {
+    Default,
+    Plan,
+}
+
+impl From<Mode> for StoredMode {
+    fn from(m: Mode) -> Self {
+        match m {
+            Mode::Default => StoredMode::Default,
+            Mode::Plan => StoredMode::Plan,
+        }
+    }
+}
+
+impl From<StoredMode> for Mode {
+    fn from(m: StoredMode) -> Self {
+        match m {
+            StoredMode::Default => Mode::Default,
+            StoredMode::Plan => Mode::Plan,
+        }
+    }
+}
+
+impl From<Plan> for StoredEvent {
+    fn from(p: Plan) -> Self {
+        StoredEvent::Plan {
+            explanation: p.explanation,
+            entries: p
+                .steps
+                .into_iter()
+                .map(|s| StoredPlanStep {
+                    step: s.step,
+                    status: match s.status {
+                        StepStatus::Pending => StoredStepStatus::Pending,
+                        StepStatus::InProgress => StoredStepStatus::InProgress,
+                        StepStatus::Completed => StoredStepStatus::Completed,
+                    },
+                })
+                .collect(),
+        }
+    }
+}
+
+fn plan_of(explanation: Option<String>, entries: Vec<StoredPlanStep>) -> Plan {
+    Plan {
+        explanation,
+        steps: entries
+            .into_iter()
+            .map(|s| PlanStep {
+                step: s.step,
+                status: match s.status {
+                    StoredStepStatus::Pending => StepStatus::Pending,
+                    StoredStepStatus::InProgress => StepStatus::InProgress,
+                    StoredStepStatus::Completed => StepStatus::Completed,
+                },
+            })
+            .collect(),
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -401,6 +489,7 @@ impl From<&Event> for StoredEvent {
                 context_window,
             },
             Event::Notice { message } => StoredEvent::Notice { message },
+            Event::Plan(plan) => plan.into(),
             Event::TurnEnded {
                 stop_reason,
                 error,
@@ -505,6 +594,10 @@ impl StoredEvent {
                 context_window,
             },
             StoredEvent::Notice { message } => Event::Notice { message },
+            StoredEvent::Plan {
+                explanation,
+                entries,
+            } => Event::Plan(plan_of(explanation, entries)),
             StoredEvent::TurnEnded {
                 stop_reason,
                 error,
@@ -530,5 +623,49 @@ impl StoredEvent {
                     .collect(),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plan_and_a_mode_round_trip_in_their_stored_shape() {
+        let plan = Plan {
+            explanation: Some("why".into()),
+            steps: vec![PlanStep {
+                step: "Read".into(),
+                status: StepStatus::InProgress,
+            }],
+        };
+        let stored = StoredEvent::from(&Event::Plan(plan.clone()));
+        let line = serde_json::to_string(&stored).unwrap();
+        assert_eq!(
+            line,
+            r#"{"kind":"plan","explanation":"why","entries":[{"step":"Read","status":"in_progress"}]}"#
+        );
+        let back: StoredEvent = serde_json::from_str(&line).unwrap();
+        assert_eq!(back.into_event(Path::new("/")), Event::Plan(plan));
+        let mode = Record::Mode {
+            mode: Mode::Plan.into(),
+        };
+        let line = serde_json::to_string(&mode).unwrap();
+        assert_eq!(line, r#"{"type":"mode","mode":"plan"}"#);
+        let back: Record = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, mode);
+    }
+
+    #[test]
+    fn a_format_3_session_line_still_reads() {
+        let line = r#"{"type":"session","sessionId":"s","root":"/w","createdAt":"2026-11-21T19:40:02Z","formatVersion":3}"#;
+        let record: Record = serde_json::from_str(line).unwrap();
+        assert!(matches!(
+            record,
+            Record::Session {
+                format_version: 3,
+                ..
+            }
+        ));
     }
 }

@@ -248,6 +248,7 @@ impl Turn {
                     },
                     output: result.text,
                     diff: None,
+                    silent: false,
                 },
                 Err(e) => Outcome::error(format!("Error (mcp): {e}")),
             },

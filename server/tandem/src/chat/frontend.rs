@@ -213,6 +213,13 @@ impl Frontend for ChatFrontend {
                     ))
                 ));
             }
+            Event::Plan(plan) => {
+                self.switch_to(Shown::Nothing);
+                out(&format!("{}\n", s.dim(&format!("plan {}", plan.progress()))));
+                for line in plan.checklist().lines() {
+                    out(&format!("{}\n", s.dim(&format!("  {}", inert(line, true)))));
+                }
+            }
             Event::Notice { message } => {
                 self.switch_to(Shown::Nothing);
                 out(&format!("{}\n", s.dim(&format!("  note: {message}"))));

@@ -218,6 +218,10 @@ impl Chat<'_> {
                 }
             }
             Slash::Rules => out(&style.dim(&sessions::rules(self.agent, session, self.root))),
+            Slash::Mode(mode) => match self.agent.set_mode(session, mode) {
+                Ok(()) => out(&style.dim(&format!("{}: {}\n", mode.name(), mode.description()))),
+                Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
+            },
             Slash::Unknown(word) => out(&style.paint(
                 "31",
                 &format!(

@@ -15,13 +15,15 @@ pub enum Slash {
     Undo(Option<String>),
     Diff,
     Rules,
+    /// Switch the session's mode: `/plan` read-only, `/act` back to editing.
+    Mode(tandem_agent::mode::Mode),
     Exit,
     /// A slash word the chat does not know: said so, not sent.
     Unknown(String),
 }
 
 /// The commands, for `/help` (and completion): name, arguments, what it does.
-pub const COMMANDS: [(&str, &str, &str); 10] = [
+pub const COMMANDS: [(&str, &str, &str); 12] = [
     ("/help", "", "this list"),
     ("/model", "[NAME]", "show the model, or switch to NAME"),
     ("/models", "", "the models the server offers"),
@@ -39,6 +41,12 @@ pub const COMMANDS: [(&str, &str, &str); 10] = [
     ),
     ("/diff", "", "the edits made in this session"),
     ("/rules", "", "the rules files the model was given"),
+    (
+        "/plan",
+        "",
+        "read-only: the model explores and plans, changes nothing",
+    ),
+    ("/act", "", "let the model edit and run commands again"),
     ("/exit", "", "quit (also /quit, Ctrl-D)"),
 ];
 
@@ -65,6 +73,8 @@ pub fn parse(line: &str) -> Option<Slash> {
         "undo" => Slash::Undo(arg_opt()),
         "diff" => Slash::Diff,
         "rules" => Slash::Rules,
+        "plan" => Slash::Mode(tandem_agent::mode::Mode::Plan),
+        "act" => Slash::Mode(tandem_agent::mode::Mode::Default),
         "exit" | "quit" => Slash::Exit,
         _ => Slash::Unknown(word.to_string()),
     })
