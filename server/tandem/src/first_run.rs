@@ -7,7 +7,12 @@ use std::path::Path;
 pub fn no_server_guide(config: Option<&Path>) -> String {
     let tried: Vec<String> = tandem_provider::LOCAL_SERVERS
         .iter()
-        .map(|s| format!("  {} ({}): no answer; start it with `{}`", s.url, s.name, s.start))
+        .map(|s| {
+            format!(
+                "  {} ({}): no answer; start it with `{}`",
+                s.url, s.name, s.start
+            )
+        })
         .collect();
     let config = config
         .map(|p| p.display().to_string())

@@ -4,9 +4,9 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 mod chat;
-mod environ;
-mod doctor;
 mod display;
+mod doctor;
+mod environ;
 mod exec;
 mod first_run;
 mod tool_cli;

@@ -215,7 +215,10 @@ impl Frontend for ChatFrontend {
             }
             Event::Plan(plan) => {
                 self.switch_to(Shown::Nothing);
-                out(&format!("{}\n", s.dim(&format!("plan {}", plan.progress()))));
+                out(&format!(
+                    "{}\n",
+                    s.dim(&format!("plan {}", plan.progress()))
+                ));
                 for line in plan.checklist().lines() {
                     out(&format!("{}\n", s.dim(&format!("  {}", inert(line, true)))));
                 }

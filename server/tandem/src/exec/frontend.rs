@@ -223,6 +223,21 @@ impl Frontend for ExecFrontend {
                     }));
                 }
             }
+            Event::Plan(plan) => {
+                self.progress(&format!("plan {}", plan.progress()));
+                if self.json {
+                    let entries: Vec<Value> = plan
+                        .steps
+                        .iter()
+                        .map(|s| json!({"step": s.step, "status": s.status.as_str()}))
+                        .collect();
+                    emit(&json!({
+                        "type": "plan",
+                        "explanation": plan.explanation,
+                        "entries": entries,
+                    }));
+                }
+            }
             Event::Notice { message } => {
                 self.progress(&format!("note: {message}"));
                 if self.json {
