@@ -1,6 +1,8 @@
 // `npm run package`: builds the release sidecar and the extension, and writes one .vsix into
 // dist/ that carries the sidecar for every target built (this machine's always).
 //   TANDEM_SKIP_CARGO=1  use the binaries already under target/ (CI builds them first)
+//   TANDEM_SIDECAR_PROFILE=debug  bundle this machine's debug build instead (the VS Code e2e test:
+//                        it tests the extension, and the debug build is already there)
 
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -40,7 +42,8 @@ function bundle(from, platform) {
   chmodSync(join(ext, 'bin', platform, name), 0o755);
   bundled.push(platform);
 }
-bundle(join(repo, 'target', 'release', process.platform === 'win32' ? 'tandem.exe' : 'tandem'), HOST);
+const profile = process.env.TANDEM_SIDECAR_PROFILE || 'release';
+bundle(join(repo, 'target', profile, process.platform === 'win32' ? 'tandem.exe' : 'tandem'), HOST);
 for (const [triple, platform] of Object.entries(TARGETS)) {
   bundle(join(repo, 'target', triple, 'release', platform.startsWith('win32') ? 'tandem.exe' : 'tandem'), platform);
 }
