@@ -16,7 +16,9 @@ const common = {
   minify: production,
   sourcemap: production ? false : 'linked',
   logLevel: 'info',
-  legalComments: 'none',
+  // The bundled libraries' license notices (/*! */, @license, @preserve) stay, at the end of
+  // each bundle: their licenses ask for it.
+  legalComments: 'eof',
 };
 
 const host = {

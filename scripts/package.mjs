@@ -54,6 +54,11 @@ if (bundled.length === 0) {
 console.log(`Bundling the sidecar for: ${bundled.join(', ')}`);
 
 run('node', [join(repo, 'scripts', 'build-extension.mjs'), '--production']);
+// The webview bundles DOMPurify, highlight.js and markdown-it: their license notices must ship.
+if (!readFileSync(join(ext, 'out', 'webview', 'main.js'), 'utf8').includes('Bundled license information')) {
+  console.error('extension/out/webview/main.js lost its bundled license notices (esbuild legalComments)');
+  process.exit(1);
+}
 
 const { version } = JSON.parse(readFileSync(join(ext, 'package.json'), 'utf8'));
 rmSync(dist, { recursive: true, force: true });
