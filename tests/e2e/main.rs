@@ -18,6 +18,7 @@ mod framing;
 mod hardening;
 mod lifecycle;
 mod local;
+mod logging;
 mod policy;
 mod protocol;
 mod sessions;

@@ -283,7 +283,7 @@ impl Agent {
             && !sandbox.enforces(&sandbox_policy(&settings, Path::new("/")))
         {
             // Said once, at start: every command then asks, allow-list or not.
-            eprintln!("tandem: {}", sandbox.describe());
+            tracing::warn!("{}", sandbox.describe());
         }
         let mcp = (!settings.mcp_servers.is_empty()).then(|| {
             tandem_mcp::McpHub::new(
@@ -297,7 +297,7 @@ impl Agent {
             let hub = hub.clone();
             runtime.spawn(async move {
                 for e in hub.start_eager().await {
-                    eprintln!("tandem: {e}");
+                    tracing::warn!("{e}");
                 }
             });
         }
