@@ -5,6 +5,7 @@
 //   npm run package -- --all                      all six targets; fails first, naming each missing sidecar
 //   --out-dir DIR         where the .vsix files go (default dist/; tandem-<target>-<version>.vsix)
 //   TANDEM_SKIP_CARGO=1   use the binaries already under target/ (CI builds them first)
+//   TANDEM_SIDECAR_PROFILE=debug  plain packaging takes this machine's debug build (the VS Code e2e test)
 //   CARGO_TARGET_DIR      where cargo puts binaries, as for cargo itself (default target/)
 
 import { execFileSync } from 'node:child_process';
@@ -71,7 +72,7 @@ if (!explicit && !process.env.TANDEM_SKIP_CARGO) run('cargo', ['build', '--relea
  * prefers release.sh's build (linked against an older glibc, so it runs on more systems).
  */
 function sidecarFor(target) {
-  const native = join(targetDir, 'release', exe(target));
+  const native = join(targetDir, process.env.TANDEM_SIDECAR_PROFILE || 'release', exe(target));
   const candidates = explicit ? TARGETS[target].map((triple) => join(targetDir, triple, 'release', exe(target))) : [native];
   if (explicit && target === HOST) candidates.push(native);
   return { binary: candidates.find((p) => existsSync(p) && statSync(p).isFile()), candidates };

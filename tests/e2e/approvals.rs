@@ -216,9 +216,11 @@ async fn an_approval_the_editor_fails_to_answer_counts_as_a_rejection() {
 async fn an_unanswered_approval_times_out_as_a_rejection_and_a_late_answer_is_ignored() {
     let env = Env::new();
     env.write("src/answer.rs", ORIGINAL);
-    let mock = MockServer::start(edit_then(
+    let mut scenario = edit_then(
         Reply::text("Nobody answered; leaving it.").expect_tool_result_contains("within 1 s"),
-    ));
+    );
+    scenario.responses.push(Reply::text("Next."));
+    let mock = MockServer::start(scenario);
     let options = Options {
         approval: json!({"timeoutSeconds": 1}),
         ..Options::default()
@@ -232,9 +234,11 @@ async fn an_unanswered_approval_times_out_as_a_rejection_and_a_late_answer_is_ig
     assert_eq!(turn.tool_result()["status"], "rejected", "{turn}");
     assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
     assert!(took >= std::time::Duration::from_secs(1), "{took:?}");
-    // The user answers now: nothing is written, and the session takes the next prompt.
+    // The user answers now: nothing is written, and the session takes the next prompt. That
+    // next turn is read after the late answer, so once it has ended the answer was handled.
     tandem.reply_approvals([reply::accept()]).await;
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let next = tandem.run_turn(&session, "Anything else?").await;
+    assert_eq!(next.stop_reason(), "endTurn", "{next}");
     assert_eq!(env.read("src/answer.rs"), ORIGINAL);
     let requests = model_requests(&mock);
     let call = turn.tool_calls()[0]["toolCallId"].as_str().unwrap();

@@ -189,6 +189,7 @@ async fn killing_the_sidecar_leaves_no_mcp_server_running() {
         .unwrap_or_else(|_| panic!("a pid: {turn}"));
     assert!(alive(pid));
     let sidecar = tandem.pid();
+    // SAFETY: a plain syscall on the sidecar this test started.
     unsafe { libc::kill(sidecar as i32, libc::SIGKILL) };
     let deadline = Instant::now() + Duration::from_secs(10);
     while alive(pid) && Instant::now() < deadline {

@@ -22,6 +22,7 @@ mod hardening;
 mod lifecycle;
 mod local;
 mod local_faults;
+mod logging;
 mod plan;
 mod policy;
 mod protocol;

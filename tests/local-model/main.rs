@@ -26,7 +26,24 @@ struct LlamaServer {
 }
 
 impl LlamaServer {
+    /// The port is picked free, then handed to the server: another test may take it in between,
+    /// so a start that fails for want of the port is tried again on another.
     fn start(n_ctx: u32, chat_format: Option<&str>) -> LlamaServer {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match Self::try_start(n_ctx, chat_format) {
+                Ok(server) => return server,
+                Err(why) if tries < 5 && why.contains("in use") => continue,
+                Err(why) => panic!(
+                    "the real model server did not start: {why}\nThese tests need llama-cpp-python \
+                     and SmolLM2: run tests/llama/setup.sh (once; it caches its build)"
+                ),
+            }
+        }
+    }
+
+    fn try_start(n_ctx: u32, chat_format: Option<&str>) -> Result<LlamaServer, String> {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
         let script = root.join("tests/llama/serve.sh");
         let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -57,20 +74,20 @@ impl LlamaServer {
             .map_while(Result::ok)
             .find(|l| l.starts_with("READY "));
         match ready {
-            Some(line) => LlamaServer {
+            Some(line) => Ok(LlamaServer {
                 url: line.trim_start_matches("READY ").trim().to_string(),
                 child,
                 log,
                 _dir: dir,
-            },
+            }),
             None => {
                 let mut why = String::new();
                 let _ = std::io::Read::read_to_string(&mut BufReader::new(stderr), &mut why);
                 let _ = child.kill();
-                panic!(
-                    "the real model server did not start: {why}\nThese tests need llama-cpp-python \
-                     and SmolLM2: run tests/llama/setup.sh (once; it caches its build)"
-                );
+                let _ = child.wait();
+                // uvicorn says "address already in use" in its log, serve.sh "already in use".
+                why.push_str(&std::fs::read_to_string(&log).unwrap_or_default());
+                Err(why)
             }
         }
     }

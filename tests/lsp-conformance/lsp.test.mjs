@@ -229,7 +229,13 @@ test('typing in the buffer while the user decides: the edit is re-matched; a sta
   const type = async (text) => {
     version += 1;
     await s.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ text }] });
-    await new Promise((r) => setTimeout(r, 300));
+    // A request behind the notification: once it is answered, the server has taken the change.
+    const here = { line: 0, character: 0 };
+    await s.connection.sendRequest('textDocument/codeAction', {
+      textDocument: { uri },
+      range: { start: here, end: here },
+      context: { diagnostics: [] },
+    });
   };
   const buffers = ['# a comment typed meanwhile\n' + ORIGINAL, '# a comment typed meanwhile\ndef welcome():\n    return "hello"\n'];
   const s = start(t, ws, mock, { workspace: { applyEdit: true } }, {
@@ -261,6 +267,7 @@ test('deferQuestions: a null answer waits for tandem.answer; after a cancel, a l
     edit,
     { text: 'Applied.', expectLastToolResultContains: 'Applied the edit' },
     edit,
+    { text: 'Nothing to do.' },
   ]);
   const s = start(t, ws, mock, { workspace: { applyEdit: true } }, { answer: () => null }, { deferQuestions: true });
   await s.initialized;
@@ -270,10 +277,10 @@ test('deferQuestions: a null answer waits for tandem.answer; after a cancel, a l
   assert.deepEqual(await answer('Accept'), { answered: false });
   await ask('Say hello');
   await until('the question', () => s.seen.questions.length >= 1);
-  // Answered null: the turn waits (no rejection) until the user answers by command.
-  await new Promise((r) => setTimeout(r, 300));
+  // Answered null: the turn waits (no rejection) until the user answers by command; a question
+  // that had been settled already would answer `answered: false`.
   assert.equal(s.seen.messages.length, 0, 'the turn still waits');
-  assert.deepEqual(await answer('Accept'), { answered: true });
+  assert.deepEqual(await answer('Accept'), { answered: true }, 'the question was still open');
   await until('the first answer', () => s.seen.messages.length >= 1);
   assert.equal(s.seen.messages[0].message, 'Applied.');
   assert.equal(s.seen.edits.length, 1);
@@ -284,7 +291,10 @@ test('deferQuestions: a null answer waits for tandem.answer; after a cancel, a l
   await until('the cancelled turn', () => s.seen.messages.length >= 2);
   assert.deepEqual(s.seen.messages[1], { type: 2, message: 'Tandem: cancelled.' });
   assert.deepEqual(await answer('Accept'), { answered: false }, 'the question went with its turn');
-  await new Promise((r) => setTimeout(r, 300));
+  // A turn after the late answer: once it has ended, anything that answer set off has happened.
+  await ask('Anything else?');
+  await until('the next turn', () => s.seen.messages.length >= 3);
+  assert.equal(s.seen.messages[2].message, 'Nothing to do.');
   assert.equal(s.seen.edits.length, 1, 'nothing more was applied');
 });
 

@@ -4,6 +4,12 @@
 # scripted mock model server. See shared/recipes/real-clients.md for why it is done this way.
 #
 #   bash tests/vscode/run.sh            (or: npm run test:e2e:vscode)
+#   bash tests/vscode/run.sh install    only the installs (Node 24, code-server): tests/run-all runs
+#                                       this in the background while cargo builds
+#
+# The sidecar and the mock model are the debug builds the Rust tests already made: what this test
+# checks is the extension against a real editor, not a release build (TANDEM_E2E_PROFILE=release
+# packages the release one instead).
 #
 # Needs: cargo, node >= 20 and npm, and the Debian packages chromium, libkrb5-dev, libxkbfile-dev,
 # libsecret-1-dev (code-server's native modules compile against them the first time).
@@ -42,24 +48,31 @@ if [ ! -x "$code_server" ] || ! "$node24_dir/bin/node" "$code_server" --version 
     --allow-scripts=code-server,argon2 "code-server@$CODE_SERVER_VERSION"
 fi
 
+[ "${1:-}" = install ] && { echo "e2e: installs ready in ${SECONDS}s"; exit 0; }
+
 if [ ! -d "$repo/node_modules/playwright-core" ] || [ ! -d "$repo/node_modules/@vscode/vsce" ]; then
   step "Installing the JavaScript dependencies"
   (cd "$repo" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-step "Building the sidecar and the mock model (release)"
-(cd "$repo" && cargo build --release --locked -p tandem -p mock-model)
+profile=${TANDEM_E2E_PROFILE:-debug}
+step "Building the sidecar and the mock model ($profile; already built when the Rust tests ran)"
+if [ "$profile" = release ]; then
+  (cd "$repo" && cargo build --release --locked -p tandem -p mock-model)
+else
+  (cd "$repo" && cargo build --locked -p tandem -p mock-model)
+fi
 
 step "Packaging the extension"
 # This machine's target only, into a folder of its own: dist/ may hold other targets' packages.
-(cd "$repo" && TANDEM_SKIP_CARGO=1 node scripts/package.mjs --out-dir "$cache/vsix" >/dev/null)
+(cd "$repo" && TANDEM_SKIP_CARGO=1 TANDEM_SIDECAR_PROFILE="$profile" node scripts/package.mjs --out-dir "$cache/vsix" >/dev/null)
 
 step "Running the test"
 # Each run gets a fresh e2e-* dir (profiles, logs, workspace); the last one stays for a look.
 rm -rf "$cache"/e2e-*
 vsix=$(ls "$cache"/vsix/tandem-*.vsix)
 export TANDEM_E2E_CACHE="$cache" E2E_NODE24="$node24_dir/bin/node" E2E_CODE_SERVER="$code_server" \
-  E2E_VSIX="$vsix" E2E_MOCK_MODEL="$repo/target/release/mock-model"
+  E2E_VSIX="$vsix" E2E_MOCK_MODEL="$repo/target/$profile/mock-model"
 cd "$repo"
 node --test --test-concurrency=1 tests/vscode/e2e.test.mjs
 echo "e2e done in ${SECONDS}s"

@@ -214,8 +214,8 @@ async fn read_input(
                 Verdict::Pass(text) => lines.send(Ok(text)).await.is_ok(),
                 Verdict::Blank => true,
                 Verdict::Refuse(reply) => {
-                    eprintln!(
-                        "tandem acp: refused a message: {}",
+                    tracing::warn!(
+                        "acp: refused a message: {}",
                         reply["error"]["message"].as_str().unwrap_or("")
                     );
                     out.send(reply.to_string()).await.is_ok()

@@ -306,7 +306,7 @@ impl Agent {
         {
             // Said once, at start: which walls are down (without Landlock every command then
             // asks, allow-list or not).
-            eprintln!("tandem: {}", sandbox.describe());
+            tracing::warn!("{}", sandbox.describe());
         }
         let mcp = (!settings.mcp_servers.is_empty()).then(|| {
             tandem_mcp::McpHub::new(
@@ -320,7 +320,7 @@ impl Agent {
             let hub = hub.clone();
             runtime.spawn(async move {
                 for e in hub.start_eager().await {
-                    eprintln!("tandem: {e}");
+                    tracing::warn!("{e}");
                 }
             });
         }

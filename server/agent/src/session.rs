@@ -357,8 +357,8 @@ impl Session {
     /// stderr and the session goes on in memory.
     pub fn persist(&self, record: &Record) {
         if let Err(e) = self.transcript.append(record) {
-            eprintln!(
-                "tandem: could not write to {}: {e}",
+            tracing::warn!(
+                "could not write to {}: {e}",
                 self.transcript.path().display()
             );
         }

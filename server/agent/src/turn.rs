@@ -6,6 +6,7 @@ mod extend;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
+use tracing::Instrument;
 
 use time::OffsetDateTime;
 use tokio_util::sync::CancellationToken;
@@ -84,7 +85,16 @@ const DIAGNOSTICS_WAIT: Duration = Duration::from_secs(5);
 
 impl Turn {
     pub async fn run(&self, text: String, context: Vec<ContextItem>) {
-        let (stop_reason, error) = self.run_steps(text, context).await;
+        // Everything logged while the turn runs carries its ids (the log file's spans).
+        let span = tracing::info_span!("turn", session = %self.session.id, turn = %self.turn_id);
+        let (stop_reason, error) = async {
+            tracing::info!("turn started");
+            let ended = self.run_steps(text, context).await;
+            tracing::info!(stop_reason = ?ended.0, error = ended.1.is_some(), "turn ended");
+            ended
+        }
+        .instrument(span)
+        .await;
         match error {
             Some((kind, message)) => self.end(stop_reason, Some(message), Some(kind)),
             None => self.end(stop_reason, None, None),
@@ -544,7 +554,20 @@ impl Turn {
         });
     }
 
+    /// One tool call, in a span of its own (its name and id; never its arguments, which may
+    /// hold anything the model read).
     async fn run_tool(&self, call: &ToolCall) -> Outcome {
+        let span = tracing::info_span!("tool", name = %call.name, call = %call.id);
+        async {
+            let outcome = self.run_tool_unlogged(call).await;
+            tracing::info!(status = ?outcome.status, "tool call done");
+            outcome
+        }
+        .instrument(span)
+        .await
+    }
+
+    async fn run_tool_unlogged(&self, call: &ToolCall) -> Outcome {
         // Judged before anything else: a mode's refusal asks nobody and runs nothing.
         let mode = self.session.mode();
         if !mode.allows(&call.name) {
@@ -854,7 +877,7 @@ impl Turn {
             &proposal.display_path,
             content.as_bytes(),
         ) {
-            eprintln!("tandem: {}", e.message);
+            tracing::warn!("{}", e.message);
         }
         Ok(tools::finish_edit(&ctx, proposal, &path, content))
     }

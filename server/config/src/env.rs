@@ -21,7 +21,7 @@ pub fn provider_from_env() -> EnvProvider {
     // Not fatal (the rest of the settings work), but never silent: the sidecar's log (the
     // editor's output panel, or the terminal) says it.
     for problem in &env.problems {
-        eprintln!("tandem: {problem}");
+        tracing::warn!("{problem}");
     }
     env
 }

@@ -298,7 +298,7 @@ async fn read_input(mut stdin: Input, mut library: DuplexStream, out: mpsc::Send
             Ok(0) => break,
             Ok(n) => n,
             Err(e) => {
-                eprintln!("tandem lsp: cannot read stdin: {e}");
+                tracing::warn!("lsp: cannot read stdin: {e}");
                 break;
             }
         };
@@ -310,7 +310,7 @@ async fn read_input(mut stdin: Input, mut library: DuplexStream, out: mpsc::Send
             };
             match (frame, refused) {
                 (_, Some(response)) => {
-                    eprintln!("tandem lsp: refused a message: {}", describe(&response));
+                    tracing::warn!("lsp: refused a message: {}", describe(&response));
                     let body = serde_json::to_vec(&response).unwrap_or_default();
                     if out.send(encode(&body)).await.is_err() {
                         return;

@@ -573,3 +573,59 @@ fn policy_options(p: tandem_protocol::ApprovalPolicy) -> tandem_config::PolicyOp
             .map(|s| std::time::Duration::from_secs(u64::from(s.max(1)))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// `initializationOptions.approval` as `initialize` reads it (the same parse, then the same
+    /// conversion), so these tests break when the real path does.
+    fn policy(approval: serde_json::Value) -> tandem_config::PolicyOptions {
+        let options: InitializationOptions =
+            serde_json::from_value(json!({ "approval": approval })).unwrap();
+        policy_options(options.approval.unwrap())
+    }
+
+    #[test]
+    fn the_editors_approval_settings_become_the_policy() {
+        let p = policy(json!({
+            "autoApprove": {"edit": false, "command": true},
+            "allowCommands": ["ls"],
+            "sandbox": "off",
+            "network": true,
+            "allowMcpTools": ["fs__read_file"],
+            "timeoutSeconds": 30,
+        }));
+        assert_eq!(p.auto_approve_edit, Some(false));
+        assert_eq!(p.auto_approve_command, Some(true));
+        assert_eq!(p.allow_commands, Some(vec!["ls".to_string()]));
+        assert_eq!(p.sandbox, Some(tandem_agent::approval::SandboxMode::Off));
+        assert_eq!(p.network, Some(true));
+        assert_eq!(p.allow_mcp_tools, Some(vec!["fs__read_file".to_string()]));
+        assert_eq!(p.timeout, Some(std::time::Duration::from_secs(30)));
+    }
+
+    #[test]
+    fn what_the_editor_leaves_out_stays_unset_so_the_config_file_decides() {
+        let p = policy(json!({"autoApprove": {"command": true}}));
+        assert_eq!(p.auto_approve_command, Some(true));
+        assert_eq!(p.auto_approve_edit, None);
+        assert_eq!(p.allow_commands, None);
+        assert_eq!(p.sandbox, None);
+        assert_eq!(p.network, None);
+        assert_eq!(p.allow_mcp_tools, None);
+        assert_eq!(p.timeout, None);
+    }
+
+    #[test]
+    fn a_zero_timeout_is_a_second_so_no_question_is_rejected_unseen() {
+        let p = policy(json!({"timeoutSeconds": 0}));
+        assert_eq!(p.timeout, Some(std::time::Duration::from_secs(1)));
+        let p = policy(json!({"sandbox": "workspace-write"}));
+        assert_eq!(
+            p.sandbox,
+            Some(tandem_agent::approval::SandboxMode::WorkspaceWrite)
+        );
+    }
+}

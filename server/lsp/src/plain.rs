@@ -336,7 +336,7 @@ impl Forwarder {
             .and_then(|()| std::fs::write(&path, &edit.diff.unified));
         if let Err(e) = written {
             // The question still names the file and the lines; the user can see less, no more.
-            eprintln!("tandem: could not write {}: {e}", path.display());
+            tracing::warn!("could not write {}: {e}", path.display());
             return None;
         }
         if !self.capabilities.show_document {

@@ -61,29 +61,6 @@ impl Limits {
     }
 }
 
-impl From<ApprovalPolicy> for core_approval::ApprovalPolicy {
-    fn from(p: ApprovalPolicy) -> Self {
-        let auto = p.auto_approve.unwrap_or_default();
-        core_approval::ApprovalPolicy {
-            auto_approve: core_approval::AutoApprove {
-                edit: auto.edit.unwrap_or(false),
-                command: auto.command.unwrap_or(false),
-            },
-            allow_commands: p.allow_commands.unwrap_or_default(),
-            sandbox: match p.sandbox {
-                None | Some(Sandbox::WorkspaceWrite) => core_approval::SandboxMode::WorkspaceWrite,
-                Some(Sandbox::Off) => core_approval::SandboxMode::Off,
-            },
-            network: p.network.unwrap_or(false),
-            allow_mcp_tools: p.allow_mcp_tools.unwrap_or_default(),
-            // Zero would reject every question before it is seen: at least a second.
-            timeout: p
-                .timeout_seconds
-                .map(|s| std::time::Duration::from_secs(u64::from(s.max(1)))),
-        }
-    }
-}
-
 impl From<Mode> for core_mode::Mode {
     fn from(m: Mode) -> Self {
         match m {
@@ -443,9 +420,9 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(o.max_steps, Some(7));
-        let approval = core_approval::ApprovalPolicy::from(o.approval.unwrap());
-        assert!(approval.auto_approve.command && !approval.auto_approve.edit);
-        assert_eq!(approval.allow_commands, vec!["ls".to_string()]);
+        // What `tandem lsp` makes of `approval` is tested where it happens (lsp/src/lib.rs).
+        let approval = o.approval.unwrap();
+        assert_eq!(approval.allow_commands, Some(vec!["ls".to_string()]));
         let provider = tandem_provider::ProviderOptions::from(o.provider.unwrap());
         assert_eq!(provider.api, Some(tandem_provider::Api::OpenAi));
     }

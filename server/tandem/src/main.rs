@@ -9,6 +9,7 @@ mod doctor;
 mod environ;
 mod exec;
 mod first_run;
+mod logging;
 mod tool_cli;
 
 use tandem_agent::approval::SandboxMode;
@@ -21,6 +22,10 @@ use tandem_provider::{Api, ApiKey, ToolMode};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Also log to this file, at the TANDEM_LOG level (default info), with each turn's and tool
+    /// call's ids; stderr gets the warnings either way
+    #[arg(long, global = true, value_name = "PATH")]
+    log_file: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -243,6 +248,10 @@ fn main() -> ExitCode {
     // Then, still with one thread: hide the keys from /proc/PID/environ (see the module).
     environ::hide();
     let cli = Cli::parse();
+    if let Err(e) = logging::init(cli.log_file.as_deref()) {
+        eprintln!("tandem: {e}");
+        return ExitCode::from(2);
+    }
     match cli.command {
         // Its own parser, so even a usage error comes out as the one JSON object it promises.
         Command::Tool { argv } => ExitCode::from(tool_cli::main(&argv) as u8),

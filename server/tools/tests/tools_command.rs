@@ -249,5 +249,6 @@ async fn a_background_child_holding_the_pipe_does_not_block_the_result() {
     assert!(outcome.output.ends_with("done\n"), "{}", outcome.output);
     let pid = background_pid(&outcome);
     // Left running by design (a server the model started); clean up.
+    // SAFETY: a plain syscall on a process this test started.
     unsafe { libc::kill(pid as i32, libc::SIGKILL) };
 }

@@ -125,8 +125,8 @@ pub fn read_records(path: &Path) -> std::io::Result<Loaded> {
             Ok(record) => loaded.records.push(record),
             Err(e) => {
                 loaded.unreadable += 1;
-                eprintln!(
-                    "tandem: {} line {}: skipped, it can't be read ({e})",
+                tracing::warn!(
+                    "{} line {}: skipped, it can't be read ({e})",
                     path.display(),
                     n + 1
                 );
