@@ -28,8 +28,9 @@ impl Pty {
                 &mut master,
                 &mut slave,
                 std::ptr::null_mut(),
-                std::ptr::null(),
-                std::ptr::null(),
+                // `*const` on Linux, `*mut` on macOS: a null `*mut` fits both.
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
             )
         };
         assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
@@ -60,7 +61,7 @@ impl Pty {
         // controlling terminal is the pty, so ^C there is a SIGINT for the chat.
         unsafe {
             command.pre_exec(|| {
-                if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())

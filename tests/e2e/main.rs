@@ -8,6 +8,7 @@ mod support;
 mod approvals;
 mod cancel;
 mod chat_cli;
+#[cfg(unix)]
 mod chat_pty;
 mod commands;
 mod discovery;

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 mod chat;
+mod terminal;
 mod tool_cli;
 
 use tandem_agent::approval::SandboxMode;

@@ -1,6 +1,7 @@
-//! `execute_command`: the user's shell, in the workspace, in its own process group with stdin
-//! closed; stdout and stderr share one pipe, so their lines interleave exactly as written; the
-//! timeout or cancellation kills the whole group (SIGTERM, then SIGKILL after a grace period).
+//! `execute_command`: the user's shell, in the workspace, as one process tree (see [`process`])
+//! with stdin closed; stdout and stderr share one pipe, so their lines interleave exactly as
+//! written; the timeout or cancellation ends the whole tree (on Unix SIGTERM, then SIGKILL after a
+//! grace period).
 //!
 //! [`CommandOutcome::output`] holds the output text only: the first 100 lines (at most 8 KiB) and
 //! the last 100 lines (at most 8 KiB), with the middle replaced by one line
@@ -16,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use tandem_sandbox::{SandboxMode, SandboxPolicy};
 
 use super::args::ExecuteCommand;
+use super::process;
 use super::{CommandOutcome, CommandProposal, ErrorKind, ToolError, Workspace};
 
 /// What a command may touch: the sandbox it runs in (unless it was approved to run outside), and
@@ -45,7 +47,7 @@ impl Walls {
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 const MAX_TIMEOUT_SECONDS: f64 = 24.0 * 3600.0;
-/// Between SIGTERM and SIGKILL; short enough that cancelling takes well under a second.
+/// Between terminate and kill (SIGTERM and SIGKILL on Unix); short enough that cancelling takes well under a second.
 const KILL_GRACE: Duration = Duration::from_millis(500);
 /// After the shell exits, how long output from what it left running in the background is still
 /// collected before the pipe is abandoned.
@@ -112,31 +114,6 @@ impl CommandOutcome {
     }
 }
 
-/// Kills the process group if the run is dropped half-way (its task aborted).
-struct GroupGuard(Option<i32>);
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        if let Some(pgid) = self.0 {
-            signal_group(pgid, libc::SIGKILL);
-        }
-    }
-}
-
-fn signal_group(pgid: i32, signal: i32) {
-    // SAFETY: killpg takes plain integers; a group that is gone gives ESRCH, which is fine.
-    unsafe {
-        libc::killpg(pgid, signal);
-    }
-}
-
-fn shell() -> String {
-    std::env::var("SHELL")
-        .ok()
-        .filter(|s| !s.is_empty() && std::path::Path::new(s).is_file())
-        .unwrap_or_else(|| "/bin/sh".to_string())
-}
-
 pub(crate) async fn run(
     proposal: &CommandProposal,
     walls: &Walls,
@@ -146,18 +123,13 @@ pub(crate) async fn run(
     let spawn_error = |e: std::io::Error| {
         ToolError::new(ErrorKind::Io, format!("could not start the command: {e}"))
     };
-    let (sender, mut receiver) = tokio::net::unix::pipe::pipe().map_err(spawn_error)?;
-    let write_end = sender.into_blocking_fd().map_err(spawn_error)?;
-    let write_end_too = write_end.try_clone().map_err(spawn_error)?;
-    let mut command = tokio::process::Command::new(shell());
+    let (mut receiver, stdout, stderr) = process::output_pipe().map_err(spawn_error)?;
+    let mut command = process::shell().command(&proposal.command);
     command
-        .arg("-c")
-        .arg(&proposal.command)
         .current_dir(&proposal.cwd)
         .stdin(Stdio::null())
-        .stdout(Stdio::from(write_end))
-        .stderr(Stdio::from(write_end_too))
-        .process_group(0)
+        .stdout(stdout)
+        .stderr(stderr)
         // The provider's keys stay out; git finds no repository above the workspace and no bare
         // repository the model may have planted.
         .env_clear()
@@ -170,20 +142,7 @@ pub(crate) async fn run(
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat");
-    // If the sidecar itself is killed (SIGKILL leaves no chance to clean up), the shell goes
-    // with it. The kernel ties this to the spawning thread: a runtime worker, which lives as long
-    // as the sidecar. What the shell started in the background is reached by the group kill on
-    // every other way out (cancel, timeout, shutdown, a closed stdin).
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl is async-signal-safe and touches nothing of the parent's.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    process::prepare(&mut command);
     if proposal.sandboxed && walls.mode == SandboxMode::WorkspaceWrite {
         // Never run unconfined by accident: a sandbox that can't be set up is an error.
         tandem_sandbox::confine(command.as_std_mut(), &walls.policy()).map_err(|e| {
@@ -199,8 +158,13 @@ pub(crate) async fn run(
     let mut child = command.spawn().map_err(spawn_error)?;
     // Our copies of the pipe's write end go with `command`: the pipe ends when the children close it.
     drop(command);
-    let pgid = child.id().map(|id| id as i32);
-    let mut guard = GroupGuard(pgid);
+    let tree = match process::Tree::adopt(&child) {
+        Ok(tree) => tree,
+        Err(e) => {
+            let _ = child.start_kill();
+            return Err(spawn_error(e));
+        }
+    };
 
     let mut keeper = Keeper::default();
     let mut text = Utf8Chunks::default();
@@ -239,9 +203,7 @@ pub(crate) async fn run(
     }
 
     if timed_out || cancelled {
-        if let Some(pgid) = pgid {
-            signal_group(pgid, libc::SIGTERM);
-        }
+        tree.terminate();
         let grace = tokio::time::sleep(KILL_GRACE);
         tokio::pin!(grace);
         loop {
@@ -258,9 +220,7 @@ pub(crate) async fn run(
             }
         }
         // Whatever ignored SIGTERM (or outlived the shell) goes now.
-        if let Some(pgid) = pgid {
-            signal_group(pgid, libc::SIGKILL);
-        }
+        tree.kill();
         if status.is_none() {
             status = child.wait().await.ok();
         }
@@ -277,7 +237,7 @@ pub(crate) async fn run(
             }
         }
     }
-    guard.0 = None;
+    tree.release();
     let tail = text.finish();
     if !tail.is_empty() {
         on_output(&tail);

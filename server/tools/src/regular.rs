@@ -3,7 +3,6 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// Why a path can't be read as a file.
@@ -20,31 +19,20 @@ pub(crate) enum NotRegular {
 /// opening a FIFO with no writer returns at once), and what was opened is checked, not what the
 /// path named a moment earlier, so a swap between a check and the open changes nothing.
 pub(crate) fn open(path: &Path) -> Result<(File, std::fs::Metadata), NotRegular> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => NotRegular::Missing,
-            _ => NotRegular::Io(e),
-        })?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    super::files::open_without_blocking(&mut options);
+    let file = options.open(path).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => NotRegular::Missing,
+        _ => NotRegular::Io(e),
+    })?;
     let meta = file.metadata().map_err(NotRegular::Io)?;
     let kind = meta.file_type();
     if kind.is_dir() {
         return Err(NotRegular::Directory);
     }
     if !kind.is_file() {
-        use std::os::unix::fs::FileTypeExt;
-        let what = if kind.is_fifo() {
-            "a named pipe (FIFO)"
-        } else if kind.is_socket() {
-            "a socket"
-        } else if kind.is_block_device() || kind.is_char_device() {
-            "a device"
-        } else {
-            "not a regular file"
-        };
-        return Err(NotRegular::Special(what));
+        return Err(NotRegular::Special(super::files::special_kind(kind)));
     }
     Ok((file, meta))
 }
@@ -65,7 +53,7 @@ pub(crate) fn read(path: &Path, max: u64) -> Result<(Vec<u8>, std::fs::Metadata)
     Ok((bytes, meta))
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::time::{Duration, Instant};

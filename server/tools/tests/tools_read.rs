@@ -228,6 +228,7 @@ fn unknown_tools_are_named() {
     assert!(err.message.contains("replace_in_file"), "{}", err.message);
 }
 
+#[cfg(unix)]
 #[test]
 fn special_files_and_git_data_are_refused_without_blocking() {
     let env = Env::new();
