@@ -4,6 +4,7 @@
 //!   the exact rules are in that module's documentation and in `docs/security.md`.
 //! * [`env`]: the environment a command gets: no provider keys, and git hardened against
 //!   repositories the model planted.
+//! * [`seatbelt`]: the macOS sandbox's profile, from the same policy.
 //! * [`confine`]: the Landlock sandbox a command runs in (writes only in the workspace and temp
 //!   directories, no network unless allowed).
 //!
@@ -32,6 +33,7 @@ pub mod allow;
 pub mod confine;
 pub mod env;
 mod programs;
+pub mod seatbelt;
 
 pub use allow::{AllowList, Verdict};
 pub use confine::{
