@@ -23,3 +23,5 @@ mod policy;
 mod protocol;
 mod sessions;
 mod turns;
+#[cfg(windows)]
+mod windows;

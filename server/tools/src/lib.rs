@@ -171,7 +171,7 @@ impl Workspace {
     /// The root is canonicalised once, so later checks compare real paths.
     pub fn new(root: impl AsRef<Path>) -> std::io::Result<Self> {
         Ok(Self {
-            root: std::fs::canonicalize(root.as_ref())?,
+            root: dunce::canonicalize(root.as_ref())?,
         })
     }
 

@@ -181,7 +181,7 @@ fn real_path_within(path: &Path, hops: usize) -> std::io::Result<PathBuf> {
     let mut existing = path.to_path_buf();
     let mut tail = Vec::new();
     loop {
-        match std::fs::canonicalize(&existing) {
+        match dunce::canonicalize(&existing) {
             Ok(mut real) => {
                 for name in tail.iter().rev() {
                     real.push(name);
