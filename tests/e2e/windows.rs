@@ -30,7 +30,7 @@ async fn a_turn_edits_a_crlf_file_and_runs_cmd_after_asking() {
     assert_eq!(
         std::fs::read(env.workspace.join("notes.txt")).unwrap(),
         b"one\r\nTWO\r\nthree\r\n",
-        "the edit must keep CRLF line endings"
+        "the edit must keep CRLF line endings: {turn}"
     );
     let approvals = tandem.approvals();
     assert_eq!(approvals.len(), 2, "{approvals:#?}");
