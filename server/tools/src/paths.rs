@@ -163,7 +163,8 @@ fn refuse_foreign_forms(given: &str) -> Result<(), ToolError> {
     if given.starts_with("\\\\") || given.starts_with("//") {
         return Err(outside(given, "it is a UNC (network share) path"));
     }
-    if given.starts_with('\\') {
+    // `\x`, and on Windows `/x` too: the root of the current drive, not an absolute path.
+    if (given.starts_with('\\') || given.starts_with('/')) && !Path::new(given).is_absolute() {
         return Err(outside(given, "it is a Windows root-relative path"));
     }
     let b = given.as_bytes();
