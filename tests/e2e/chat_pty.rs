@@ -47,8 +47,9 @@ impl Pty {
                 &mut master,
                 &mut slave,
                 std::ptr::null_mut(),
-                std::ptr::null(),
-                &size,
+                // `*const` on Linux, `*mut` on macOS: a null `*mut` coerces to both.
+                std::ptr::null_mut(),
+                &size as *const _ as *mut _,
             )
         };
         assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
@@ -78,7 +79,7 @@ impl Pty {
         // controlling terminal is the pty, so ^C there is a SIGINT for the chat.
         unsafe {
             command.pre_exec(|| {
-                if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())

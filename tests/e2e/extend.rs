@@ -3,6 +3,7 @@
 //! configuration files.
 
 use std::path::{Path, PathBuf};
+#[cfg(unix)]
 use std::time::{Duration, Instant};
 
 use crate::support::*;
@@ -155,6 +156,7 @@ async fn allow_listed_tools_run_unasked_list_changed_refreshes_and_a_broken_serv
     );
 }
 
+#[cfg(unix)]
 fn alive(pid: u32) -> bool {
     // A zombie is dead: its parent (the killed sidecar) is gone and init reaps it.
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
@@ -166,6 +168,7 @@ fn alive(pid: u32) -> bool {
     }
 }
 
+#[cfg(unix)]
 #[tokio::test]
 async fn killing_the_sidecar_leaves_no_mcp_server_running() {
     let env = Env::new();

@@ -285,6 +285,7 @@ async fn a_300_mb_line_ends_the_turn_without_the_memory() {
     assert!(peak < 200, "peak RSS {peak} MiB");
 }
 
+#[cfg(unix)]
 #[tokio::test]
 async fn a_fifo_ends_in_a_tool_error_and_the_session_goes_on() {
     let env = Env::new();
@@ -307,6 +308,7 @@ async fn a_fifo_ends_in_a_tool_error_and_the_session_goes_on() {
     assert_eq!(next.text(), "Still here.");
 }
 
+#[cfg(unix)]
 #[tokio::test]
 async fn transcripts_and_undo_copies_are_the_users_alone() {
     use std::os::unix::fs::PermissionsExt;
@@ -336,6 +338,7 @@ async fn transcripts_and_undo_copies_are_the_users_alone() {
     }
 }
 
+#[cfg(unix)]
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {

@@ -8,8 +8,11 @@ mod support;
 mod approvals;
 mod cancel;
 mod chat_cli;
+#[cfg(unix)]
 mod chat_editing;
+#[cfg(unix)]
 pub mod chat_pty;
+#[cfg(unix)]
 mod chat_slash;
 mod commands;
 mod discovery;
@@ -29,4 +32,7 @@ mod protocol;
 mod sessions;
 mod trust;
 mod turns;
+#[cfg(target_os = "linux")]
 mod walls;
+#[cfg(windows)]
+mod windows;

@@ -351,6 +351,7 @@ async fn models_are_listed_and_switched() {
     assert_eq!(model_requests(&mock)[0].body["model"], "other-model");
 }
 
+#[cfg(unix)]
 #[tokio::test]
 async fn reads_outside_the_workspace_are_refused() {
     let env = Env::new();

@@ -335,6 +335,7 @@ mod tests {
         assert!(rules.text.len() < MAX_RULES_BYTES + 2048);
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_binary_or_linked_out_file_is_reported_not_used() {
         let (_d, ws) = ws(&[("AGENTS.md", "a\0b")]);

@@ -924,7 +924,17 @@ impl Turn {
         }
     }
 
-    async fn command(&self, call: &ToolCall, proposal: CommandProposal) -> Outcome {
+    async fn command(&self, call: &ToolCall, mut proposal: CommandProposal) -> Outcome {
+        // Where nothing can be confined (Windows; Linux without Landlock), the command runs
+        // outside the sandbox once the user approves it, and the approval says so. It never
+        // runs unasked.
+        if proposal.sandboxed
+            && self.agent.inner.settings.policy.sandbox
+                == tandem_sandbox::SandboxMode::WorkspaceWrite
+            && !self.agent.inner.sandbox.filesystem()
+        {
+            proposal.sandboxed = false;
+        }
         let request = self.request(
             call,
             ApprovalAction::Command(CommandApproval {

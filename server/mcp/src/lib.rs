@@ -17,6 +17,7 @@ mod connection;
 mod error;
 mod hub;
 pub mod naming;
+mod os;
 mod result;
 mod shorten;
 mod spawn;

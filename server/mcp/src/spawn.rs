@@ -1,7 +1,8 @@
 //! Starting a stdio server so that it can never outlive us.
 //!
-//! - Its own process group (process-wrap's `ProcessGroup`): stopping the server stops whatever it
-//!   started too, and a Ctrl-C in a terminal reaches only us.
+//! - Its own process group (process-wrap's `ProcessGroup`; a kill-on-close Job Object on
+//!   Windows): stopping the server stops whatever it started too, and a Ctrl-C in a terminal
+//!   reaches only us.
 //! - `PR_SET_PDEATHSIG(SIGKILL)` (Linux): the kernel kills it when we die, even by SIGKILL, when
 //!   no cleanup code of ours runs. Its own children are not covered by that; they get EOF on the
 //!   stdin they share with it, which is how MCP stdio servers are told to exit.
@@ -18,7 +19,7 @@ use std::process::Stdio;
 use std::sync::OnceLock;
 use std::sync::mpsc;
 
-use process_wrap::tokio::{ChildWrapper, CommandWrap, ProcessGroup};
+use process_wrap::tokio::{ChildWrapper, CommandWrap};
 use rmcp::RoleClient;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -90,37 +91,13 @@ fn spawn_here(config: &StdioServerConfig) -> io::Result<Spawned> {
     if let Some(dir) = &config.cwd {
         command.current_dir(dir);
     }
-    #[cfg(target_os = "linux")]
-    {
-        let parent = std::process::id();
-        // SAFETY: between fork and exec only async-signal-safe calls are allowed: prctl, getppid
-        // and _exit are.
-        unsafe {
-            command.pre_exec(move || {
-                if libc::prctl(
-                    libc::PR_SET_PDEATHSIG,
-                    libc::SIGKILL as libc::c_ulong,
-                    0,
-                    0,
-                    0,
-                ) == -1
-                {
-                    return Err(io::Error::last_os_error());
-                }
-                // We may have died between fork and prctl: then nobody would send the signal.
-                if libc::getppid() as u32 != parent {
-                    libc::_exit(1);
-                }
-                Ok(())
-            });
-        }
-    }
+    crate::os::die_with_us(&mut command);
     command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut wrapped = CommandWrap::from(command);
-    wrapped.wrap(ProcessGroup::leader());
+    crate::os::contain(&mut wrapped);
     let mut child = wrapped.spawn()?;
     let missing = || io::Error::other("the server's stdio was not piped");
     let stdin = child.inner_mut().stdin().take().ok_or_else(missing)?;
@@ -180,15 +157,4 @@ impl Transport<RoleClient> for ChildTransport {
     }
 }
 
-/// SIGKILL to a whole process group; for the last resort (drop, or after a graceful stop) so
-/// that nothing the server started is left behind.
-pub fn kill_group(pgid: u32) {
-    if let Ok(pgid) = libc::pid_t::try_from(pgid)
-        && pgid > 1
-    {
-        // SAFETY: a plain syscall; an already empty group gives ESRCH, which is fine.
-        unsafe {
-            libc::killpg(pgid, libc::SIGKILL);
-        }
-    }
-}
+pub use crate::os::kill_group;

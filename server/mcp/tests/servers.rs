@@ -1,5 +1,7 @@
 //! The hub against real MCP servers from npm (server-everything, server-filesystem) and a small
 //! SDK server of ours (tests/mcp-servers/test-server.mjs). Needs `npm ci --prefix tests/mcp-servers`.
+// The servers are Node.js scripts driven with Unix signals; Linux CI runs them.
+#![cfg(unix)]
 
 mod common;
 

@@ -542,7 +542,13 @@ mod imp {
     pub fn status() -> SandboxSupport {
         SandboxSupport {
             abi: 0,
-            missing: "Landlock exists only on Linux".to_string(),
+            missing: if cfg!(windows) {
+                "Landlock exists only on Linux, and Tandem has no sandbox for Windows yet"
+            } else {
+                "Landlock exists only on Linux, and Tandem's Seatbelt profile (macOS) is not \
+                 applied to commands yet"
+            }
+            .to_string(),
             namespaces: Err("namespaces exist only on Linux".to_string()),
         }
     }

@@ -4,6 +4,7 @@
 //!   the exact rules are in that module's documentation and in `docs/security.md`.
 //! * [`env`]: the environment a command gets: no provider keys, and git hardened against
 //!   repositories the model planted.
+//! * [`seatbelt`]: the macOS sandbox's profile, from the same policy.
 //! * [`confine`]: the Landlock sandbox a command runs in (writes only in the workspace and temp
 //!   directories, no network unless allowed).
 //!
@@ -33,6 +34,7 @@ pub mod confine;
 pub mod env;
 pub mod launch;
 mod programs;
+pub mod seatbelt;
 #[cfg(target_os = "linux")]
 mod seccomp;
 

@@ -18,6 +18,7 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
 
 /// Options to create (or append to) a file readable by the user alone (0600).
 pub fn private_file() -> std::fs::OpenOptions {
+    #[cfg_attr(not(unix), allow(unused_mut))]
     let mut options = std::fs::OpenOptions::new();
     #[cfg(unix)]
     {

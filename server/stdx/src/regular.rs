@@ -63,6 +63,8 @@ pub fn open(path: &Path) -> Result<(File, std::fs::Metadata), NotRegular> {
     }
     let file = options.open(path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => NotRegular::Missing,
+        // Windows refuses to open a directory as a file: say what it is.
+        _ if path.is_dir() => NotRegular::Directory,
         _ => NotRegular::Io(e),
     })?;
     let meta = file.metadata().map_err(NotRegular::Io)?;

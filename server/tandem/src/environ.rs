@@ -74,9 +74,12 @@ mod unix {
         let (read, write) = pipe()?;
         // The whole environment must fit in the pipe before `execve`: nothing else will drain it.
         grow_pipe(write, data.len());
+        // SAFETY: a write from our own buffer of the length given, to a descriptor we own.
         let written = unsafe { libc::write(write, data.as_ptr().cast(), data.len()) };
+        // SAFETY: a descriptor this function owns and no one else uses.
         unsafe { libc::close(write) };
         if written < 0 || written as usize != data.len() {
+            // SAFETY: a descriptor this function owns and no one else uses.
             unsafe { libc::close(read) };
             return Err(std::io::Error::other(format!(
                 "the environment's {} bytes do not fit in a pipe",
@@ -91,8 +94,10 @@ mod unix {
         let mut envp: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
         envp.push(std::ptr::null());
         // Only returns on failure.
+        // SAFETY: NUL-terminated argv and envp arrays of CStrings that outlive the call.
         unsafe { libc::execve(exe.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
         let e = std::io::Error::last_os_error();
+        // SAFETY: a descriptor this function owns and no one else uses.
         unsafe { libc::close(read) };
         Err(std::io::Error::other(format!("re-exec failed: {e}")))
     }
@@ -103,6 +108,7 @@ mod unix {
         let fd: Option<libc::c_int> = fd.to_str().and_then(|s| s.parse().ok());
         // SAFETY (for every `set_var`/`remove_var` below): this runs first in `main`, before any
         // thread exists, so nothing reads the environment concurrently.
+        // SAFETY: first in `main`, before any thread exists: nothing reads the environment concurrently.
         unsafe { std::env::remove_var(HANDOVER_FD) };
         let Some(fd) = fd.filter(|&fd| is_pipe(fd)) else {
             return false;
@@ -110,6 +116,7 @@ mod unix {
         let mut data = Vec::new();
         let mut buf = [0u8; 8192];
         loop {
+            // SAFETY: a read into our own buffer of its length, from a descriptor we own.
             let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
             if n > 0 {
                 data.extend_from_slice(&buf[..n as usize]);
@@ -119,24 +126,30 @@ mod unix {
                 break;
             }
         }
+        // SAFETY: a descriptor this function owns and no one else uses.
         unsafe { libc::close(fd) };
         for (name, value) in decode(&data) {
+            // SAFETY: first in `main`, before any thread exists: nothing reads the environment concurrently.
             unsafe { std::env::set_var(name, value) };
         }
         true
     }
 
     fn is_pipe(fd: libc::c_int) -> bool {
+        // SAFETY: `stat` is plain old data; all zeroes is a valid value.
         let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: fstat fills the `stat` we pass.
         unsafe { libc::fstat(fd, &mut stat) == 0 && (stat.st_mode & libc::S_IFMT) == libc::S_IFIFO }
     }
 
     /// A pipe whose read end survives `execve` and whose write end does not.
     fn pipe() -> std::io::Result<(libc::c_int, libc::c_int)> {
         let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: pipe writes two descriptors into the array we pass.
         if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
             return Err(std::io::Error::last_os_error());
         }
+        // SAFETY: fcntl on the descriptors pipe just gave us.
         unsafe {
             libc::fcntl(fds[1], libc::F_SETFD, libc::FD_CLOEXEC);
             // Never block `main` on a pipe nobody reads yet: a short write is an error instead.
@@ -150,6 +163,7 @@ mod unix {
     fn grow_pipe(fd: libc::c_int, len: usize) {
         if len > 60 * 1024 {
             let want = libc::c_int::try_from(len + 4096).unwrap_or(libc::c_int::MAX);
+            // SAFETY: fcntl on a descriptor we own, integer arguments only.
             unsafe { libc::fcntl(fd, libc::F_SETPIPE_SZ, want) };
         }
     }

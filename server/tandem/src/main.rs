@@ -10,6 +10,7 @@ mod environ;
 mod exec;
 mod first_run;
 mod logging;
+mod terminal;
 mod tool_cli;
 
 use tandem_agent::approval::SandboxMode;

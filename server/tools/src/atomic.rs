@@ -9,7 +9,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
+use cap_std::fs::{Dir, OpenOptions};
+
+use super::files;
 
 /// The directory holding `path`, opened through `root`, and the file's name in it.
 fn parent_in(root: &Path, path: &Path, create: bool) -> std::io::Result<(Dir, PathBuf)> {
@@ -50,7 +52,7 @@ pub(crate) fn write_in(
             .symlink_metadata(&name)
             .ok()
             .filter(|m| m.is_file())
-            .map(|m| m.permissions().mode() & 0o7777),
+            .map(|m| files::cap_mode_of(&m.permissions())),
     };
     let temp = PathBuf::from(format!(
         ".tandem-{}-{:016x}.tmp",
@@ -58,16 +60,14 @@ pub(crate) fn write_in(
         fastrand::u64(..)
     ));
     let mut options = OpenOptions::new();
-    options
-        .write(true)
-        .create_new(true)
-        .mode(mode.unwrap_or(0o666));
+    options.write(true).create_new(true);
+    files::create_with_mode(&mut options, mode.unwrap_or(0o666));
     let mut file = dir.open_with(&temp, &options)?;
     let written = (|| {
         file.write_all(bytes)?;
         if let Some(mode) = mode {
             // The umask may have narrowed the mode at creation: set the exact bits.
-            file.set_permissions(Permissions::from_mode(mode))?;
+            files::set_mode(&file, mode)?;
         }
         file.sync_all()?;
         dir.rename(&temp, &dir, &name)
@@ -93,7 +93,7 @@ pub(crate) fn remove_stale_temp_files(root: &Path) -> usize {
         let Some(pid) = stale_temp_pid(name) else {
             continue;
         };
-        if process_alive(pid) || !entry.file_type().is_some_and(|t| t.is_file()) {
+        if super::process::process_alive(pid) || !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
         if let Some(parent) = entry.path().parent()
@@ -107,17 +107,11 @@ pub(crate) fn remove_stale_temp_files(root: &Path) -> usize {
 }
 
 /// The process id in a temp file's name `.tandem-PID-HEX16.tmp`.
-fn stale_temp_pid(name: &str) -> Option<i32> {
+fn stale_temp_pid(name: &str) -> Option<u32> {
     let rest = name.strip_prefix(".tandem-")?.strip_suffix(".tmp")?;
     let (pid, hex) = rest.split_once('-')?;
     (hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit())).then_some(())?;
     pid.parse().ok()
-}
-
-fn process_alive(pid: i32) -> bool {
-    // SAFETY: signal 0 checks for existence only.
-    let result = unsafe { libc::kill(pid, 0) };
-    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// Deletes a file inside the workspace `root`, race-free as [`write_in`]. A missing file is fine.
@@ -149,25 +143,18 @@ pub(crate) fn write(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Re
         Some(mode) => Some(mode),
         None => std::fs::metadata(path)
             .ok()
-            .map(|m| super::text::permission_bits(&m)),
+            .map(|m| files::mode_of(&m.permissions())),
     };
     let mut builder = tempfile::Builder::new();
     builder.prefix(".tandem-").suffix(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // Created with the final mode (less the umask), so a new file gets the usual mode rather
-        // than the temp file's private 0o600.
-        builder.permissions(std::fs::Permissions::from_mode(mode.unwrap_or(0o666)));
-    }
+    // Created with the final mode (less the umask), so a new file gets the usual mode rather
+    // than the temp file's private 0o600.
+    files::temp_with_mode(&mut builder, mode.unwrap_or(0o666));
     let mut temp = builder.tempfile_in(parent)?;
     temp.write_all(bytes)?;
-    #[cfg(unix)]
     if let Some(mode) = mode {
         // The umask may have narrowed the mode at creation: set the exact bits.
-        use std::os::unix::fs::PermissionsExt;
-        temp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(mode))?;
+        files::std_set_mode(temp.as_file(), mode)?;
     }
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|e| e.error)?;

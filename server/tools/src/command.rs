@@ -1,6 +1,7 @@
-//! `execute_command`: the user's shell, in the workspace, in its own process group with stdin
-//! closed; stdout and stderr share one pipe, so their lines interleave exactly as written; the
-//! timeout or cancellation kills the whole group (SIGTERM, then SIGKILL after a grace period).
+//! `execute_command`: the user's shell, in the workspace, as one process tree (see [`process`])
+//! with stdin closed; stdout and stderr share one pipe, so their lines interleave exactly as
+//! written; the timeout or cancellation ends the whole tree (on Unix SIGTERM, then SIGKILL after a
+//! grace period).
 //!
 //! [`CommandOutcome::output`] holds the output text only: the first 100 lines (at most 8 KiB) and
 //! the last 100 lines (at most 8 KiB), with the middle replaced by one line
@@ -16,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use tandem_sandbox::{SandboxMode, SandboxPolicy};
 
 use super::args::ExecuteCommand;
+use super::process;
 use super::{CommandOutcome, CommandProposal, ErrorKind, ToolError, Workspace};
 
 /// What a command may touch: the sandbox it runs in (unless it was approved to run outside), and
@@ -45,7 +47,7 @@ impl Walls {
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 const MAX_TIMEOUT_SECONDS: f64 = 24.0 * 3600.0;
-/// Between SIGTERM and SIGKILL; short enough that cancelling takes well under a second.
+/// Between terminate and kill (SIGTERM and SIGKILL on Unix); short enough that cancelling takes well under a second.
 const KILL_GRACE: Duration = Duration::from_millis(500);
 /// After the shell exits, how long output from what it left running in the background is still
 /// collected before the pipe is abandoned.
@@ -112,50 +114,28 @@ impl CommandOutcome {
     }
 }
 
-/// Kills the process group if the run is dropped half-way (its task aborted).
-struct GroupGuard(Option<i32>);
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        if let Some(pgid) = self.0 {
-            signal_group(pgid, libc::SIGKILL);
-        }
-    }
-}
-
-fn signal_group(pgid: i32, signal: i32) {
-    // SAFETY: killpg takes plain integers; a group that is gone gives ESRCH, which is fine.
-    unsafe {
-        libc::killpg(pgid, signal);
-    }
-}
-
-fn shell() -> String {
-    std::env::var("SHELL")
-        .ok()
-        .filter(|s| !s.is_empty() && std::path::Path::new(s).is_file())
-        .unwrap_or_else(|| "/bin/sh".to_string())
-}
-
-/// The user's shell running the command: inside the sandbox (through its launcher when this is
-/// the `tandem` binary) unless the command was approved to run outside it.
+/// The shell running the command: inside the sandbox (through its launcher when this is the
+/// `tandem` binary) unless the command was approved to run outside it or the sandbox is off.
+/// Only Unix has a sandbox, so the line is the shell's last argument there (as `sh -c LINE`);
+/// elsewhere a sandboxed command fails to confine and nothing runs.
 fn shell_command(
     proposal: &CommandProposal,
     walls: &Walls,
 ) -> Result<tokio::process::Command, ToolError> {
-    let policy = if proposal.sandboxed {
-        walls.policy()
-    } else {
-        SandboxPolicy::off()
-    };
-    let args = ["-c".into(), proposal.command.clone().into()];
+    let shell = process::shell();
+    if !proposal.sandboxed || walls.mode == SandboxMode::Off {
+        return Ok(shell.command(&proposal.command));
+    }
+    let mut args: Vec<std::ffi::OsString> = shell.args.iter().map(Into::into).collect();
+    args.push(proposal.command.clone().into());
     // Never run unconfined by accident: a sandbox that can't be set up is an error.
-    let (command, _) = tandem_sandbox::command(shell().as_ref(), &args, &policy).map_err(|e| {
+    let (command, _) = tandem_sandbox::command(shell.program.as_os_str(), &args, &walls.policy())
+        .map_err(|e| {
         ToolError::new(
             ErrorKind::Io,
             format!(
                 "the sandbox could not be set up ({e}); nothing was run. Ask to run it with \
-                 outsideSandbox, which the user must approve"
+                     outsideSandbox, which the user must approve"
             ),
         )
     })?;
@@ -171,16 +151,13 @@ pub(crate) async fn run(
     let spawn_error = |e: std::io::Error| {
         ToolError::new(ErrorKind::Io, format!("could not start the command: {e}"))
     };
-    let (sender, mut receiver) = tokio::net::unix::pipe::pipe().map_err(spawn_error)?;
-    let write_end = sender.into_blocking_fd().map_err(spawn_error)?;
-    let write_end_too = write_end.try_clone().map_err(spawn_error)?;
+    let (mut receiver, stdout, stderr) = process::output_pipe().map_err(spawn_error)?;
     let mut command = shell_command(proposal, walls)?;
     command
         .current_dir(&proposal.cwd)
         .stdin(Stdio::null())
-        .stdout(Stdio::from(write_end))
-        .stderr(Stdio::from(write_end_too))
-        .process_group(0)
+        .stdout(stdout)
+        .stderr(stderr)
         // The provider's keys stay out; git finds no repository above the workspace and no bare
         // repository the model may have planted.
         .env_clear()
@@ -193,25 +170,17 @@ pub(crate) async fn run(
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat");
-    // If the sidecar itself is killed (SIGKILL leaves no chance to clean up), the shell goes
-    // with it. The kernel ties this to the spawning thread: a runtime worker, which lives as long
-    // as the sidecar. What the shell started in the background is reached by the group kill on
-    // every other way out (cancel, timeout, shutdown, a closed stdin).
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl is async-signal-safe and touches nothing of the parent's.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    process::prepare(&mut command);
     let mut child = command.spawn().map_err(spawn_error)?;
     // Our copies of the pipe's write end go with `command`: the pipe ends when the children close it.
     drop(command);
-    let pgid = child.id().map(|id| id as i32);
-    let mut guard = GroupGuard(pgid);
+    let tree = match process::Tree::adopt(&child) {
+        Ok(tree) => tree,
+        Err(e) => {
+            let _ = child.start_kill();
+            return Err(spawn_error(e));
+        }
+    };
 
     let mut keeper = Keeper::default();
     let mut text = Utf8Chunks::default();
@@ -250,9 +219,7 @@ pub(crate) async fn run(
     }
 
     if timed_out || cancelled {
-        if let Some(pgid) = pgid {
-            signal_group(pgid, libc::SIGTERM);
-        }
+        tree.terminate();
         let grace = tokio::time::sleep(KILL_GRACE);
         tokio::pin!(grace);
         loop {
@@ -269,9 +236,7 @@ pub(crate) async fn run(
             }
         }
         // Whatever ignored SIGTERM (or outlived the shell) goes now.
-        if let Some(pgid) = pgid {
-            signal_group(pgid, libc::SIGKILL);
-        }
+        tree.kill();
         if status.is_none() {
             status = child.wait().await.ok();
         }
@@ -288,7 +253,7 @@ pub(crate) async fn run(
             }
         }
     }
-    guard.0 = None;
+    tree.release();
     let tail = text.finish();
     if !tail.is_empty() {
         on_output(&tail);

@@ -18,8 +18,10 @@ mod command;
 mod defs;
 mod diff;
 mod edit;
+mod files;
 mod list;
 mod paths;
+mod process;
 mod read;
 mod search;
 mod text;
@@ -168,7 +170,7 @@ impl Workspace {
     /// The root is canonicalised once, so later checks compare real paths.
     pub fn new(root: impl AsRef<Path>) -> std::io::Result<Self> {
         Ok(Self {
-            root: std::fs::canonicalize(root.as_ref())?,
+            root: dunce::canonicalize(root.as_ref())?,
         })
     }
 

@@ -7,7 +7,7 @@
 //! here, and never again behind the check's back.
 
 use std::ffi::OsStr;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path, PathBuf, Prefix};
 
 use super::{ErrorKind, ToolError, Workspace};
 
@@ -83,8 +83,9 @@ impl Workspace {
     /// Folds `.` and `..` without touching the disk; `..` may not climb above the root.
     fn lexical(&self, given: &str) -> Result<PathBuf, ToolError> {
         let path = Path::new(given);
+        // An absolute path starts from its own anchor: `/`, or on Windows its drive and root.
         let mut out = if path.is_absolute() {
-            PathBuf::from("/")
+            PathBuf::new()
         } else {
             self.root.clone()
         };
@@ -95,7 +96,14 @@ impl Workspace {
         };
         for component in path.components() {
             match component {
+                Component::RootDir if path.is_absolute() => out.push(component),
                 Component::RootDir | Component::CurDir => {}
+                Component::Prefix(p)
+                    if path.is_absolute()
+                        && matches!(p.kind(), Prefix::Disk(_) | Prefix::VerbatimDisk(_)) =>
+                {
+                    out.push(component)
+                }
                 Component::Prefix(_) => return Err(outside(given, "it has a drive prefix")),
                 Component::ParentDir => {
                     if out.components().count() <= floor || !out.pop() {
@@ -155,11 +163,15 @@ fn refuse_foreign_forms(given: &str) -> Result<(), ToolError> {
     if given.starts_with("\\\\") || given.starts_with("//") {
         return Err(outside(given, "it is a UNC (network share) path"));
     }
-    if given.starts_with('\\') {
+    // `\x`, and on Windows `/x` too: the root of the current drive, not an absolute path.
+    if (given.starts_with('\\') || given.starts_with('/')) && !Path::new(given).is_absolute() {
         return Err(outside(given, "it is a Windows root-relative path"));
     }
     let b = given.as_bytes();
-    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+    // An absolute drive path (Windows: `C:\\...`) goes on to be checked against the root like
+    // any absolute path; a drive-relative one (`C:x`), or any on another OS, is refused.
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && !Path::new(given).is_absolute()
+    {
         return Err(outside(given, "it has a drive letter"));
     }
     Ok(())
@@ -181,7 +193,7 @@ fn real_path_within(path: &Path, hops: usize) -> std::io::Result<PathBuf> {
     let mut existing = path.to_path_buf();
     let mut tail = Vec::new();
     loop {
-        match std::fs::canonicalize(&existing) {
+        match dunce::canonicalize(&existing) {
             Ok(mut real) => {
                 for name in tail.iter().rev() {
                     real.push(name);

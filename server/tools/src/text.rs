@@ -77,21 +77,6 @@ pub(crate) fn into_text(display: &str, bytes: Vec<u8>) -> Result<String, ToolErr
     })
 }
 
-#[cfg(unix)]
-pub(crate) fn permission_bits(meta: &std::fs::Metadata) -> u32 {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode() & 0o7777
-}
-
-#[cfg(not(unix))]
-pub(crate) fn permission_bits(meta: &std::fs::Metadata) -> u32 {
-    if meta.permissions().readonly() {
-        0o444
-    } else {
-        0o644
-    }
-}
-
 pub(crate) fn no_such_file(ws: &Workspace, path: &Path) -> ToolError {
     let display = ws.display_path(path);
     let hint = match path.parent() {

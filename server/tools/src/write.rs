@@ -157,7 +157,7 @@ pub(crate) fn finish(
 /// The file's bytes and mode now, `None` when it does not exist.
 fn current_state(path: &Path, display: &str) -> Result<Option<(Vec<u8>, u32)>, ToolError> {
     Ok(text::read_regular(path, display)?
-        .map(|(bytes, meta)| (bytes, text::permission_bits(&meta))))
+        .map(|(bytes, meta)| (bytes, super::files::mode_of(&meta.permissions()))))
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! execute_command through the real API: the shell in its own process group, output relayed as it
 //! comes, head and tail kept, timeouts and cancellation killing everything the command started.
+// POSIX shell commands and process groups; Windows has its own: tools_command_windows.rs.
+#![cfg(unix)]
 
 mod tools_common;
 

@@ -1,6 +1,8 @@
 //! Property tests on untrusted input: the model writes the paths and the SEARCH/REPLACE diffs.
 //! Arbitrary ones never panic, a path never resolves outside the workspace, and a well-formed
 //! edit does exactly what its block says.
+// Unix symlinks; the path rules' Windows cases are in tools_paths.
+#![cfg(unix)]
 
 mod tools_common;
 

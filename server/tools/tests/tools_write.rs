@@ -4,7 +4,7 @@
 mod tools_common;
 
 use serde_json::json;
-use tandem_tools::{ErrorKind, UndoLog};
+use tandem_tools::ErrorKind;
 use tools_common::Env;
 
 #[test]
@@ -208,7 +208,7 @@ fn undo_restores_bytes_and_modes_and_deletes_created_files_after_a_restart() {
     std::fs::set_permissions(env.path("exec.sh"), std::fs::Permissions::from_mode(0o600)).unwrap();
 
     // A "restart": a new log on the same directory.
-    let undo = UndoLog::open(env.undo_dir.path()).unwrap();
+    let undo = tandem_tools::UndoLog::open(env.undo_dir.path()).unwrap();
     // None: the last turn that wrote anything (t3).
     assert_eq!(
         undo.undo(&env.ws, None).unwrap(),
@@ -219,7 +219,7 @@ fn undo_restores_bytes_and_modes_and_deletes_created_files_after_a_restart() {
     assert_eq!(env.read("exec.sh"), b"e2\n", "t2 not undone yet");
 
     // Undoing t1 takes t2 with it (t3 is already undone and not undone twice).
-    let undo = UndoLog::open(env.undo_dir.path()).unwrap();
+    let undo = tandem_tools::UndoLog::open(env.undo_dir.path()).unwrap();
     assert_eq!(
         undo.undo(&env.ws, Some("t1")).unwrap(),
         vec!["exec.sh", "keep.txt", "new/made.txt"]
@@ -240,7 +240,7 @@ fn undo_restores_bytes_and_modes_and_deletes_created_files_after_a_restart() {
     );
 
     // Everything is undone now, and stays so after another restart.
-    let undo = UndoLog::open(env.undo_dir.path()).unwrap();
+    let undo = tandem_tools::UndoLog::open(env.undo_dir.path()).unwrap();
     assert_eq!(undo.undo(&env.ws, None).unwrap(), Vec::<String>::new());
     let err = undo.undo(&env.ws, Some("t2")).unwrap_err();
     assert_eq!(err.kind, ErrorKind::InvalidArguments);
@@ -266,6 +266,7 @@ fn a_turn_after_an_undo_is_recorded_afresh() {
     assert_eq!(env.read("a.txt"), b"0\n");
 }
 
+#[cfg(unix)]
 /// A directory swapped for a link to outside between the proposal (path checked) and the write:
 /// the write fails or lands inside, never outside, and leaves no temp file outside. The swap
 /// runs in a loop on another thread while edits are applied, a few hundred times.

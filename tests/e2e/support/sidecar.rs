@@ -130,9 +130,22 @@ impl Default for Options {
     }
 }
 
+/// A directory's `file:` URI as VS Code writes it: on Windows `file:///c%3A/Users/...` (drive
+/// letter lower-cased, its colon escaped, no `\\?\` prefix).
+pub fn file_uri(path: &Path) -> String {
+    let text = path.display().to_string();
+    let text = text.strip_prefix(r"\\?\").unwrap_or(&text);
+    let b = text.as_bytes();
+    if b.len() >= 2 && b[1] == b':' {
+        let rest = text[2..].replace('\\', "/");
+        return format!("file:///{}%3A{rest}", text[..1].to_ascii_lowercase());
+    }
+    format!("file://{text}")
+}
+
 /// `initialize` params as an editor with Tandem support sends them.
 pub fn initialize_params(env: &Env, mock: &MockServer, options: Options) -> Value {
-    let uri = format!("file://{}", env.workspace.display());
+    let uri = file_uri(&env.workspace);
     let mut init_options = json!({
         "provider": {"baseUrl": mock.base_url(), "model": "mock-coder", "apiKey": API_KEY},
         "dataDir": env.data_dir,

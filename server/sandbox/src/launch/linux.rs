@@ -42,6 +42,7 @@ fn raise_and_run(options: &LaunchOptions, program: &[OsString]) -> Result<i32, S
     } else {
         // Orphans of the command become ours, so the sweep below finds every one of them.
         check(
+            // SAFETY: a plain integer call about this process alone.
             unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) },
             "become a subreaper",
         )?;
@@ -71,6 +72,7 @@ fn become_the_command(options: &LaunchOptions, cwd: &Path, argv: &[CString]) -> 
         // If the launcher dies (the sidecar killed its group), so does the command, and with a
         // PID namespace everything the command started.
         check(
+            // SAFETY: a plain integer call about this process alone.
             unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) },
             "set the parent-death signal",
         )?;
@@ -81,6 +83,7 @@ fn become_the_command(options: &LaunchOptions, cwd: &Path, argv: &[CString]) -> 
             }
         }
         // No controlling terminal: `/dev/tty` fails, nothing can type into the user's shell.
+        // SAFETY: takes no arguments; fails only if we already lead a process group.
         check(unsafe { libc::setsid() }, "start a new session")?;
         std::env::set_current_dir(cwd)
             .map_err(|e| format!("cannot enter {}: {e}", cwd.display()))?;
@@ -127,6 +130,7 @@ fn enter_namespaces(options: &LaunchOptions) -> Result<(), String> {
     if !options.network {
         flags |= libc::CLONE_NEWNET;
     }
+    // SAFETY: the launcher is single-threaded, as unshare(CLONE_NEWUSER) requires; flags only.
     if unsafe { libc::unshare(flags) } != 0 {
         let e = io::Error::last_os_error();
         return Err(match e.raw_os_error() {

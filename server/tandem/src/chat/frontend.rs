@@ -344,6 +344,5 @@ fn discard_type_ahead() {
         // Piped input is a script of answers, typed ahead on purpose.
         return;
     }
-    // SAFETY: tcflush on our own stdin; it only discards bytes not yet read.
-    unsafe { libc::tcflush(libc::STDIN_FILENO, libc::TCIFLUSH) };
+    crate::terminal::discard_unread_input();
 }

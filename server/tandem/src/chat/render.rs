@@ -443,19 +443,8 @@ fn highlight(lang: &str, code: &str, color: bool) -> String {
 
 /// The terminal's width in columns (80 when it cannot be told).
 pub fn terminal_width() -> usize {
-    #[cfg(unix)]
-    {
-        // SAFETY: TIOCGWINSZ fills the winsize we pass; nothing else is touched.
-        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
-        if unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0
-            && size.ws_col > 0
-        {
-            return size.ws_col as usize;
-        }
-    }
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse().ok())
+    crate::terminal::columns()
+        .or_else(|| std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()))
         .filter(|c| *c > 0)
         .unwrap_or(80)
 }
