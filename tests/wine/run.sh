@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The Windows build's tests, run under Wine: the tools (commands through cmd.exe, Job Objects),
-# the sandbox policy, the providers and the protocol crates, and end-to-end turns through
-# `tandem.exe lsp` and `tandem.exe tool` with C:\ paths and CRLF files.
+# The Windows build's tests, run under Wine: private dirs' ACLs, the tools (commands through
+# cmd.exe, Job Objects), the sandbox policy, the providers and the protocol crates, and
+# end-to-end turns through `tandem.exe lsp` and `tandem.exe tool` with C:\ paths and CRLF files.
 #
 # Installs what it needs (idempotent): the Rust target, mingw-w64, Wine. Caches a Wine prefix in
 # target/wine-prefix. Debian 12's Wine 8 lacks bcryptprimitives.dll, which every Rust .exe
@@ -40,8 +40,8 @@ cp "$dll" "$system32/bcryptprimitives.dll"
 rm -f "$system32/WindowsPowerShell/v1.0/powershell.exe"
 
 target=(--target x86_64-pc-windows-gnu)
-echo "== tools, sandbox policy, providers, protocol (under Wine)"
-cargo test "${target[@]}" -p tandem-tools -p tandem-provider -p tandem-protocol
+echo "== stdx (private dirs), tools, sandbox policy, providers, protocol (under Wine)"
+cargo test "${target[@]}" -p tandem-stdx -p tandem-tools -p tandem-provider -p tandem-protocol
 # The sandbox's policy (allow-list, Seatbelt profile); its env and allow-list tests that run
 # Unix programs (`sh`, `env`, `git`) have no such programs under Wine.
 cargo test "${target[@]}" -p tandem-sandbox --lib --test allow_props

@@ -2,7 +2,8 @@
 //! holder, cutting text at a character boundary, showing a path relative to a root, and reading
 //! a file only when it is a regular one of bounded size.
 //!
-//! **Invariant:** depends on nothing but `libc`, knows nothing of Tandem's types.
+//! **Invariant:** depends on nothing but `libc` (and `windows-sys` on Windows), knows nothing of
+//! Tandem's types.
 
 mod fs;
 mod path;
