@@ -4,18 +4,23 @@
 //! existing ancestor is canonicalised, so a symbolic link that leads out of the workspace is caught
 //! even for a file that does not exist yet. The returned path is that real path plus the missing
 //! tail, which is also what the tools read and write: a link inside the workspace is followed once,
-//! here, and never again behind the check's back.
+//! here, and never again behind the check's back. On Windows `canonicalize` follows junctions and
+//! other reparse points as it follows symbolic links (and std's `read_link` reads a dangling
+//! junction's target), so they are caught the same way. The text-level rules of each OS (drive letters, UNC and `\\?\`, devices,
+//! streams, `.git` in any disguise) are [`rules`], pure functions tested for every OS everywhere.
 
-use std::ffi::OsStr;
+mod rules;
+
 use std::path::{Component, Path, PathBuf, Prefix};
 
 use super::{ErrorKind, ToolError, Workspace};
+use rules::Platform;
 
 impl Workspace {
     /// Resolves a path the model gave (relative to the root, or absolute inside it) to the real
     /// path the tools use. Refuses, with `outside_workspace`, anything that is or leads outside the
-    /// root: `..` escapes, absolute paths elsewhere, symbolic links out, `~`, NUL bytes, drive
-    /// letters and UNC paths.
+    /// root: `..` escapes, absolute paths elsewhere, symbolic links (and junctions) out, `~`, NUL
+    /// bytes, UNC paths, and on Windows devices (`CON`, `\\.\`) and streams (`a.txt:s`).
     pub fn resolve(&self, path: &str) -> Result<PathBuf, ToolError> {
         let given = path.trim();
         refuse_foreign_forms(given)?;
@@ -43,12 +48,12 @@ impl Workspace {
 
     fn resolve_outside_git(&self, path: &str, verb: &str) -> Result<PathBuf, ToolError> {
         let real = self.resolve(path)?;
-        let in_git = |p: &Path| {
-            p.components()
-                .any(|c| matches!(c, Component::Normal(n) if is_git_dir_name(n)))
-        };
+        // Both what was asked and where it leads: on a case-insensitive disk `.GIT` is `.git`,
+        // and on Windows so are `.git.` and `GIT~1`.
         let relative = real.strip_prefix(&self.root).unwrap_or(&real);
-        if in_git(relative) || in_git(Path::new(path.trim())) {
+        if rules::names_git_dir(&relative.to_string_lossy(), Platform::CURRENT)
+            || rules::names_git_dir(path.trim(), Platform::CURRENT)
+        {
             return Err(ToolError::new(
                 ErrorKind::OutsideWorkspace,
                 format!(
@@ -132,11 +137,6 @@ impl Workspace {
     }
 }
 
-pub(crate) fn is_git_dir_name(name: &OsStr) -> bool {
-    name.to_str()
-        .is_some_and(|n| n.eq_ignore_ascii_case(".git"))
-}
-
 fn outside(given: &str, why: &str) -> ToolError {
     ToolError::new(
         ErrorKind::OutsideWorkspace,
@@ -146,35 +146,13 @@ fn outside(given: &str, why: &str) -> ToolError {
     )
 }
 
-/// Forms that never name a file inside the workspace, whatever the disk holds.
+/// Forms that never name a file inside the workspace, whatever the disk holds (see
+/// [`rules::foreign_form`]).
 fn refuse_foreign_forms(given: &str) -> Result<(), ToolError> {
-    if given.contains('\0') {
-        return Err(outside(
-            &given.replace('\0', "\\0"),
-            "it contains a NUL byte",
-        ));
+    match rules::foreign_form(given, Platform::CURRENT) {
+        Some(why) => Err(outside(&given.replace('\0', "\\0"), why)),
+        None => Ok(()),
     }
-    if given.starts_with('~') {
-        return Err(outside(
-            given,
-            "`~` (a home directory) is not expanded and lies outside",
-        ));
-    }
-    if given.starts_with("\\\\") || given.starts_with("//") {
-        return Err(outside(given, "it is a UNC (network share) path"));
-    }
-    // `\x`, and on Windows `/x` too: the root of the current drive, not an absolute path.
-    if (given.starts_with('\\') || given.starts_with('/')) && !Path::new(given).is_absolute() {
-        return Err(outside(given, "it is a Windows root-relative path"));
-    }
-    let b = given.as_bytes();
-    // An absolute drive path (Windows: `C:\\...`) goes on to be checked against the root like
-    // any absolute path; a drive-relative one (`C:x`), or any on another OS, is refused.
-    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && !Path::new(given).is_absolute()
-    {
-        return Err(outside(given, "it has a drive letter"));
-    }
-    Ok(())
 }
 
 /// The canonical path of the deepest existing ancestor, with the rest appended. A dangling
@@ -276,12 +254,48 @@ mod tests {
     #[test]
     fn git_dirs_are_not_writable() {
         let (_d, ws) = ws();
-        for p in [".git/config", "sub/.git/HEAD", ".GIT/x"] {
+        for p in [
+            ".git/config",
+            "sub/.git/HEAD",
+            ".GIT/x",
+            ".Git/hooks/pre-commit",
+            ".git./config",
+            "GIT~1/config",
+        ] {
             assert!(ws.resolve(p).is_ok());
             let err = ws.resolve_for_write(p).unwrap_err();
             assert_eq!(err.kind, ErrorKind::OutsideWorkspace, "{p}");
         }
         assert!(ws.resolve_for_write(".gitignore").is_ok());
         assert!(ws.resolve_for_write(".").is_err());
+    }
+
+    /// The spellings of one file Windows accepts: drive-letter case, `/` for `\`, `\\?\`.
+    #[cfg(windows)]
+    #[test]
+    fn windows_spellings_of_a_path_inside_resolve_and_devices_do_not() {
+        let (_d, ws) = ws();
+        std::fs::write(ws.root().join("a.txt"), "x").unwrap();
+        let root = ws.root().to_str().unwrap().to_owned();
+        let lower = root[..1].to_ascii_lowercase() + &root[1..];
+        for p in [
+            format!(r"{root}\a.txt"),
+            format!(r"{lower}\a.txt"),
+            format!("{}/a.txt", root.replace('\\', "/")),
+            format!(r"\\?\{root}\a.txt"),
+        ] {
+            assert_eq!(ws.resolve(&p).unwrap(), ws.root().join("a.txt"), "{p}");
+        }
+        for p in [
+            "CON",
+            r"sub\nul.txt",
+            "a.txt:hidden",
+            r".git::$INDEX_ALLOCATION\config",
+            r"\\.\pipe\x",
+            r"\\?\UNC\server\share",
+        ] {
+            let err = ws.resolve_for_read(p).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::OutsideWorkspace, "{p}: {err}");
+        }
     }
 }

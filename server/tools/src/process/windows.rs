@@ -170,6 +170,7 @@ pub(crate) struct Tree(HANDLE);
 
 // SAFETY: a job handle may be used and closed from any thread.
 unsafe impl Send for Tree {}
+// SAFETY: as above; the Job Object calls made through `&Tree` are thread-safe.
 unsafe impl Sync for Tree {}
 
 impl Tree {
