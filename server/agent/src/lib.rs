@@ -122,9 +122,11 @@ pub struct AgentSettings {
 impl AgentSettings {
     pub const DEFAULT_MAX_STEPS: u32 = 50;
 
-    /// The platform's data dir (`~/.local/share/tandem` on Linux).
+    /// The platform's local data dir: `~/.local/share/tandem` on Linux (`$XDG_DATA_HOME`),
+    /// `~/Library/Application Support/tandem` on macOS, `%LOCALAPPDATA%\tandem` on Windows (the
+    /// local one, not the roaming one: undo copies and transcripts are big and of this machine).
     pub fn default_data_dir() -> PathBuf {
-        dirs::data_dir()
+        dirs::data_local_dir()
             .unwrap_or_else(std::env::temp_dir)
             .join("tandem")
     }

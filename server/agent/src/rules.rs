@@ -1,7 +1,7 @@
 //! Rules files: what a project (and the user) tells every agent about how to work here.
 //!
-//! At a session's first turn the model is given the user's own file (`~/.config/tandem/AGENTS.md`,
-//! the platform's config dir) and the workspace root's files: `AGENTS.md` and the names other
+//! At a session's first turn the model is given the user's own file (`tandem/AGENTS.md` in the
+//! platform's config dir, beside `config.toml`) and the workspace root's files: `AGENTS.md` and the names other
 //! agents read (`CLAUDE.md`, `.clinerules` as a file or a folder of files, `.cursorrules`,
 //! `.github/copilot-instructions.md`, `GEMINI.md`). A folder's own `AGENTS.md` is given once, the
 //! first time a tool works on a path under that folder.
@@ -61,7 +61,9 @@ struct Found {
     text: String,
 }
 
-/// The platform's user-level rules file: `~/.config/tandem/AGENTS.md` on Linux.
+/// The platform's user-level rules file, beside the user's `config.toml`: `~/.config/tandem/AGENTS.md`
+/// on Linux, `~/Library/Application Support/tandem/AGENTS.md` on macOS,
+/// `%APPDATA%\tandem\AGENTS.md` on Windows.
 pub fn default_user_file() -> Option<PathBuf> {
     dirs::config_dir().map(|d| d.join("tandem").join("AGENTS.md"))
 }

@@ -1,5 +1,6 @@
-//! The configuration files: the user's (`~/.config/tandem/config.toml`, the platform's config
-//! dir; `--config FILE` or `TANDEM_CONFIG` name another) and a project's `.tandem/config.toml`.
+//! The configuration files: the user's (`tandem/config.toml` in the platform's config dir:
+//! `~/.config` on Linux, `~/Library/Application Support` on macOS, `%APPDATA%` on Windows;
+//! `--config FILE` or `TANDEM_CONFIG` name another) and a project's `.tandem/config.toml`.
 //!
 //! The user's file holds what flags and `initializationOptions` hold: provider profiles, the
 //! approval policy, the data dir, max steps, limits, MCP servers. A project's file is shared

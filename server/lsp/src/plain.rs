@@ -332,8 +332,9 @@ impl Forwarder {
             safe_name(&request.tool_call_id)
         );
         let path = self.proposals.join(name);
-        let written = std::fs::create_dir_all(&self.proposals)
-            .and_then(|()| std::fs::write(&path, &edit.diff.unified));
+        // The user's alone: a diff shows the file's text.
+        let written = tandem_stdx::private_dir(&self.proposals)
+            .and_then(|()| tandem_stdx::write_private(&path, edit.diff.unified.as_bytes()));
         if let Err(e) = written {
             // The question still names the file and the lines; the user can see less, no more.
             tracing::warn!("could not write {}: {e}", path.display());

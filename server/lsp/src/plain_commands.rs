@@ -226,8 +226,9 @@ impl Backend {
         let history = ready.agent.load_session(session).map_err(agent_error)?;
         let dir = ready.agent.settings().data_dir.join("transcripts");
         let path = dir.join(format!("{session}.md"));
-        std::fs::create_dir_all(&dir)
-            .and_then(|()| std::fs::write(&path, markdown(&history.history)))
+        // The user's alone, as the transcript it renders.
+        tandem_stdx::private_dir(&dir)
+            .and_then(|()| tandem_stdx::write_private(&path, markdown(&history.history).as_bytes()))
             .map_err(|e| internal(format!("could not write {}: {e}", path.display())))?;
         Ok(path)
     }

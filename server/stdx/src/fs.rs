@@ -39,6 +39,18 @@ pub fn private_file() -> std::fs::OpenOptions {
     options
 }
 
+/// Writes `bytes` to `path`, created readable by the user alone (or truncated if it exists):
+/// for a file in a [`private_dir`] that is not written atomically (a rendering, a diff to show).
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    private_file()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)?
+        .write_all(bytes)
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
@@ -61,6 +73,9 @@ mod tests {
             .open(&file)
             .unwrap();
         assert_eq!(mode(&file), 0o600);
+        let rendered = dir.join("g");
+        write_private(&rendered, b"x").unwrap();
+        assert_eq!(mode(&rendered), 0o600);
         std::fs::remove_dir_all(&base).unwrap();
     }
 

@@ -11,7 +11,7 @@ pub mod regular;
 mod sync;
 mod text;
 
-pub use fs::{private_dir, private_file};
+pub use fs::{private_dir, private_file, write_private};
 pub use path::{display_relative, slash_path};
 pub use sync::lock;
 pub use text::{ceil_char_boundary, floor_char_boundary, truncate_in_place, truncated};

@@ -16,7 +16,10 @@ pub fn no_server_guide(config: Option<&Path>) -> String {
         .collect();
     let config = config
         .map(|p| p.display().to_string())
-        .unwrap_or_else(|| "~/.config/tandem/config.toml".into());
+        .or_else(|| {
+            tandem_config::file::user_config_path(None).map(|(p, _)| p.display().to_string())
+        })
+        .unwrap_or_else(|| "the file `--config FILE` names".into());
     format!(
         "No model server is set, and none answered on this machine. Tried:\n{tried}\n\n\
          Fix it one of three ways:\n\

@@ -116,8 +116,9 @@ impl ProviderArgs {
 struct ServeArgs {
     #[command(flatten)]
     provider: ProviderArgs,
-    /// The configuration file (default: the platform's tandem/config.toml, e.g.
-    /// ~/.config/tandem/config.toml) [env: TANDEM_CONFIG]
+    /// The configuration file (default: tandem/config.toml in the platform's config dir:
+    /// ~/.config on Linux, ~/Library/Application Support on macOS, %APPDATA% on Windows)
+    /// [env: TANDEM_CONFIG]
     #[arg(long)]
     config: Option<PathBuf>,
     /// Where sessions are kept (default: the platform's data dir)
