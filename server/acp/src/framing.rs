@@ -314,17 +314,20 @@ mod tests {
             "[".repeat(100_000),
             "]".repeat(100_000)
         );
-        let cases: [&[u8]; 4] = [
+        let cases: [&[u8]; 3] = [
             b"not json",
             b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
             b"{\"jsonrpc\":\"2.0\",\"id\":1,",
-            deep.as_bytes(),
         ];
         for line in cases {
             let reply = refusal(line);
             assert_eq!(reply["error"]["code"], PARSE_ERROR, "{reply}");
             assert_eq!(reply["id"], Value::Null, "{reply}");
         }
+        // Too deep to parse, but its id is read from the top level: the request is answered.
+        let reply = refusal(deep.as_bytes());
+        assert_eq!(reply["error"]["code"], PARSE_ERROR, "{reply}");
+        assert_eq!(reply["id"], 1, "{reply}");
         let too_long = check(Line::TooLong);
         assert!(matches!(too_long, Verdict::Refuse(r) if r["error"]["code"] == PARSE_ERROR));
     }

@@ -341,6 +341,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_named_fifo_is_recorded_without_blocking() {
         let ws = tempfile::tempdir().unwrap();

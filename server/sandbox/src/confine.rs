@@ -92,6 +92,9 @@ pub struct SandboxSupport {
     /// Whether each command gets its own user, mount, PID and network namespaces (see
     /// [`crate::launch`]), or why not.
     pub namespaces: Result<(), String>,
+    /// macOS: `/usr/bin/sandbox-exec` is there, so commands run under a Seatbelt profile
+    /// ([`crate::seatbelt`]) instead of Landlock.
+    pub seatbelt: bool,
 }
 
 impl SandboxSupport {
@@ -117,13 +120,20 @@ impl SandboxSupport {
         match policy.mode {
             SandboxMode::Off => false,
             SandboxMode::WorkspaceWrite => {
-                self.filesystem() && (policy.network || (self.tcp() && self.scopes()))
+                self.seatbelt
+                    || (self.filesystem() && (policy.network || (self.tcp() && self.scopes())))
             }
         }
     }
 
     /// One sentence for the user.
     pub fn describe(&self) -> String {
+        if self.seatbelt {
+            return "Commands run under a macOS Seatbelt profile (sandbox-exec): writes only in \
+                    the workspace and temp directories, .git read-only, no IP network unless \
+                    allowed."
+                .to_string();
+        }
         match self.abi {
             0 => format!(
                 "Commands cannot be sandboxed: Landlock is not available ({}). Every command \
@@ -159,6 +169,15 @@ impl SandboxSupport {
 
     /// Every wall, whether it is up here, and what it stops or why it is down.
     pub fn walls(&self) -> Vec<Wall> {
+        if self.seatbelt {
+            return vec![Wall {
+                name: "Seatbelt (sandbox-exec)",
+                up: true,
+                detail: "writes only in the workspace and temp directories, .git read-only, no \
+                         IP network unless allowed"
+                    .to_string(),
+            }];
+        }
         let launcher = crate::launch::launcher().is_some();
         let ns = |what: &'static str, stops: &str| Wall {
             name: what,
@@ -260,6 +279,8 @@ pub enum Confinement {
     /// The command runs through the launcher ([`crate::launch`]): Landlock with this ABI,
     /// seccomp, a new session, and namespaces when `namespaces`.
     Launcher { abi: u32, namespaces: bool },
+    /// The command runs under `sandbox-exec` with a Seatbelt profile (macOS).
+    Seatbelt,
 }
 
 /// What the running kernel supports; asked once per process (the namespaces by a probe run of
@@ -290,6 +311,12 @@ pub fn command(
     };
     if policy.mode == SandboxMode::Off {
         return Ok((plain(), Confinement::Unrestricted));
+    }
+    if status().seatbelt {
+        return Ok((
+            seatbelt_command(program, args, policy),
+            Confinement::Seatbelt,
+        ));
     }
     let Some(launcher) = crate::launch::launcher() else {
         let mut command = plain();
@@ -323,6 +350,18 @@ pub fn command(
             namespaces: options.namespaces,
         },
     ))
+}
+
+/// `program` with `args` run by `sandbox-exec` under the policy's Seatbelt profile (macOS).
+pub fn seatbelt_command(
+    program: &std::ffi::OsStr,
+    args: &[std::ffi::OsString],
+    policy: &SandboxPolicy,
+) -> std::process::Command {
+    let profile = crate::seatbelt::SeatbeltProfile::new(policy);
+    let mut command = std::process::Command::new(crate::seatbelt::SANDBOX_EXEC);
+    command.args(profile.command(std::path::Path::new(program), args));
+    command
 }
 
 /// Arranges for `command` to run under `policy`: builds the Landlock rules now and adds a
@@ -378,6 +417,7 @@ mod imp {
                 abi: u32::try_from(version).unwrap_or(u32::MAX),
                 missing: String::new(),
                 namespaces: Ok(()),
+                seatbelt: false,
             };
         }
         let missing = match std::io::Error::last_os_error().raw_os_error() {
@@ -397,6 +437,7 @@ mod imp {
             abi: 0,
             missing: missing.to_string(),
             namespaces: Ok(()),
+            seatbelt: false,
         }
     }
 
@@ -544,17 +585,24 @@ mod imp {
             abi: 0,
             missing: if cfg!(windows) {
                 "Landlock exists only on Linux, and Tandem has no sandbox for Windows yet"
+            } else if seatbelt() {
+                ""
             } else {
-                "Landlock exists only on Linux, and Tandem's Seatbelt profile (macOS) is not \
-                 applied to commands yet"
+                "Landlock exists only on Linux, and this system has no /usr/bin/sandbox-exec"
             }
             .to_string(),
             namespaces: Err("namespaces exist only on Linux".to_string()),
+            seatbelt: seatbelt(),
         }
     }
 
     pub fn check(support: &SandboxSupport, _policy: &SandboxPolicy) -> Result<(), SandboxError> {
         Err(SandboxError::Unsupported(support.missing.clone()))
+    }
+
+    /// macOS with its `sandbox-exec`: commands can run under a Seatbelt profile.
+    fn seatbelt() -> bool {
+        cfg!(target_os = "macos") && std::path::Path::new(crate::seatbelt::SANDBOX_EXEC).is_file()
     }
 
     pub fn confine(

@@ -4,7 +4,8 @@
 //!   the exact rules are in that module's documentation and in `docs/security.md`.
 //! * [`env`]: the environment a command gets: no provider keys, and git hardened against
 //!   repositories the model planted.
-//! * [`seatbelt`]: the macOS sandbox's profile, from the same policy.
+//! * [`seatbelt`]: the macOS sandbox's profile, from the same policy; on macOS [`command`] runs
+//!   commands through `sandbox-exec` with it.
 //! * [`confine`]: the Landlock sandbox a command runs in (writes only in the workspace and temp
 //!   directories, no network unless allowed).
 //!

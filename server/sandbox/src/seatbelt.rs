@@ -184,4 +184,24 @@ mod tests {
         );
         assert_eq!(profile.params, vec![("WRITABLE_ROOT_0".to_string(), file)]);
     }
+
+    #[test]
+    fn the_command_runs_the_program_through_sandbox_exec_with_the_profile() {
+        let ws = tempfile::tempdir().unwrap();
+        let command = crate::confine::seatbelt_command(
+            "/bin/sh".as_ref(),
+            &["-c".into(), "make test".into()],
+            &policy(&[ws.path()], false),
+        );
+        assert_eq!(command.get_program(), SANDBOX_EXEC);
+        let args: Vec<&std::ffi::OsStr> = command.get_args().collect();
+        assert_eq!(args[0], "-p");
+        assert!(
+            args[1]
+                .to_string_lossy()
+                .contains("(deny network-outbound (remote ip))")
+        );
+        let tail: Vec<&std::ffi::OsStr> = args.iter().copied().skip_while(|a| *a != "--").collect();
+        assert_eq!(tail, ["--", "/bin/sh", "-c", "make test"]);
+    }
 }

@@ -27,8 +27,9 @@ fn main() {
             &mut master,
             &mut slave,
             std::ptr::null_mut(),
-            std::ptr::null(),
-            &size,
+            // `*const` on Linux, `*mut` on macOS: a `*mut` coerces to both.
+            std::ptr::null_mut(),
+            &size as *const _ as *mut _,
         )
     };
     assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
