@@ -138,7 +138,7 @@ impl Fetcher {
     /// be a private or local address.
     pub fn is_listed(&self, url: &Url) -> bool {
         let host = host_name(url);
-        self.allowed.iter().any(|h| *h == host)
+        self.allowed.contains(&host)
     }
 
     /// One GET, redirects not followed.

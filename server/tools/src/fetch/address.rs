@@ -59,7 +59,7 @@ pub struct PublicOnly {
 impl Resolve for PublicOnly {
     fn resolve(&self, name: Name) -> Resolving {
         let host = name.as_str().to_ascii_lowercase();
-        let listed = self.allowed.iter().any(|h| *h == host);
+        let listed = self.allowed.contains(&host);
         Box::pin(async move {
             let found: Vec<SocketAddr> =
                 tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
