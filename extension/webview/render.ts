@@ -68,7 +68,7 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
     noteRow.scrollIntoView({ block: 'nearest' });
     note.focus();
   }, 'secondary');
-  const accept = button(req.kind === 'command' ? 'Run' : req.kind === 'mcp' || req.kind === 'mcpServer' ? 'Allow' : 'Accept', () => ctx.onDecide(req, 'accept'), 'primary');
+  const accept = button(req.kind === 'command' ? 'Run' : req.kind === 'mcp' || req.kind === 'mcpServer' || req.kind === 'fetch' ? 'Allow' : 'Accept', () => ctx.onDecide(req, 'accept'), 'primary');
   const reject = button('Reject', () => ctx.onDecide(req, 'reject'), 'secondary');
   const what =
     req.kind === 'mcp'
@@ -81,6 +81,12 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
           h('div', { class: 'approval-q' }, 'Start the MCP server ', h('code', {}, req.server ?? ''), ' that ', h('code', {}, req.source ?? ''), ' names?'),
           h('pre', { class: 'command' }, req.target ?? ''),
           h('div', { class: 'hint' }, 'A project file cannot start programs by itself. Allow starts it for this session.'),
+        ]
+      : req.kind === 'fetch'
+      ? [
+          h('div', { class: 'approval-q' }, 'Fetch this URL?'),
+          h('pre', { class: 'command' }, req.url ?? ''),
+          h('div', { class: 'hint' }, req.redirectedFrom ? `Redirected from ${req.redirectedFrom}.` : 'The page goes to the model; nothing of yours is sent.'),
         ]
       : req.kind === 'command'
       ? [

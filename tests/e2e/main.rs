@@ -20,6 +20,7 @@ mod editor;
 mod exec;
 mod extend;
 mod failures;
+mod fetch;
 mod framing;
 mod hardening;
 mod lifecycle;

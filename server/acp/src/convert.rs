@@ -328,6 +328,10 @@ impl Translator {
                 server.server,
                 fenced(&server.target)
             ))],
+            ApprovalAction::Fetch(fetch) => vec![text_content(match &fetch.redirected_from {
+                Some(from) => format!("Fetch {} (redirected from {from})?", fetch.url),
+                None => format!("Fetch {}?", fetch.url),
+            })],
         };
         let mut fields = ToolCallUpdateFields::new()
             .status(ToolCallStatus::Pending)
@@ -397,6 +401,7 @@ pub fn permission_options(kind: ApprovalKind) -> Vec<PermissionOption> {
         ApprovalKind::Command => "Always allow commands in this session",
         ApprovalKind::Mcp => "Always allow this MCP tool in this session",
         ApprovalKind::McpServer => "Always trust this server in this project",
+        ApprovalKind::Fetch => "Allow",
     };
     vec![
         PermissionOption::new(ALLOW_ONCE, "Allow", PermissionOptionKind::AllowOnce),

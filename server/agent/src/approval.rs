@@ -21,6 +21,9 @@ pub struct ApprovalPolicy {
     /// MCP tools that run without asking: `"SERVER/TOOL"`, or `"SERVER/*"` for all of a
     /// server's tools (see [`ApprovalPolicy::allows_mcp_tool`]).
     pub allow_mcp_tools: Vec<String>,
+    /// Hosts `fetch_url` reads without asking (names as in the URL, e.g. `docs.rs`); a private
+    /// or local address is reachable only through a host listed here.
+    pub allow_fetch: Vec<String>,
     /// How long a question waits for the user before it counts as rejected and the turn goes on;
     /// `None`: [`ApprovalPolicy::DEFAULT_TIMEOUT`]. A face that loses the question (an editor
     /// that drops it, a dismissed prompt that is never answered) must not hold the turn forever.
@@ -72,6 +75,8 @@ pub enum ApprovalKind {
     Mcp,
     /// Starting an MCP server a project's config file names.
     McpServer,
+    /// `fetch_url` reading a URL.
+    Fetch,
 }
 
 /// A question to the user: may this edit be written, or this command run?
@@ -95,6 +100,15 @@ pub enum ApprovalAction {
     /// the policy; `acceptAlways` trusts this server (this command line) in this project for
     /// good.
     McpServer(McpServerApproval),
+    /// `fetch_url` GETs this URL (a redirect to a new host asks again).
+    Fetch(FetchApproval),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FetchApproval {
+    pub url: String,
+    /// The URL that redirected here, when this is a redirect's new host.
+    pub redirected_from: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,6 +161,7 @@ impl ApprovalRequest {
             ApprovalAction::Command(_) => ApprovalKind::Command,
             ApprovalAction::Mcp(_) => ApprovalKind::Mcp,
             ApprovalAction::McpServer(_) => ApprovalKind::McpServer,
+            ApprovalAction::Fetch(_) => ApprovalKind::Fetch,
         }
     }
 }

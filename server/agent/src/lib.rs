@@ -268,6 +268,7 @@ fn walls(settings: &AgentSettings, root: &Path) -> tandem_tools::Walls {
 pub fn builtin_tools() -> Vec<ToolDefinition> {
     let mut tools = tandem_tools::definitions();
     tools.push(plan::definition());
+    tools.push(tandem_tools::fetch::definition());
     tools
 }
 

@@ -374,7 +374,7 @@ impl Session {
             ApprovalAction::Mcp(m) => state
                 .always_mcp
                 .contains(&(m.server.clone(), m.tool.clone())),
-            ApprovalAction::McpServer(_) => false,
+            ApprovalAction::McpServer(_) | ApprovalAction::Fetch(_) => false,
         }
     }
 
@@ -386,7 +386,7 @@ impl Session {
             ApprovalAction::Mcp(m) => {
                 state.always_mcp.insert((m.server.clone(), m.tool.clone()));
             }
-            ApprovalAction::McpServer(_) => {}
+            ApprovalAction::McpServer(_) | ApprovalAction::Fetch(_) => {}
         }
     }
 

@@ -2,6 +2,7 @@
 //! with text alone, the step cap is reached, or the user cancels.
 
 mod extend;
+mod fetch;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -576,6 +577,9 @@ impl Turn {
         }
         if call.name == plan::TOOL_NAME {
             return self.update_plan(call);
+        }
+        if call.name == tandem_tools::fetch::TOOL_NAME {
+            return self.fetch(call).await;
         }
         if let Some(outcome) = self.run_mcp(call).await {
             return outcome;

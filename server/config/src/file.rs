@@ -82,6 +82,8 @@ pub struct FileApproval {
     pub network: Option<bool>,
     /// `"SERVER/TOOL"` or `"SERVER/*"`.
     pub allow_mcp_tools: Option<Vec<String>>,
+    /// Hosts `fetch_url` reads without asking.
+    pub allow_fetch: Option<Vec<String>>,
     /// Seconds a question waits for the user (default 600, at least 1).
     pub timeout_seconds: Option<u32>,
 }
@@ -364,6 +366,7 @@ impl ConfigFile {
             }),
             network: a.network,
             allow_mcp_tools: a.allow_mcp_tools.clone(),
+            allow_fetch: a.allow_fetch.clone(),
             // Zero would reject every question before it is seen: at least a second.
             timeout: a
                 .timeout_seconds

@@ -11,6 +11,7 @@ pub struct PolicyOptions {
     pub sandbox: Option<SandboxMode>,
     pub network: Option<bool>,
     pub allow_mcp_tools: Option<Vec<String>>,
+    pub allow_fetch: Option<Vec<String>>,
     /// How long a question waits for the user.
     pub timeout: Option<std::time::Duration>,
 }
@@ -25,6 +26,7 @@ impl PolicyOptions {
             sandbox: self.sandbox.or(other.sandbox),
             network: self.network.or(other.network),
             allow_mcp_tools: self.allow_mcp_tools.or(other.allow_mcp_tools),
+            allow_fetch: self.allow_fetch.or(other.allow_fetch),
             timeout: self.timeout.or(other.timeout),
         }
     }
@@ -41,6 +43,7 @@ impl PolicyOptions {
             sandbox: self.sandbox.unwrap_or_default(),
             network: self.network.unwrap_or(false),
             allow_mcp_tools: self.allow_mcp_tools.unwrap_or_default(),
+            allow_fetch: self.allow_fetch.unwrap_or_default(),
             timeout: self.timeout,
         }
     }

@@ -568,6 +568,7 @@ fn policy_options(p: tandem_protocol::ApprovalPolicy) -> tandem_config::PolicyOp
         }),
         network: p.network,
         allow_mcp_tools: p.allow_mcp_tools,
+        allow_fetch: p.allow_fetch,
         timeout: p
             .timeout_seconds
             .map(|s| std::time::Duration::from_secs(u64::from(s.max(1)))),

@@ -678,6 +678,14 @@ fn approval_message(request: &ApprovalRequest, diff_file: Option<&Path>) -> Stri
             server.server,
             server.target
         ),
+        ApprovalAction::Fetch(fetch) => format!(
+            "Tandem wants to fetch {}{}. Allow?",
+            fetch.url,
+            fetch
+                .redirected_from
+                .as_ref()
+                .map_or(String::new(), |from| format!(" (redirected from {from})"))
+        ),
     }
 }
 

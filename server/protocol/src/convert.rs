@@ -323,6 +323,10 @@ impl From<core_approval::ApprovalRequest> for ApprovalRequest {
                 target: server.target,
                 source: server.source.display().to_string(),
             },
+            core_approval::ApprovalAction::Fetch(fetch) => ApprovalAction::Fetch {
+                url: fetch.url,
+                redirected_from: fetch.redirected_from,
+            },
         };
         ApprovalRequest {
             session_id: r.session_id,

@@ -154,6 +154,10 @@ pub struct ApprovalPolicy {
     /// MCP tools that run without asking: `"SERVER/TOOL"` or `"SERVER/*"`.
     #[serde(default)]
     pub allow_mcp_tools: Option<Vec<String>>,
+    /// Hosts `fetch_url` reads without asking; a private or local address is reachable only
+    /// through a host listed here by name.
+    #[serde(default)]
+    pub allow_fetch: Option<Vec<String>>,
     /// Seconds a question waits for the user (default 600). Unanswered by then, or answered with
     /// an error, it counts as rejected and the turn goes on.
     #[serde(default)]
@@ -617,6 +621,14 @@ pub enum ApprovalAction {
         target: String,
         /// The config file that names it.
         source: String,
+    },
+    /// `fetch_url` GETs this URL; asked unless the host is in `approval.allowFetch`, and again
+    /// for each redirect to a new host.
+    Fetch {
+        url: String,
+        /// The URL that redirected here.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        redirected_from: Option<String>,
     },
 }
 

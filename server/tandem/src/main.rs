@@ -130,6 +130,9 @@ struct ServeArgs {
     /// Command prefixes that run without asking, e.g. --allow "cargo test"; repeatable
     #[arg(long = "allow")]
     allow_commands: Vec<String>,
+    /// A host fetch_url reads without asking (and may reach at a private address); repeatable
+    #[arg(long = "allow-fetch", value_name = "HOST")]
+    allow_fetch: Vec<String>,
     /// Write every edit without asking
     #[arg(long)]
     auto_approve_edits: bool,
@@ -171,6 +174,7 @@ impl ServeArgs {
                 sandbox: self.sandbox,
                 network: self.allow_network.then_some(true),
                 allow_mcp_tools: None,
+                allow_fetch: (!self.allow_fetch.is_empty()).then(|| self.allow_fetch.clone()),
                 timeout: self.approval_timeout.map(std::time::Duration::from_secs),
             },
             data_dir: self.data_dir.clone(),

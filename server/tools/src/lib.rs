@@ -18,6 +18,7 @@ mod command;
 mod defs;
 mod diff;
 mod edit;
+pub mod fetch;
 mod files;
 mod list;
 mod paths;
@@ -73,6 +74,11 @@ pub enum ErrorKind {
     Overlap,
     Placeholder,
     Invalid,
+    // fetch_url
+    /// A URL, address or content type the tool will not fetch.
+    Refused,
+    /// The server could not be reached or answered with an error.
+    Network,
 }
 
 impl ErrorKind {
@@ -93,6 +99,8 @@ impl ErrorKind {
             ErrorKind::Overlap => "overlap",
             ErrorKind::Placeholder => "placeholder",
             ErrorKind::Invalid => "invalid",
+            ErrorKind::Refused => "refused",
+            ErrorKind::Network => "network",
         }
     }
 }

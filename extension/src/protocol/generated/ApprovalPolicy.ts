@@ -24,6 +24,11 @@ network?: boolean,
  */
 allowMcpTools?: Array<string>, 
 /**
+ * Hosts `fetch_url` reads without asking; a private or local address is reachable only
+ * through a host listed here by name.
+ */
+allowFetch?: Array<string>, 
+/**
  * Seconds a question waits for the user (default 600). Unanswered by then, or answered with
  * an error, it counts as rejected and the turn goes on.
  */

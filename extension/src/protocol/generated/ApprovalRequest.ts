@@ -56,4 +56,8 @@ target: string,
 /**
  * The config file that names it.
  */
-source: string, });
+source: string, } | { "kind": "fetch", url: string, 
+/**
+ * The URL that redirected here.
+ */
+redirectedFrom?: string | null, });

@@ -360,6 +360,11 @@ mod tests {
         let root = std::path::Path::new("/home/someone/projects/a-fairly-long-project-name");
         let tools = compact_tools(&crate::builtin_tools());
         assert!(tools.iter().any(|t| t.name == crate::plan::TOOL_NAME));
+        assert!(
+            tools
+                .iter()
+                .any(|t| t.name == tandem_tools::fetch::TOOL_NAME)
+        );
         let messages = [tandem_model::Message::System {
             content: crate::prompt::compact_system_prompt(root),
         }];

@@ -290,6 +290,17 @@ impl Frontend for ChatFrontend {
                     inert(&server.server, true),
                     inert(&server.target, true)
                 ),
+                ApprovalAction::Fetch(fetch) => format!(
+                    "Fetch {}{}? [y]es, [n]o: ",
+                    inert(&fetch.url, true),
+                    fetch
+                        .redirected_from
+                        .as_ref()
+                        .map_or(String::new(), |f| format!(
+                            " (redirected from {})",
+                            inert(f, true)
+                        ))
+                ),
             };
             // What was typed while the turn ran was meant for the prompt, not for this question:
             // only an answer typed after the question is shown counts.

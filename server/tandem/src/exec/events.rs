@@ -49,6 +49,7 @@ pub fn approval(
         ApprovalAction::Command(c) => ("command", c.command.clone(), c.outside_sandbox),
         ApprovalAction::Mcp(m) => ("mcpTool", format!("{}/{}", m.server, m.tool), false),
         ApprovalAction::McpServer(s) => ("mcpServer", s.server.clone(), false),
+        ApprovalAction::Fetch(f) => ("fetch", f.url.clone(), false),
     };
     json!({
         "type": "approval",

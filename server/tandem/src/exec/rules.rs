@@ -47,6 +47,11 @@ impl Rules {
                  chat`). It was not started.",
                 server.server
             ),
+            ApprovalAction::Fetch(fetch) => format!(
+                "Fetching {} needs its host in allow_fetch ([approval] in the config, or \
+                 --allow-fetch HOST). It was not fetched.",
+                fetch.url
+            ),
         };
         ApprovalReply::reject(format!("{PREFIX} {why}"))
     }
