@@ -395,19 +395,33 @@ fn keep_tail(text: &mut String, max: usize) {
 
 /// The options of every permission request. "Always" lasts for the session and the kind (edits
 /// or commands), as the core keeps it.
+/// A fetch has no "always": each host is asked about (the core would take it as once anyway).
 pub fn permission_options(kind: ApprovalKind) -> Vec<PermissionOption> {
     let always = match kind {
-        ApprovalKind::Edit => "Always allow edits in this session",
-        ApprovalKind::Command => "Always allow commands in this session",
-        ApprovalKind::Mcp => "Always allow this MCP tool in this session",
-        ApprovalKind::McpServer => "Always trust this server in this project",
-        ApprovalKind::Fetch => "Allow",
+        ApprovalKind::Edit => Some("Always allow edits in this session"),
+        ApprovalKind::Command => Some("Always allow commands in this session"),
+        ApprovalKind::Mcp => Some("Always allow this MCP tool in this session"),
+        ApprovalKind::McpServer => Some("Always trust this server in this project"),
+        ApprovalKind::Fetch => None,
     };
-    vec![
-        PermissionOption::new(ALLOW_ONCE, "Allow", PermissionOptionKind::AllowOnce),
-        PermissionOption::new(ALLOW_ALWAYS, always, PermissionOptionKind::AllowAlways),
-        PermissionOption::new(REJECT_ONCE, "Reject", PermissionOptionKind::RejectOnce),
-    ]
+    let mut options = vec![PermissionOption::new(
+        ALLOW_ONCE,
+        "Allow",
+        PermissionOptionKind::AllowOnce,
+    )];
+    if let Some(always) = always {
+        options.push(PermissionOption::new(
+            ALLOW_ALWAYS,
+            always,
+            PermissionOptionKind::AllowAlways,
+        ));
+    }
+    options.push(PermissionOption::new(
+        REJECT_ONCE,
+        "Reject",
+        PermissionOptionKind::RejectOnce,
+    ));
+    options
 }
 
 /// The user's answer as the core takes it. A cancelled request (the prompt was cancelled) or an
@@ -819,6 +833,12 @@ mod tests {
         let always = &permission_options(ApprovalKind::Command)[1];
         assert_eq!(&*always.option_id.0, ALLOW_ALWAYS);
         assert_eq!(always.name, "Always allow commands in this session");
+        // A fetch is asked about host by host: no "always", so no second "Allow" either.
+        let fetch: Vec<String> = permission_options(ApprovalKind::Fetch)
+            .iter()
+            .map(|o| o.option_id.0.to_string())
+            .collect();
+        assert_eq!(fetch, [ALLOW_ONCE, REJECT_ONCE]);
     }
 
     #[test]
