@@ -384,6 +384,10 @@ async fn the_api_key_is_not_in_the_sidecars_proc_environ() {
     // The answer comes from the process after its start, so the block read next is its final one.
     tandem.request("initialize", params).await.unwrap();
     tandem.rpc.notify("initialized", json!({})).await;
+    // The re-exec keeps the process's name: process lists (and VS Code's restart logic) see
+    // `tandem`, not `exe`.
+    let comm = std::fs::read_to_string(format!("/proc/{}/comm", tandem.pid())).unwrap();
+    assert_eq!(comm.trim(), "tandem");
     let environ = std::fs::read(format!("/proc/{}/environ", tandem.pid())).unwrap();
     let environ = String::from_utf8_lossy(&environ);
     assert!(

@@ -171,12 +171,19 @@ mod unix {
     #[cfg(not(target_os = "linux"))]
     fn grow_pipe(_fd: libc::c_int, _len: usize) {}
 
-    /// The running image itself, also when its file was replaced since (Linux).
+    /// The running image's file, by its own path: the process keeps its name (`ps`, `top` and the
+    /// editor's process list show `tandem`, where exec'ing `/proc/self/exe` would show `exe`). Only
+    /// when that path is gone (the file deleted since) is it the image itself, `/proc/self/exe`.
     fn executable() -> std::io::Result<CString> {
-        #[cfg(target_os = "linux")]
-        let path = std::path::PathBuf::from("/proc/self/exe");
-        #[cfg(not(target_os = "linux"))]
-        let path = std::env::current_exe()?;
+        let path = match std::env::current_exe() {
+            Ok(path) if path.is_file() => path,
+            #[cfg(target_os = "linux")]
+            _ => std::path::PathBuf::from("/proc/self/exe"),
+            #[cfg(not(target_os = "linux"))]
+            Err(e) => return Err(e),
+            #[cfg(not(target_os = "linux"))]
+            Ok(path) => path,
+        };
         Ok(c_string(path.as_os_str()))
     }
 
