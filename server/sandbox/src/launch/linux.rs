@@ -22,6 +22,10 @@ struct MountAttr {
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
 
 pub fn run(options: &LaunchOptions, program: &[OsString]) -> i32 {
+    // Re-executed as `/proc/self/exe`, the launcher would show as `exe` in process lists.
+    // SAFETY: PR_SET_NAME reads a NUL-terminated name of at most 16 bytes; a failure only leaves
+    // the old name.
+    unsafe { libc::prctl(libc::PR_SET_NAME, c"tandem-sandbox".as_ptr()) };
     match raise_and_run(options, program) {
         Ok(code) => code,
         Err(e) => {
