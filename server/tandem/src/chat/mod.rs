@@ -27,7 +27,8 @@ use crate::display::inert;
 use frontend::{ChatFrontend, Shown};
 use input::Input;
 use json_log::JsonLog;
-pub(crate) use sessions::open_session;
+use sessions::open_session;
+pub(crate) use sessions::{Started, start};
 use sessions::{replay, resume, resumed_line, sessions_list};
 use slash::Slash;
 use status::Status;
@@ -47,16 +48,13 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
     let style = Style {
         on: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
-    let root = match options.root {
-        Some(root) => root,
-        None => std::env::current_dir().map_err(|e| e.to_string())?,
-    };
-    let mut start = options.start;
-    start.workspace.get_or_insert_with(|| root.clone());
-    let config_file = crate::first_run::user_config_file(start.config_file.as_deref());
-    let (agent, client) = start.start().map_err(|e| e.to_string())?;
-    let (mut session, root) = open_session(&agent, options.resume.as_deref(), &root).await?;
-    // The session's root is canonical; paths in approvals are made relative to it.
+    let sessions::Started {
+        agent,
+        client,
+        mut session,
+        root,
+        config_file,
+    } = sessions::start(options.start, options.root, options.resume.as_deref()).await?;
 
     let history = input::history_file(&agent.settings().data_dir, &root);
     let input = Arc::new(Input::start(root.clone(), Some(history)));

@@ -7,6 +7,41 @@ use tandem_agent::events::Event;
 
 use crate::display::inert;
 
+/// What both terminal faces (`tandem chat`, `tandem exec`) start from.
+pub(crate) struct Started {
+    pub agent: Agent,
+    pub client: std::sync::Arc<tandem_provider::LazyClient>,
+    pub session: String,
+    /// The session's root, canonical: paths in approvals are made relative to it.
+    pub root: PathBuf,
+    /// The user's config file, for the first-run guide.
+    pub config_file: Option<PathBuf>,
+}
+
+/// Starts the agent in `root` (default: the current directory) and opens the session: a new
+/// one, or the one `resume` names.
+pub(crate) async fn start(
+    mut start: tandem_config::StartOptions,
+    root: Option<PathBuf>,
+    resume: Option<&str>,
+) -> Result<Started, String> {
+    let root = match root {
+        Some(root) => root,
+        None => std::env::current_dir().map_err(|e| e.to_string())?,
+    };
+    start.workspace.get_or_insert_with(|| root.clone());
+    let config_file = crate::first_run::user_config_file(start.config_file.as_deref());
+    let (agent, client) = start.start().map_err(|e| e.to_string())?;
+    let (session, root) = open_session(&agent, resume, &root).await?;
+    Ok(Started {
+        agent,
+        client,
+        session,
+        root,
+        config_file,
+    })
+}
+
 /// A new session in `root` (with its project's MCP servers), or the one `resume` names.
 pub(crate) async fn open_session(
     agent: &Agent,

@@ -82,16 +82,13 @@ fn read_prompt(prompt: String) -> Result<String, String> {
 /// Runs the task; returns the exit code. An `Err` is a usage error (nothing ran).
 pub async fn run(options: ExecOptions) -> Result<u8, String> {
     let prompt = read_prompt(options.prompt)?;
-    let root = match options.root {
-        Some(root) => root,
-        None => std::env::current_dir().map_err(|e| e.to_string())?,
-    };
-    let mut start = options.start;
-    start.workspace.get_or_insert_with(|| root.clone());
-    let config_file = crate::first_run::user_config_file(start.config_file.as_deref());
-    let (agent, _client) = start.start().map_err(|e| e.to_string())?;
-    let (session, root) =
-        crate::chat::open_session(&agent, options.resume.as_deref(), &root).await?;
+    let crate::chat::Started {
+        agent,
+        session,
+        root,
+        config_file,
+        ..
+    } = crate::chat::start(options.start, options.root, options.resume.as_deref()).await?;
     if options.json {
         emit(&json!({
             "type": "sessionStarted",
