@@ -4,12 +4,18 @@
 //   npm run package -- --target darwin-arm64 ...  targets whose sidecar is built (scripts/release.sh)
 //   npm run package -- --all                      all six targets; fails first, naming each missing sidecar
 //   --out-dir DIR         where the .vsix files go (default dist/; tandem-<target>-<version>.vsix)
+//   --publisher ID        the Marketplace publisher / Open VSX namespace to publish under (default:
+//                         package.json's; also TANDEM_PUBLISHER)
+//   --repository URL      the public repository (https://github.com/OWNER/NAME): the gallery loads the
+//                         README's images from it (also TANDEM_REPOSITORY; default: package.json's).
+//                         Without one, the package is for installing by hand: its README's images
+//                         stay relative and load from the package in VS Code, not on a gallery page.
 //   TANDEM_SKIP_CARGO=1   use the binaries already under target/ (CI builds them first)
 //   TANDEM_SIDECAR_PROFILE=debug  plain packaging takes this machine's debug build (the VS Code e2e test)
 //   CARGO_TARGET_DIR      where cargo puts binaries, as for cargo itself (default target/)
 
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,10 +54,14 @@ try {
       target: { type: 'string', multiple: true, default: [] },
       all: { type: 'boolean', default: false },
       'out-dir': { type: 'string', default: join(repo, 'dist') },
+      publisher: { type: 'string', default: process.env.TANDEM_PUBLISHER || undefined },
+      repository: { type: 'string', default: process.env.TANDEM_REPOSITORY || undefined },
     },
   }));
 } catch (e) {
-  fail(`${e.message}\nUsage: npm run package -- [--target ${Object.keys(TARGETS).join('|')}]... [--all] [--out-dir DIR]`);
+  fail(
+    `${e.message}\nUsage: npm run package -- [--target ${Object.keys(TARGETS).join('|')}]... [--all] [--out-dir DIR] [--publisher ID] [--repository URL]`,
+  );
 }
 const explicit = options.all || options.target.length > 0;
 const targets = options.all ? Object.keys(TARGETS) : explicit ? [...new Set(options.target)] : [HOST];
@@ -102,12 +112,34 @@ const bundles = join(work, 'out');
 run(process.execPath, [join(repo, 'scripts', 'build-extension.mjs'), '--production', '--outdir', bundles]);
 
 const manifest = JSON.parse(readFileSync(join(ext, 'package.json'), 'utf8'));
+// What only the owner can say (their publisher ID, where the repository is public) can be given
+// at release time instead of in package.json; each package's manifest then carries it.
+if (options.publisher !== undefined) {
+  if (!/^[a-z0-9][a-z0-9-]*$/i.test(options.publisher)) fail(`--publisher ${options.publisher}: a publisher ID is letters, digits and dashes.`);
+  manifest.publisher = options.publisher;
+}
+if (options.repository !== undefined) {
+  const m = /^(https:\/\/[^/\s]+\/[^/\s]+\/[^/\s]+?)(?:\.git)?\/?$/.exec(options.repository);
+  if (!m) fail(`--repository ${options.repository}: give the repository's https address, e.g. https://github.com/OWNER/NAME.`);
+  manifest.repository = { type: 'git', url: `${m[1]}.git`, directory: 'extension' };
+  manifest.homepage = `${m[1]}/tree/HEAD/extension#readme`;
+  manifest.bugs = { url: `${m[1]}/issues` };
+}
 // The README's relative links and images point into the repository's extension/ folder: on the
 // Marketplace and Open VSX they must be absolute, and vsce only guesses the repository's root.
-const repoUrl = manifest.repository.url.replace(/\.git$/, '');
-const folder = manifest.repository.directory ?? '';
-const baseImagesUrl = `${repoUrl}/raw/HEAD/${folder}`;
-const baseContentUrl = `${repoUrl}/blob/HEAD/${folder}`;
+// Without a repository they stay relative, which VS Code resolves inside the installed package.
+const vsceLinks = [];
+if (manifest.repository?.url) {
+  const repoUrl = manifest.repository.url.replace(/\.git$/, '');
+  const folder = manifest.repository.directory ?? '';
+  vsceLinks.push('--baseImagesUrl', `${repoUrl}/raw/HEAD/${folder}`, '--baseContentUrl', `${repoUrl}/blob/HEAD/${folder}`);
+} else {
+  vsceLinks.push('--no-rewrite-relative-links', '--allow-missing-repository');
+  console.log(
+    'package: no repository URL (package.json or --repository): these packages are for installing by hand; ' +
+      'for the Marketplace and Open VSX give --repository https://github.com/OWNER/NAME, where the gallery loads the README images.',
+  );
+}
 
 mkdirSync(outDir, { recursive: true });
 // Older versions' packages for these targets would be mistaken for the new ones.
@@ -121,9 +153,10 @@ const written = [];
 for (const { target, binary } of sidecars) {
   const stage = join(work, target);
   try {
-    for (const f of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore', 'media']) {
+    for (const f of ['README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore', 'media']) {
       cpSync(join(ext, f), join(stage, f), { recursive: true });
     }
+    writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     cpSync(bundles, join(stage, 'out'), { recursive: true });
     renameSync(join(stage, 'out', 'ThirdPartyNotices.txt'), join(stage, 'ThirdPartyNotices.txt'));
     const to = join(stage, 'bin', target, exe(target));
@@ -140,10 +173,7 @@ for (const { target, binary } of sidecars) {
         '--no-dependencies',
         '--target',
         target,
-        '--baseImagesUrl',
-        baseImagesUrl,
-        '--baseContentUrl',
-        baseContentUrl,
+        ...vsceLinks,
         '--out',
         out,
       ],

@@ -24,7 +24,7 @@ const ext = path.join(repo, 'extension');
 const manifest = JSON.parse(readFileSync(path.join(ext, 'package.json'), 'utf8')) as Record<string, unknown> & {
   version: string;
   icon: string;
-  repository: { type: string; url: string; directory: string };
+  repository?: { type: string; url: string; directory: string };
   galleryBanner: { color: string; theme: string };
 };
 
@@ -48,12 +48,21 @@ describe('the extension manifest', () => {
       assert.equal(typeof manifest[field], 'string', `package.json lacks ${field}`);
       assert.notEqual(manifest[field], '', `package.json has an empty ${field}`);
     }
-    assert.match(manifest.repository.url, /^https:\/\/github\.com\/[^/]+\/[^/]+\.git$/);
-    assert.equal(manifest.repository.directory, 'extension');
+    // No invented address: the repository is the owner's to give (package.json or --repository).
+    if (manifest.repository) {
+      assert.match(manifest.repository.url, /^https:\/\/[^/]+\/[^/]+\/[^/]+\.git$/);
+      assert.equal(manifest.repository.directory, 'extension');
+    }
     assert.match(manifest.galleryBanner.color, /^#[0-9a-f]{6}$/i);
     assert.ok(['dark', 'light'].includes(manifest.galleryBanner.theme), manifest.galleryBanner.theme);
     for (const doc of ['README.md', 'CHANGELOG.md', 'LICENSE']) assert.ok(existsSync(path.join(ext, doc)), `extension/${doc} is missing`);
     assert.match(readFileSync(path.join(ext, 'CHANGELOG.md'), 'utf8'), new RegExp(`^## ${manifest.version.replace(/\./g, '\\.')}\\b`, 'm'));
+    // The license texts themselves, not only their names.
+    const license = readFileSync(path.join(ext, 'LICENSE'), 'utf8');
+    assert.match(license, /^MIT License$/m);
+    assert.match(license, /Permission is hereby granted, free of charge/);
+    assert.match(license, /Apache License\s+Version 2\.0, January 2004/);
+    assert.match(license, /END OF TERMS AND CONDITIONS/);
   });
 
   it('has a PNG icon of at least 128x128 (the Marketplace refuses SVG)', () => {
@@ -74,6 +83,24 @@ describe('the extension manifest', () => {
   });
 });
 
+describe('vsce ls (what .vscodeignore lets into a package)', () => {
+  it('lists the manifest, the docs, the license and every image the README and manifest show, and no sources', () => {
+    const r = spawnSync(process.execPath, [path.join(repo, 'node_modules', '@vscode', 'vsce', 'vsce'), 'ls', '--no-dependencies'], {
+      cwd: ext,
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const listed = r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+    const readmeImages = markdownImages(readFileSync(path.join(ext, 'README.md'), 'utf8')).filter((src) => !src.startsWith('https://'));
+    for (const f of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', manifest.icon, ...readmeImages]) {
+      assert.ok(listed.includes(f), `vsce ls lacks ${f}: ${listed.join(', ')}`);
+    }
+    for (const f of listed) {
+      assert.doesNotMatch(f, /^(src|test|webview|node_modules)\/|^tsconfig\.json$|\.ts$|\.map$|^media\/icon\.svg$/, `${f} would be packed`);
+    }
+  });
+});
+
 describe('scripts/package.mjs', () => {
   let work: string;
   let cargoTarget: string;
@@ -86,7 +113,7 @@ describe('scripts/package.mjs', () => {
     spawnSync(process.execPath, [path.join(repo, 'scripts', 'package.mjs'), ...args, '--out-dir', path.join(work, 'dist')], {
       cwd: repo,
       encoding: 'utf8',
-      env: { ...process.env, TANDEM_SKIP_CARGO: '1', CARGO_TARGET_DIR: cargoTarget },
+      env: { ...process.env, TANDEM_SKIP_CARGO: '1', CARGO_TARGET_DIR: cargoTarget, TANDEM_PUBLISHER: '', TANDEM_REPOSITORY: '' },
     });
   const unzip = (...args: string[]) => {
     const r = spawnSync('unzip', args, { encoding: 'utf8' });
@@ -141,15 +168,49 @@ describe('scripts/package.mjs', () => {
       assert.match(vsixManifest, new RegExp(`TargetPlatform="${target}"`));
       assert.match(vsixManifest, /<Icon>extension\/media\/icon\.png<\/Icon>/);
       assert.match(vsixManifest, /Branding\.Color" Value="#/);
-      // The gallery shows the packaged README from its own site: its images must be absolute.
+      // Without a repository the README's images stay relative: VS Code loads them from the
+      // installed package, which holds each of them.
       const readme = unzip('-p', vsix, files.find((f) => f.toLowerCase() === 'extension/readme.md') ?? '');
-      for (const src of markdownImages(readme)) {
-        assert.ok(src.startsWith(`${manifest.repository.url.replace(/\.git$/, '')}/raw/HEAD/extension/media/`), src);
-      }
+      const images = markdownImages(readme).filter((src) => !src.startsWith('https://'));
+      assert.ok(images.length > 0, 'the packaged README shows no packaged image');
+      for (const src of images) assert.ok(files.includes(`extension/${src}`), `${src} is not in ${path.basename(vsix)}`);
       const notices = unzip('-p', vsix, 'extension/ThirdPartyNotices.txt');
       assert.match(notices, /^markdown-it \d/m);
       assert.match(notices, /^dompurify \d/m);
     }
+  });
+
+  it('takes the owner\'s publisher and repository: the gallery README loads its images from there', () => {
+    const r = packageCmd('--target', 'win32-x64', '--publisher', 'acme', '--repository', 'https://github.com/acme/tandem');
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const vsix = path.join(work, 'dist', `tandem-win32-x64-${manifest.version}.vsix`);
+    const files = unzip('-Z1', vsix).split('\n').filter(Boolean);
+    const packed = JSON.parse(unzip('-p', vsix, 'extension/package.json')) as typeof manifest & { homepage: string };
+    assert.equal(packed.publisher, 'acme');
+    assert.deepEqual(packed.repository, { type: 'git', url: 'https://github.com/acme/tandem.git', directory: 'extension' });
+    assert.equal(packed.homepage, 'https://github.com/acme/tandem/tree/HEAD/extension#readme');
+    assert.match(unzip('-p', vsix, 'extension.vsixmanifest'), /Publisher="acme"/);
+    const readme = unzip('-p', vsix, files.find((f) => f.toLowerCase() === 'extension/readme.md') ?? '');
+    const images = markdownImages(readme);
+    assert.ok(images.length > 0);
+    for (const src of images) {
+      if (/^https:\/\/(?!github\.com\/acme\/)/.test(src)) continue;
+      assert.match(src, /^https:\/\/github\.com\/acme\/tandem\/raw\/HEAD\/extension\/media\/[^/]+$/);
+      assert.ok(files.includes(`extension/${src.slice(src.indexOf('media/'))}`), src);
+    }
+    // extension/package.json itself is untouched.
+    assert.equal((JSON.parse(readFileSync(path.join(ext, 'package.json'), 'utf8')) as { publisher: string }).publisher, manifest.publisher);
+  });
+
+  it('refuses a repository or publisher it cannot use, before packing', () => {
+    rmSync(path.join(work, 'dist'), { recursive: true, force: true });
+    let r = packageCmd('--target', 'win32-x64', '--repository', 'github.com/acme');
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /--repository github\.com\/acme: give the repository's https address/);
+    r = packageCmd('--target', 'win32-x64', '--publisher', 'a b');
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /a publisher ID is letters, digits and dashes/);
+    assert.ok(!existsSync(path.join(work, 'dist')) || readdirSync(path.join(work, 'dist')).length === 0);
   });
 
   it('packs this machine\'s target from cargo build --release by default', () => {
@@ -179,6 +240,43 @@ describe('scripts/package.mjs', () => {
     for (const missing of ['linux-x64', 'darwin-x64', 'darwin-arm64', 'win32-arm64']) assert.match(r.stderr, new RegExp(`no sidecar for ${missing}:`));
     for (const present of ['linux-arm64', 'win32-x64']) assert.doesNotMatch(r.stderr, new RegExp(`no sidecar for ${present}:`));
     assert.ok(!existsSync(path.join(work, 'dist')) || readdirSync(path.join(work, 'dist')).length === 0);
+  });
+
+  it('--all packs six .vsix files, tandem.exe for the win32 targets and tandem for the others', () => {
+    const all: [string, string][] = [
+      ['linux-x64', 'x86_64-unknown-linux-gnu'],
+      ['linux-arm64', 'aarch64-unknown-linux-gnu'],
+      ['darwin-x64', 'x86_64-apple-darwin'],
+      ['darwin-arm64', 'aarch64-apple-darwin'],
+      ['win32-x64', 'x86_64-pc-windows-gnu'],
+      ['win32-arm64', 'aarch64-pc-windows-gnullvm'],
+    ];
+    const out = path.join(work, 'all');
+    const target = path.join(work, 'all-target');
+    for (const [, triple] of all) {
+      const file = path.join(target, triple, 'release', triple.includes('windows') ? 'tandem.exe' : 'tandem');
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, `stand-in sidecar for ${triple}\n`);
+    }
+    const r = spawnSync(process.execPath, [path.join(repo, 'scripts', 'package.mjs'), '--all', '--out-dir', out], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: { ...process.env, TANDEM_SKIP_CARGO: '1', CARGO_TARGET_DIR: target, TANDEM_PUBLISHER: '', TANDEM_REPOSITORY: '' },
+    });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.deepEqual(readdirSync(out).sort(), all.map(([t]) => `tandem-${t}-${manifest.version}.vsix`).sort());
+    for (const [vscodeTarget, triple] of all) {
+      const vsix = path.join(out, `tandem-${vscodeTarget}-${manifest.version}.vsix`);
+      const bin = `extension/bin/${vscodeTarget}/${vscodeTarget.startsWith('win32') ? 'tandem.exe' : 'tandem'}`;
+      assert.deepEqual(
+        unzip('-Z1', vsix)
+          .split('\n')
+          .filter((f) => f.startsWith('extension/bin/')),
+        [bin],
+      );
+      assert.equal(unzip('-p', vsix, bin), `stand-in sidecar for ${triple}\n`);
+      assert.match(unzip('-p', vsix, 'extension.vsixmanifest'), new RegExp(`TargetPlatform="${vscodeTarget}"`));
+    }
   });
 
   it('refuses a target VS Code does not have', () => {
