@@ -7,18 +7,16 @@
 # Linux, macOS and aarch64 Windows link with Zig (cargo-zigbuild; Linux against glibc 2.28, VS
 # Code's own floor), x86_64 Windows with mingw-w64 (see windows_arm64 below for aarch64).
 # Tools are installed on first use and reused: Zig and cargo-zigbuild from PyPI into a venv under
-# ~/.cache/tandem-release, Rust's standard library per target with rustup, mingw-w64 with apt.
+# ~/.cache/tandem-release (scripts/zig-tools.sh), Rust's standard library per target with rustup,
+# mingw-w64 with apt.
 # Binaries land in target/<triple>/release/; a log per target in target/release-logs/.
 # Exits non-zero if any requested target failed, after trying all of them.
 set -uo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cache="${TANDEM_RELEASE_CACHE:-$HOME/.cache/tandem-release}"
-venv="$cache/venv"
 logs="$repo/target/release-logs"
-# Pinned so that a release is reproducible; bump deliberately.
-ZIGLANG_VERSION=0.17.1
-CARGO_ZIGBUILD_VERSION=0.24.0
+# shellcheck source=scripts/zig-tools.sh
+source "$repo/scripts/zig-tools.sh"
 GLIBC=2.28
 
 # Rust triple -> VS Code target.
@@ -40,7 +38,7 @@ targets=()
 for arg in "$@"; do
   case "$arg" in
     --no-package) package=0 ;;
-    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "release.sh: unknown option $arg" >&2; exit 2 ;;
     *)
       if [ -z "${VSCODE[$arg]:-}" ]; then
@@ -53,20 +51,6 @@ done
 [ ${#targets[@]} -eq 0 ] && targets=("${ALL[@]}")
 
 say() { printf '\n== %s\n' "$*"; }
-
-# Zig and cargo-zigbuild, pinned, in a venv of their own (reinstalled only when a pin changes).
-zig_tools() {
-  local stamp="$venv/.tandem-$ZIGLANG_VERSION-$CARGO_ZIGBUILD_VERSION"
-  if [ ! -e "$stamp" ]; then
-    say "installing ziglang $ZIGLANG_VERSION and cargo-zigbuild $CARGO_ZIGBUILD_VERSION into $venv (PyPI)"
-    mkdir -p "$cache"
-    python3 -m venv "$venv" &&
-      "$venv/bin/pip" install -q "ziglang==$ZIGLANG_VERSION" "cargo-zigbuild==$CARGO_ZIGBUILD_VERSION" &&
-      touch "$stamp" || return 1
-  fi
-  # cargo-zigbuild runs Zig as `python3 -m ziglang`: the venv's python3 must come first.
-  export PATH="$venv/bin:$PATH"
-}
 
 # mingw-w64 for x86_64-pc-windows-gnu: the C compiler and linker.
 mingw() {
@@ -89,23 +73,77 @@ windows_arm64() {
   zig_tools && nice -n 10 cargo zigbuild --release --locked -p tandem --target aarch64-pc-windows-gnullvm
 }
 
-# macOS: Zig carries libSystem but not Apple's frameworks. A dependency that links one (today
-# security-framework, for reqwest's platform certificate verifier: Security and CoreFoundation)
-# needs Apple's SDK: SDKROOT=/path/to/MacOSX.sdk (copied from Xcode on a Mac; it cannot be
-# downloaded here). Without it, say so at once instead of failing at the link after minutes.
+# macOS: Zig carries libSystem but not Apple's frameworks, which crates with a `-sys` part link
+# (Security and CoreFoundation, for rustls-platform-verifier: reqwest checks certificates against
+# the Mac's own trust store). With SDKROOT=/path/to/MacOSX.sdk (from Xcode) the SDK's stubs are
+# used; without it, scripts/macos-frameworks.py writes the same kind of text stubs (install name
+# and the symbols each -sys crate declares) into target/macos-frameworks, so the link records
+# what a link against Xcode's SDK would. A framework-linking crate it does not know stops the
+# build at once, naming it.
+declare -A FRAMEWORK_OF=(
+  [core-foundation-sys]=CoreFoundation
+  [security-framework-sys]=Security
+  [system-configuration-sys]=SystemConfiguration
+)
+# The oldest macOS each binary says it runs on (Zig alone would stamp its newest): VS Code's own
+# floor, 10.15, on Intel (the certificate verifier calls SecTrustEvaluateWithError, 10.14+), and
+# 11.0, the first on Apple silicon.
+declare -A MACOS_MIN=([x86_64-apple-darwin]=10.15 [aarch64-apple-darwin]=11.0)
+
+# "name manifest_dir" for each package the sidecar builds for $1 (cargo metadata, resolved).
+packages_for() {
+  cargo metadata --locked --format-version 1 --filter-platform "$1" 2>/dev/null | python3 -c '
+import json, os, sys
+m = json.load(sys.stdin)
+used = {n["id"] for n in m["resolve"]["nodes"]}
+for p in m["packages"]:
+    if p["id"] in used:
+        print(p["name"], os.path.dirname(p["manifest_path"]))'
+}
+
+# The oldest macOS a Mach-O binary says it runs on (LC_BUILD_VERSION, or before 10.14's format
+# LC_VERSION_MIN_MACOSX).
+macos_min() {
+  llvm-objdump --macho --private-headers "$1" |
+    awk '/LC_BUILD_VERSION|LC_VERSION_MIN_MACOSX/ {b=1} b && ($1=="minos" || $1=="version") {print $2; exit}'
+}
+
 macos() {
-  local triple="$1" sys
+  local triple="$1" stubs="$repo/target/macos-frameworks" name dir unknown=() specs=() var flags
   zig_tools || return 1
+  var="CARGO_TARGET_$(tr 'a-z-' 'A-Z_' <<<"$triple")_RUSTFLAGS"
+  flags="${!var:-}"
   if [ -z "${SDKROOT:-}" ]; then
-    sys=$(cargo tree --locked -p tandem --target "$triple" -e normal --prefix none 2>/dev/null |
-      grep -oE '^(core-foundation-sys|security-framework-sys|system-configuration-sys|objc2?-[a-z-]+|fsevent-sys) v[0-9.]+' | sort -u | tr '\n' ' ')
-    if [ -n "$sys" ]; then
-      echo "error: $triple links Apple frameworks (through ${sys% }), which Zig does not carry." \
-        "Set SDKROOT to a MacOSX.sdk (from Xcode on a Mac) and run again." >&2
+    while read -r name dir; do
+      if [ -n "${FRAMEWORK_OF[$name]:-}" ]; then
+        specs+=("${FRAMEWORK_OF[$name]}=$dir")
+      elif [[ "$name" =~ ^(objc2-.*|fsevent-sys|io-kit-sys|coreaudio-sys|metal)$ ]]; then
+        unknown+=("$name")
+      fi
+    done < <(packages_for "$triple")
+    if [ ${#unknown[@]} -gt 0 ]; then
+      echo "error: $triple links Apple frameworks through ${unknown[*]}, which scripts/macos-frameworks.py" \
+        "has no stubs for. Add them to FRAMEWORK_OF in scripts/release.sh, or set SDKROOT to a MacOSX.sdk." >&2
+      return 1
+    fi
+    rm -rf "$stubs"
+    if [ ${#specs[@]} -gt 0 ]; then
+      python3 "$repo/scripts/macos-frameworks.py" "$stubs" "${specs[@]}" || return 1
+      flags="$flags -C link-arg=-F$stubs"
+    fi
+  fi
+  env "$var=$flags" MACOSX_DEPLOYMENT_TARGET="${MACOS_MIN[$triple]}" \
+    nice -n 10 cargo zigbuild --release --locked -p tandem --target "$triple" || return 1
+  # What the Mac's loader will check: the oldest macOS and the libraries it must find.
+  if command -v llvm-objdump >/dev/null; then
+    local bin="$repo/target/$triple/release/tandem" minos
+    minos=$(macos_min "$bin")
+    if [ "$minos" != "${MACOS_MIN[$triple]}" ]; then
+      echo "error: $bin asks for macOS $minos, not ${MACOS_MIN[$triple]}" >&2
+      rm -f "$bin"
       return 1
     fi
   fi
-  nice -n 10 cargo zigbuild --release --locked -p tandem --target "$triple"
 }
 
 build() {
@@ -130,6 +168,13 @@ smoke() {
         echo "$(qemu-aarch64 -L /usr/aarch64-linux-gnu "$bin" --version 2>&1 | head -1) (qemu-aarch64)"
       else
         echo "not run (no qemu-aarch64 with libc6-arm64-cross)"
+      fi ;;
+    *-apple-darwin)
+      if command -v llvm-objdump >/dev/null; then
+        echo "not run here; macOS $(macos_min "$bin")+," \
+          "loads $(llvm-objdump --macho --dylibs-used "$bin" | sed -n 's|^[[:space:]]*\(/[^ ]*\) (.*|\1|p' | xargs -n1 basename | paste -sd' ')"
+      else
+        echo "not run here"
       fi ;;
     *) echo "not run here" ;;
   esac
