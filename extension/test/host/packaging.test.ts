@@ -296,6 +296,49 @@ describe('scripts/release.sh', () => {
     assert.doesNotMatch(r.stdout, /building/);
   });
 
+  it('writes macOS framework stubs of exactly the symbols each -sys crate declares (scripts/macos-frameworks.py)', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tandem-frameworks-'));
+    try {
+      const crate = (name: string, source: string) => {
+        mkdirSync(path.join(dir, name, 'src', 'sub'), { recursive: true });
+        writeFileSync(path.join(dir, name, 'src', 'sub', 'lib.rs'), source);
+      };
+      crate(
+        'sec-sys',
+        [
+          'pub fn rust_helper() {}',
+          'extern "C" {',
+          '    pub fn SecTrustCreate(a: *const u8) -> i32;',
+          '    pub static kSecClass: *const u8;',
+          '    #[cfg_attr(target_arch = "aarch64", link_name = "SecCopyKey$LEGACYMAC")]',
+          '    pub fn SecCopyKey() -> i32;',
+          '    pub fn CFShared();',
+          '}',
+        ].join('\n'),
+      );
+      crate('cf-sys', 'extern "C" {\n    pub fn CFRelease(x: *const u8);\n    pub fn CFShared();\n}\npub fn CFRangeMake() {}\n');
+      const out = path.join(dir, 'out');
+      const r = spawnSync('python3', [path.join(repo, 'scripts', 'macos-frameworks.py'), out, `Security=${path.join(dir, 'sec-sys')}`, `CoreFoundation=${path.join(dir, 'cf-sys')}`], {
+        encoding: 'utf8',
+      });
+      assert.equal(r.status, 0, r.stdout + r.stderr);
+      const symbols = (framework: string) => {
+        const tbd = readFileSync(path.join(out, `${framework}.framework`, `${framework}.tbd`), 'utf8');
+        assert.match(tbd, new RegExp(`install-name: +'/System/Library/Frameworks/${framework}\\.framework/Versions/A/${framework}'`));
+        assert.match(tbd, /targets: +\[ x86_64-macos, arm64-macos \]/);
+        return (/symbols: +\[ (.*) \]/.exec(tbd)?.[1] ?? '').split(', ');
+      };
+      assert.deepEqual(symbols('Security'), ['_SecCopyKey', "'_SecCopyKey$LEGACYMAC'", '_SecTrustCreate', '_kSecClass']);
+      // Declared by both crates: bound to one framework only, the one its prefix names.
+      assert.deepEqual(symbols('CoreFoundation'), ['_CFRelease', '_CFShared']);
+      const none = spawnSync('python3', [path.join(repo, 'scripts', 'macos-frameworks.py'), out, `Security=${path.join(dir, 'missing')}`], { encoding: 'utf8' });
+      assert.equal(none.status, 1);
+      assert.match(none.stderr, /no Rust sources under/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('builds for every target package.mjs packs', () => {
     // Each VS Code target's first triple in package.mjs is the one release.sh builds.
     const script = readFileSync(path.join(repo, 'scripts', 'release.sh'), 'utf8');
