@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Windows build's tests, run under Wine: private dirs' ACLs, the tools (commands through
-# cmd.exe, Job Objects), the sandbox policy, the providers and the protocol crates, and
+# cmd.exe, Job Objects, reparse points leading out of the workspace), the sandbox policy, the
+# providers and the protocol crates, and
 # end-to-end turns through `tandem.exe lsp` and `tandem.exe tool` with C:\ paths and CRLF files.
 #
 # Installs what it needs (idempotent): the Rust target, mingw-w64, Wine. Caches a Wine prefix in
@@ -38,6 +39,18 @@ if [ ! -f "$dll" ] || [ "$root/tests/wine/bcryptprimitives.c" -nt "$dll" ]; then
 fi
 cp "$dll" "$system32/bcryptprimitives.dll"
 rm -f "$system32/WindowsPowerShell/v1.0/powershell.exe"
+
+# Reparse points for tools_reparse_windows: Wine 8 cannot make a junction (FSCTL_SET_REPARSE_POINT
+# answers ERROR_NOT_SUPPORTED, CreateSymbolicLinkW is a stub) but shows a host symbolic link as
+# one, resolved by GetFinalPathNameByHandleW as Windows resolves a junction. Made fresh each run.
+links="$root/target/wine-links"
+rm -rf "$links"
+mkdir -p "$links/ws" "$links/outside"
+printf 's\n' >"$links/outside/secret"
+printf 'in\n' >"$links/ws/inside.txt"
+ln -s "$links/outside" "$links/ws/dir-link"
+ln -s "$links/outside/secret" "$links/ws/file-link"
+export TANDEM_WINE_LINKS="Z:${links//\//\\}"
 
 target=(--target x86_64-pc-windows-gnu)
 echo "== stdx (private dirs), tools, sandbox policy, providers, protocol (under Wine)"
