@@ -2,7 +2,8 @@
 
 use serde_json::Value;
 
-use super::{Outcome, Turn, rejection};
+use super::approve::rejection;
+use super::{Outcome, Turn};
 use crate::approval::{ApprovalAction, ApprovalRequest, Decision, McpApproval, McpServerApproval};
 use crate::events::{Event, ToolCallEvent, ToolStatus};
 use crate::mcp::describe_server;

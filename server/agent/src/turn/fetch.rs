@@ -1,7 +1,8 @@
 //! `fetch_url` in a turn: asked unless the host is listed, each redirect to a new host asked
 //! again, refused (not asked) in plan mode only if the mode says so (it allows fetching).
 
-use super::{Outcome, Turn, rejection};
+use super::approve::rejection;
+use super::{Outcome, Turn};
 use crate::approval::{ApprovalAction, Decision, FetchApproval};
 use tandem_model::ToolCall;
 use tandem_tools::fetch::{self, Fetcher, Hop, MAX_REDIRECTS};

@@ -1,0 +1,106 @@
+//! Running one tool call: the mode's say first, then the plan, fetch, MCP and built-in tools.
+
+use tracing::Instrument;
+
+use super::{Outcome, Turn};
+use crate::events::{Event, Location, ToolCallEvent};
+use crate::plan;
+use tandem_model::ToolCall;
+use tandem_tools as tools;
+use tandem_tools::{Prepared, Tool, ToolContext};
+
+impl Turn {
+    /// One tool call, in a span of its own (its name and id; never its arguments, which may
+    /// hold anything the model read).
+    pub(super) async fn run_tool(&self, call: &ToolCall) -> Outcome {
+        let span = tracing::info_span!("tool", name = %call.name, call = %call.id);
+        async {
+            let outcome = self.run_tool_unlogged(call).await;
+            tracing::info!(status = ?outcome.status, "tool call done");
+            outcome
+        }
+        .instrument(span)
+        .await
+    }
+
+    pub(super) async fn run_tool_unlogged(&self, call: &ToolCall) -> Outcome {
+        // Judged before anything else: a mode's refusal asks nobody and runs nothing.
+        let mode = self.session.mode();
+        if !mode.allows(&call.name) {
+            self.show_call(call);
+            return Outcome::rejected(mode.refusal(&call.name));
+        }
+        if call.name == plan::TOOL_NAME {
+            return self.update_plan(call);
+        }
+        if call.name == tandem_tools::fetch::TOOL_NAME {
+            return self.fetch(call).await;
+        }
+        if let Some(outcome) = self.run_mcp(call).await {
+            return outcome;
+        }
+        let info = self.show_call(call);
+        let one_file = Tool::from_name(&call.name).is_some_and(Tool::works_on_one_file);
+        let editor_text = match info.target {
+            Some(target) if one_file => match self.session.workspace.resolve(&target.path) {
+                Ok(abs) => self.editor_text(&abs).await,
+                Err(_) => None,
+            },
+            _ => None,
+        };
+        let ctx = ToolContext {
+            editor_text: editor_text.as_ref(),
+            ..ToolContext::new(&self.session.workspace, &self.session.reads)
+        };
+        let prepared = tokio::select! {
+            r = tools::prepare(&ctx, &call.name, &call.arguments) => r,
+            () = self.cancel.cancelled() => return Outcome::rejected("Cancelled by the user.".into()),
+        };
+        match prepared {
+            Err(e) => Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
+            Ok(Prepared::Done(output)) => Outcome::ok(output),
+            Ok(Prepared::Edit(proposal)) => self.edit(&ctx, call, proposal).await,
+            Ok(Prepared::Command(proposal)) => self.command(call, proposal).await,
+        }
+    }
+
+    /// Shows the user a built-in tool call (or a call to a tool that doesn't exist).
+    pub(super) fn show_call(&self, call: &ToolCall) -> tools::CallInfo {
+        let arguments = serde_json::from_str(&call.arguments)
+            .unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone()));
+        let info = tools::describe(&call.name, &call.arguments);
+        let root = self.session.workspace.root();
+        self.emit(Event::ToolCall(ToolCallEvent {
+            tool_call_id: call.id.clone(),
+            name: call.name.clone(),
+            arguments,
+            title: info.title.clone(),
+            kind: info.kind,
+            location: info.target.as_ref().map(|t| Location {
+                path: root.join(&t.path),
+                line: t.line,
+            }),
+        }));
+        info
+    }
+
+    /// `update_plan`: a valid plan becomes the session's and is shown as a plan (not as a tool
+    /// call); a bad one is shown as a failed call and the model told what is wrong.
+    pub(super) fn update_plan(&self, call: &ToolCall) -> Outcome {
+        match plan::parse(&call.arguments) {
+            Ok(plan) => {
+                let ack = plan.acknowledgement();
+                self.session.set_plan(plan.clone());
+                self.emit(Event::Plan(plan));
+                Outcome {
+                    silent: true,
+                    ..Outcome::ok(ack)
+                }
+            }
+            Err(why) => {
+                self.show_call(call);
+                Outcome::error(format!("Error (invalid_arguments): {why}"))
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! What a turn tells the face and keeps in the history: events, messages, usage.
+
+use time::OffsetDateTime;
+
+use super::Turn;
+use crate::events::Event;
+use crate::transcript::Record;
+use tandem_model::{Completion, Message};
+
+impl Turn {
+    /// Sends an event to the face and, unless it is a streaming piece, into the history.
+    pub(super) fn emit(&self, event: Event) {
+        if !event.is_piece() {
+            self.session.record_update(&self.turn_id, event.clone());
+        }
+        self.frontend.update(&self.session.id, &self.turn_id, event);
+    }
+
+    pub(super) fn record_message(&self, conversation: &mut Vec<Message>, message: Message) {
+        self.session.persist(&Record::Message {
+            turn_id: self.turn_id.clone(),
+            at: OffsetDateTime::now_utc(),
+            message: (&message).into(),
+        });
+        conversation.push(message);
+    }
+
+    /// Puts the streamed text and reasoning of a step into the history, one entry each.
+    pub(super) fn record_streamed(&self, reasoning: &str, text: &str) {
+        if !reasoning.is_empty() {
+            self.session.record_update(
+                &self.turn_id,
+                Event::Reasoning {
+                    delta: reasoning.to_string(),
+                },
+            );
+        }
+        if !text.is_empty() {
+            self.session.record_update(
+                &self.turn_id,
+                Event::Text {
+                    delta: text.to_string(),
+                },
+            );
+        }
+    }
+
+    /// Keeps what the model said before a cancel or an error, so the next prompt has it.
+    pub(super) fn keep_partial(
+        &self,
+        conversation: &mut Vec<Message>,
+        text: String,
+        reasoning: String,
+    ) {
+        if text.is_empty() {
+            return;
+        }
+        self.record_message(
+            conversation,
+            Message::Assistant {
+                content: format!("{text}\n\n[interrupted]"),
+                reasoning,
+                tool_calls: Vec::new(),
+            },
+        );
+    }
+
+    pub(super) async fn report_usage(&self, completion: &Completion) {
+        let Some(usage) = completion.usage else {
+            return;
+        };
+        let context_window = self.agent.context_window().await;
+        self.emit(Event::Usage {
+            prompt_tokens: usage.prompt_tokens,
+            completion_tokens: usage.completion_tokens,
+            context_window,
+        });
+    }
+}
