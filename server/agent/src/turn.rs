@@ -1,7 +1,9 @@
 //! The turn loop: ask the model, run the tools it calls, feed the results back, until it answers
 //! with text alone, the step cap is reached, or the user cancels. Each part is a module of its own:
-//! `steps` (the loop), `fit` (sizing the request), `record` (events and history), `dispatch` (one
-//! tool call), `approve` (decisions), `edit`, `command`, `fetch`, and `extend` (rules and MCP).
+//! `steps` (the loop), `prepare` (the request, fitted to the window), `fit` (sizing and the
+//! token estimate), `stream` (the answer), `record` (events and history), `dispatch` (the tool
+//! calls), `approve` (decisions), `stop` (the stop rules); the tools with approvals of their own
+//! in `edit`, `command`, `fetch`, and `extend` (rules and MCP).
 
 mod approve;
 mod command;
@@ -10,8 +12,11 @@ mod edit;
 mod extend;
 mod fetch;
 mod fit;
+mod prepare;
 mod record;
 mod steps;
+mod stop;
+mod stream;
 
 use std::sync::Arc;
 use tracing::Instrument;

@@ -1,15 +1,75 @@
-//! Running one tool call: the mode's say first, then the plan, fetch, MCP and built-in tools.
+//! Running the tool calls of an answer, in order: each call (the mode's say first, then the plan,
+//! fetch, MCP and built-in tools), its result shown and given to the model within the window's
+//! budget, and the rest skipped after a cancel.
 
 use tracing::Instrument;
 
+use super::stop::Ended;
 use super::{Outcome, Turn};
-use crate::events::{Event, Location, ToolCallEvent};
+use crate::context::{self, Sizing};
+use crate::events::{Event, Location, StopReason, ToolCallEvent};
 use crate::plan;
-use tandem_model::ToolCall;
+use tandem_model::{Message, ToolCall};
 use tandem_tools as tools;
 use tandem_tools::{Prepared, Tool, ToolContext};
 
 impl Turn {
+    /// Runs an answer's tool calls and puts each result into the conversation. After a cancel
+    /// the calls not yet run are answered "not run" (the model's calls each need a result) and
+    /// the turn ends.
+    pub(super) async fn run_calls(
+        &self,
+        conversation: &mut Vec<Message>,
+        tool_calls: &[ToolCall],
+        sizing: Option<&Sizing>,
+    ) -> Option<Ended> {
+        for (i, call) in tool_calls.iter().enumerate() {
+            if self.cancel.is_cancelled() {
+                for skipped in &tool_calls[i..] {
+                    self.record_message(
+                        conversation,
+                        Message::Tool {
+                            tool_call_id: skipped.id.clone(),
+                            content: "Not run: the user cancelled the turn.".into(),
+                        },
+                    );
+                }
+                return Some((StopReason::Cancelled, None));
+            }
+            let outcome = self.run_tool(call).await;
+            let for_model = match sizing {
+                Some(sizing) => context::cap_text(
+                    &outcome.output,
+                    Sizing {
+                        ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
+                        ..sizing.clone()
+                    }
+                    .tool_output_chars(),
+                ),
+                None => outcome.output.clone(),
+            };
+            // A folder's own rules come with the first result from under it (the model's
+            // copy only: the user was shown them as a `rules` update).
+            let for_model = for_model + &self.nested_rules(call);
+            if !outcome.silent {
+                self.emit(Event::ToolResult {
+                    tool_call_id: call.id.clone(),
+                    status: outcome.status,
+                    output: outcome.output,
+                    diff: outcome.diff,
+                });
+            }
+            self.record_message(
+                conversation,
+                Message::Tool {
+                    tool_call_id: call.id.clone(),
+                    content: for_model,
+                },
+            );
+        }
+        None
+    }
+
     /// One tool call, in a span of its own (its name and id; never its arguments, which may
     /// hold anything the model read).
     pub(super) async fn run_tool(&self, call: &ToolCall) -> Outcome {

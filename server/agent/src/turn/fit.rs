@@ -2,10 +2,11 @@
 //! estimate calibrated from the server's own counts.
 
 use super::Turn;
+use super::stop::Sent;
 use crate::context::{self, Sizing};
 use crate::events::Event;
 use tandem_model::{Completion, Message};
-use tandem_provider::{ProviderErrorKind, tokens};
+use tandem_provider::{ProviderError, ProviderErrorKind, tokens};
 
 impl Turn {
     /// The window and the kind of server, when the window is known.
@@ -115,5 +116,23 @@ impl Turn {
             self.agent.inner.client.server_kind().window_fix(),
             error.message
         )
+    }
+
+    /// A refusal for size teaches what it can: the server's count of the request lowers the
+    /// estimate, and a refusal naming no window leaves a guess of one (three quarters of what
+    /// was sent).
+    pub(super) fn learn_from_overflow(&self, error: &ProviderError, sent: Sent) {
+        let ProviderErrorKind::ContextOverflow { window, requested } = error.kind else {
+            return;
+        };
+        if let Some(counted) = requested {
+            self.calibrate_down(sent.chars, sent.messages, counted);
+        }
+        if window.is_none() {
+            let sent = requested.unwrap_or_else(|| {
+                tokens::tokens_for(sent.chars, sent.messages, context::START_RATIO)
+            });
+            *tandem_stdx::lock(&self.agent.inner.guessed_window) = Some(sent * 3 / 4);
+        }
     }
 }

@@ -5,7 +5,7 @@ use time::OffsetDateTime;
 use super::Turn;
 use crate::events::Event;
 use crate::transcript::Record;
-use tandem_model::{Completion, Message};
+use tandem_model::{Completion, FinishReason, Message, ToolCall};
 
 impl Turn {
     /// Sends an event to the face and, unless it is a streaming piece, into the history.
@@ -75,5 +75,62 @@ impl Turn {
             completion_tokens: usage.completion_tokens,
             context_window,
         });
+    }
+
+    /// Puts the model's answer into the conversation: its full text (the streamed text when the
+    /// server sent none at the end, its refusal when it said nothing else) and its tool calls,
+    /// each with an id. Returns the calls and why the model stopped.
+    pub(super) fn record_answer(
+        &self,
+        conversation: &mut Vec<Message>,
+        completion: Completion,
+        text: String,
+        reasoning: String,
+    ) -> (Vec<ToolCall>, Option<FinishReason>) {
+        let Completion {
+            text: full_text,
+            reasoning: full_reasoning,
+            refusal,
+            mut tool_calls,
+            finish_reason,
+            ..
+        } = completion;
+        let mut content = if full_text.is_empty() {
+            text
+        } else {
+            full_text
+        };
+        if content.is_empty()
+            && let Some(refusal) = refusal
+        {
+            self.emit(Event::Text {
+                delta: refusal.clone(),
+            });
+            self.session.record_update(
+                &self.turn_id,
+                Event::Text {
+                    delta: refusal.clone(),
+                },
+            );
+            content = refusal;
+        }
+        for call in &mut tool_calls {
+            if call.id.is_empty() {
+                call.id = format!("call_{}", uuid::Uuid::new_v4().simple());
+            }
+        }
+        self.record_message(
+            conversation,
+            Message::Assistant {
+                content,
+                reasoning: if full_reasoning.is_empty() {
+                    reasoning
+                } else {
+                    full_reasoning
+                },
+                tool_calls: tool_calls.clone(),
+            },
+        );
+        (tool_calls, finish_reason)
     }
 }
