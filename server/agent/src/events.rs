@@ -86,7 +86,7 @@ impl TurnErrorKind {
         let said = error.message.to_ascii_lowercase();
         match error.kind {
             K::ContextOverflow { .. } => TurnErrorKind::ContextOverflow,
-            K::Connect if said.contains("no model server is configured") => TurnErrorKind::NoServer,
+            K::NoServer => TurnErrorKind::NoServer,
             K::Connect | K::Interrupted | K::Timeout => TurnErrorKind::Connection,
             K::Status(401 | 403) => TurnErrorKind::Auth,
             _ if said.contains("context length")
@@ -185,6 +185,17 @@ impl Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_server_is_told_by_its_kind_not_its_words() {
+        use tandem_provider::{ProviderError, ProviderErrorKind as K};
+        let none = ProviderError::new(K::NoServer, tandem_provider::no_server_message());
+        assert_eq!(TurnErrorKind::of(&none), TurnErrorKind::NoServer);
+        // A server that cannot be reached, whatever its message says, is a connection error.
+        let refused =
+            ProviderError::new(K::Connect, "no model server is configured (a proxy said)");
+        assert_eq!(TurnErrorKind::of(&refused), TurnErrorKind::Connection);
+    }
 
     #[test]
     fn pieces_of_one_stream_merge() {
