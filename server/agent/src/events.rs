@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use tandem_tools::{FileDiff, ToolKind};
+use tandem_tools::{ErrorKind, FileDiff, ToolKind};
 
 /// One thing that happened in a turn.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,6 +30,9 @@ pub enum Event {
         output: String,
         /// The change an edit made (or would have made, when rejected).
         diff: Option<FileDiff>,
+        /// With an error a tool's own check found: which (`Stale`: the file changed since the
+        /// edit was proposed). `None` when the tool ran and failed on its own terms.
+        error_kind: Option<ErrorKind>,
     },
     /// Tokens used by the last request.
     Usage {

@@ -27,7 +27,7 @@ use super::events::{Event, StopReason, ToolStatus, TurnErrorKind};
 use super::prompt::ContextItem;
 use super::session::Session;
 use super::{Agent, Frontend};
-use tandem_tools::FileDiff;
+use tandem_tools::{ErrorKind, FileDiff, ToolError};
 
 pub(super) struct Turn {
     pub agent: Agent,
@@ -42,16 +42,26 @@ struct Outcome {
     status: ToolStatus,
     output: String,
     diff: Option<FileDiff>,
+    /// The kind of a tool's own error (`None`: it ran, or failed on its own terms).
+    error_kind: Option<ErrorKind>,
     /// Shown to the user otherwise (a plan is shown as a plan, not as a call and its result).
     silent: bool,
 }
 
 impl Outcome {
+    /// A tool's own error: the model reads `Error (KIND): message`, the face gets the kind.
+    fn failed(error: ToolError) -> Self {
+        Self {
+            error_kind: Some(error.kind),
+            ..Self::error(format!("Error ({}): {}", error.kind, error.message))
+        }
+    }
     fn ok(output: String) -> Self {
         Self {
             status: ToolStatus::Ok,
             output,
             diff: None,
+            error_kind: None,
             silent: false,
         }
     }
@@ -60,6 +70,7 @@ impl Outcome {
             status: ToolStatus::Error,
             output,
             diff: None,
+            error_kind: None,
             silent: false,
         }
     }
@@ -68,6 +79,7 @@ impl Outcome {
             status: ToolStatus::Rejected,
             output,
             diff: None,
+            error_kind: None,
             silent: false,
         }
     }

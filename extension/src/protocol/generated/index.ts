@@ -38,6 +38,7 @@ export type * from "./SetModeParams";
 export type * from "./SetModelParams";
 export type * from "./Severity";
 export type * from "./StopReason";
+export type * from "./ToolErrorKind";
 export type * from "./ToolMode";
 export type * from "./ToolStatus";
 export type * from "./UndoConflict";

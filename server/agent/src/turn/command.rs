@@ -85,7 +85,7 @@ impl Turn {
             );
         };
         match tools::run_command(&proposal, &walls, &mut on_output, self.cancel.clone()).await {
-            Err(e) => Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
+            Err(e) => Outcome::failed(e),
             Ok(outcome) => Outcome {
                 status: if outcome.exit_code == Some(0) && !outcome.timed_out && !outcome.cancelled
                 {
@@ -95,6 +95,7 @@ impl Turn {
                 },
                 output: outcome.report(),
                 diff: None,
+                error_kind: None,
                 silent: false,
             },
         }

@@ -11,7 +11,7 @@ use crate::events::{Event, Location, StopReason, ToolCallEvent};
 use crate::plan;
 use tandem_model::{Message, ToolCall};
 use tandem_tools as tools;
-use tandem_tools::{Prepared, Tool, ToolContext};
+use tandem_tools::{ErrorKind, Prepared, Tool, ToolContext, ToolError};
 
 impl Turn {
     /// Runs an answer's tool calls and puts each result into the conversation. After a cancel
@@ -57,6 +57,7 @@ impl Turn {
                     status: outcome.status,
                     output: outcome.output,
                     diff: outcome.diff,
+                    error_kind: outcome.error_kind,
                 });
             }
             self.record_message(
@@ -117,7 +118,7 @@ impl Turn {
             () = self.cancel.cancelled() => return Outcome::rejected("Cancelled by the user.".into()),
         };
         match prepared {
-            Err(e) => Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
+            Err(e) => Outcome::failed(e),
             Ok(Prepared::Done(output)) => Outcome::ok(output),
             Ok(Prepared::Edit(proposal)) => self.edit(&ctx, call, proposal).await,
             Ok(Prepared::Command(proposal)) => self.command(call, proposal).await,
@@ -159,7 +160,7 @@ impl Turn {
             }
             Err(why) => {
                 self.show_call(call);
-                Outcome::error(format!("Error (invalid_arguments): {why}"))
+                Outcome::failed(ToolError::new(ErrorKind::InvalidArguments, why))
             }
         }
     }

@@ -82,13 +82,13 @@ impl Turn {
                     Some(fresh) => match self.write(ctx, &fresh, &fresh.proposed).await {
                         Ok(applied) => applied,
                         Err(e) => {
-                            return Outcome::error(format!("Error ({}): {}", e.kind, e.message));
+                            return Outcome::failed(e);
                         }
                     },
-                    None => return Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
+                    None => return Outcome::failed(e),
                 }
             }
-            Err(e) => return Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
+            Err(e) => return Outcome::failed(e),
         };
         let mut output = if edited {
             format!(
@@ -134,6 +134,7 @@ impl Turn {
             status: ToolStatus::Ok,
             output,
             diff: Some(applied.diff),
+            error_kind: None,
             silent: false,
         }
     }

@@ -123,6 +123,7 @@ impl Turn {
                 status,
                 output: output.into(),
                 diff: None,
+                error_kind: None,
             });
             match reply.decision {
                 Decision::Accept => allowed.push(config),
@@ -249,6 +250,7 @@ impl Turn {
                     },
                     output: result.text,
                     diff: None,
+                    error_kind: None,
                     silent: false,
                 },
                 Err(e) => Outcome::error(format!("Error (mcp): {e}")),

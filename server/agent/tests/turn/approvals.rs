@@ -10,6 +10,7 @@ use tandem_agent::approval::{
     ApprovalAction, ApprovalPolicy, ApprovalReply, AutoApprove, Decision,
 };
 use tandem_agent::events::{Event, StopReason, ToolStatus};
+use tandem_tools::ErrorKind;
 
 const ORIGINAL: &str = "pub fn answer() -> u32 {\n    41\n}\n";
 const PROPOSED: &str = "pub fn answer() -> u32 {\n    42\n}\n";
@@ -185,5 +186,28 @@ async fn an_accepted_command_runs_and_its_output_streams() {
         .collect();
     assert!(streamed.contains("hello-from-the-command"), "{turn}");
     assert_eq!(turn.results()[0].0, ToolStatus::Ok, "{turn}");
+    h.requests();
+}
+
+#[tokio::test]
+async fn an_edit_whose_file_changed_while_asking_is_not_written_and_is_stale() {
+    let h = Harness::new(Scenario::new([
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "notes.txt", "content": "the model's\n"}),
+        ),
+        Reply::text("I will read it again.").expect_tool_result_contains("stale"),
+    ]));
+    h.write("notes.txt", "before\n");
+    let (answer, later) = tokio::sync::oneshot::channel();
+    let mut running = h.start("Rewrite notes.txt", vec![Answer::Later(later)]);
+    running.asked().await;
+    h.write("notes.txt", "the user's\n");
+    answer.send(ApprovalReply::accept()).unwrap();
+    let turn = running.end().await;
+
+    assert_eq!(h.read("notes.txt"), "the user's\n");
+    assert_eq!(turn.results()[0].0, ToolStatus::Error, "{turn}");
+    assert_eq!(turn.error_kinds(), [Some(ErrorKind::Stale)]);
     h.requests();
 }

@@ -4,6 +4,7 @@ use crate::support::*;
 use mock_model::{Reply, Scenario};
 use serde_json::json;
 use tandem_agent::events::{Event, StopReason, ToolStatus};
+use tandem_tools::ErrorKind;
 
 #[tokio::test]
 async fn a_tool_result_goes_back_to_the_model_and_its_answer_ends_the_turn() {
@@ -85,6 +86,15 @@ async fn tool_errors_go_back_to_the_model_and_the_turn_goes_on() {
         assert!(output.starts_with("Error ("), "{output}");
     }
     assert!(results[0].1.contains("missing.txt"), "{}", results[0].1);
+    // The kind goes to the face as a kind, not as words to find again.
+    assert_eq!(
+        turn.error_kinds(),
+        [
+            Some(ErrorKind::NoSuchFile),
+            Some(ErrorKind::InvalidArguments),
+            Some(ErrorKind::UnknownTool)
+        ]
+    );
     assert!(results[1].1.contains("invalid"), "{}", results[1].1);
     assert!(
         results[2].1.contains("delete_everything") && results[2].1.contains("read_file"),

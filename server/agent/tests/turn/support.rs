@@ -13,6 +13,7 @@ use tandem_agent::approval::{ApprovalPolicy, ApprovalReply, ApprovalRequest, Dec
 use tandem_agent::events::{Event, StopReason, ToolStatus, TurnErrorKind};
 use tandem_agent::{Agent, AgentSettings, Frontend};
 use tandem_provider::{LazyClient, Limits, ProviderOptions};
+use tandem_tools::ErrorKind;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 /// The longest a test waits for the next thing to happen: a safety net for a broken loop (a
@@ -49,6 +50,8 @@ pub enum Answer {
     Reply(ApprovalReply),
     /// Never answers (a cancel or the timeout settles it).
     Never,
+    /// Answers what the test sends, when it sends it.
+    Later(tokio::sync::oneshot::Receiver<ApprovalReply>),
 }
 
 impl Answer {
@@ -82,6 +85,11 @@ impl Frontend for Face {
         let answer = tandem_stdx::lock(&self.answers).pop_front();
         match answer {
             Some(Answer::Reply(reply)) => Box::pin(async move { reply }),
+            Some(Answer::Later(reply)) => Box::pin(async move {
+                reply
+                    .await
+                    .unwrap_or_else(|_| ApprovalReply::reject("the test dropped it"))
+            }),
             Some(Answer::Never) | None => Box::pin(std::future::pending()),
         }
     }
@@ -254,6 +262,17 @@ impl Turn {
             .iter()
             .filter_map(|e| match e {
                 Event::ToolResult { status, output, .. } => Some((*status, output.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Each tool result's error kind.
+    pub fn error_kinds(&self) -> Vec<Option<ErrorKind>> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::ToolResult { error_kind, .. } => Some(*error_kind),
                 _ => None,
             })
             .collect()
