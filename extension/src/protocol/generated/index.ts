@@ -46,3 +46,4 @@ export type * from "./UndoParams";
 export type * from "./UndoResult";
 export type * from "./UpdateParams";
 export { ErrorCode, Method } from "./methods";
+export type * from "./requests";
