@@ -101,7 +101,7 @@ pub struct Harness {
     pub agent: Agent,
     pub session: String,
     root: tempfile::TempDir,
-    _data: tempfile::TempDir,
+    data: tempfile::TempDir,
 }
 
 impl Harness {
@@ -137,12 +137,22 @@ impl Harness {
             agent,
             session,
             root,
-            _data: data,
+            data,
         }
     }
 
     pub fn root(&self) -> &Path {
         self.root.path()
+    }
+
+    /// Every transcript in the data dir, concatenated.
+    pub fn transcripts(&self) -> String {
+        let dir = self.data.path().join("sessions");
+        let mut all = String::new();
+        for entry in std::fs::read_dir(dir).expect("the sessions dir").flatten() {
+            all.push_str(&std::fs::read_to_string(entry.path()).unwrap_or_default());
+        }
+        all
     }
 
     pub fn write(&self, path: &str, text: &str) {

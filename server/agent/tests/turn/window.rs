@@ -58,6 +58,16 @@ async fn a_long_turn_in_a_4k_window_compacts_and_goes_on() {
         let tools = request.body["tools"].to_string().len();
         assert!((chars + tools) / 3 < 4096, "{} characters", chars + tools);
     }
+    let last = requests.last().unwrap();
+    assert!(
+        last.message_texts()
+            .iter()
+            .any(|t| t.contains("[elided to save context: the output of read_file a.txt"))
+    );
+    // The full outputs stay in the transcript on disk.
+    let transcript = h.transcripts();
+    assert!(transcript.contains("\"type\":\"compaction\""));
+    assert!(transcript.matches("a line with some words").count() >= 150);
 }
 
 #[tokio::test]
@@ -73,7 +83,9 @@ async fn a_message_that_cannot_fit_the_window_is_never_sent() {
     let (reason, error, kind) = turn.ended();
     assert_eq!(reason, StopReason::Error, "{turn}");
     assert_eq!(kind, Some(TurnErrorKind::ContextOverflow));
-    assert!(error.unwrap().contains("2,048"));
+    let error = error.unwrap();
+    assert!(error.contains("2,048 tokens (your setting)"), "{error}");
+    assert!(error.contains("your message is about"), "{error}");
     assert_eq!(h.mock.chat_requests().len(), 0);
 }
 
