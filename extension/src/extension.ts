@@ -9,7 +9,7 @@ import { configuredEndpoint, initializationOptions, RESTART_SETTINGS } from './c
 import { selectionAttachment } from './context/selection';
 import { getDiagnostics } from './diagnostics/handler';
 import { EndpointKeys, normalizeBaseUrl, sidecarEnv } from './secrets';
-import { externalLink } from './shared/errors';
+import { externalLink } from './shared/links';
 import type { WebviewMessage } from './shared/messages';
 import { Sidecar, type Launch } from './sidecar/connection';
 

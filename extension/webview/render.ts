@@ -1,7 +1,7 @@
 // The transcript model to DOM. Each item's element is cached by id and revision, so a streamed
 // delta redraws one paragraph, not the chat, and the user's open/closed details survive.
 
-import type { ErrorKind } from '../src/shared/errors';
+import type { ErrorKind } from '../src/protocol';
 import type { ChatCommand, Decision, PendingApproval } from '../src/shared/messages';
 
 /** The key of a pending approval within the shown session (the host sends only that session's). */
@@ -257,8 +257,6 @@ function errorFooter(error: string | undefined, kind: ErrorKind | undefined, ctx
       return box('error-box', 'The model server did not accept the API key (or got none).', button('Set API Key', () => ctx.onCommand('setApiKey'), 'primary'));
     case 'connection':
       return box('error-box', 'Could not reach the model server.', retry());
-    case 'stale':
-      return box('notice-box', STALE_NOTE);
     case 'contextOverflow':
       return box('error-box', 'The conversation no longer fits in the model’s context window. Start a new chat, or pick a model with a larger window.', button('New Chat', () => ctx.onCommand('newChat'), 'secondary'));
     default:

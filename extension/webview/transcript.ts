@@ -1,8 +1,7 @@
 // The chat as a model: the host's log of sidecar updates folded into turns and items. Pure, so
 // it is tested without a DOM; render.ts turns it into elements.
 
-import type { ToolStatus, StopReason } from '../src/protocol';
-import { classifyError, type ErrorKind } from '../src/shared/errors';
+import type { ErrorKind, ToolStatus, StopReason } from '../src/protocol';
 import type { LogEntry } from '../src/shared/messages';
 
 /**
@@ -166,8 +165,7 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
         tool.output = capped(entry.output);
         tool.outputTotal = entry.output.length;
         if (entry.diff != null) tool.diff = entry.diff;
-        // `errorKind` is optional on the wire; older sidecars say it in the text.
-        tool.stale = entry.status === 'error' && classifyError((entry as { errorKind?: unknown }).errorKind, entry.output) === 'stale';
+        tool.stale = entry.errorKind === 'stale';
         tool.rev++;
       }
       return;
@@ -203,7 +201,7 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
       turn.ended = {
         stopReason: entry.stopReason,
         ...(entry.error != null ? { error: entry.error } : {}),
-        ...(entry.stopReason === 'error' ? { errorKind: classifyError((entry as { errorKind?: unknown }).errorKind, entry.error) } : {}),
+        ...(entry.stopReason === 'error' ? { errorKind: entry.errorKind ?? 'other' } : {}),
       };
       // A tool still "running" when its turn ended was cut off (cancelled, or the sidecar died).
       for (const item of turn.items) {

@@ -6,14 +6,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ApprovalController } from '../approvals/controller';
 import type {
-  ListModelsResult,
   ListSessionsResult,
-  LoadSessionResult,
   ModelInfo,
-  NewSessionResult,
-  PromptResult,
   SetModelParams,
-  UndoResult,
   UpdateParams,
 } from '../protocol';
 import { ErrorCode, Method } from '../protocol';
@@ -177,12 +172,15 @@ export class ChatSession {
           this.notice('error', 'Open a folder first: Tandem works in a workspace folder.');
           return;
         }
-        const created = await this.sidecar.request<NewSessionResult>(Method.newSession, { root });
+        const created = await this.sidecar.request(Method.newSession, { root });
         this.setSession(created.sessionId, []);
       }
       const mentioned = await this.mentioned(text);
       const context = [...attachments, ...mentioned.filter((m) => !attachments.some((a) => a.item.path === m.item.path))].map((a) => a.item);
-      const { turnId } = await this.sidecar.request<PromptResult>(Method.prompt, { sessionId: this.sessionId, text, context });
+      // Set above when there was none; the type cannot follow that through the awaits.
+      const sessionId = this.sessionId;
+      if (!sessionId) return;
+      const { turnId } = await this.sidecar.request(Method.prompt, { sessionId, text, context });
       if (!this.ended.has(turnId)) {
         this.runningTurn = turnId;
         this.postStatus();
@@ -223,7 +221,7 @@ export class ChatSession {
   /** Shows a stored session. */
   async open(sessionId: string): Promise<void> {
     if (this.runningTurn && sessionId !== this.sessionId) await this.stop();
-    const loaded = await this.sidecar.request<LoadSessionResult>(Method.loadSession, { sessionId });
+    const loaded = await this.sidecar.request(Method.loadSession, { sessionId });
     this.setSession(loaded.sessionId, loaded.entries);
   }
 
@@ -240,7 +238,7 @@ export class ChatSession {
     let entries: LogEntry[] = [];
     if (id) {
       try {
-        entries = (await this.sidecar.request<LoadSessionResult>(Method.loadSession, { sessionId: id })).entries;
+        entries = (await this.sidecar.request(Method.loadSession, { sessionId: id })).entries;
       } catch {
         // Nothing was stored yet: the chat starts over.
       }
@@ -254,7 +252,7 @@ export class ChatSession {
   async pickSession(): Promise<void> {
     let sessions: ListSessionsResult['sessions'];
     try {
-      sessions = (await this.sidecar.request<ListSessionsResult>(Method.listSessions, {})).sessions;
+      sessions = (await this.sidecar.request(Method.listSessions, {})).sessions;
     } catch (e) {
       void vscode.window.showErrorMessage(`Could not list sessions: ${errorText(e)}`);
       return;
@@ -296,7 +294,7 @@ export class ChatSession {
     try {
       const outcome = await restoreTo(
         {
-          undo: (params) => this.sidecar.request<UndoResult>(Method.undo, params),
+          undo: (params) => this.sidecar.request(Method.undo, params),
           confirm: async (message, detail) => (await vscode.window.showWarningMessage(message, { modal: true, detail }, RESTORE_ANYWAY)) === RESTORE_ANYWAY,
         },
         sessionId,
@@ -322,7 +320,7 @@ export class ChatSession {
 
   private async doRefreshModels(): Promise<void> {
     try {
-      const r = await this.sidecar.request<ListModelsResult>(Method.listModels, {});
+      const r = await this.sidecar.request(Method.listModels, {});
       this.models = r.models;
       this.currentModel = r.current || null;
       const { model, replaced } = reconcileModel(r.models.map((m) => m.id), this.currentModel);

@@ -21,6 +21,9 @@ import type {
   GetDiagnosticsParams,
   GetDiagnosticsResult,
   InitializationOptions,
+  ParamsOf,
+  RequestMethod,
+  ResultOf,
   UpdateParams,
 } from '../protocol';
 import { Method } from '../protocol';
@@ -290,15 +293,18 @@ export class Sidecar implements vscode.Disposable {
     });
   }
 
-  /** Sends a `tandem/*` request, waiting for a sidecar that is still starting. */
-  async request<R>(method: string, params: object): Promise<R> {
+  /**
+   * Sends a `tandem/*` request, waiting for a sidecar that is still starting. The method names
+   * its params and result (the generated `Requests`), so a mismatch does not compile.
+   */
+  async request<M extends RequestMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
     if (!this.client) throw new Error("Tandem's sidecar is not running. See the Tandem output.");
     await this.whenRunning();
     const client = this.client;
     if (!client || !client.isRunning()) {
       throw new Error("Tandem's sidecar is not running.");
     }
-    return client.sendRequest<R>(method, params);
+    return client.sendRequest<ResultOf<M>>(method, params);
   }
 
   dispose(): void {

@@ -131,6 +131,7 @@ describe('failed turns', () => {
 
   it('no model server: in VS Code’s words, with Open Settings and Retry', () => {
     const { root, calls } = render({
+      errorKind: 'noServer',
       error: 'no model server is configured, and none answered at http://127.0.0.1:1234/v1 (LM Studio). Start one of them, or configure one: set TANDEM_BASE_URL …, pass --base-url',
     });
     const end = root.querySelector('.turn-end');
@@ -145,14 +146,16 @@ describe('failed turns', () => {
     assert.equal(calls.retry.mock.callCount(), 1);
   });
 
-  it('follows errorKind when the sidecar sends it, and the text when it does not', () => {
+  it('follows errorKind, never the text', () => {
     const endButtons = (root: Element) => buttons(root.querySelector('.turn-end') ?? root);
     assert.deepEqual(endButtons(render({ error: 'whatever', errorKind: 'auth' }).root), ['Set API Key']);
-    assert.deepEqual(endButtons(render({ error: 'model server returned 401 Unauthorized: bad key' }).root), ['Set API Key']);
-    assert.deepEqual(endButtons(render({ error: 'could not connect to the model server at http://x/v1: Connection refused' }).root), ['Retry']);
-    const other = render({ error: 'the output limit was hit' }).root;
-    assert.deepEqual(endButtons(other), []);
-    assert.equal(other.querySelector('.turn-end.error')?.textContent, 'the output limit was hit');
+    assert.deepEqual(endButtons(render({ error: 'could not connect', errorKind: 'connection' }).root), ['Retry']);
+    // Words that look like a kind are not one: without errorKind the error is shown as it is.
+    for (const error of ['model server returned 401 Unauthorized: bad key', 'no model server is configured', 'the output limit was hit']) {
+      const other = render({ error }).root;
+      assert.deepEqual(endButtons(other), [], error);
+      assert.equal(other.querySelector('.turn-end.error')?.textContent, error);
+    }
   });
 
   it('shows an edit refused as stale as a notice, not as a failed card', () => {
@@ -160,7 +163,7 @@ describe('failed turns', () => {
     new TranscriptView(root).render(
       buildTranscript([
         u({ kind: 'toolCall', toolCallId: 'e1', name: 'write_to_file', arguments: {}, title: 'Edit src/a.ts' }),
-        u({ kind: 'toolResult', toolCallId: 'e1', status: 'error', output: 'Error (stale): src/a.ts changed since the edit was proposed; nothing was written.' }),
+        u({ kind: 'toolResult', toolCallId: 'e1', status: 'error', errorKind: 'stale', output: 'Error (stale): src/a.ts changed since the edit was proposed; nothing was written.' }),
       ]),
       context().ctx,
     );
@@ -169,5 +172,20 @@ describe('failed turns', () => {
     assert.ok(!card.classList.contains('state-error'));
     assert.equal(card.querySelector('.tool-state')?.textContent, 'file changed');
     assert.match(card.querySelector('.tool-note')?.textContent ?? '', /changed on disk .* will read it again/);
+  });
+
+  it('takes a tool error as stale by its kind only', () => {
+    const root = document.createElement('div');
+    new TranscriptView(root).render(
+      buildTranscript([
+        u({ kind: 'toolCall', toolCallId: 'e1', name: 'read_file', arguments: {}, title: 'Read notes.md' }),
+        // A file whose text says so is not a stale edit.
+        u({ kind: 'toolResult', toolCallId: 'e1', status: 'error', errorKind: 'noSuchFile', output: 'Error (stale): changed since you last read it' }),
+      ]),
+      context().ctx,
+    );
+    const card = root.querySelector('.tool');
+    assert.ok(card?.classList.contains('state-error'));
+    assert.equal(card?.querySelector('.tool-note'), null);
   });
 });

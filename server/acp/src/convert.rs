@@ -242,6 +242,7 @@ impl Translator {
                 status,
                 output,
                 diff,
+                ..
             } => vec![self.result(&tool_call_id, status, &output, diff.as_ref())],
             Event::TurnEnded { error, .. } => {
                 let mut updates = self.close_open();
@@ -685,6 +686,7 @@ mod tests {
             status: ToolStatus::Error,
             output: "one\ntwo\n[exit code 2]".into(),
             diff: None,
+            error_kind: None,
         });
         let done = wire(&done[0]);
         assert_eq!(done["status"], "failed");
@@ -717,6 +719,7 @@ mod tests {
             status: ToolStatus::Ok,
             output: "Applied the edit to a.txt (+1 -1).".into(),
             diff: Some(FileDiff::new("a.txt", Some("old\n"), "new\n")),
+            error_kind: None,
         });
         let done = wire(&done[0]);
         assert_eq!(done["status"], "completed");
@@ -733,6 +736,7 @@ mod tests {
             status: ToolStatus::Rejected,
             output: "The user rejected this edit.".into(),
             diff: None,
+            error_kind: None,
         });
         let done = wire(&done[0]);
         assert_eq!(done["status"], "failed");

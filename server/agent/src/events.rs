@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use tandem_tools::{FileDiff, ToolKind};
+use tandem_tools::{ErrorKind, FileDiff, ToolKind};
 
 /// One thing that happened in a turn.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,6 +30,9 @@ pub enum Event {
         output: String,
         /// The change an edit made (or would have made, when rejected).
         diff: Option<FileDiff>,
+        /// With an error a tool's own check found: which (`Stale`: the file changed since the
+        /// edit was proposed). `None` when the tool ran and failed on its own terms.
+        error_kind: Option<ErrorKind>,
     },
     /// Tokens used by the last request.
     Usage {
@@ -86,7 +89,7 @@ impl TurnErrorKind {
         let said = error.message.to_ascii_lowercase();
         match error.kind {
             K::ContextOverflow { .. } => TurnErrorKind::ContextOverflow,
-            K::Connect if said.contains("no model server is configured") => TurnErrorKind::NoServer,
+            K::NoServer => TurnErrorKind::NoServer,
             K::Connect | K::Interrupted | K::Timeout => TurnErrorKind::Connection,
             K::Status(401 | 403) => TurnErrorKind::Auth,
             _ if said.contains("context length")
@@ -185,6 +188,17 @@ impl Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_server_is_told_by_its_kind_not_its_words() {
+        use tandem_provider::{ProviderError, ProviderErrorKind as K};
+        let none = ProviderError::new(K::NoServer, tandem_provider::no_server_message());
+        assert_eq!(TurnErrorKind::of(&none), TurnErrorKind::NoServer);
+        // A server that cannot be reached, whatever its message says, is a connection error.
+        let refused =
+            ProviderError::new(K::Connect, "no model server is configured (a proxy said)");
+        assert_eq!(TurnErrorKind::of(&refused), TurnErrorKind::Connection);
+    }
 
     #[test]
     fn pieces_of_one_stream_merge() {

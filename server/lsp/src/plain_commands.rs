@@ -372,6 +372,7 @@ mod tests {
                 status: ToolStatus::Ok,
                 output: "1 | x".into(),
                 diff: None,
+                error_kind: None,
             }),
             e(Event::Text {
                 delta: "Fixed.".into(),

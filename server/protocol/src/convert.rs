@@ -117,6 +117,31 @@ impl From<core_events::ToolStatus> for ToolStatus {
     }
 }
 
+impl From<tandem_tools::ErrorKind> for ToolErrorKind {
+    fn from(k: tandem_tools::ErrorKind) -> Self {
+        use tandem_tools::ErrorKind as K;
+        match k {
+            K::NoSuchFile => ToolErrorKind::NoSuchFile,
+            K::OutsideWorkspace => ToolErrorKind::OutsideWorkspace,
+            K::BinaryFile => ToolErrorKind::BinaryFile,
+            K::TooLarge => ToolErrorKind::TooLarge,
+            K::InvalidArguments => ToolErrorKind::InvalidArguments,
+            K::UnknownTool => ToolErrorKind::UnknownTool,
+            K::Stale => ToolErrorKind::Stale,
+            K::Timeout => ToolErrorKind::Timeout,
+            K::Cancelled => ToolErrorKind::Cancelled,
+            K::Io => ToolErrorKind::Io,
+            K::NotFound => ToolErrorKind::NotFound,
+            K::Ambiguous => ToolErrorKind::Ambiguous,
+            K::Overlap => ToolErrorKind::Overlap,
+            K::Placeholder => ToolErrorKind::Placeholder,
+            K::Invalid => ToolErrorKind::Invalid,
+            K::Refused => ToolErrorKind::Refused,
+            K::Network => ToolErrorKind::Network,
+        }
+    }
+}
+
 impl From<core_events::StopReason> for StopReason {
     fn from(s: core_events::StopReason) -> Self {
         match s {
@@ -152,11 +177,13 @@ impl From<Event> for Update {
                 status,
                 output,
                 diff,
+                error_kind,
             } => Update::ToolResult {
                 tool_call_id,
                 status: status.into(),
                 output,
                 diff: diff.map(|d| d.unified),
+                error_kind: error_kind.map(Into::into),
             },
             Event::Usage {
                 prompt_tokens,
@@ -367,6 +394,7 @@ mod tests {
                 status: core_events::ToolStatus::Rejected,
                 output: "no".into(),
                 diff: None,
+                error_kind: None,
             },
         );
         assert_eq!(
@@ -374,6 +402,14 @@ mod tests {
             json!({"sessionId": "s", "turnId": "t1", "kind": "toolResult",
                    "toolCallId": "c", "status": "rejected", "output": "no"})
         );
+        let stale = Update::from(Event::ToolResult {
+            tool_call_id: "c".into(),
+            status: core_events::ToolStatus::Error,
+            output: "Error (stale): a.rs changed".into(),
+            diff: None,
+            error_kind: Some(tandem_tools::ErrorKind::Stale),
+        });
+        assert_eq!(serde_json::to_value(&stale).unwrap()["errorKind"], "stale");
         let ended = Update::from(Event::TurnEnded {
             stop_reason: core_events::StopReason::MaxSteps,
             error: None,

@@ -60,6 +60,63 @@ fn methods_ts() -> String {
     out
 }
 
+/// `requests.ts`: each request's params and result, by method name, so the extension's
+/// `request` takes the params and gives the result of the method it names. One row per handler
+/// of the `tandem lsp` face (`server/lsp`) and per request it sends the client.
+fn requests_ts(cfg: &Config) -> String {
+    fn pair<P: TS, R: TS>(cfg: &Config, method: &str) -> (String, String, String) {
+        (method.to_string(), P::ident(cfg), R::ident(cfg))
+    }
+    let to_server = [
+        pair::<NewSessionParams, NewSessionResult>(cfg, methods::NEW_SESSION),
+        pair::<PromptParams, PromptResult>(cfg, methods::PROMPT),
+        pair::<SessionParams, Empty>(cfg, methods::CANCEL),
+        pair::<Empty, ListSessionsResult>(cfg, methods::LIST_SESSIONS),
+        pair::<SessionParams, LoadSessionResult>(cfg, methods::LOAD_SESSION),
+        pair::<UndoParams, UndoResult>(cfg, methods::UNDO),
+        pair::<Empty, ListModelsResult>(cfg, methods::LIST_MODELS),
+        pair::<SetModelParams, Empty>(cfg, methods::SET_MODEL),
+        pair::<SetModeParams, Empty>(cfg, methods::SET_MODE),
+    ];
+    let to_client = [
+        pair::<ApprovalRequest, ApprovalReply>(cfg, methods::REQUEST_APPROVAL),
+        pair::<GetDiagnosticsParams, GetDiagnosticsResult>(cfg, methods::GET_DIAGNOSTICS),
+    ];
+    let types: BTreeSet<&String> = to_server
+        .iter()
+        .chain(&to_client)
+        .flat_map(|(_, p, r)| [p, r])
+        .collect();
+    let mut out = String::from(
+        "// Generated from server/protocol/src/ts.rs by the protocol_ts test. Do not edit.\n\n",
+    );
+    for t in types {
+        out.push_str(&format!("import type {{ {t} }} from \"./{t}\";\n"));
+    }
+    for (doc, name, rows) in [
+        ("The requests the client sends", "Requests", &to_server[..]),
+        (
+            "The requests the sidecar sends the client",
+            "ClientRequests",
+            &to_client[..],
+        ),
+    ] {
+        out.push_str(&format!(
+            "\n/** {doc}: params and result by method. */\nexport interface {name} {{\n"
+        ));
+        for (method, params, result) in rows.iter() {
+            out.push_str(&format!(
+                "  '{method}': {{ params: {params}; result: {result} }};\n"
+            ));
+        }
+        out.push_str("}\n");
+    }
+    out.push_str(
+        "\nexport type RequestMethod = keyof Requests;\nexport type ParamsOf<M extends RequestMethod> = Requests[M]['params'];\nexport type ResultOf<M extends RequestMethod> = Requests[M]['result'];\n",
+    );
+    out
+}
+
 /// The `.ts` files under `dir`, by file name.
 fn read_dir(dir: &Path) -> BTreeMap<String, String> {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -97,9 +154,12 @@ fn protocol_ts_matches_the_rust_types() {
         .collect();
     generated.insert(
         "index.ts".into(),
-        format!("{index}export {{ ErrorCode, Method }} from \"./methods\";\n"),
+        format!(
+            "{index}export {{ ErrorCode, Method }} from \"./methods\";\nexport type * from \"./requests\";\n"
+        ),
     );
     generated.insert("methods.ts".into(), methods_ts());
+    generated.insert("requests.ts".into(), requests_ts(&cfg));
 
     let committed_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(GENERATED_DIR);
     if std::env::var_os("TANDEM_UPDATE_TS").is_some() {

@@ -335,6 +335,11 @@ pub enum Update {
         /// An edit's unified diff.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         diff: Option<String>,
+        /// With `status: "error"` from a tool's own check: what kind of failure (`stale`: the
+        /// file changed since the edit was proposed). Absent when the tool ran and failed on
+        /// its own terms (a command's exit code, an MCP tool's error).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_kind: Option<ToolErrorKind>,
     },
     /// Tokens used by the last request.
     Usage {
@@ -434,6 +439,37 @@ pub enum ErrorKind {
     /// The conversation does not fit the model's context window.
     ContextOverflow,
     Other,
+}
+
+/// What a tool call's error is: the kinds the model sees as `Error (KIND): …`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ToolErrorKind {
+    NoSuchFile,
+    OutsideWorkspace,
+    BinaryFile,
+    TooLarge,
+    InvalidArguments,
+    UnknownTool,
+    /// The file changed since it was read or the edit was proposed; nothing was written.
+    Stale,
+    Timeout,
+    Cancelled,
+    Io,
+    /// `replace_in_file`: a SEARCH text is not in the file.
+    NotFound,
+    /// `replace_in_file`: a SEARCH text is in the file more than once.
+    Ambiguous,
+    /// `replace_in_file`: two SEARCH texts overlap.
+    Overlap,
+    /// `replace_in_file`: the model wrote a placeholder instead of the text.
+    Placeholder,
+    /// `replace_in_file`: the blocks are malformed.
+    Invalid,
+    /// `fetch_url`: a URL, address or content type it will not fetch.
+    Refused,
+    /// `fetch_url`: the server could not be reached or answered with an error.
+    Network,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

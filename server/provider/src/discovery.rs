@@ -248,7 +248,7 @@ async fn find_local_server() -> Result<(String, String), ProviderError> {
         return Ok((server.url.to_string(), name));
     }
     Err(ProviderError {
-        kind: ProviderErrorKind::Connect,
+        kind: ProviderErrorKind::NoServer,
         message: no_server_message(),
     })
 }

@@ -193,6 +193,8 @@ impl ProviderError {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProviderErrorKind {
+    /// No model server is configured and none answered on this machine: nothing was sent.
+    NoServer,
     /// Could not connect (after retries).
     Connect,
     /// A non-2xx status (after retries where retryable); the message carries the provider's own.

@@ -3,6 +3,7 @@ import type { ErrorKind } from "./ErrorKind";
 import type { PlanEntry } from "./PlanEntry";
 import type { RulesFile } from "./RulesFile";
 import type { StopReason } from "./StopReason";
+import type { ToolErrorKind } from "./ToolErrorKind";
 import type { ToolStatus } from "./ToolStatus";
 
 /**
@@ -12,7 +13,13 @@ export type UpdateParams = { sessionId: string, turnId: string, } & ({ "kind": "
 /**
  * An edit's unified diff.
  */
-diff?: string | null, } | { "kind": "usage", promptTokens: number, completionTokens: number, contextWindow?: number | null, } | { "kind": "rules", files: Array<RulesFile>, } | { "kind": "compaction", elided: number, summarized: number, tokensBefore: number, tokensAfter: number, contextWindow: number, } | { "kind": "modelNotice", message: string, } | { "kind": "plan", explanation?: string | null, entries: Array<PlanEntry>, } | { "kind": "turnEnded", stopReason: StopReason, error?: string | null, 
+diff?: string | null, 
+/**
+ * With `status: "error"` from a tool's own check: what kind of failure (`stale`: the
+ * file changed since the edit was proposed). Absent when the tool ran and failed on
+ * its own terms (a command's exit code, an MCP tool's error).
+ */
+errorKind?: ToolErrorKind | null, } | { "kind": "usage", promptTokens: number, completionTokens: number, contextWindow?: number | null, } | { "kind": "rules", files: Array<RulesFile>, } | { "kind": "compaction", elided: number, summarized: number, tokensBefore: number, tokensAfter: number, contextWindow: number, } | { "kind": "modelNotice", message: string, } | { "kind": "plan", explanation?: string | null, entries: Array<PlanEntry>, } | { "kind": "turnEnded", stopReason: StopReason, error?: string | null, 
 /**
  * With `error`: what kind of failure, so the client can offer the fix.
  */

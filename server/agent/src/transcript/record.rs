@@ -27,7 +27,7 @@ use crate::events::{
 use crate::mode::Mode;
 use crate::plan::{Plan, PlanStep, StepStatus};
 use tandem_model::{Message, ToolCall};
-use tandem_tools::FileDiff;
+use tandem_tools::{ErrorKind, FileDiff};
 
 /// The format this build writes.
 pub const FORMAT_VERSION: u32 = 4;
@@ -173,6 +173,10 @@ pub enum StoredEvent {
         /// The unified diff.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         diff: Option<String>,
+        /// A tool's own error kind, as the model reads it (`stale`); absent in older files,
+        /// which read as before (an optional field: no new format version).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_kind: Option<ErrorKind>,
     },
     Usage {
         prompt_tokens: u64,
@@ -456,6 +460,7 @@ impl From<&Event> for StoredEvent {
                 status,
                 output,
                 diff,
+                error_kind,
             } => StoredEvent::ToolResult {
                 tool_call_id,
                 status: match status {
@@ -465,6 +470,7 @@ impl From<&Event> for StoredEvent {
                 },
                 output,
                 diff: diff.map(|d| d.unified),
+                error_kind,
             },
             Event::Usage {
                 prompt_tokens,
@@ -561,6 +567,7 @@ impl StoredEvent {
                 status,
                 output,
                 diff,
+                error_kind,
             } => Event::ToolResult {
                 tool_call_id,
                 status: match status {
@@ -570,6 +577,7 @@ impl StoredEvent {
                 },
                 output,
                 diff: diff.map(|d| FileDiff::from_unified(&d)),
+                error_kind,
             },
             StoredEvent::Usage {
                 prompt_tokens,

@@ -2,7 +2,8 @@
 
 use serde_json::Value;
 
-use super::{Outcome, Turn, rejection};
+use super::approve::rejection;
+use super::{Outcome, Turn};
 use crate::approval::{ApprovalAction, ApprovalRequest, Decision, McpApproval, McpServerApproval};
 use crate::events::{Event, ToolCallEvent, ToolStatus};
 use crate::mcp::describe_server;
@@ -122,6 +123,7 @@ impl Turn {
                 status,
                 output: output.into(),
                 diff: None,
+                error_kind: None,
             });
             match reply.decision {
                 Decision::Accept => allowed.push(config),
@@ -248,6 +250,7 @@ impl Turn {
                     },
                     output: result.text,
                     diff: None,
+                    error_kind: None,
                     silent: false,
                 },
                 Err(e) => Outcome::error(format!("Error (mcp): {e}")),

@@ -1,21 +1,23 @@
 //! `fetch_url` in a turn: asked unless the host is listed, each redirect to a new host asked
 //! again, refused (not asked) in plan mode only if the mode says so (it allows fetching).
 
-use super::{Outcome, Turn, rejection};
+use super::approve::rejection;
+use super::{Outcome, Turn};
 use crate::approval::{ApprovalAction, Decision, FetchApproval};
 use tandem_model::ToolCall;
 use tandem_tools::fetch::{self, Fetcher, Hop, MAX_REDIRECTS};
+use tandem_tools::{ErrorKind, ToolError};
 
 impl Turn {
     pub(super) async fn fetch(&self, call: &ToolCall) -> Outcome {
         self.show_call(call);
         let mut url = match fetch::parse_arguments(&call.arguments) {
             Ok(url) => url,
-            Err(e) => return Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
+            Err(e) => return Outcome::failed(e),
         };
         let fetcher = match Fetcher::new(&self.agent.inner.settings.policy.allow_fetch) {
             Ok(f) => f,
-            Err(e) => return Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
+            Err(e) => return Outcome::failed(e),
         };
         // Hosts the user let through in this call: a redirect within one asks nothing new.
         let mut approved: Vec<String> = Vec::new();
@@ -48,11 +50,12 @@ impl Turn {
                     from = Some(url.to_string());
                     url = next;
                 }
-                Err(e) => return Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
+                Err(e) => return Outcome::failed(e),
             }
         }
-        Outcome::error(format!(
-            "Error (network): more than {MAX_REDIRECTS} redirects; stopped at {url}"
+        Outcome::failed(ToolError::new(
+            ErrorKind::Network,
+            format!("more than {MAX_REDIRECTS} redirects; stopped at {url}"),
         ))
     }
 }

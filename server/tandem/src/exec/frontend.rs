@@ -144,6 +144,7 @@ impl Frontend for ExecFrontend {
                 status,
                 output,
                 diff,
+                ..
             } => {
                 let mark = match status {
                     tandem_agent::events::ToolStatus::Ok => "✓",

@@ -1,0 +1,103 @@
+//! A command in a turn: approved (always asked outside the sandbox), run within walls, its
+//! output streamed to the face up to a cap.
+
+use super::approve::rejection;
+use super::{Outcome, Turn};
+use crate::approval::{ApprovalAction, CommandApproval, Decision};
+use crate::events::{Event, ToolStatus};
+use tandem_model::ToolCall;
+use tandem_tools as tools;
+use tandem_tools::CommandProposal;
+
+/// The most of one command's output streamed to the face as it runs.
+const MAX_SHOWN_OUTPUT: usize = 1024 * 1024;
+
+impl Turn {
+    pub(super) async fn command(&self, call: &ToolCall, mut proposal: CommandProposal) -> Outcome {
+        // Where nothing can be confined (Windows; Linux without Landlock), the command runs
+        // outside the sandbox once the user approves it, and the approval says so. It never
+        // runs unasked.
+        if proposal.sandboxed
+            && self.agent.inner.settings.policy.sandbox
+                == tandem_sandbox::SandboxMode::WorkspaceWrite
+            && !self.agent.inner.sandbox.filesystem()
+        {
+            proposal.sandboxed = false;
+        }
+        let request = self.request(
+            call,
+            ApprovalAction::Command(CommandApproval {
+                command: proposal.command.clone(),
+                outside_sandbox: !proposal.sandboxed,
+                cwd: proposal.cwd.clone(),
+                display_cwd: proposal.display_cwd.clone(),
+            }),
+        );
+        let settings = &self.agent.inner.settings;
+        let policy = &settings.policy;
+        let walls = crate::walls(settings, self.session.workspace.root());
+        // Unasked only inside a sandbox that holds: a command the model wants outside it always
+        // asks (acceptAlways included), and where the kernel can't sandbox, so does every
+        // allow-listed one.
+        let walled = proposal.sandboxed && self.agent.inner.sandbox.enforces(&walls.policy());
+        let auto = proposal.sandboxed
+            && (policy.auto_approve.command
+                || (walled && policy.allows_command(&proposal.command)));
+        let reply = if proposal.sandboxed {
+            self.approve(request, auto).await
+        } else {
+            self.ask_always(request).await
+        };
+        if reply.decision == Decision::Reject {
+            return Outcome::rejected(rejection("command", &reply));
+        }
+        let frontend = &self.frontend;
+        let (session_id, turn_id) = (&self.session.id, &self.turn_id);
+        // What goes to the editor is bounded: past the cap one note, then nothing (the tool
+        // result keeps the output's head and tail, for the model and the user alike).
+        let mut shown = 0usize;
+        let mut noted = false;
+        let mut on_output = |chunk: &str| {
+            if noted {
+                return;
+            }
+            let mut delta = chunk.to_string();
+            // The note goes with the first byte past the cap: output that fills the cap exactly
+            // (reads of 16 KiB add up to 1 MiB) and then goes on gets it with its next chunk.
+            if shown + delta.len() > MAX_SHOWN_OUTPUT {
+                tandem_stdx::truncate_in_place(&mut delta, MAX_SHOWN_OUTPUT - shown);
+                delta.push_str(&format!(
+                    "\n[output beyond {} MiB is not shown here; the result shows how it ends]\n",
+                    MAX_SHOWN_OUTPUT / (1024 * 1024)
+                ));
+                shown = MAX_SHOWN_OUTPUT;
+                noted = true;
+            } else {
+                shown += delta.len();
+            }
+            frontend.update(
+                session_id,
+                turn_id,
+                Event::ToolOutput {
+                    tool_call_id: call.id.clone(),
+                    delta,
+                },
+            );
+        };
+        match tools::run_command(&proposal, &walls, &mut on_output, self.cancel.clone()).await {
+            Err(e) => Outcome::failed(e),
+            Ok(outcome) => Outcome {
+                status: if outcome.exit_code == Some(0) && !outcome.timed_out && !outcome.cancelled
+                {
+                    ToolStatus::Ok
+                } else {
+                    ToolStatus::Error
+                },
+                output: outcome.report(),
+                diff: None,
+                error_kind: None,
+                silent: false,
+            },
+        }
+    }
+}

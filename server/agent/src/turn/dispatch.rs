@@ -1,0 +1,167 @@
+//! Running the tool calls of an answer, in order: each call (the mode's say first, then the plan,
+//! fetch, MCP and built-in tools), its result shown and given to the model within the window's
+//! budget, and the rest skipped after a cancel.
+
+use tracing::Instrument;
+
+use super::stop::Ended;
+use super::{Outcome, Turn};
+use crate::context::{self, Sizing};
+use crate::events::{Event, Location, StopReason, ToolCallEvent};
+use crate::plan;
+use tandem_model::{Message, ToolCall};
+use tandem_tools as tools;
+use tandem_tools::{ErrorKind, Prepared, Tool, ToolContext, ToolError};
+
+impl Turn {
+    /// Runs an answer's tool calls and puts each result into the conversation. After a cancel
+    /// the calls not yet run are answered "not run" (the model's calls each need a result) and
+    /// the turn ends.
+    pub(super) async fn run_calls(
+        &self,
+        conversation: &mut Vec<Message>,
+        tool_calls: &[ToolCall],
+        sizing: Option<&Sizing>,
+    ) -> Option<Ended> {
+        for (i, call) in tool_calls.iter().enumerate() {
+            if self.cancel.is_cancelled() {
+                for skipped in &tool_calls[i..] {
+                    self.record_message(
+                        conversation,
+                        Message::Tool {
+                            tool_call_id: skipped.id.clone(),
+                            content: "Not run: the user cancelled the turn.".into(),
+                        },
+                    );
+                }
+                return Some((StopReason::Cancelled, None));
+            }
+            let outcome = self.run_tool(call).await;
+            let for_model = match sizing {
+                Some(sizing) => context::cap_text(
+                    &outcome.output,
+                    Sizing {
+                        ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
+                        ..sizing.clone()
+                    }
+                    .tool_output_chars(),
+                ),
+                None => outcome.output.clone(),
+            };
+            // A folder's own rules come with the first result from under it (the model's
+            // copy only: the user was shown them as a `rules` update).
+            let for_model = for_model + &self.nested_rules(call);
+            if !outcome.silent {
+                self.emit(Event::ToolResult {
+                    tool_call_id: call.id.clone(),
+                    status: outcome.status,
+                    output: outcome.output,
+                    diff: outcome.diff,
+                    error_kind: outcome.error_kind,
+                });
+            }
+            self.record_message(
+                conversation,
+                Message::Tool {
+                    tool_call_id: call.id.clone(),
+                    content: for_model,
+                },
+            );
+        }
+        None
+    }
+
+    /// One tool call, in a span of its own (its name and id; never its arguments, which may
+    /// hold anything the model read).
+    pub(super) async fn run_tool(&self, call: &ToolCall) -> Outcome {
+        let span = tracing::info_span!("tool", name = %call.name, call = %call.id);
+        async {
+            let outcome = self.run_tool_unlogged(call).await;
+            tracing::info!(status = ?outcome.status, "tool call done");
+            outcome
+        }
+        .instrument(span)
+        .await
+    }
+
+    pub(super) async fn run_tool_unlogged(&self, call: &ToolCall) -> Outcome {
+        // Judged before anything else: a mode's refusal asks nobody and runs nothing.
+        let mode = self.session.mode();
+        if !mode.allows(&call.name) {
+            self.show_call(call);
+            return Outcome::rejected(mode.refusal(&call.name));
+        }
+        if call.name == plan::TOOL_NAME {
+            return self.update_plan(call);
+        }
+        if call.name == tandem_tools::fetch::TOOL_NAME {
+            return self.fetch(call).await;
+        }
+        if let Some(outcome) = self.run_mcp(call).await {
+            return outcome;
+        }
+        let info = self.show_call(call);
+        let one_file = Tool::from_name(&call.name).is_some_and(Tool::works_on_one_file);
+        let editor_text = match info.target {
+            Some(target) if one_file => match self.session.workspace.resolve(&target.path) {
+                Ok(abs) => self.editor_text(&abs).await,
+                Err(_) => None,
+            },
+            _ => None,
+        };
+        let ctx = ToolContext {
+            editor_text: editor_text.as_ref(),
+            ..ToolContext::new(&self.session.workspace, &self.session.reads)
+        };
+        let prepared = tokio::select! {
+            r = tools::prepare(&ctx, &call.name, &call.arguments) => r,
+            () = self.cancel.cancelled() => return Outcome::rejected("Cancelled by the user.".into()),
+        };
+        match prepared {
+            Err(e) => Outcome::failed(e),
+            Ok(Prepared::Done(output)) => Outcome::ok(output),
+            Ok(Prepared::Edit(proposal)) => self.edit(&ctx, call, proposal).await,
+            Ok(Prepared::Command(proposal)) => self.command(call, proposal).await,
+        }
+    }
+
+    /// Shows the user a built-in tool call (or a call to a tool that doesn't exist).
+    pub(super) fn show_call(&self, call: &ToolCall) -> tools::CallInfo {
+        let arguments = serde_json::from_str(&call.arguments)
+            .unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone()));
+        let info = tools::describe(&call.name, &call.arguments);
+        let root = self.session.workspace.root();
+        self.emit(Event::ToolCall(ToolCallEvent {
+            tool_call_id: call.id.clone(),
+            name: call.name.clone(),
+            arguments,
+            title: info.title.clone(),
+            kind: info.kind,
+            location: info.target.as_ref().map(|t| Location {
+                path: root.join(&t.path),
+                line: t.line,
+            }),
+        }));
+        info
+    }
+
+    /// `update_plan`: a valid plan becomes the session's and is shown as a plan (not as a tool
+    /// call); a bad one is shown as a failed call and the model told what is wrong.
+    pub(super) fn update_plan(&self, call: &ToolCall) -> Outcome {
+        match plan::parse(&call.arguments) {
+            Ok(plan) => {
+                let ack = plan.acknowledgement();
+                self.session.set_plan(plan.clone());
+                self.emit(Event::Plan(plan));
+                Outcome {
+                    silent: true,
+                    ..Outcome::ok(ack)
+                }
+            }
+            Err(why) => {
+                self.show_call(call);
+                Outcome::failed(ToolError::new(ErrorKind::InvalidArguments, why))
+            }
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Sizing a request to the model's window: what is known of it, and the characters-per-token
+//! estimate calibrated from the server's own counts.
+
+use super::Turn;
+use super::stop::Sent;
+use crate::context::{self, Sizing};
+use crate::events::Event;
+use tandem_model::{Completion, Message};
+use tandem_provider::{ProviderError, ProviderErrorKind, tokens};
+
+impl Turn {
+    /// The window and the kind of server, when the window is known.
+    pub(super) async fn sizing(&self) -> Option<Sizing> {
+        let window = self.agent.window().await?;
+        Some(Sizing {
+            window,
+            kind: self.agent.inner.client.server_kind(),
+            ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
+        })
+    }
+
+    /// Calibrates the estimate with the server's own tokenizer, where it has one.
+    pub(super) async fn calibrate_with_tokenizer(&self, conversation: &[Message]) {
+        let text: String = conversation
+            .iter()
+            .map(|m| match m {
+                Message::System { content }
+                | Message::User { content }
+                | Message::Tool { content, .. } => content.as_str(),
+                Message::Assistant { content, .. } => content.as_str(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let chars = text.chars().count() as f64;
+        if chars < 200.0 {
+            return;
+        }
+        if let Some(count) = self.agent.inner.client.count_tokens(&text).await
+            && count > 0
+        {
+            *tandem_stdx::lock(&self.agent.inner.ratio) = (chars / count as f64).clamp(1.5, 6.0);
+        }
+    }
+
+    /// Learns characters per token from the usage the server reported. A report of far fewer
+    /// tokens than were sent means the server cut the prompt (Ollama's default context) or its
+    /// chat template dropped the tools: the user is told, and in auto mode tools go as text.
+    pub(super) fn calibrate(
+        &self,
+        completion: &Completion,
+        chars: u64,
+        messages: usize,
+        tools_chars: u64,
+    ) {
+        let Some(usage) = completion.usage.filter(|u| u.prompt_tokens > 0) else {
+            return;
+        };
+        let had_tools = tools_chars > 0;
+        let client = &self.agent.inner.client;
+        if had_tools
+            && !client.text_tools()
+            && context::counts_whole_prompt(client.server_kind())
+            && let Some(tools) = context::tools_dropped(usage.prompt_tokens, tools_chars)
+            && client.switch_to_text_tools()
+        {
+            self.emit(Event::Notice {
+                message: context::tools_dropped_message(usage.prompt_tokens, tools),
+            });
+            return;
+        }
+        match context::calibrated(chars, messages, usage.prompt_tokens) {
+            Some(ratio) => *tandem_stdx::lock(&self.agent.inner.ratio) = ratio,
+            // A small request is too small to tell a cut from a scripted or odd count.
+            None if tokens::tokens_for(chars, messages, 4.0) < 2048 => {}
+            None => {
+                let expected = tokens::tokens_for(chars, messages, 4.0);
+                let mut message = format!(
+                    "the model server reports reading {} tokens of a request of about {}: it cut \
+                     the prompt (Ollama does at its default context size; set a larger context) \
+                     or its chat template dropped part of it, such as the tool definitions",
+                    context::group(usage.prompt_tokens),
+                    context::group(expected)
+                );
+                if had_tools && client.switch_to_text_tools() {
+                    message.push_str("; tools are described in the prompt from now on");
+                }
+                self.emit(Event::Notice { message });
+            }
+        }
+    }
+
+    /// The server counted more tokens than estimated: the ratio goes down to match (never up:
+    /// an overflow's count may include the answer's room).
+    pub(super) fn calibrate_down(&self, chars: u64, messages: usize, counted: u64) {
+        if let Some(ratio) = context::calibrated(chars, messages, counted) {
+            let mut current = tandem_stdx::lock(&self.agent.inner.ratio);
+            *current = current.min(ratio);
+        }
+    }
+
+    /// An error for the user; an overflow gets its numbers and the fix.
+    pub(super) async fn overflow_message(&self, error: tandem_provider::ProviderError) -> String {
+        let ProviderErrorKind::ContextOverflow { window, requested } = error.kind else {
+            return error.message;
+        };
+        let window = match window {
+            Some(n) => format!("{} tokens", context::group(n)),
+            None => "not known".into(),
+        };
+        let requested = requested
+            .map(|n| format!("about {} tokens", context::group(n)))
+            .unwrap_or_else(|| "more than fits".into());
+        format!(
+            "the request does not fit the model's context window: it was {requested}; the \
+             window is {window}. To go on, {} or shorten the message. (The server said: {})",
+            self.agent.inner.client.server_kind().window_fix(),
+            error.message
+        )
+    }
+
+    /// A refusal for size teaches what it can: the server's count of the request lowers the
+    /// estimate, and a refusal naming no window leaves a guess of one (three quarters of what
+    /// was sent).
+    pub(super) fn learn_from_overflow(&self, error: &ProviderError, sent: Sent) {
+        let ProviderErrorKind::ContextOverflow { window, requested } = error.kind else {
+            return;
+        };
+        if let Some(counted) = requested {
+            self.calibrate_down(sent.chars, sent.messages, counted);
+        }
+        if window.is_none() {
+            let sent = requested.unwrap_or_else(|| {
+                tokens::tokens_for(sent.chars, sent.messages, context::START_RATIO)
+            });
+            *tandem_stdx::lock(&self.agent.inner.guessed_window) = Some(sent * 3 / 4);
+        }
+    }
+}

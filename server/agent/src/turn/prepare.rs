@@ -1,0 +1,110 @@
+//! Preparing a step's request: the tools on offer (the window's, MCP servers', the mode's), the
+//! system prompt for a small window, and the conversation fitted to the window (compacted when
+//! needed).
+
+use time::OffsetDateTime;
+
+use super::Turn;
+use super::stop::{Ended, Sent};
+use crate::context::{self, Fit, SMALL_WINDOW, Sizing};
+use crate::events::{Event, StopReason, TurnErrorKind};
+use crate::prompt;
+use crate::transcript::Record;
+use tandem_model::{Message, ToolDefinition};
+use tandem_provider::tokens;
+
+/// A step's request, ready to send with the conversation.
+pub(super) struct Request {
+    pub tools: Vec<ToolDefinition>,
+    /// The window and the server, when the window is known.
+    pub sizing: Option<Sizing>,
+    pub sent: Sent,
+}
+
+impl Turn {
+    /// The request for step `step` (from 1), the conversation fitted to the window; the turn
+    /// ends when even the smallest fit is too big.
+    pub(super) async fn prepare(
+        &self,
+        conversation: &mut Vec<Message>,
+        step: u32,
+    ) -> Result<Request, Ended> {
+        let sizing = self.sizing().await;
+        let small = sizing
+            .as_ref()
+            .is_some_and(|s| s.window.tokens <= SMALL_WINDOW);
+        let base: &[ToolDefinition] = if small {
+            &self.agent.inner.compact_tools
+        } else {
+            &self.agent.inner.tools
+        };
+        // MCP servers' tools beside the built-in ones, within the window's budget.
+        let mut tools = self
+            .with_mcp_tools(base, sizing.as_ref().map(|s| s.window.tokens))
+            .await;
+        // Read at each step: the user may switch modes while the turn runs.
+        let mode = self.session.mode();
+        tools.retain(|t| mode.allows(&t.name));
+        if small && let Some(Message::System { content }) = conversation.first_mut() {
+            *content = prompt::compact_system_prompt(self.session.workspace.root());
+        }
+        if let Some(sizing) = &sizing {
+            if step == 1 {
+                self.calibrate_with_tokenizer(conversation).await;
+            }
+            self.fit(conversation, &tools, sizing).await?;
+        }
+        let tools_chars = tokens::tools_chars(&tools);
+        let sent = Sent {
+            chars: conversation.iter().map(tokens::message_chars).sum::<u64>() + tools_chars,
+            messages: conversation.len(),
+            tools_chars,
+        };
+        Ok(Request {
+            tools,
+            sizing,
+            sent,
+        })
+    }
+
+    /// Fits the conversation to the window at the current estimate; a compaction is recorded and
+    /// shown.
+    async fn fit(
+        &self,
+        conversation: &mut Vec<Message>,
+        tools: &[ToolDefinition],
+        sizing: &Sizing,
+    ) -> Result<(), Ended> {
+        let client = self.agent.inner.client.clone();
+        let sizing = Sizing {
+            ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
+            ..sizing.clone()
+        };
+        match context::fit(client.as_ref(), conversation, tools, &sizing).await {
+            Fit::Fits => {}
+            Fit::Compacted(report) => {
+                self.session.persist(&Record::Compaction {
+                    turn_id: self.turn_id.clone(),
+                    at: OffsetDateTime::now_utc(),
+                    elided: report.elided,
+                    summarized: report.summarized,
+                    summary: report.summary.clone(),
+                });
+                self.emit(Event::Compaction {
+                    elided: report.elided,
+                    summarized: report.summarized,
+                    tokens_before: report.tokens_before,
+                    tokens_after: report.tokens_after,
+                    context_window: sizing.window.tokens,
+                });
+            }
+            Fit::TooSmall(message) => {
+                return Err((
+                    StopReason::Error,
+                    Some((TurnErrorKind::ContextOverflow, message)),
+                ));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,136 @@
+//! What a turn tells the face and keeps in the history: events, messages, usage.
+
+use time::OffsetDateTime;
+
+use super::Turn;
+use crate::events::Event;
+use crate::transcript::Record;
+use tandem_model::{Completion, FinishReason, Message, ToolCall};
+
+impl Turn {
+    /// Sends an event to the face and, unless it is a streaming piece, into the history.
+    pub(super) fn emit(&self, event: Event) {
+        if !event.is_piece() {
+            self.session.record_update(&self.turn_id, event.clone());
+        }
+        self.frontend.update(&self.session.id, &self.turn_id, event);
+    }
+
+    pub(super) fn record_message(&self, conversation: &mut Vec<Message>, message: Message) {
+        self.session.persist(&Record::Message {
+            turn_id: self.turn_id.clone(),
+            at: OffsetDateTime::now_utc(),
+            message: (&message).into(),
+        });
+        conversation.push(message);
+    }
+
+    /// Puts the streamed text and reasoning of a step into the history, one entry each.
+    pub(super) fn record_streamed(&self, reasoning: &str, text: &str) {
+        if !reasoning.is_empty() {
+            self.session.record_update(
+                &self.turn_id,
+                Event::Reasoning {
+                    delta: reasoning.to_string(),
+                },
+            );
+        }
+        if !text.is_empty() {
+            self.session.record_update(
+                &self.turn_id,
+                Event::Text {
+                    delta: text.to_string(),
+                },
+            );
+        }
+    }
+
+    /// Keeps what the model said before a cancel or an error, so the next prompt has it.
+    pub(super) fn keep_partial(
+        &self,
+        conversation: &mut Vec<Message>,
+        text: String,
+        reasoning: String,
+    ) {
+        if text.is_empty() {
+            return;
+        }
+        self.record_message(
+            conversation,
+            Message::Assistant {
+                content: format!("{text}\n\n[interrupted]"),
+                reasoning,
+                tool_calls: Vec::new(),
+            },
+        );
+    }
+
+    pub(super) async fn report_usage(&self, completion: &Completion) {
+        let Some(usage) = completion.usage else {
+            return;
+        };
+        let context_window = self.agent.context_window().await;
+        self.emit(Event::Usage {
+            prompt_tokens: usage.prompt_tokens,
+            completion_tokens: usage.completion_tokens,
+            context_window,
+        });
+    }
+
+    /// Puts the model's answer into the conversation: its full text (the streamed text when the
+    /// server sent none at the end, its refusal when it said nothing else) and its tool calls,
+    /// each with an id. Returns the calls and why the model stopped.
+    pub(super) fn record_answer(
+        &self,
+        conversation: &mut Vec<Message>,
+        completion: Completion,
+        text: String,
+        reasoning: String,
+    ) -> (Vec<ToolCall>, Option<FinishReason>) {
+        let Completion {
+            text: full_text,
+            reasoning: full_reasoning,
+            refusal,
+            mut tool_calls,
+            finish_reason,
+            ..
+        } = completion;
+        let mut content = if full_text.is_empty() {
+            text
+        } else {
+            full_text
+        };
+        if content.is_empty()
+            && let Some(refusal) = refusal
+        {
+            self.emit(Event::Text {
+                delta: refusal.clone(),
+            });
+            self.session.record_update(
+                &self.turn_id,
+                Event::Text {
+                    delta: refusal.clone(),
+                },
+            );
+            content = refusal;
+        }
+        for call in &mut tool_calls {
+            if call.id.is_empty() {
+                call.id = format!("call_{}", uuid::Uuid::new_v4().simple());
+            }
+        }
+        self.record_message(
+            conversation,
+            Message::Assistant {
+                content,
+                reasoning: if full_reasoning.is_empty() {
+                    reasoning
+                } else {
+                    full_reasoning
+                },
+                tool_calls: tool_calls.clone(),
+            },
+        );
+        (tool_calls, finish_reason)
+    }
+}

@@ -1,0 +1,10 @@
+//! The turn loop's behaviours, in-process: the agent core against the mock model, through a
+//! face that is a pair of channels. Each runs in milliseconds; what crosses a process boundary
+//! (the wire, the editors, the real servers) is tested end to end in `tests/e2e`.
+
+mod approvals;
+mod cancel;
+mod failures;
+mod steps;
+mod support;
+mod window;

@@ -1,0 +1,313 @@
+//! An in-process face for the turn loop: the agent built in this test process against the mock
+//! model, every event and approval question passed to the test over channels (so a test waits
+//! on what happened, never on the clock).
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use mock_model::{MockServer, RecordedRequest, Scenario};
+use tandem_agent::approval::{ApprovalPolicy, ApprovalReply, ApprovalRequest, Decision};
+use tandem_agent::events::{Event, StopReason, ToolStatus, TurnErrorKind};
+use tandem_agent::{Agent, AgentSettings, Frontend};
+use tandem_provider::{LazyClient, Limits, ProviderOptions};
+use tandem_tools::ErrorKind;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+/// The longest a test waits for the next thing to happen: a safety net for a broken loop (a
+/// hang fails the test, naming what it waited for), never a synchronisation.
+const SAFETY_NET: Duration = Duration::from_secs(30);
+
+/// How the agent under test is set up.
+pub struct Setup {
+    pub max_steps: u32,
+    pub policy: ApprovalPolicy,
+    /// The context window, overriding the mock's.
+    pub window: Option<u64>,
+    pub limits: Limits,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Self {
+            max_steps: AgentSettings::DEFAULT_MAX_STEPS,
+            policy: ApprovalPolicy::default(),
+            window: None,
+            // Retries as in production, without the wait.
+            limits: Limits {
+                initial_backoff: Duration::from_millis(1),
+                max_backoff: Duration::from_millis(5),
+                ..Limits::default()
+            },
+        }
+    }
+}
+
+/// What the face answers to an approval question.
+pub enum Answer {
+    Reply(ApprovalReply),
+    /// Never answers (a cancel or the timeout settles it).
+    Never,
+    /// Answers what the test sends, when it sends it.
+    Later(tokio::sync::oneshot::Receiver<ApprovalReply>),
+}
+
+impl Answer {
+    pub fn accept() -> Self {
+        Answer::Reply(ApprovalReply::accept())
+    }
+
+    pub fn reject(feedback: &str) -> Self {
+        Answer::Reply(ApprovalReply {
+            decision: Decision::Reject,
+            content: None,
+            feedback: Some(feedback.into()),
+            rejected_hunks: Vec::new(),
+        })
+    }
+}
+
+struct Face {
+    events: UnboundedSender<Event>,
+    asked: UnboundedSender<ApprovalRequest>,
+    answers: Mutex<VecDeque<Answer>>,
+}
+
+impl Frontend for Face {
+    fn update(&self, _session: &str, _turn: &str, event: Event) {
+        let _ = self.events.send(event);
+    }
+
+    fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply> {
+        let _ = self.asked.send(request);
+        let answer = tandem_stdx::lock(&self.answers).pop_front();
+        match answer {
+            Some(Answer::Reply(reply)) => Box::pin(async move { reply }),
+            Some(Answer::Later(reply)) => Box::pin(async move {
+                reply
+                    .await
+                    .unwrap_or_else(|_| ApprovalReply::reject("the test dropped it"))
+            }),
+            Some(Answer::Never) | None => Box::pin(std::future::pending()),
+        }
+    }
+}
+
+/// The agent, its mock model, a workspace and a session in it.
+pub struct Harness {
+    pub mock: MockServer,
+    pub agent: Agent,
+    pub session: String,
+    root: tempfile::TempDir,
+    data: tempfile::TempDir,
+}
+
+impl Harness {
+    pub fn new(scenario: Scenario) -> Self {
+        Self::with(scenario, Setup::default())
+    }
+
+    pub fn with(scenario: Scenario, setup: Setup) -> Self {
+        let mock = MockServer::start(scenario);
+        let root = tempfile::tempdir().expect("workspace");
+        let data = tempfile::tempdir().expect("data dir");
+        let client = LazyClient::new(
+            ProviderOptions {
+                base_url: Some(mock.base_url()),
+                model: Some("mock-coder".into()),
+                context_window: setup.window,
+                ..ProviderOptions::default()
+            },
+            setup.limits,
+        );
+        let settings = AgentSettings {
+            policy: setup.policy,
+            max_steps: setup.max_steps,
+            data_dir: data.path().to_path_buf(),
+            key_var: None,
+            mcp_servers: Vec::new(),
+            user_rules: None,
+        };
+        let agent = Agent::new(settings, Arc::new(client));
+        let session = agent.new_session(root.path()).expect("session").session_id;
+        Self {
+            mock,
+            agent,
+            session,
+            root,
+            data,
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.root.path()
+    }
+
+    /// Every transcript in the data dir, concatenated.
+    pub fn transcripts(&self) -> String {
+        let dir = self.data.path().join("sessions");
+        let mut all = String::new();
+        for entry in std::fs::read_dir(dir).expect("the sessions dir").flatten() {
+            all.push_str(&std::fs::read_to_string(entry.path()).unwrap_or_default());
+        }
+        all
+    }
+
+    pub fn write(&self, path: &str, text: &str) {
+        let path = self.root().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    pub fn read(&self, path: &str) -> String {
+        std::fs::read_to_string(self.root().join(path)).unwrap()
+    }
+
+    /// Starts a turn whose approval questions get `answers`, in order (then none).
+    pub fn start(&self, prompt: &str, answers: Vec<Answer>) -> Running {
+        let (events, events_rx) = unbounded_channel();
+        let (asked, asked_rx) = unbounded_channel();
+        let face = Arc::new(Face {
+            events,
+            asked,
+            answers: Mutex::new(answers.into()),
+        });
+        self.agent
+            .prompt(&self.session, prompt.into(), Vec::new(), face)
+            .expect("prompt");
+        Running {
+            events: events_rx,
+            asked: asked_rx,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Runs a turn to its end.
+    pub async fn turn(&self, prompt: &str, answers: Vec<Answer>) -> Turn {
+        self.start(prompt, answers).end().await
+    }
+
+    /// The chat requests the model got, and a check that it found nothing amiss with them.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        assert_eq!(self.mock.failures(), Vec::<String>::new());
+        self.mock.chat_requests()
+    }
+}
+
+/// A turn under way.
+pub struct Running {
+    events: UnboundedReceiver<Event>,
+    asked: UnboundedReceiver<ApprovalRequest>,
+    seen: Vec<Event>,
+}
+
+impl Running {
+    /// Waits for the first event (from now) that `wanted` picks.
+    pub async fn until(&mut self, what: &str, wanted: impl Fn(&Event) -> bool) -> Event {
+        loop {
+            let event = tokio::time::timeout(SAFETY_NET, self.events.recv())
+                .await
+                .unwrap_or_else(|_| panic!("no {what} within {SAFETY_NET:?}: {:#?}", self.seen))
+                .unwrap_or_else(|| panic!("the turn's events ended before {what}"));
+            self.seen.push(event.clone());
+            if wanted(&event) {
+                return event;
+            }
+        }
+    }
+
+    /// Waits for the next approval question.
+    pub async fn asked(&mut self) -> ApprovalRequest {
+        tokio::time::timeout(SAFETY_NET, self.asked.recv())
+            .await
+            .expect("no approval question")
+            .expect("the face is gone")
+    }
+
+    /// Waits for the turn to end.
+    pub async fn end(mut self) -> Turn {
+        self.until("TurnEnded", |e| matches!(e, Event::TurnEnded { .. }))
+            .await;
+        Turn { events: self.seen }
+    }
+}
+
+/// A finished turn's events, in order.
+pub struct Turn {
+    pub events: Vec<Event>,
+}
+
+impl Turn {
+    pub fn ended(&self) -> (StopReason, Option<String>, Option<TurnErrorKind>) {
+        match self.events.last() {
+            Some(Event::TurnEnded {
+                stop_reason,
+                error,
+                error_kind,
+            }) => (*stop_reason, error.clone(), *error_kind),
+            other => panic!("the last event is not TurnEnded: {other:?}"),
+        }
+    }
+
+    pub fn stop_reason(&self) -> StopReason {
+        self.ended().0
+    }
+
+    /// The answer's text, its pieces joined.
+    pub fn text(&self) -> String {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Text { delta } => Some(delta.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Each tool result: its status and output.
+    pub fn results(&self) -> Vec<(ToolStatus, String)> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::ToolResult { status, output, .. } => Some((*status, output.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Each tool result's error kind.
+    pub fn error_kinds(&self) -> Vec<Option<ErrorKind>> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::ToolResult { error_kind, .. } => Some(*error_kind),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn count(&self, wanted: impl Fn(&Event) -> bool) -> usize {
+        self.events.iter().filter(|e| wanted(e)).count()
+    }
+}
+
+impl std::fmt::Display for Turn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#?}", self.events)
+    }
+}
+
+impl Harness {
+    /// A face that drops everything (for a prompt that is meant to be refused).
+    pub fn idle_face(&self) -> Arc<dyn Frontend> {
+        let (events, _) = unbounded_channel();
+        let (asked, _) = unbounded_channel();
+        Arc::new(Face {
+            events,
+            asked,
+            answers: Mutex::new(VecDeque::new()),
+        })
+    }
+}
