@@ -16,7 +16,7 @@ use super::approval::{
     ApprovalAction, ApprovalReply, ApprovalRequest, CommandApproval, DecidedBy, Decision,
     EditApproval,
 };
-use super::context::{self, Fit, SMALL_WINDOW, Sizing};
+use super::context::{self, Fit, SMALL_WINDOW, Sizing, count};
 use super::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind};
 use super::plan;
 use super::prompt::{self, ContextItem};
@@ -24,7 +24,7 @@ use super::session::Session;
 use super::transcript::Record;
 use super::{Agent, Diagnostic, Frontend};
 use tandem_model::{Completion, Delta, FinishReason, Message, ToolCall, ToolDefinition};
-use tandem_provider::{CompletionRequest, ProviderErrorKind, tokens};
+use tandem_provider::{CompletionRequest, ProviderErrorKind, ServerKind, tokens};
 use tandem_tools as tools;
 use tandem_tools::{
     AppliedEdit, CommandProposal, EditProposal, EditorText, ErrorKind, FileDiff, Prepared, Tool,
@@ -184,12 +184,12 @@ impl Turn {
             if small && let Some(Message::System { content }) = conversation.first_mut() {
                 *content = prompt::compact_system_prompt(self.session.workspace.root());
             }
+            let key = context::conversation_key(&self.session.id);
             if let Some(sizing) = &sizing {
-                if step == 1 {
-                    self.calibrate_with_tokenizer(&conversation).await;
-                }
+                let request = CompletionRequest::conversation(&conversation, tools, key);
+                count::count_new(client.as_ref(), &self.agent.inner.counter, request).await;
                 let sizing = Sizing {
-                    ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
+                    counter: tandem_stdx::lock(&self.agent.inner.counter).clone(),
                     ..sizing.clone()
                 };
                 match context::fit(client.as_ref(), &mut conversation, tools, &sizing).await {
@@ -246,10 +246,7 @@ impl Turn {
                         frontend.update(session_id, turn_id, Event::Reasoning { delta: t });
                     }
                 };
-                let request = CompletionRequest {
-                    messages: &conversation,
-                    tools,
-                };
+                let request = CompletionRequest::conversation(&conversation, tools, key);
                 tokio::select! {
                     r = client.complete(request, &mut on_delta) => Some(r),
                     () = self.cancel.cancelled() => None,
@@ -274,7 +271,7 @@ impl Turn {
                         // with the same request.
                         overflow_retried = true;
                         if let Some(counted) = requested {
-                            self.calibrate_down(sent_chars, sent_messages, counted);
+                            self.calibrate_down(&conversation, tools, counted);
                         }
                         refused = Some((sent_chars, sent_messages, e));
                         if window.is_none() {
@@ -297,7 +294,7 @@ impl Turn {
                 Some(Ok(c)) => c,
             };
             self.report_usage(&completion).await;
-            self.calibrate(&completion, sent_chars, sent_messages, tools_chars);
+            self.calibrate(&completion, &conversation, tools);
             let Completion {
                 text: full_text,
                 reasoning: full_reasoning,
@@ -371,11 +368,10 @@ impl Turn {
                 let for_model = match &sizing {
                     Some(sizing) => context::cap_text(
                         &outcome.output,
-                        Sizing {
-                            ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
-                            ..sizing.clone()
-                        }
-                        .tool_output_chars(),
+                        context::tool_output_chars(
+                            sizing.window.tokens,
+                            tandem_stdx::lock(&self.agent.inner.counter).ratio,
+                        ),
                     ),
                     None => outcome.output.clone(),
                 };
@@ -408,43 +404,25 @@ impl Turn {
     /// The window and the kind of server, when the window is known.
     async fn sizing(&self) -> Option<Sizing> {
         let window = self.agent.window().await?;
+        let client = &self.agent.inner.client;
         Some(Sizing {
             window,
-            kind: self.agent.inner.client.server_kind(),
-            ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
+            kind: client.server_kind(),
+            counter: tandem_stdx::lock(&self.agent.inner.counter).clone(),
+            text_tools: client.text_tools(),
         })
     }
 
-    /// Calibrates the estimate with the server's own tokenizer, where it has one.
-    async fn calibrate_with_tokenizer(&self, conversation: &[Message]) {
-        let text: String = conversation
-            .iter()
-            .map(|m| match m {
-                Message::System { content }
-                | Message::User { content }
-                | Message::Tool { content, .. } => content.as_str(),
-                Message::Assistant { content, .. } => content.as_str(),
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
-        let chars = text.chars().count() as f64;
-        if chars < 200.0 {
-            return;
-        }
-        if let Some(count) = self.agent.inner.client.count_tokens(&text).await
-            && count > 0
-        {
-            *tandem_stdx::lock(&self.agent.inner.ratio) = (chars / count as f64).clamp(1.5, 6.0);
-        }
-    }
-
-    /// Learns characters per token from the usage the server reported. A report of far fewer
+    /// Learns the request's count from the usage the server reported. A report of far fewer
     /// tokens than were sent means the server cut the prompt (Ollama's default context) or its
     /// chat template dropped the tools: the user is told, and in auto mode tools go as text.
-    fn calibrate(&self, completion: &Completion, chars: u64, messages: usize, tools_chars: u64) {
+    fn calibrate(&self, completion: &Completion, sent: &[Message], tools: &[ToolDefinition]) {
         let Some(usage) = completion.usage.filter(|u| u.prompt_tokens > 0) else {
             return;
         };
+        let tools_chars = tokens::tools_chars(tools);
+        let chars = sent.iter().map(tokens::message_chars).sum::<u64>() + tools_chars;
+        let messages = sent.len();
         let had_tools = tools_chars > 0;
         let client = &self.agent.inner.client;
         if had_tools
@@ -458,8 +436,19 @@ impl Turn {
             });
             return;
         }
+        let shape = count::Shape {
+            tools,
+            text_tools: client.text_tools(),
+        };
+        let counter = &self.agent.inner.counter;
         match context::calibrated(chars, messages, usage.prompt_tokens) {
-            Some(ratio) => *tandem_stdx::lock(&self.agent.inner.ratio) = ratio,
+            // Ollama counts only what it evaluated (not what its cache held): a lower bound.
+            Some(_) if client.server_kind() == ServerKind::Ollama => {
+                tandem_stdx::lock(counter).learn_at_least(sent, shape, usage.prompt_tokens);
+            }
+            Some(_) => {
+                tandem_stdx::lock(counter).learn(sent, shape, usage.prompt_tokens);
+            }
             // A small request is too small to tell a cut from a scripted or odd count.
             None if tokens::tokens_for(chars, messages, 4.0) < 2048 => {}
             None => {
@@ -479,13 +468,14 @@ impl Turn {
         }
     }
 
-    /// The server counted more tokens than estimated: the ratio goes down to match (never up:
-    /// an overflow's count may include the answer's room).
-    fn calibrate_down(&self, chars: u64, messages: usize, counted: u64) {
-        if let Some(ratio) = context::calibrated(chars, messages, counted) {
-            let mut current = tandem_stdx::lock(&self.agent.inner.ratio);
-            *current = current.min(ratio);
-        }
+    /// The server counted more tokens than estimated: the count of what was sent goes up to
+    /// match (never down: an overflow's count may include the answer's room).
+    fn calibrate_down(&self, sent: &[Message], tools: &[ToolDefinition], counted: u64) {
+        let shape = count::Shape {
+            tools,
+            text_tools: self.agent.inner.client.text_tools(),
+        };
+        tandem_stdx::lock(&self.agent.inner.counter).learn_at_least(sent, shape, counted);
     }
 
     /// An error for the user; an overflow gets its numbers and the fix.
