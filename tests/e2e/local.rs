@@ -476,6 +476,57 @@ async fn the_prompt_prefix_stays_byte_identical_from_step_to_step() {
 }
 
 #[tokio::test]
+async fn compaction_is_rare_and_leaves_a_prefix_the_next_steps_only_append_to() {
+    let env = Env::new();
+    let mut replies = Vec::new();
+    for i in 0..16 {
+        env.write(
+            &format!("f{i}.txt"),
+            &format!("line {i} of a file with some words\n").repeat(40),
+        );
+        replies.push(Reply::tool(
+            "read_file",
+            json!({"path": format!("f{i}.txt")}),
+        ));
+    }
+    replies.push(Reply::text("All read."));
+    let mock = MockServer::start(Scenario::new(replies));
+    let tandem = Sidecar::start(
+        &env,
+        &mock,
+        Options {
+            provider: json!({"contextWindow": 4096}),
+            max_steps: Some(30),
+            ..Options::default()
+        },
+    )
+    .await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Read f0.txt to f15.txt.").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    let compactions = turn.of_kind("compaction").len();
+    let requests = model_requests(&mock);
+    assert_eq!(requests.len(), 17);
+    // A request whose messages do not begin with the previous request's, byte for byte, lost
+    // the server's prompt cache: that happens at a compaction and at no other step.
+    let mut rewritten = 0;
+    for pair in requests.windows(2) {
+        let (before, after) = (pair[0].messages(), pair[1].messages());
+        let kept = before.len() <= after.len() && before.iter().zip(after).all(|(a, b)| a == b);
+        if !kept {
+            rewritten += 1;
+        }
+    }
+    assert_eq!(rewritten, compactions, "{turn}");
+    // Each compaction makes room for several steps: 16 reads of ~1,400 characters in a 4k
+    // window take a few, not one a step.
+    assert!(
+        (1..=4).contains(&compactions),
+        "{compactions} compactions in 16 steps"
+    );
+}
+
+#[tokio::test]
 async fn a_server_that_read_far_fewer_tokens_than_sent_is_noticed_and_tools_go_as_text() {
     let env = Env::new();
     env.write("notes.txt", "alpha\n");

@@ -5,12 +5,17 @@
 
 use crate::support::*;
 
-/// llama-server's `/props` for a loaded window of `n_ctx`.
+/// llama-server's `/props` for a loaded window of `n_ctx`, with one slot.
 fn llama_cpp(scenario: Scenario, n_ctx: u64) -> Scenario {
+    llama_cpp_slots(scenario, n_ctx, 1)
+}
+
+/// llama-server's `/props` for a loaded window of `n_ctx` and `slots` slots (`-np`).
+fn llama_cpp_slots(scenario: Scenario, n_ctx: u64, slots: u64) -> Scenario {
     let mut scenario = scenario;
     scenario.routes.insert(
         "GET /props".into(),
-        json!({"default_generation_settings": {"n_ctx": n_ctx}, "total_slots": 1}),
+        json!({"default_generation_settings": {"n_ctx": n_ctx}, "total_slots": slots}),
     );
     scenario
 }
@@ -185,32 +190,43 @@ fn overflow(n_prompt_tokens: u64, n_ctx: u64) -> Reply {
         "type": "exceed_context_size_error", "n_prompt_tokens": n_prompt_tokens, "n_ctx": n_ctx}}))
 }
 
-#[tokio::test]
-async fn an_overflow_is_refit_to_the_servers_count_and_never_resent_unchanged() {
+/// Three reads of a, b and c that fit by the estimate, then the server counts far more and
+/// refuses; `after` answers the refit, on a server with `slots` slots and a 2,048 window.
+async fn refused_after_three_reads(after: Vec<Reply>, slots: u64) -> (Turn, MockServer, Env) {
     let env = Env::new();
     for f in ["a.txt", "b.txt", "c.txt"] {
         env.write(f, &"x = 1 # a line of code\n".repeat(60));
     }
-    // Three reads fit by the estimate; the server counts far more and refuses.
-    let mock = MockServer::start(llama_cpp(
-        Scenario::new([
-            Reply::tool("read_file", json!({"path": "a.txt"})),
-            Reply::tool("read_file", json!({"path": "b.txt"})),
-            Reply::tool("read_file", json!({"path": "c.txt"})),
-            overflow(1900, 2048),
-            // The refit summarizes the earlier steps (with the model), then asks again.
-            Reply::text("Read a.txt and b.txt: lines of code."),
-            Reply::text("Done."),
-        ]),
-        2048,
-    ));
+    let mut replies = vec![
+        Reply::tool("read_file", json!({"path": "a.txt"})),
+        Reply::tool("read_file", json!({"path": "b.txt"})),
+        Reply::tool("read_file", json!({"path": "c.txt"})),
+        overflow(1900, 2048),
+    ];
+    replies.extend(after);
+    let mock = MockServer::start(llama_cpp_slots(Scenario::new(replies), 2048, slots));
     let tandem = Sidecar::start(&env, &mock, Options::default()).await;
     let session = tandem.new_session().await;
     let turn = tandem.run_turn(&session, "Read a, b and c.").await;
     assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    (turn, mock, env)
+}
+
+#[tokio::test]
+async fn an_overflow_is_refit_to_the_servers_count_and_never_resent_unchanged() {
+    // The refit summarizes the earlier steps (with the model), then asks again.
+    let after = vec![
+        Reply::text("Read a.txt and b.txt: lines of code."),
+        Reply::text("Done."),
+    ];
+    let (turn, mock, env) = refused_after_three_reads(after, 2).await;
     let requests = model_requests(&mock);
     assert_eq!(requests.len(), 6);
     assert!(!turn.of_kind("compaction").is_empty());
+    // The conversation keeps slot 0 and its prompt cache; the summary goes to the other slot.
+    let slots: Vec<&Value> = requests.iter().map(|r| &r.body["id_slot"]).collect();
+    assert_eq!(slots, [0, 0, 0, 0, 1, 0], "{slots:?}");
+    assert!(requests.iter().all(|r| r.body["cache_prompt"] == true));
     let size = |r: &RecordedRequest| r.body["messages"].to_string().len();
     assert!(
         size(&requests[5]) < size(&requests[3]),
@@ -230,6 +246,108 @@ async fn an_overflow_is_refit_to_the_servers_count_and_never_resent_unchanged() 
     assert_eq!(model_requests(&mock).len(), 1, "{turn}");
     let error = turn.ended()["error"].as_str().unwrap();
     assert!(error.contains("2,048"), "{error}");
+}
+
+#[tokio::test]
+async fn with_one_slot_a_refit_summarizes_without_a_request_beside_the_conversation() {
+    // One slot: a summary request would evict the conversation's cached prompt, so the steps
+    // are summarized without the model.
+    let after = vec![Reply::text("Done.").expect_messages_contain("Tools used: read_file a.txt")];
+    let (_turn, mock, _env) = refused_after_three_reads(after, 1).await;
+    let requests = model_requests(&mock);
+    assert_eq!(requests.len(), 5, "no summary request");
+    assert!(requests.iter().all(|r| r.body["id_slot"] == 0));
+}
+
+/// llama-server's tokenizer as the mock plays it: every text is `n` tokens.
+fn tokenizer(scenario: Scenario, n: usize, template: bool) -> Scenario {
+    let mut scenario = scenario;
+    scenario
+        .routes
+        .insert("POST /tokenize".into(), json!({"tokens": vec![1; n]}));
+    if template {
+        scenario.routes.insert(
+            "POST /apply-template".into(),
+            json!({"prompt": "<|im_start|>system ..."}),
+        );
+    }
+    scenario
+}
+
+#[tokio::test]
+async fn each_message_is_counted_by_the_servers_tokenizer_once() {
+    let env = Env::new();
+    env.write("a.txt", "alpha\n");
+    env.write("b.txt", "beta\n");
+    let mock = MockServer::start(tokenizer(
+        llama_cpp(
+            Scenario::new([
+                Reply::tool("read_file", json!({"path": "a.txt"})),
+                Reply::tool("read_file", json!({"path": "b.txt"})),
+                Reply::text("Done."),
+            ]),
+            8192,
+        ),
+        7,
+        true,
+    ));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Read a and b.").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    let all = mock.requests();
+    let paths: Vec<&str> = all.iter().map(|r| r.path.as_str()).collect();
+    // Probes: the template check at discovery. Then per step only what is new: the system
+    // prompt and the user's message, then each call and its result; the whole request through
+    // the template once, at the first step (the tools stay the same).
+    let tokenized: Vec<String> = all
+        .iter()
+        .filter(|r| r.path == "/tokenize")
+        .map(|r| r.body["content"].as_str().unwrap_or_default().to_string())
+        .collect();
+    let templated = paths.iter().filter(|p| **p == "/apply-template").count();
+    assert_eq!(templated, 2, "{paths:?}");
+    // 2 + 2 + 2 messages, and the rendered prompt once.
+    assert_eq!(tokenized.len(), 7, "{tokenized:#?}");
+    assert!(
+        tokenized
+            .iter()
+            .any(|t| t.starts_with("<|im_start|>system"))
+    );
+    assert_eq!(
+        tokenized.iter().filter(|t| t.contains("alpha")).count(),
+        1,
+        "each message once: {tokenized:#?}"
+    );
+    // The template got the request as it is sent: its messages and tools.
+    let template = all.iter().rfind(|r| r.path == "/apply-template").unwrap();
+    assert!(
+        template.body["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty())
+    );
+    assert_eq!(template.body["messages"].as_array().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn the_servers_count_over_the_window_is_refused_before_sending() {
+    // The estimate fits easily; the server's tokenizer says each message is 3,000 tokens.
+    let env = Env::new();
+    let mock = MockServer::start(tokenizer(
+        llama_cpp(Scenario::new([Reply::text("unused")]), 4096),
+        3000,
+        false,
+    ));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Hello there.").await;
+    assert_eq!(turn.stop_reason(), "error", "{turn}");
+    let error = turn.ended()["error"].as_str().unwrap();
+    assert!(
+        error.contains("3,0") && error.contains("4,096") && error.contains("--ctx-size"),
+        "{error}"
+    );
+    assert!(model_requests(&mock).is_empty(), "nothing sent");
 }
 
 #[tokio::test]

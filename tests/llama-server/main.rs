@@ -10,115 +10,21 @@
 #[allow(dead_code, unused_imports)]
 mod support;
 
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+// Each target uses part of these.
+#[allow(dead_code)]
+mod scripted;
+mod server;
+
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use scripted::{Collect, Recorder};
+use server::LlamaServer;
 use support::*;
-
-/// A llama-server of this test's own; killed on drop.
-struct LlamaServer {
-    child: Child,
-    url: String,
-    log: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-/// `TANDEM_LLAMA_SERVER` and `TANDEM_LLAMA_MODEL`: from the environment, else the paths.env the
-/// setup script wrote.
-fn paths() -> (PathBuf, PathBuf) {
-    let from_env = |name: &str| std::env::var_os(name).map(PathBuf::from);
-    if let (Some(server), Some(model)) = (
-        from_env("TANDEM_LLAMA_SERVER"),
-        from_env("TANDEM_LLAMA_MODEL"),
-    ) {
-        return (server, model);
-    }
-    let cache = from_env("TANDEM_TEST_CACHE").unwrap_or_else(|| {
-        PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/tandem-test")
-    });
-    let env = std::fs::read_to_string(cache.join("llama/paths.env")).unwrap_or_default();
-    let get = |key: &str| {
-        env.lines()
-            .find_map(|l| l.strip_prefix(&format!("{key}=")))
-            .map(PathBuf::from)
-    };
-    match (get("TANDEM_LLAMA_SERVER"), get("TANDEM_LLAMA_MODEL")) {
-        (Some(server), Some(model)) => (server, model),
-        _ => panic!(
-            "these tests need llama.cpp's llama-server and SmolLM2: run tests/llama/server-setup.sh \
-             (once; it caches its build)"
-        ),
-    }
-}
-
-impl LlamaServer {
-    fn start(n_ctx: u32, extra: &[&str]) -> LlamaServer {
-        let (server, model) = paths();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port");
-        let dir = tempfile::tempdir().unwrap();
-        let log = dir.path().join("llama-server.log");
-        let child = Command::new(&server)
-            .args(["-m", model.to_str().unwrap(), "-c", &n_ctx.to_string()])
-            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["-t", "1", "-tb", "1", "--temp", "0", "-np", "1"])
-            .args(extra)
-            .env("LD_LIBRARY_PATH", server.parent().unwrap())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", server.display()));
-        let mut server = LlamaServer {
-            child,
-            url: format!("http://127.0.0.1:{port}/v1"),
-            log,
-            _dir: dir,
-        };
-        server.wait_ready(port);
-        server
-    }
-
-    /// Polls `/health` until the model is loaded, the process exits, or 120 s pass.
-    fn wait_ready(&mut self, port: u16) {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("llama-server exited ({status}): {}", self.log_text());
-            }
-            let ok = std::net::TcpStream::connect(("127.0.0.1", port)).is_ok_and(|mut s| {
-                use std::io::{Read, Write};
-                let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-                let _ = s.write_all(b"GET /health HTTP/1.0\r\nHost: x\r\n\r\n");
-                let mut answer = String::new();
-                let _ = s.read_to_string(&mut answer);
-                answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200")
-            });
-            if ok {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "llama-server did not load the model within 120 s: {}",
-                self.log_text()
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
-
-    fn log_text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for LlamaServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use tandem_agent::Agent;
+use tandem_agent::events::Event;
+use tandem_config::{ProviderOptions, StartOptions};
+use tandem_provider::{LazyClient, ToolMode};
 
 async fn tandem_for(env: &Env, server: &LlamaServer, provider: Value) -> (Sidecar, MockServer) {
     // The support code initializes against a mock; its URL is replaced by the real server's.
@@ -265,4 +171,145 @@ async fn tools_the_chat_template_drops_are_noticed() {
     let t = turn(&tandem, &session, "hi again").await;
     ended_normally(&t);
     assert!(notices(&t).is_empty(), "said once: {t}");
+}
+
+/// Tandem's agent in this process against `server`, tools as text, the reads of each step
+/// scripted into the model's answers ([`Recorder`]).
+fn scripted_agent(server: &LlamaServer, data: &std::path::Path) -> (Agent, Arc<Recorder>) {
+    let resolved = StartOptions {
+        provider: ProviderOptions {
+            base_url: Some(server.url.clone()),
+            model: Some("smollm2".into()),
+            tool_mode: Some(ToolMode::Text),
+            ..ProviderOptions::default()
+        },
+        data_dir: Some(data.to_path_buf()),
+        max_steps: Some(10),
+        ..StartOptions::default()
+    }
+    .resolve()
+    .expect("settings");
+    let recorder = Recorder::new(LazyClient::new(resolved.provider, resolved.limits));
+    (Agent::new(resolved.settings, recorder.clone()), recorder)
+}
+
+#[tokio::test]
+async fn large_tool_outputs_are_counted_by_the_server_and_never_overflow() {
+    // Three 8 KB reads in a 2,048 window: dense code, far more tokens than characters over 3.
+    let server = LlamaServer::start(2048, &[]);
+    let env = Env::new();
+    for name in ["a", "b", "c"] {
+        let text: String = (0..700)
+            .map(|i| format!("x{i}={i}*0x{i:x};"))
+            .collect::<String>()
+            .chars()
+            .take(8192)
+            .collect();
+        env.write(&format!("{name}.txt"), &text);
+    }
+    let (agent, recorder) = scripted_agent(&server, &env.data_dir);
+    let session = agent.new_session(&env.workspace).unwrap();
+    recorder.script_reads(1, &["a.txt", "b.txt", "c.txt"]);
+    let frontend = Collect::new();
+    agent
+        .prompt(
+            &session.session_id,
+            "Read a.txt, b.txt and c.txt.".into(),
+            Vec::new(),
+            frontend.clone(),
+        )
+        .unwrap();
+    let ended = frontend.turn_ended(1, Duration::from_secs(600)).await;
+    assert!(ended.starts_with("EndTurn"), "{ended}");
+    let requests = tandem_stdx::lock(&recorder.requests);
+    let log: Vec<String> = requests
+        .iter()
+        .map(|r| format!("{} tokens, error {:?}", r.prompt, r.error))
+        .collect();
+    // Every request the server read fit the window with the answer's room (a quarter of it):
+    // none was refused for size.
+    assert!(requests.iter().all(|r| r.error.is_none()), "{log:#?}");
+    let steps: Vec<_> = requests.iter().filter(|r| !r.aside).collect();
+    assert_eq!(steps.len(), 4, "{log:#?}");
+    assert!(
+        steps.iter().all(|r| r.prompt > 0 && r.prompt <= 2048 - 512),
+        "{log:#?}"
+    );
+    let compacted = frontend
+        .events()
+        .iter()
+        .any(|e| matches!(e, Event::Compaction { .. }));
+    assert!(compacted, "three 8 KB outputs cannot all stay: {log:#?}");
+}
+
+#[tokio::test]
+async fn each_conversation_keeps_its_own_slot_and_its_prompt_cache() {
+    // Three slots of 2,048 tokens each. Left to itself, llama-server gives a new prompt the slot whose cached prompt
+    // is most like it: the second session, with the same system prompt, would take the
+    // first's. Pinned, each keeps its own, and steps after the first come from the cache.
+    let server = LlamaServer::start(6144, &["-np", "3"]);
+    let env = Env::new();
+    for name in ["a", "b"] {
+        env.write(
+            &format!("{name}.txt"),
+            &format!("{name}: a line of notes\n").repeat(15),
+        );
+    }
+    let (agent, recorder) = scripted_agent(&server, &env.data_dir);
+    let alpha = agent.new_session(&env.workspace).unwrap();
+    let bravo = agent.new_session(&env.workspace).unwrap();
+    let frontend = Collect::new();
+    let turns = [
+        (
+            &alpha,
+            "ALPHA: read a.txt and b.txt.",
+            &["a.txt", "b.txt"][..],
+        ),
+        (&bravo, "BRAVO: say hello.", &[][..]),
+        (&alpha, "ALPHA again: and now?", &[][..]),
+    ];
+    for (n, (session, text, reads)) in turns.into_iter().enumerate() {
+        recorder.script_reads(n + 1, reads);
+        agent
+            .prompt(
+                &session.session_id,
+                text.into(),
+                Vec::new(),
+                frontend.clone(),
+            )
+            .unwrap();
+        let ended = frontend.turn_ended(n + 1, Duration::from_secs(600)).await;
+        assert!(ended.starts_with("EndTurn"), "{ended}");
+    }
+    let slots = server.get_json("/slots");
+    let holding = |needle: &str| -> Vec<u64> {
+        slots
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["prompt"].as_str().is_some_and(|p| p.contains(needle)))
+            .map(|s| s["id"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(holding("ALPHA again"), [0], "{slots:#}");
+    assert_eq!(holding("BRAVO"), [1], "{slots:#}");
+    let requests = tandem_stdx::lock(&recorder.requests);
+    let log: Vec<String> = requests
+        .iter()
+        .map(|r| {
+            format!(
+                "turn {}: {} tokens, {:?} cached",
+                r.turn, r.prompt, r.cached
+            )
+        })
+        .collect();
+    assert_eq!(requests.len(), 5, "{log:#?}");
+    // Alpha's steps after its first, and its next turn after Bravo's: from the cache.
+    for i in [1, 2, 4] {
+        let r = &requests[i];
+        let cached = r
+            .cached
+            .expect("llama-server says what came from its cache");
+        assert!(cached * 10 >= r.prompt * 8, "{log:#?}");
+    }
 }

@@ -294,8 +294,8 @@ struct Inner {
     windows: OnceCell<Vec<ModelInfo>>,
     /// The tool definitions for small windows ([`context::compact_tools`]).
     compact_tools: Vec<ToolDefinition>,
-    /// Characters per token, calibrated by what the server reports.
-    ratio: Mutex<f64>,
+    /// The request counts the server gave, and characters per token for the rest.
+    counter: Mutex<context::count::Counter>,
     /// A window guessed from an overflow error that named no number.
     guessed_window: Mutex<Option<u64>>,
 }
@@ -335,7 +335,7 @@ impl Agent {
                 mcp,
                 compact_tools: context::compact_tools(&builtin_tools()),
                 tools: builtin_tools(),
-                ratio: Mutex::new(context::START_RATIO),
+                counter: Mutex::new(context::count::Counter::new(context::START_RATIO)),
                 guessed_window: Mutex::new(None),
                 sessions: Mutex::new(HashMap::new()),
                 models: OnceCell::new(),

@@ -53,6 +53,10 @@ pub struct ToolDefinition {
 pub struct Usage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Of `prompt_tokens`, those the server took from its prompt cache instead of evaluating
+    /// them, where it says (`prompt_tokens_details.cached_tokens`, Anthropic's cache reads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u64>,
 }
 
 /// Why the model stopped generating.

@@ -315,6 +315,19 @@ impl ModelClient for LazyClient {
         Box::pin(async move { self.client().await.ok()?.count_tokens(text).await })
     }
 
+    fn count_request<'a>(&'a self, request: CompletionRequest<'a>) -> BoxFuture<'a, Option<u64>> {
+        Box::pin(async move { self.client().await.ok()?.count_request(request).await })
+    }
+
+    fn asides_evict_cache(&self) -> BoxFuture<'_, bool> {
+        Box::pin(async move {
+            match self.client().await {
+                Ok(client) => client.asides_evict_cache().await,
+                Err(_) => false,
+            }
+        })
+    }
+
     fn text_tools(&self) -> bool {
         self.current().is_some_and(|c| c.text_tools())
     }

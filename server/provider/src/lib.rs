@@ -162,6 +162,30 @@ impl Default for Limits {
 pub struct CompletionRequest<'a> {
     pub messages: &'a [Message],
     pub tools: &'a [ToolDefinition],
+    pub purpose: Purpose,
+}
+
+impl<'a> CompletionRequest<'a> {
+    /// A step of the conversation keyed `key` (a session).
+    pub fn conversation(messages: &'a [Message], tools: &'a [ToolDefinition], key: u64) -> Self {
+        Self {
+            messages,
+            tools,
+            purpose: Purpose::Conversation(key),
+        }
+    }
+}
+
+/// Whom a request serves, so a server's prompt cache keeps the conversation: a llama.cpp server
+/// with several slots gets each conversation pinned to one of them and the requests beside it
+/// sent to another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// A step of the conversation with this key (a session): its prompt grows by appending, so
+    /// the server's cache of it is worth keeping.
+    Conversation(u64),
+    /// A request beside a conversation (a summary of it), with a prompt of its own.
+    Aside,
 }
 
 /// A model the endpoint offers (`GET {baseUrl}/models`).
@@ -251,6 +275,18 @@ pub trait ModelClient: Send + Sync {
     /// `/tokenize`, llama-cpp-python `/extras/tokenize/count`).
     fn count_tokens<'a>(&'a self, _text: &'a str) -> BoxFuture<'a, Option<u64>> {
         Box::pin(async { None })
+    }
+
+    /// Tokens of the whole request as the server will read it, its chat template included
+    /// (llama.cpp: `/apply-template`, then `/tokenize`), where the server can say.
+    fn count_request<'a>(&'a self, _request: CompletionRequest<'a>) -> BoxFuture<'a, Option<u64>> {
+        Box::pin(async { None })
+    }
+
+    /// Whether a request beside the conversation ([`Purpose::Aside`]) would evict the
+    /// conversation from the server's prompt cache: a llama.cpp server with a single slot.
+    fn asides_evict_cache(&self) -> BoxFuture<'_, bool> {
+        Box::pin(async { false })
     }
 
     /// Whether tools now go as text in the system prompt (text mode, or auto after a switch).

@@ -148,11 +148,13 @@ fn stream_ok(file: &str) -> Completion {
     run.completion
 }
 
-fn usage(prompt_tokens: u64, completion_tokens: u64) -> Option<Usage> {
-    Some(Usage {
-        prompt_tokens,
-        completion_tokens,
-    })
+fn usage(prompt_tokens: u64, completion_tokens: u64) -> Option<(u64, u64)> {
+    Some((prompt_tokens, completion_tokens))
+}
+
+/// The prompt and completion counts (the cached part is checked where a fixture has one).
+fn counts(usage: Option<Usage>) -> Option<(u64, u64)> {
+    usage.map(|u| (u.prompt_tokens, u.completion_tokens))
 }
 
 /// Each tool call as (id, name, arguments).
@@ -203,7 +205,7 @@ fixtures! {
         let c = stream_ok(file);
         assert_len_and_prefix("content", &c.text, 159, "I'm unable to provide real-time weather");
         assert_eq!(c.finish_reason, Some(FinishReason::Stop));
-        assert_eq!(c.usage, usage(14, 30));
+        assert_eq!(counts(c.usage), usage(14, 30));
         assert_eq!((c.reasoning.as_str(), &c.refusal, c.tool_calls.len()), ("", &None, 0));
     }
 
@@ -246,7 +248,7 @@ fixtures! {
         let c = stream_ok(file);
         assert_eq!(c.text, r#"{""#);
         assert_eq!(c.finish_reason, Some(FinishReason::Length));
-        assert_eq!(c.usage, usage(79, 1));
+        assert_eq!(counts(c.usage), usage(79, 1));
     }
 
     "openai-refusal.sse" => fn openai_refusal(file) {
@@ -273,7 +275,8 @@ fixtures! {
         let c = stream_ok(file);
         assert_eq!(c.text, "Capital of Denmark.");
         assert_eq!(c.finish_reason, Some(FinishReason::Stop));
-        assert_eq!(c.usage, usage(15, 78));
+        assert_eq!(counts(c.usage), usage(15, 78));
+        assert_eq!(c.usage.unwrap().cached_tokens, Some(0));
     }
 
     "deepseek-reasoner-tool-call.chunks.txt" => fn deepseek_reasoner_tool_call_chunks(file) {
@@ -284,7 +287,7 @@ fixtures! {
             [("call_00_ioIn7yN9p1ZOMNpDLwd4MgAF", "weather", r#"{"location": "San Francisco"}"#)]
         );
         assert_eq!(c.finish_reason, Some(FinishReason::ToolCalls));
-        assert_eq!(c.usage, usage(339, 83));
+        assert_eq!(counts(c.usage), usage(339, 83));
     }
 
     "deepseek-reasoner-text.sse" => fn deepseek_reasoner_text(file) {
@@ -292,7 +295,7 @@ fixtures! {
         assert_eq!(c.text, "Hello there! 😊 How can I help you today?");
         assert_eq!(c.text.len(), 43);
         assert_eq!(c.reasoning.len(), 882);
-        assert_eq!(c.usage, usage(6, 212));
+        assert_eq!(counts(c.usage), usage(6, 212));
     }
 
     "deepseek-reasoner-tool-call.json" => fn deepseek_reasoner_tool_call_json(file) {
@@ -322,7 +325,7 @@ fixtures! {
             ("get_something_by_name", r#"{"name":"example"}"#)
         );
         assert!(c.tool_calls[0].id.starts_with("fc_"));
-        assert_eq!(c.usage, usage(304, 49));
+        assert_eq!(counts(c.usage), usage(304, 49));
     }
 
     "groq-error-mid-stream.sse" => fn groq_error_mid_stream(file) {
@@ -343,13 +346,13 @@ fixtures! {
     "groq-tool-call.json" => fn groq_tool_call_json(file) {
         let c = openai::parse_completion(&read(file)).unwrap();
         assert_eq!(calls(&c), [("ax9fskhev", "weather", "{}")]);
-        assert_eq!(c.usage, usage(218, 15));
+        assert_eq!(counts(c.usage), usage(218, 15));
     }
 
     "mistral-tool-call.chunks.txt" => fn mistral_tool_call_chunks(file) {
         let c = stream_ok(file);
         assert_eq!(calls(&c), [("gSIMJiOkT", "weather", r#"{"location": "San Francisco"}"#)]);
-        assert_eq!(c.usage, usage(124, 22));
+        assert_eq!(counts(c.usage), usage(124, 22));
     }
 
     "mistral-incremental-tool-call.chunks.txt" => fn mistral_incremental_tool_call(file) {
@@ -362,14 +365,14 @@ fixtures! {
                 r#"{"query": "current Berlin weather"}"#
             )]
         );
-        assert_eq!(c.usage, usage(171, 14));
+        assert_eq!(counts(c.usage), usage(171, 14));
     }
 
     "mistral-magistral-thinking.sse" => fn mistral_magistral_thinking(file) {
         let c = stream_ok(file);
         assert_eq!(c.reasoning.len(), 421);
         assert_len_and_prefix("content", &c.text, 607, "To cross the street safely");
-        assert_eq!(c.usage, usage(10, 232));
+        assert_eq!(counts(c.usage), usage(10, 232));
     }
 
     "mistral-tool-call.json" => fn mistral_tool_call_json(file) {
@@ -382,7 +385,7 @@ fixtures! {
         assert_eq!(c.reasoning.len(), 1069);
         assert_eq!(calls(&c), [("call_79382389", "weather", r#"{"location":"San Francisco"}"#)]);
         assert_eq!(c.finish_reason, Some(FinishReason::ToolCalls));
-        assert_eq!(c.usage, usage(307, 26));
+        assert_eq!(counts(c.usage), usage(307, 26));
     }
 
     "alibaba-qwen-tool-call.chunks.txt" => fn alibaba_qwen_tool_call(file) {
@@ -391,14 +394,14 @@ fixtures! {
             calls(&c),
             [("call_eee11723464a4b9eb8cee71d", "weather", r#"{"location": "San Francisco"}"#)]
         );
-        assert_eq!(c.usage, usage(295, 22));
+        assert_eq!(counts(c.usage), usage(295, 22));
     }
 
     "openrouter-reasoning-claude.sse" => fn openrouter_reasoning_claude(file) {
         let c = stream_ok(file);
         assert_eq!(c.reasoning.len(), 51, "{:?}", c.reasoning);
         assert_eq!(c.text, "2 + 2 = 4");
-        assert_eq!(c.usage, usage(43, 36));
+        assert_eq!(counts(c.usage), usage(43, 36));
         // The usage chunk's `finish_reason: null` must not erase the earlier "stop".
         assert_eq!(c.finish_reason, Some(FinishReason::Stop));
     }
@@ -407,7 +410,7 @@ fixtures! {
         let c = stream_ok(file);
         assert_len_and_prefix("content", &c.text, 454, "I’m ChatGPT");
         assert_eq!(c.reasoning, "");
-        assert_eq!(c.usage, usage(9, 104));
+        assert_eq!(counts(c.usage), usage(9, 104));
     }
 
     "openrouter-error-mid-stream.sse" => fn openrouter_error_mid_stream(file) {
@@ -416,7 +419,7 @@ fixtures! {
         let error = run.error.expect("the in-chunk error must fail the answer");
         assert_eq!(error.kind, ProviderErrorKind::Stream);
         assert!(error.message.contains("Token limit reached (code 400)"), "{}", error.message);
-        assert_eq!(run.completion.usage, usage(43, 10));
+        assert_eq!(counts(run.completion.usage), usage(43, 10));
     }
 
     "openai-compat-text-then-tool-call-index1.sse" => fn openai_compat_tool_call_index1(file) {
@@ -430,7 +433,7 @@ fixtures! {
     "vllm-crusoe-text.sse" => fn vllm_crusoe_text(file) {
         let c = stream_ok(file);
         assert_eq!(c.text, "1, 2, 3, 4, 5");
-        assert_eq!(c.usage, usage(46, 14));
+        assert_eq!(counts(c.usage), usage(46, 14));
     }
 
     "ollama-cloud-v1-tool-call.cassette.yaml" => fn ollama_cloud_cassette(file) {
@@ -438,7 +441,7 @@ fixtures! {
         assert_eq!(first.text, "Paris.");
         assert!(first.reasoning.starts_with("We need to answer question"));
         assert_eq!(first.finish_reason, Some(FinishReason::Stop));
-        assert_eq!(first.usage, usage(134, 122));
+        assert_eq!(counts(first.usage), usage(134, 122));
         let second = openai::parse_completion(&cassette_response(file, 1)).unwrap();
         assert_eq!(
             calls(&second),
@@ -452,7 +455,7 @@ fixtures! {
         let c = stream_ok(file);
         assert_eq!(c.text, "2");
         assert_eq!(c.finish_reason, Some(FinishReason::Stop));
-        assert_eq!(c.usage, usage(20, 5));
+        assert_eq!(counts(c.usage), usage(20, 5));
     }
 
     "anthropic-text-then-tool-use.sse" => fn anthropic_text_then_tool_use(file) {
@@ -572,7 +575,8 @@ fn anthropic_whole_message() {
         ]
     );
     assert_eq!(c.finish_reason, Some(FinishReason::ToolCalls));
-    assert_eq!(c.usage, usage(15, 7));
+    assert_eq!(counts(c.usage), usage(15, 7));
+    assert_eq!(c.usage.unwrap().cached_tokens, Some(5));
     let error = serde_json::json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
     let error = anthropic::parse_message(error.to_string().as_bytes()).unwrap_err();
     assert_eq!(error.kind, ProviderErrorKind::Stream);

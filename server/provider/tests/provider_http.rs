@@ -288,7 +288,7 @@ async fn complete(
 ) -> (Result<Completion, ProviderError>, Vec<Delta>) {
     let mut deltas = Vec::new();
     let mut on_delta = |delta: Delta| deltas.push(delta);
-    let request = CompletionRequest { messages, tools };
+    let request = CompletionRequest::conversation(messages, tools, 0);
     let result = client.complete(request, &mut on_delta).await;
     (result, deltas)
 }
@@ -375,7 +375,8 @@ async fn streams_text_and_a_tool_call_and_sends_the_right_request() {
         completion.usage,
         Some(Usage {
             prompt_tokens: 12,
-            completion_tokens: 7
+            completion_tokens: 7,
+            cached_tokens: None
         })
     );
     assert_eq!(
@@ -787,7 +788,9 @@ async fn anthropic_messages_request_and_stream() {
         completion.usage,
         Some(Usage {
             prompt_tokens: 30,
-            completion_tokens: 4
+            completion_tokens: 4,
+            // Anthropic always says how much came from its cache.
+            cached_tokens: Some(0)
         })
     );
     assert_eq!(deltas, [Delta::Text("Done.".into())]);

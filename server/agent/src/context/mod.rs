@@ -1,18 +1,21 @@
 //! Keeping every request inside the model's context window.
 //!
-//! Before each request the turn asks [`fit`]: the request is counted (characters over a ratio
-//! calibrated with the `prompt_tokens` the server reported, or the server's own tokenizer), and
-//! when it would not leave room for the answer the conversation is compacted in memory (the
-//! transcript keeps everything): old tool outputs elided to stubs, then the oldest turns or
-//! steps summarized by the model. When even the system prompt, the tools and the user's message
-//! cannot fit, the turn ends with both numbers and the fix.
+//! Before each request the turn asks [`fit`]: the request is counted ([`count`]: by the
+//! server's tokenizer and chat template where it has them, calibrated by every answer's
+//! `prompt_tokens`), and when it would not leave room for the answer the conversation is
+//! compacted in memory (the transcript keeps everything): old tool outputs elided to stubs, then
+//! the oldest turns or steps summarized by the model. A compaction goes well below the budget,
+//! so the steps after it only append and the server's prompt cache of the prefix stays good.
+//! When even the system prompt, the tools and the user's message cannot fit, the turn ends with
+//! both numbers and the fix.
 
 pub(crate) mod compact;
+pub(crate) mod count;
 
 use serde_json::Value;
 use tandem_model::{Message, ToolDefinition};
 use tandem_provider::tokens::{self, DEFAULT_CHARS_PER_TOKEN};
-use tandem_provider::{CompletionRequest, ModelClient, ServerKind, Window};
+use tandem_provider::{CompletionRequest, ModelClient, Purpose, ServerKind, Window};
 
 /// Windows up to this size get the compact system prompt and tool definitions.
 pub const SMALL_WINDOW: u64 = 16 * 1024;
@@ -20,13 +23,20 @@ pub const SMALL_WINDOW: u64 = 16 * 1024;
 /// The share of the window one tool output may take.
 const TOOL_OUTPUT_SHARE: f64 = 0.25;
 
+/// The share of the budget a compaction brings a request down to: well below it, so the next
+/// steps append to a prefix that stays byte-identical (and in the server's prompt cache)
+/// instead of each one compacting a little and changing the prefix again.
+const COMPACT_TO: f64 = 0.6;
+
 /// What the turn knows about the request's room.
 #[derive(Clone, Debug)]
 pub(crate) struct Sizing {
     pub window: Window,
     pub kind: ServerKind,
-    /// Characters per token, calibrated.
-    pub ratio: f64,
+    /// The counts the server gave, and the ratio for the rest.
+    pub counter: count::Counter,
+    /// Whether tools go as text in the system prompt.
+    pub text_tools: bool,
 }
 
 impl Sizing {
@@ -41,14 +51,38 @@ impl Sizing {
         self.window.tokens.saturating_sub(self.reserve())
     }
 
-    pub fn estimate(&self, messages: &[Message], tools: &[ToolDefinition]) -> u64 {
-        tokens::estimate(messages, tools, self.ratio)
+    /// What a compaction aims for.
+    pub fn compaction_target(&self) -> u64 {
+        (self.budget() as f64 * COMPACT_TO) as u64
     }
 
-    /// The most characters one tool output may keep.
-    pub fn tool_output_chars(&self) -> usize {
-        (self.window.tokens as f64 * TOOL_OUTPUT_SHARE * self.ratio) as usize
+    pub fn estimate(&self, messages: &[Message], tools: &[ToolDefinition]) -> u64 {
+        self.counter.count(
+            messages,
+            count::Shape {
+                tools,
+                text_tools: self.text_tools,
+            },
+        )
     }
+
+    /// Characters per token, calibrated.
+    pub fn ratio(&self) -> f64 {
+        self.counter.ratio
+    }
+}
+
+/// The most characters one tool output may keep in a window of `window` tokens.
+pub(crate) fn tool_output_chars(window: u64, ratio: f64) -> usize {
+    (window as f64 * TOOL_OUTPUT_SHARE * ratio) as usize
+}
+
+/// The key a session's requests carry, so a server keeps its prompt cached in one slot.
+pub(crate) fn conversation_key(session_id: &str) -> u64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut hasher = DefaultHasher::new();
+    session_id.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// What a compaction did, for the user and the transcript.
@@ -87,20 +121,33 @@ pub(crate) async fn fit(
         tokens_before: before,
         ..Compaction::default()
     };
+    let target = sizing.compaction_target();
     for index in compact::elidable(conversation) {
         compact::elide(conversation, index);
         report.elided += 1;
-        if sizing.estimate(conversation, tools) <= budget {
+        if sizing.estimate(conversation, tools) <= target {
             report.tokens_after = sizing.estimate(conversation, tools);
             return Fit::Compacted(report);
         }
     }
-    while sizing.estimate(conversation, tools) > budget {
+    // Eliding reached the budget but not the target: summarizing too is worth it only to fit.
+    let aim = if sizing.estimate(conversation, tools) <= budget {
+        budget
+    } else {
+        target
+    };
+    let asides_evict = client.asides_evict_cache().await;
+    while sizing.estimate(conversation, tools) > aim {
         let Some(range) = compact::summarizable(conversation) else {
             break;
         };
         let span = conversation[range.clone()].to_vec();
-        let summary = summarize(client, &span, sizing).await;
+        let summary = if asides_evict {
+            // A summary request would push the conversation out of the server's only slot.
+            compact::mechanical_summary(&span)
+        } else {
+            summarize(client, &span, sizing).await
+        };
         report.summarized += span.len() as u32;
         compact::replace_with_summary(conversation, range, &summary);
         report.summary = Some(match report.summary.take() {
@@ -111,7 +158,7 @@ pub(crate) async fn fit(
     // What is left is the minimum and the latest results: cut those results to what fits.
     let over = sizing.estimate(conversation, tools).saturating_sub(budget);
     if over > 0 {
-        cut_latest_results(conversation, (over as f64 * sizing.ratio) as usize + 64);
+        cut_latest_results(conversation, (over as f64 * sizing.ratio()) as usize + 64);
     }
     report.tokens_after = sizing.estimate(conversation, tools);
     if report.tokens_after > budget {
@@ -222,7 +269,7 @@ const SUMMARIZER: &str = "You compress a coding assistant's conversation so it c
 /// The span summarized by the model itself, within the budget; the mechanical summary when the
 /// model can't (an error, an empty answer).
 async fn summarize(client: &dyn ModelClient, span: &[Message], sizing: &Sizing) -> String {
-    let room = (sizing.budget() as f64 * 0.7 * sizing.ratio) as usize;
+    let room = (sizing.budget() as f64 * 0.7 * sizing.ratio()) as usize;
     let per_message = (room / span.len().max(1)).clamp(80, 4000);
     let request = vec![
         Message::System {
@@ -238,6 +285,7 @@ async fn summarize(client: &dyn ModelClient, span: &[Message], sizing: &Sizing) 
             CompletionRequest {
                 messages: &request,
                 tools: &[],
+                purpose: Purpose::Aside,
             },
             &mut ignore,
         )
@@ -245,7 +293,10 @@ async fn summarize(client: &dyn ModelClient, span: &[Message], sizing: &Sizing) 
     match answer {
         Ok(c) if !c.text.trim().is_empty() => {
             let text = c.text.trim();
-            cap_text(text, (sizing.budget() as f64 * 0.2 * sizing.ratio) as usize)
+            cap_text(
+                text,
+                (sizing.budget() as f64 * 0.2 * sizing.ratio()) as usize,
+            )
         }
         _ => compact::mechanical_summary(span),
     }

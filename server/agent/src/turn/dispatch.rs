@@ -40,11 +40,10 @@ impl Turn {
             let for_model = match sizing {
                 Some(sizing) => context::cap_text(
                     &outcome.output,
-                    Sizing {
-                        ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
-                        ..sizing.clone()
-                    }
-                    .tool_output_chars(),
+                    context::tool_output_chars(
+                        sizing.window.tokens,
+                        tandem_stdx::lock(&self.agent.inner.counter).ratio,
+                    ),
                 ),
                 None => outcome.output.clone(),
             };

@@ -3,58 +3,39 @@
 
 use super::Turn;
 use super::stop::Sent;
-use crate::context::{self, Sizing};
+use crate::context::{self, Sizing, count};
 use crate::events::Event;
-use tandem_model::{Completion, Message};
-use tandem_provider::{ProviderError, ProviderErrorKind, tokens};
+use tandem_model::{Completion, Message, ToolDefinition};
+use tandem_provider::{ProviderError, ProviderErrorKind, ServerKind, tokens};
 
 impl Turn {
     /// The window and the kind of server, when the window is known.
     pub(super) async fn sizing(&self) -> Option<Sizing> {
         let window = self.agent.window().await?;
+        let client = &self.agent.inner.client;
         Some(Sizing {
             window,
-            kind: self.agent.inner.client.server_kind(),
-            ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
+            kind: client.server_kind(),
+            counter: tandem_stdx::lock(&self.agent.inner.counter).clone(),
+            text_tools: client.text_tools(),
         })
     }
 
-    /// Calibrates the estimate with the server's own tokenizer, where it has one.
-    pub(super) async fn calibrate_with_tokenizer(&self, conversation: &[Message]) {
-        let text: String = conversation
-            .iter()
-            .map(|m| match m {
-                Message::System { content }
-                | Message::User { content }
-                | Message::Tool { content, .. } => content.as_str(),
-                Message::Assistant { content, .. } => content.as_str(),
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
-        let chars = text.chars().count() as f64;
-        if chars < 200.0 {
-            return;
-        }
-        if let Some(count) = self.agent.inner.client.count_tokens(&text).await
-            && count > 0
-        {
-            *tandem_stdx::lock(&self.agent.inner.ratio) = (chars / count as f64).clamp(1.5, 6.0);
-        }
-    }
-
-    /// Learns characters per token from the usage the server reported. A report of far fewer
+    /// Learns the request's count from the usage the server reported. A report of far fewer
     /// tokens than were sent means the server cut the prompt (Ollama's default context) or its
     /// chat template dropped the tools: the user is told, and in auto mode tools go as text.
     pub(super) fn calibrate(
         &self,
         completion: &Completion,
-        chars: u64,
-        messages: usize,
-        tools_chars: u64,
+        sent: &[Message],
+        tools: &[ToolDefinition],
     ) {
         let Some(usage) = completion.usage.filter(|u| u.prompt_tokens > 0) else {
             return;
         };
+        let tools_chars = tokens::tools_chars(tools);
+        let chars = sent.iter().map(tokens::message_chars).sum::<u64>() + tools_chars;
+        let messages = sent.len();
         let had_tools = tools_chars > 0;
         let client = &self.agent.inner.client;
         if had_tools
@@ -68,8 +49,19 @@ impl Turn {
             });
             return;
         }
+        let shape = count::Shape {
+            tools,
+            text_tools: client.text_tools(),
+        };
+        let counter = &self.agent.inner.counter;
         match context::calibrated(chars, messages, usage.prompt_tokens) {
-            Some(ratio) => *tandem_stdx::lock(&self.agent.inner.ratio) = ratio,
+            // Ollama counts only what it evaluated (not what its cache held): a lower bound.
+            Some(_) if client.server_kind() == ServerKind::Ollama => {
+                tandem_stdx::lock(counter).learn_at_least(sent, shape, usage.prompt_tokens);
+            }
+            Some(_) => {
+                tandem_stdx::lock(counter).learn(sent, shape, usage.prompt_tokens);
+            }
             // A small request is too small to tell a cut from a scripted or odd count.
             None if tokens::tokens_for(chars, messages, 4.0) < 2048 => {}
             None => {
@@ -89,13 +81,14 @@ impl Turn {
         }
     }
 
-    /// The server counted more tokens than estimated: the ratio goes down to match (never up:
-    /// an overflow's count may include the answer's room).
-    pub(super) fn calibrate_down(&self, chars: u64, messages: usize, counted: u64) {
-        if let Some(ratio) = context::calibrated(chars, messages, counted) {
-            let mut current = tandem_stdx::lock(&self.agent.inner.ratio);
-            *current = current.min(ratio);
-        }
+    /// The server counted more tokens than estimated: the count of what was sent goes up to
+    /// match (never down: an overflow's count may include the answer's room).
+    pub(super) fn calibrate_down(&self, sent: &[Message], tools: &[ToolDefinition], counted: u64) {
+        let shape = count::Shape {
+            tools,
+            text_tools: self.agent.inner.client.text_tools(),
+        };
+        tandem_stdx::lock(&self.agent.inner.counter).learn_at_least(sent, shape, counted);
     }
 
     /// An error for the user; an overflow gets its numbers and the fix.
@@ -121,12 +114,18 @@ impl Turn {
     /// A refusal for size teaches what it can: the server's count of the request lowers the
     /// estimate, and a refusal naming no window leaves a guess of one (three quarters of what
     /// was sent).
-    pub(super) fn learn_from_overflow(&self, error: &ProviderError, sent: Sent) {
+    pub(super) fn learn_from_overflow(
+        &self,
+        error: &ProviderError,
+        sent: Sent,
+        conversation: &[Message],
+        tools: &[ToolDefinition],
+    ) {
         let ProviderErrorKind::ContextOverflow { window, requested } = error.kind else {
             return;
         };
         if let Some(counted) = requested {
-            self.calibrate_down(sent.chars, sent.messages, counted);
+            self.calibrate_down(conversation, tools, counted);
         }
         if window.is_none() {
             let sent = requested.unwrap_or_else(|| {

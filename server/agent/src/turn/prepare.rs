@@ -6,12 +6,12 @@ use time::OffsetDateTime;
 
 use super::Turn;
 use super::stop::{Ended, Sent};
-use crate::context::{self, Fit, SMALL_WINDOW, Sizing};
+use crate::context::{self, Fit, SMALL_WINDOW, Sizing, count};
 use crate::events::{Event, StopReason, TurnErrorKind};
 use crate::prompt;
 use crate::transcript::Record;
 use tandem_model::{Message, ToolDefinition};
-use tandem_provider::tokens;
+use tandem_provider::{CompletionRequest, tokens};
 
 /// A step's request, ready to send with the conversation.
 pub(super) struct Request {
@@ -22,13 +22,9 @@ pub(super) struct Request {
 }
 
 impl Turn {
-    /// The request for step `step` (from 1), the conversation fitted to the window; the turn
-    /// ends when even the smallest fit is too big.
-    pub(super) async fn prepare(
-        &self,
-        conversation: &mut Vec<Message>,
-        step: u32,
-    ) -> Result<Request, Ended> {
+    /// The next step's request, the conversation fitted to the window; the turn ends when even
+    /// the smallest fit is too big.
+    pub(super) async fn prepare(&self, conversation: &mut Vec<Message>) -> Result<Request, Ended> {
         let sizing = self.sizing().await;
         let small = sizing
             .as_ref()
@@ -49,9 +45,10 @@ impl Turn {
             *content = prompt::compact_system_prompt(self.session.workspace.root());
         }
         if let Some(sizing) = &sizing {
-            if step == 1 {
-                self.calibrate_with_tokenizer(conversation).await;
-            }
+            let client = self.agent.inner.client.clone();
+            let key = context::conversation_key(&self.session.id);
+            let request = CompletionRequest::conversation(conversation, &tools, key);
+            count::count_new(client.as_ref(), &self.agent.inner.counter, request).await;
             self.fit(conversation, &tools, sizing).await?;
         }
         let tools_chars = tokens::tools_chars(&tools);
@@ -77,7 +74,7 @@ impl Turn {
     ) -> Result<(), Ended> {
         let client = self.agent.inner.client.clone();
         let sizing = Sizing {
-            ratio: *tandem_stdx::lock(&self.agent.inner.ratio),
+            counter: tandem_stdx::lock(&self.agent.inner.counter).clone(),
             ..sizing.clone()
         };
         match context::fit(client.as_ref(), conversation, tools, &sizing).await {

@@ -15,7 +15,7 @@ impl Turn {
         self.open(&mut conversation, text, context).await;
         let mut rules = StopRules::new(self.agent.inner.settings.max_steps);
         while rules.next_step() {
-            let request = match self.prepare(&mut conversation, rules.step()).await {
+            let request = match self.prepare(&mut conversation).await {
                 Ok(request) => request,
                 Err(ended) => return ended,
             };
@@ -33,7 +33,7 @@ impl Turn {
                         // Learnt (or guessed) the window, and the server's own count of the
                         // request corrects the estimate: fit again and try once more, never
                         // with the same request.
-                        self.learn_from_overflow(&e, request.sent);
+                        self.learn_from_overflow(&e, request.sent, &conversation, &request.tools);
                         rules.retrying(request.sent, e);
                         continue;
                     }
@@ -43,12 +43,7 @@ impl Turn {
                 Some(Ok(c)) => c,
             };
             self.report_usage(&completion).await;
-            self.calibrate(
-                &completion,
-                request.sent.chars,
-                request.sent.messages,
-                request.sent.tools_chars,
-            );
+            self.calibrate(&completion, &conversation, &request.tools);
             let (tool_calls, finish_reason) = self.record_answer(
                 &mut conversation,
                 completion,

@@ -49,6 +49,7 @@ impl StopRules {
     }
 
     /// The step being taken, from 1.
+    #[cfg(test)]
     pub fn step(&self) -> u32 {
         self.step
     }

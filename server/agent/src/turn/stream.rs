@@ -37,10 +37,8 @@ impl Turn {
                     frontend.update(session_id, turn_id, Event::Reasoning { delta: t });
                 }
             };
-            let request = CompletionRequest {
-                messages: conversation,
-                tools,
-            };
+            let key = crate::context::conversation_key(session_id);
+            let request = CompletionRequest::conversation(conversation, tools, key);
             tokio::select! {
                 r = client.complete(request, &mut on_delta) => Some(r),
                 () = self.cancel.cancelled() => None,

@@ -159,10 +159,7 @@ mod tests {
     use serde_json::json;
 
     fn body(messages: &[Message]) -> Value {
-        let request = CompletionRequest {
-            messages,
-            tools: &[],
-        };
+        let request = CompletionRequest::conversation(messages, &[], 0);
         serde_json::from_slice(&request_body("claude", request)).unwrap()
     }
 

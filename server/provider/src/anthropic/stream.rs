@@ -277,6 +277,7 @@ impl From<UsageCounts> for Usage {
         Usage {
             prompt_tokens: counts.input + counts.cache_creation + counts.cache_read,
             completion_tokens: counts.output,
+            cached_tokens: Some(counts.cache_read),
         }
     }
 }

@@ -20,8 +20,8 @@ use crate::models::parse_model_list;
 use crate::textcalls::{MarkupFilter, extract_meant, render_history};
 use crate::window::{self, Window};
 use crate::{
-    Api, CompletionRequest, LocalOptions, ModelClient, ProviderError, ProviderErrorKind,
-    ServerKind, ToolMode, ollama, tokens,
+    Api, CompletionRequest, LocalOptions, ModelClient, ProviderError, ProviderErrorKind, Purpose,
+    ServerKind, ToolMode, ollama, openai, tokens,
 };
 
 /// How long each question about the server may take.
@@ -50,6 +50,10 @@ struct ServerInfo {
     ollama_context: Option<u64>,
     /// Ollama: whether the model's capabilities include tools.
     ollama_tools: Option<bool>,
+    /// llama.cpp: its slots (`/props` `total_slots`), each with a prompt cache of its own.
+    slots: Option<u64>,
+    /// llama.cpp: whether `/apply-template` answers, so a whole request can be counted.
+    apply_template: bool,
 }
 
 pub(crate) struct LocalState {
@@ -63,6 +67,8 @@ pub(crate) struct LocalState {
     num_ctx: AtomicU64,
     /// The `max_tokens` of the last request (0: none).
     last_limit: AtomicU64,
+    /// Which llama.cpp slot each conversation is pinned to.
+    slots: Mutex<SlotTable>,
     /// For the user, once each: see [`crate::ModelClient::take_notices`].
     notices: Mutex<Vec<String>>,
     /// Whether the user was told their window setting is larger than the server's.
@@ -95,6 +101,7 @@ impl LocalState {
             learned: Mutex::new(None),
             num_ctx: AtomicU64::new(0),
             last_limit: AtomicU64::new(0),
+            slots: Mutex::new(SlotTable::default()),
             notices: Mutex::new(notices),
             window_told: AtomicBool::new(false),
             base_url: base_url.to_string(),
@@ -135,6 +142,58 @@ impl LocalState {
 
     fn learn(&self, window: u64) {
         *lock(&self.learned) = Some(window);
+    }
+}
+
+/// Conversations pinned to llama.cpp slots. With `n` slots the last is kept for requests beside
+/// a conversation (summaries), and conversations take the others, the least recently used first
+/// when there are more conversations than slots.
+#[derive(Debug, Default)]
+pub(crate) struct SlotTable {
+    /// (conversation key, slot), most recently used last.
+    pinned: Vec<(u64, u64)>,
+}
+
+impl SlotTable {
+    /// The slot for a request of `purpose` on a server with `slots` slots.
+    pub(crate) fn slot(&mut self, purpose: Purpose, slots: u64) -> u64 {
+        let conversation_slots = if slots >= 2 { slots - 1 } else { 1 };
+        let key = match purpose {
+            Purpose::Aside => return slots.saturating_sub(1),
+            Purpose::Conversation(key) => key,
+        };
+        let slot = match self.pinned.iter().position(|(k, _)| *k == key) {
+            Some(i) => self.pinned.remove(i).1,
+            None => {
+                let free =
+                    (0..conversation_slots).find(|s| self.pinned.iter().all(|(_, p)| p != s));
+                match free {
+                    Some(s) => s,
+                    // Every slot has a conversation: the least recently used one gives way.
+                    None => self.pinned.remove(0).1,
+                }
+            }
+        };
+        self.pinned.push((key, slot));
+        slot
+    }
+}
+
+/// `request` as it goes out: in text mode the tools are described in the system prompt and the
+/// calls and results are text, in messages `rendered` holds.
+fn as_sent<'a>(
+    request: CompletionRequest<'a>,
+    text_mode: bool,
+    rendered: &'a mut Vec<Message>,
+) -> CompletionRequest<'a> {
+    if !text_mode {
+        return request;
+    }
+    *rendered = render_history(request.messages, request.tools);
+    CompletionRequest {
+        messages: rendered,
+        tools: &[],
+        ..request
     }
 }
 
@@ -276,6 +335,18 @@ impl HttpModelClient {
             info.kind = ServerKind::LlamaCpp;
             info.window = Some(Window::new(n, "llama.cpp n_ctx"));
             info.tokenizer = Tokenizer::LlamaCpp;
+            info.slots = props
+                .get("total_slots")
+                .and_then(Value::as_u64)
+                .filter(|&n| n > 0);
+            // Older builds have no /apply-template: a request is then counted by its parts.
+            info.apply_template = self
+                .post_json(
+                    &format!("{root}/apply-template"),
+                    &json!({"messages": [{"role": "user", "content": "hi"}]}),
+                )
+                .await
+                .is_some_and(|a| a.get("prompt").is_some_and(Value::is_string));
             return info;
         }
         if let Some(models) = self.get_json(&format!("{root}/api/v0/models")).await
@@ -394,6 +465,47 @@ impl HttpModelClient {
         }
     }
 
+    /// The whole request as the server reads it, counted by the server: llama.cpp renders it
+    /// with its own chat template (`/apply-template`, the tool definitions and the text tool
+    /// prompt included) and tokenizes the result. `None` where the server can't.
+    pub(super) async fn local_count_request(&self, request: CompletionRequest<'_>) -> Option<u64> {
+        let info = self.server_info().await;
+        if info.tokenizer != Tokenizer::LlamaCpp || !info.apply_template {
+            return None;
+        }
+        let mut rendered = Vec::new();
+        let text_mode = self.local.text_tools() && !request.tools.is_empty();
+        let sent = as_sent(request, text_mode, &mut rendered);
+        let body: Value =
+            serde_json::from_slice(&openai::request_body(&self.config.model, sent)).ok()?;
+        let root = self.root();
+        let prompt = self
+            .post_json(&format!("{root}/apply-template"), &body)
+            .await?;
+        let prompt = prompt.get("prompt")?.as_str()?;
+        // As the completion does: the model's start token, the template's markers parsed.
+        let answer = self
+            .post_json(
+                &format!("{root}/tokenize"),
+                &json!({"content": prompt, "add_special": true, "parse_special": true}),
+            )
+            .await?;
+        answer.get("tokens")?.as_array().map(|t| t.len() as u64)
+    }
+
+    /// Whether a summary request would evict the conversation's prompt cache: a llama.cpp
+    /// server with one slot (several slots give summaries one of their own).
+    pub(super) async fn local_asides_evict_cache(&self) -> bool {
+        let info = self.server_info().await;
+        info.kind == ServerKind::LlamaCpp && info.slots == Some(1)
+    }
+
+    /// The llama.cpp slot for `purpose`, where the server has slots.
+    async fn slot_for(&self, purpose: Purpose) -> Option<u64> {
+        let slots = self.server_info().await.slots?;
+        Some(lock(&self.local.slots).slot(purpose, slots))
+    }
+
     /// A completion with everything local models need around the wire: Ollama's native API,
     /// the text tool mode and the switch to it, tool calls found in the text (their markup kept
     /// from the user), the answer bounded, the window learned from an overflow.
@@ -411,16 +523,12 @@ impl HttpModelClient {
                 .last_limit
                 .store(limit.unwrap_or(0), Ordering::Relaxed);
             let text_mode = self.local.text_tools() && !request.tools.is_empty();
-            let rendered;
-            let sent = if text_mode {
-                rendered = render_history(request.messages, request.tools);
-                CompletionRequest {
-                    messages: &rendered,
-                    tools: &[],
-                }
-            } else {
-                request
+            let extras = openai::Extras {
+                max_tokens: limit,
+                slot: self.slot_for(request.purpose).await,
             };
+            let mut rendered = Vec::new();
+            let sent = as_sent(request, text_mode, &mut rendered);
             let mut filter = (!native).then(MarkupFilter::new);
             let result = {
                 let mut relay = |delta: Delta| match (delta, filter.as_mut()) {
@@ -435,7 +543,7 @@ impl HttpModelClient {
                 if ollama {
                     self.complete_ollama(sent, limit, &mut relay).await
                 } else {
-                    self.complete_wire(sent, limit, &mut relay).await
+                    self.complete_wire(sent, extras, &mut relay).await
                 }
             };
             match result {
@@ -721,6 +829,30 @@ impl HttpModelClient {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conversations_keep_their_slots_and_asides_get_the_last() {
+        let mut table = SlotTable::default();
+        let (a, b, c) = (
+            Purpose::Conversation(10),
+            Purpose::Conversation(20),
+            Purpose::Conversation(30),
+        );
+        // Four slots: three for conversations, the last for summaries.
+        assert_eq!(table.slot(a, 4), 0);
+        assert_eq!(table.slot(b, 4), 1);
+        assert_eq!(table.slot(Purpose::Aside, 4), 3);
+        assert_eq!(table.slot(a, 4), 0);
+        assert_eq!(table.slot(c, 4), 2);
+        // A fourth conversation takes the slot used least recently (b's).
+        assert_eq!(table.slot(Purpose::Conversation(40), 4), 1);
+        assert_eq!(table.slot(a, 4), 0);
+        // One slot: everything shares it.
+        let mut one = SlotTable::default();
+        assert_eq!(one.slot(a, 1), 0);
+        assert_eq!(one.slot(b, 1), 0);
+        assert_eq!(one.slot(Purpose::Aside, 1), 0);
+    }
 
     #[test]
     fn statuses_that_say_what_they_are() {

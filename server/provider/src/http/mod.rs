@@ -63,7 +63,7 @@ impl HttpModelClient {
     async fn complete_wire(
         &self,
         request: CompletionRequest<'_>,
-        max_tokens: Option<u64>,
+        extras: openai::Extras,
         on_delta: &mut (dyn FnMut(Delta) + Send),
     ) -> Result<Completion, ProviderError> {
         let client = self.client()?;
@@ -72,7 +72,7 @@ impl HttpModelClient {
         let (path, body) = match self.config.api {
             Api::OpenAi => (
                 "chat/completions",
-                openai::request_body_limited(model, request, max_tokens),
+                openai::request_body_with(model, request, &extras),
             ),
             Api::Anthropic => ("messages", anthropic::request_body(model, request)),
         };
@@ -294,6 +294,14 @@ impl ModelClient for HttpModelClient {
 
     fn count_tokens<'a>(&'a self, text: &'a str) -> BoxFuture<'a, Option<u64>> {
         self.local_count_tokens(text).boxed()
+    }
+
+    fn count_request<'a>(&'a self, request: CompletionRequest<'a>) -> BoxFuture<'a, Option<u64>> {
+        self.local_count_request(request).boxed()
+    }
+
+    fn asides_evict_cache(&self) -> BoxFuture<'_, bool> {
+        self.local_asides_evict_cache().boxed()
     }
 
     fn text_tools(&self) -> bool {

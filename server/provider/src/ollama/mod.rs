@@ -225,6 +225,8 @@ impl OllamaStream {
                 self.completion.usage = Some(Usage {
                     prompt_tokens: prompt,
                     completion_tokens: completion.unwrap_or(0),
+                    // Ollama's count is of what it evaluated; it names no cached part.
+                    cached_tokens: None,
                 });
             }
         }

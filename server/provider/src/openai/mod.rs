@@ -5,6 +5,6 @@ mod stream;
 mod whole;
 mod wire;
 
-pub use request::{request_body, request_body_limited};
+pub use request::{Extras, request_body, request_body_limited, request_body_with};
 pub use stream::OpenAiStream;
 pub use whole::parse_completion;

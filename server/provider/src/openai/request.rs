@@ -20,8 +20,32 @@ pub fn request_body_limited(
     request: CompletionRequest<'_>,
     max_tokens: Option<u64>,
 ) -> Vec<u8> {
+    request_body_with(
+        model,
+        request,
+        &Extras {
+            max_tokens,
+            ..Extras::default()
+        },
+    )
+}
+
+/// What a request carries beyond the conversation, for servers that take it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Extras {
+    /// `max_tokens`: the answer's bound.
+    pub max_tokens: Option<u64>,
+    /// llama.cpp `id_slot` with `cache_prompt: true`: the slot whose prompt cache the request
+    /// should use (and keep).
+    pub slot: Option<u64>,
+}
+
+/// [`request_body`] with `extras`.
+pub fn request_body_with(model: &str, request: CompletionRequest<'_>, extras: &Extras) -> Vec<u8> {
     let body = Body {
-        max_tokens,
+        max_tokens: extras.max_tokens,
+        id_slot: extras.slot,
+        cache_prompt: extras.slot.map(|_| true),
         model,
         messages: request.messages.iter().map(WireMessage::from).collect(),
         tools: request.tools.iter().map(WireTool::from).collect(),
@@ -43,6 +67,10 @@ struct Body<'a> {
     stream_options: StreamOptions,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id_slot: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_prompt: Option<bool>,
 }
 
 #[derive(Serialize)]

@@ -103,6 +103,12 @@ pub(super) struct FunctionDelta<'a> {
 pub(super) struct UsageWire {
     prompt_tokens: Option<u64>,
     completion_tokens: Option<u64>,
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Clone, Copy, Deserialize)]
+pub(super) struct PromptDetails {
+    cached_tokens: Option<u64>,
 }
 
 impl From<UsageWire> for Usage {
@@ -110,6 +116,7 @@ impl From<UsageWire> for Usage {
         Usage {
             prompt_tokens: wire.prompt_tokens.unwrap_or(0),
             completion_tokens: wire.completion_tokens.unwrap_or(0),
+            cached_tokens: wire.prompt_tokens_details.and_then(|d| d.cached_tokens),
         }
     }
 }
