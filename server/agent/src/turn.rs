@@ -972,7 +972,10 @@ impl Turn {
         // result keeps the output's head and tail, for the model and the user alike).
         let mut shown = 0usize;
         let mut noted = false;
+        let mut whole =
+            crate::output_file::OutputFile::new(&settings.data_dir, session_id, turn_id, &call.id);
         let mut on_output = |chunk: &str| {
+            whole.write(chunk);
             if noted {
                 return;
             }
@@ -985,6 +988,9 @@ impl Turn {
                     "\n[output beyond {} MiB is not shown here; the result shows how it ends]\n",
                     MAX_SHOWN_OUTPUT / (1024 * 1024)
                 ));
+                if let Some(path) = whole.path() {
+                    delta.push_str(&format!("[The whole output: {}]\n", path.display()));
+                }
                 shown = MAX_SHOWN_OUTPUT;
                 noted = true;
             } else {
@@ -999,7 +1005,13 @@ impl Turn {
                 },
             );
         };
-        match tools::run_command(&proposal, &walls, &mut on_output, self.cancel.clone()).await {
+        let known = crate::file_events::Known::before(&self.session.reads);
+        let ran = tools::run_command(&proposal, &walls, &mut on_output, self.cancel.clone()).await;
+        if !noted {
+            whole.discard();
+        }
+        self.report_deleted(known).await;
+        match ran {
             Err(e) => Outcome::error(format!("Error ({}): {}", e.kind, e.message)),
             Ok(outcome) => Outcome {
                 status: if outcome.exit_code == Some(0) && !outcome.timed_out && !outcome.cancelled
@@ -1012,6 +1024,17 @@ impl Turn {
                 diff: None,
                 silent: false,
             },
+        }
+    }
+}
+
+impl Turn {
+    /// Tells the face which files the model knew a command removed, so an editor drops them.
+    async fn report_deleted(&self, known: crate::file_events::Known) {
+        let gone = known.gone();
+        crate::file_events::forget_deleted(&self.session.reads, &gone);
+        if !gone.is_empty() {
+            self.frontend.files_changed(&self.session.id, gone).await;
         }
     }
 }
