@@ -1,7 +1,7 @@
 //! Files the sidecar deletes or puts back itself (an undo, a command) reach the editor: a tandem
-//! client gets `tandem/filesChanged` before the undo's answer, a plain client that takes resource
-//! operations a `DeleteFile` for each open buffer of a deleted file, and the agent stops reading
-//! the editor's copy of a file that is gone (the ghost file of issue 19).
+//! client gets `tandem/filesChanged`, a plain client that takes resource operations a
+//! `DeleteFile` for each open buffer of a deleted file, and the agent stops reading the editor's
+//! copy of a file that is gone (the ghost file of issue 19).
 
 use std::time::{Duration, Instant};
 
@@ -90,10 +90,11 @@ async fn undoing_a_created_file_tells_the_editor_and_the_agent_stops_seeing_its_
         .unwrap();
     assert_eq!(done["restored"], json!(["ghost.txt"]), "{done}");
     assert!(!env.workspace.join("ghost.txt").exists());
-    // Sent before the answer, so it is in the inbox already.
-    let notes = sent(&tandem, "tandem/filesChanged");
-    assert_eq!(notes.len(), 1, "one notification: {notes:#?}");
-    let params = &notes[0]["params"];
+    let note = wait_for_message(&tandem, "tandem/filesChanged", |m| {
+        m["method"] == "tandem/filesChanged"
+    })
+    .await;
+    let params = &note["params"];
     assert_eq!(params["sessionId"], session.as_str(), "{params}");
     let files = params["files"].as_array().unwrap();
     assert_eq!(files.len(), 1, "{params}");
@@ -115,6 +116,11 @@ async fn undoing_a_created_file_tells_the_editor_and_the_agent_stops_seeing_its_
         .iter()
         .filter(|u| u["kind"] == "toolResult")
         .collect();
+    assert_eq!(
+        sent(&tandem, "tandem/filesChanged").len(),
+        1,
+        "one notification"
+    );
     assert_eq!(results[0]["status"], "error", "{again}");
     assert_eq!(results[1]["status"], "ok", "{again}");
     assert_eq!(env.read("ghost.txt"), "boo\n");
@@ -124,7 +130,10 @@ async fn undoing_a_created_file_tells_the_editor_and_the_agent_stops_seeing_its_
 #[tokio::test]
 async fn an_undo_that_changes_nothing_sends_no_notification() {
     let env = Env::new();
-    let mock = MockServer::start(Scenario::new([Reply::text("Nothing to do.")]));
+    let mock = MockServer::start(Scenario::new([
+        Reply::text("Nothing to do."),
+        Reply::text("Still nothing."),
+    ]));
     let tandem = client(&env, &mock, false, json!({"applyEdit": true})).await;
     let session = tandem.new_session().await;
     tandem.run_turn(&session, "Hi").await;
@@ -133,7 +142,8 @@ async fn an_undo_that_changes_nothing_sends_no_notification() {
         .await
         .unwrap();
     assert_eq!(done["restored"], json!([]), "{done}");
-    // The answer came after anything sent before it.
+    // A turn after it has come and gone: a notification queued by the undo would be in by now.
+    tandem.run_turn(&session, "Hi again").await;
     assert_eq!(sent(&tandem, "tandem/filesChanged").len(), 0);
 }
 

@@ -79,8 +79,8 @@ pub trait Frontend: Send + Sync + 'static {
     }
 
     /// Files the core deleted or put back behind the editor's back (undo, restore, a command):
-    /// a face drops or reloads its copy of each. Awaited before the undo answers, so a client
-    /// hears of the files before the reply; must not wait for the user.
+    /// a face drops or reloads its copy of each. Awaited before the undo returns (the face's
+    /// copy is gone by then); must not wait for the user.
     fn files_changed(
         &self,
         _session_id: &str,
