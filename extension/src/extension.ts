@@ -6,6 +6,7 @@ import { ApprovalController } from './approvals/controller';
 import { ChatSession } from './chat/session';
 import { CHAT_VIEW_ID, ChatView } from './chat/view';
 import { configuredEndpoint, initializationOptions, RESTART_SETTINGS } from './config';
+import { registerWelcome } from './chat/welcome';
 import { selectionAttachment } from './context/selection';
 import { getDiagnostics } from './diagnostics/handler';
 import { EndpointKeys, normalizeBaseUrl, sidecarEnv } from './secrets';
@@ -98,6 +99,9 @@ export function activate(context: vscode.ExtensionContext): void {
       case 'restore':
         void chat.restore(m.turnId);
         return;
+      case 'openOutput':
+        void chat.openOutput(m.turnId, m.toolCallId, m.path);
+        return;
       case 'ready':
         return;
     }
@@ -131,6 +135,9 @@ export function activate(context: vscode.ExtensionContext): void {
       if (keys.isKeyOf(e.key, endpoint())) void chat.postEndpoint();
     }),
     command('tandem.restartSidecar', () => restart()),
+    registerWelcome(),
+    command('tandem.checkServer', () => chat.refreshModels()),
+    command('tandem.showOutput', () => output.show()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (RESTART_SETTINGS.some((s) => e.affectsConfiguration(s))) void restart();
       else if (e.affectsConfiguration('tandem.provider.model')) void chat.clearPickedModel();

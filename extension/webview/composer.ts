@@ -33,7 +33,7 @@ export class Composer {
     this.chips = h('div', { class: 'chips' });
     this.popup = h('div', { class: 'mentions hidden', attrs: { role: 'listbox' } });
     this.sendButton = button('Send', () => this.submit(), 'primary send');
-    this.stopButton = button('Stop', () => this.events.stop(), 'secondary stop hidden', 'Stop the running turn');
+    this.stopButton = button('Stop', () => this.events.stop(), 'secondary stop hidden', 'Stop the running turn (Escape)');
     this.el = h('div', { class: 'composer' }, this.chips, this.popup, this.input, h('div', { class: 'composer-buttons' }, this.stopButton, this.sendButton));
 
     this.input.addEventListener('keydown', (e) => this.onKey(e));

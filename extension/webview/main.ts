@@ -5,6 +5,7 @@ import type { ModelInfo } from '../src/protocol';
 import { approvalRef, type Attachment, type HostMessage, type LogEntry, type PendingApproval, type SidecarState, type WebviewMessage } from '../src/shared/messages';
 import { Composer } from './composer';
 import { button, h } from './dom';
+import { installChatKeys } from './keys';
 import { pendingKey, TranscriptView } from './render';
 import { applyEntry, buildTranscript, usageView, type Transcript } from './transcript';
 
@@ -109,6 +110,7 @@ function render(): void {
       onRetry: () => post({ type: 'retry' }),
       onCommand: (command) => post({ type: 'command', command }),
       onRestore: (turnId) => post({ type: 'restore', turnId }),
+      onOpenOutput: (turnId, toolCallId, path) => post({ type: 'openOutput', turnId, toolCallId, path }),
     });
     renderHeader();
     renderBanner();
@@ -154,5 +156,11 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   render();
 });
 
+installChatKeys(window, {
+  pending: () => pending.values(),
+  running: () => runningTurn !== null,
+  decide: (req, decision) => post({ type: 'decide', ref: approvalRef(req), decision }),
+  stop: () => post({ type: 'stop' }),
+});
 render();
 post({ type: 'ready' });

@@ -27,6 +27,8 @@ export interface RenderContext {
   onCommand(command: ChatCommand): void;
   /** "Restore to here": the files as they were before this turn. */
   onRestore(turnId: string): void;
+  /** "Open Full Output": a command's whole output, kept by the sidecar, in an editor. */
+  onOpenOutput?(turnId: string, toolCallId: string, path: string): void;
 }
 
 const STATE_LABEL: Record<ToolState, string> = {
@@ -42,6 +44,31 @@ const STATE_ICON: Record<ToolState, string> = {
   error: '✕',
   rejected: '⊘',
 };
+
+/** What an approval is about, for the names of its buttons: "edit of src/a.rs". */
+function approvalSubject(req: PendingApproval): string {
+  const cut = (t: string) => (t.length > 60 ? `${t.slice(0, 59)}…` : t);
+  switch (req.kind) {
+    case 'edit':
+      return `${req.original == null ? 'creation' : 'edit'} of ${req.displayPath ?? req.path ?? 'the file'}`;
+    case 'command':
+      return `command ${cut(req.command ?? '')}`;
+    case 'mcp':
+      return `MCP tool ${req.tool ?? ''}`;
+    case 'mcpServer':
+      return `MCP server ${req.server ?? ''}`;
+    case 'fetch':
+      return `fetch of ${cut(req.url ?? '')}`;
+  }
+}
+
+/**
+ * Buttons repeated in the chat (Accept on every question, Copy on every code block) get
+ * accessible names that say what they act on; the visible label stays short.
+ */
+function nameButtons(subject: string, ...buttons: HTMLElement[]): void {
+  for (const b of buttons) b.setAttribute('aria-label', `${b.textContent ?? ''} ${subject}`.trim());
+}
 
 /** A `<details>` whose open state is remembered by `id`. */
 function details(ctx: RenderContext, id: string, defaultOpen: boolean, cls: string, summary: Node[], body: Node): HTMLDetailsElement {
@@ -98,6 +125,7 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
           h('div', { class: 'approval-q' }, req.original == null ? 'Create ' : 'Edit ', h('code', {}, req.displayPath ?? req.path ?? ''), '?'),
           h('div', { class: 'hint' }, 'The proposal is open in a diff editor; what you leave on its right side is what gets written.'),
         ];
+  nameButtons(approvalSubject(req), accept, reject, withNote);
   const buttons = h('div', { class: 'buttons' }, accept, reject, withNote);
   // A command outside the sandbox is asked every time, whatever was said before.
   if (req.kind !== 'command' || !req.outsideSandbox) {
@@ -182,7 +210,18 @@ export class OutputView {
   }
 }
 
-const STALE_NOTE = 'The file changed on disk after the model read it, so nothing was written. The model will read it again before it retries the edit.';
+/**
+ * Why a stale edit wrote nothing: the user typed in the file's buffer (unsaved) or something
+ * changed it on disk, as the sidecar's message says.
+ */
+export function staleNote(output: string): string {
+  const where = /changed in the editor/.test(output)
+    ? 'You changed the file in the editor (unsaved)'
+    : /was deleted/.test(output)
+    ? 'The file was deleted'
+    : 'The file changed on disk';
+  return `${where} after the model read it, so nothing was written. The model will read it again before it retries the edit.`;
+}
 
 function toolCard(item: ToolItem, turn: Turn, ctx: RenderContext): { el: HTMLElement; output: OutputView } {
   const req = pendingFor(item, turn, ctx);
@@ -199,13 +238,26 @@ function toolCard(item: ToolItem, turn: Turn, ctx: RenderContext): { el: HTMLEle
   // A running command's output is shown as it streams; finished cards stay compact.
   const card = h('div', { class: `tool state-${state}` }, details(ctx, item.id, item.state === 'running' && item.output !== '', 'tool-details', summary, body));
   // A stale edit is no failure of the model's: say what happens next, outside the folded body.
-  if (state === 'stale') card.append(h('div', { class: 'tool-note' }, STALE_NOTE));
+  if (state === 'stale') card.append(h('div', { class: 'tool-note' }, staleNote(item.output)));
   if (req) card.append(approvalBox(req, ctx));
+  const whole = wholeOutputButton(item, turn, ctx);
+  if (whole) card.append(whole);
   return { el: card, output };
+}
+
+/** "Open Full Output" under a command whose output was more than the chat was sent. */
+function wholeOutputButton(item: ToolItem, turn: Turn, ctx: RenderContext): HTMLElement | null {
+  const path = item.wholeOutput;
+  const open = ctx.onOpenOutput;
+  if (!path || !open) return null;
+  const b = button('Open Full Output', () => open(turn.turnId, item.toolCallId, path), 'link open-output', 'The chat shows the beginning and the end; open all of the output in an editor');
+  nameButtons(`of ${item.title || item.name}`, b);
+  return h('div', { class: 'tool-note' }, b);
 }
 
 /** Puts a label, Copy and Insert on each code block of rendered markdown. */
 function decorateCodeBlocks(root: HTMLElement, ctx: RenderContext): HTMLElement {
+  let blocks = 0;
   for (const pre of root.querySelectorAll('pre.code')) {
     const code = pre.querySelector('code');
     const text = () => code?.textContent ?? '';
@@ -216,6 +268,7 @@ function decorateCodeBlocks(root: HTMLElement, ctx: RenderContext): HTMLElement 
       setTimeout(() => (copy.textContent = 'Copy'), 1500);
     }, 'code-action', 'Copy to the clipboard');
     const insert = button('Insert', () => ctx.onInsert(text()), 'code-action', 'Insert at the cursor in the editor');
+    nameButtons(`${lang ? `${lang} ` : ''}code block ${++blocks}`, copy, insert);
     const bar = h('div', { class: 'code-toolbar' }, h('span', { class: 'code-lang' }, lang), copy, insert);
     const block = h('div', { class: 'code-block' });
     pre.replaceWith(block);
@@ -235,33 +288,47 @@ function itemElement(item: Exclude<Item, ToolItem>, ctx: RenderContext): HTMLEle
   }
 }
 
-/** What a failed turn says, by its kind, with the button that helps. */
+/** What a failed turn says, by its kind, with the button that helps; every one can be retried. */
 function errorFooter(error: string | undefined, kind: ErrorKind | undefined, ctx: RenderContext): HTMLElement {
   const raw = error ?? 'The turn failed.';
   const retry = () => button('Retry', () => ctx.onRetry(), 'secondary', 'Send the last prompt again');
-  const details = () => {
-    const d = h('details', { class: 'error-details' }, h('summary', {}, 'Details'), h('div', { class: 'error-text' }, raw));
-    return d;
-  };
-  const box = (cls: string, text: string, ...buttons: HTMLElement[]) =>
-    h('div', { class: `turn-end ${cls}`, attrs: { role: 'alert' } }, h('div', {}, text), details(), buttons.length > 0 ? h('div', { class: 'buttons' }, ...buttons) : null);
+  const details = (text: string) => h('details', { class: 'error-details' }, h('summary', {}, 'Details'), h('div', { class: 'error-text' }, text));
+  const box = (cls: string, text: string, detail: string | null, ...buttons: HTMLElement[]) =>
+    h('div', { class: `turn-end ${cls}`, attrs: { role: 'alert' } }, h('div', {}, text), detail ? details(detail) : null, buttons.length > 0 ? h('div', { class: 'buttons' }, ...buttons) : null);
   switch (kind) {
-    case 'noServer':
+    case 'noServer': {
+      const tried = triedServers(raw);
       return box(
         'error-box',
-        'No model server found. Start LM Studio or Ollama on this machine, or set the tandem.provider.baseUrl setting to your OpenAI-compatible endpoint.',
+        'No model server found. Start LM Studio, Ollama or llama.cpp’s llama-server on this machine, or set tandem.provider.baseUrl to your OpenAI-compatible endpoint (Open Settings).',
+        tried.length > 0 ? `Looked for: ${tried.join('; ')}.` : null,
         button('Open Settings', () => ctx.onCommand('openSettings'), 'primary'),
+        button('Set API Key', () => ctx.onCommand('setApiKey'), 'secondary', 'For a hosted endpoint'),
         retry(),
       );
+    }
     case 'auth':
-      return box('error-box', 'The model server did not accept the API key (or got none).', button('Set API Key', () => ctx.onCommand('setApiKey'), 'primary'));
+      return box('error-box', 'The model server did not accept the API key (or got none).', raw, button('Set API Key', () => ctx.onCommand('setApiKey'), 'primary'), retry());
     case 'connection':
-      return box('error-box', 'Could not reach the model server.', retry());
+      return box('error-box', 'Could not reach the model server.', raw, retry());
     case 'contextOverflow':
-      return box('error-box', 'The conversation no longer fits in the model’s context window. Start a new chat, or pick a model with a larger window.', button('New Chat', () => ctx.onCommand('newChat'), 'secondary'));
+      return box('error-box', 'The conversation no longer fits in the model’s context window. Start a new chat, or pick a model with a larger window.', raw, button('New Chat', () => ctx.onCommand('newChat'), 'secondary'), retry());
     default:
-      return h('div', { class: 'turn-end error' }, raw);
+      return box('error-box', firstLine(raw), raw.includes('\n') || raw.length > 200 ? raw : null, retry());
   }
+}
+
+/** The first line of an error, cut to a readable length. */
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? text;
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/** "LM Studio at http://…" for each server the sidecar looked for, without its command-line advice. */
+export function triedServers(raw: string): string[] {
+  const m = /Tried: (.*?)\. Start one/s.exec(raw);
+  if (!m?.[1]) return [];
+  return m[1].split('; ').map((s) => s.replace(/ \(start it with `[^`]*`\)/, '').trim()).filter((s) => s !== '');
 }
 
 /** What makes an item look different besides its own revision. */
@@ -276,6 +343,9 @@ function itemKey(item: Item, turn: Turn, ctx: RenderContext): string {
  */
 function checkpoint(turn: Turn, ctx: RenderContext): HTMLElement {
   const restore = button('Restore to here', () => ctx.onRestore(turn.turnId), 'link restore', 'Put the files back as they were before this prompt: undoes the edits of this turn and every later one. Asks first if you changed any of them since.');
+  const asked = turn.items.find((i) => i.type === 'user')?.text ?? '';
+  const prompt = asked.length > 40 ? `${asked.slice(0, 39)}…` : asked;
+  nameButtons(`(before the prompt “${prompt}”)`, restore);
   restore.disabled = ctx.runningTurn !== null;
   return h('div', { class: 'checkpoint' }, h('span', { class: 'checkpoint-line', attrs: { 'aria-hidden': 'true' } }), restore);
 }

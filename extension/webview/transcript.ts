@@ -49,6 +49,8 @@ export interface ToolItem extends Base {
   diff?: string;
   /** The edit was refused because the file changed since the model read it. */
   stale?: boolean;
+  /** Where the sidecar kept the whole output of a command that streamed more than it shows. */
+  wholeOutput?: string;
 }
 
 export type Item = UserItem | TextItem | ReasoningItem | ToolItem;
@@ -155,6 +157,7 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
         if (tool.output === '' && entry.delta !== '') tool.rev++;
         tool.output = capped(tool.output + entry.delta);
         tool.outputTotal += entry.delta.length;
+        noteWholeOutput(tool, entry.delta);
       }
       return;
     }
@@ -252,4 +255,15 @@ export function usageView(usage: Usage | undefined, fallbackWindow: number | und
   const window = usage.contextWindow ?? fallbackWindow;
   const fmt = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(n >= 100_000 ? 0 : 1)}k` : String(n));
   return window ? { text: `${fmt(used)} / ${fmt(window)} tokens`, fraction: Math.min(1, used / window) } : { text: `${fmt(used)} tokens` };
+}
+
+/** The sidecar's note at its streaming cap names the file with the whole output. */
+const WHOLE_OUTPUT = /\[The whole output: ([^\]\n]+)\]\n?$/;
+
+function noteWholeOutput(tool: ToolItem, delta: string): void {
+  const m = WHOLE_OUTPUT.exec(delta);
+  if (m?.[1]) {
+    tool.wholeOutput = m[1];
+    tool.rev++;
+  }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::*;
 
-fn uri(env: &Env, path: &str) -> String {
+pub(crate) fn uri(env: &Env, path: &str) -> String {
     format!("file://{}", env.path(path))
 }
 
@@ -26,7 +26,7 @@ async fn editor_client(env: &Env, mock: &MockServer, options: Options) -> Sideca
     tandem
 }
 
-async fn open(tandem: &Sidecar, env: &Env, path: &str, text: &str) {
+pub(crate) async fn open(tandem: &Sidecar, env: &Env, path: &str, text: &str) {
     tandem
         .rpc
         .notify(

@@ -21,6 +21,7 @@ mod exec;
 mod extend;
 mod failures;
 mod fetch;
+mod file_events;
 mod framing;
 mod hardening;
 mod lifecycle;

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -284,7 +284,8 @@ step('an edit rejected with a note in the chat closes its diff and the model rea
   await send('Rename greet to sayHello');
   await diffEditors().first().waitFor({ timeout: 60_000 });
   const approval = lastTurn().locator('.approval');
-  await approval.getByRole('button', { name: 'Reject with note…' }).click();
+  // Repeated buttons carry what they act on in their accessible names.
+  await approval.getByRole('button', { name: 'Reject with note… edit of greet.js' }).click();
   await approval.locator('textarea.note').fill('keep the name greet, other modules import it');
   await shot('05-edit-reject-with-note');
   await approval.getByRole('button', { name: 'Send rejection' }).click();
@@ -303,7 +304,7 @@ step('a command approval shows the command and its directory; once run, its outp
   assert.match(await approval.locator('.command').textContent(), /for i in 1 2 3/);
   assert.equal(await approval.locator('.cwd code').textContent(), realpathSync(workspace));
   await shot('07-command-approval');
-  await approval.getByRole('button', { name: 'Run', exact: true }).click();
+  await approval.getByRole('button', { name: /^Run command / }).click();
   const output = lastTurn().locator('.tool .output');
   await until('the first line of output streamed', async () => (await output.count()) > 0 && (await output.first().textContent()).includes('test 1 ... ok'), 20_000);
   await turnDone();
@@ -414,7 +415,7 @@ async function noConflict() {
   assert.doesNotMatch(toasts, /newer|conflict|Failed to save/i, `toasts: ${toasts}`);
 }
 
-step('an edit of a file with unsaved changes lands on them in the editor, is saved, and asks nothing', async () => {
+step("an edit of a file with unsaved changes lands on them in the editor; only the agent's change is saved, the user's text stays unsaved", async () => {
   const editor = await openFile('notes.txt');
   await editor.locator('.view-lines').click();
   await page.keyboard.press('Control+End');
@@ -428,22 +429,30 @@ step('an edit of a file with unsaved changes lands on them in the editor, is sav
   const proposal = diffEditors().first().locator('.editor.modified');
   await until('the proposal holds the unsaved line too', async () => (await shown(proposal)).includes('typed but not saved'));
   await shot('16-edit-of-unsaved-buffer-proposed');
-  await lastTurn().locator('.approval').getByRole('button', { name: 'Accept', exact: true }).click();
+  await lastTurn().locator('.approval').getByRole('button', { name: 'Accept edit of notes.txt', exact: true }).click();
   await diffEditors().first().waitFor({ state: 'detached', timeout: 20_000 });
   await turnDone();
 
   const text = onDisk('notes.txt');
   assert.match(text, /status: reviewed/, "the agent's change is saved");
-  assert.match(text, /- typed but not saved/, "the user's unsaved text is saved with it");
+  assert.doesNotMatch(text, /typed but not saved/, "the user's unsaved text is not saved behind their back");
   assert.doesNotMatch(text, /status: draft/);
-  await until('the editor is saved', async () => !(await isDirty('notes.txt')), 10_000);
+  assert.ok(await isDirty('notes.txt'), 'the buffer still holds unsaved text');
   await tabOf('notes.txt').click();
-  const buffer = await shown(page.locator('.editor-group-container.active .editor-instance .monaco-editor').first());
+  const active = page.locator('.editor-group-container.active .editor-instance .monaco-editor').first();
+  const buffer = await shown(active);
   assert.match(buffer, /status: reviewed/);
   assert.match(buffer, /typed but not saved/);
   await noConflict();
   assert.match(await lastTurn().locator('.answer').last().textContent(), /marked reviewed/);
   await shot('17-edit-of-unsaved-buffer-saved');
+
+  // The user's own save later is no "the file is newer" conflict: VS Code saved the agent's part.
+  await active.locator('.view-lines').click();
+  await page.keyboard.press('Control+S');
+  await until("the user's save wrote both", async () => /typed but not saved/.test(onDisk('notes.txt')) && /status: reviewed/.test(onDisk('notes.txt')));
+  await until('the editor is saved', async () => !(await isDirty('notes.txt')), 10_000);
+  await noConflict();
 });
 
 step('dropping one of two hunks in the diff writes only the kept one, and the model is told', async () => {
@@ -490,10 +499,18 @@ step('restoring a turn whose file the user changed since asks first, and loses n
   const dialog = page.locator('.monaco-dialog-box');
   await dialog.waitFor({ timeout: 20_000 });
   assert.match(await dialog.textContent(), /config\.txt was changed after the agent wrote it/);
-  assert.match(await dialog.textContent(), /# my own tuning/, 'the dialog shows what would be lost');
+  assert.match(await dialog.textContent(), /The diff beside this dialog shows what you would lose/);
+  // What would be lost is a diff, whole: the user's text now on the left, the restored file on the right.
+  const lossTab = page.locator('.tabs-container .tab', { hasText: 'after restoring' });
+  await lossTab.first().waitFor({ timeout: 10_000 });
+  const loss = diffEditors().first();
+  await until('the loss diff shows the user’s line on the left', async () => (await shown(loss.locator('.editor.original'))).includes('# my own tuning'));
+  assert.doesNotMatch(await shown(loss.locator('.editor.modified')), /# my own tuning/);
   await shot('20-restore-asks');
-  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  // Enter takes the default button, which keeps the user's work.
+  await page.keyboard.press('Enter');
   await chat().locator('.notice', { hasText: 'Nothing was restored' }).waitFor({ timeout: 10_000 });
+  await lossTab.first().waitFor({ state: 'detached', timeout: 10_000 });
   assert.match(onDisk('config.txt'), /# my own tuning/, 'declined: the user’s line is still there');
   assert.match(onDisk('config.txt'), /key3 = 300/);
 
@@ -525,7 +542,7 @@ step('8 MiB of command output leaves the chat responsive', async () => {
   await send('Print the big log');
   const approval = lastTurn().locator('.approval-command');
   await approval.waitFor({ timeout: 60_000 });
-  await approval.getByRole('button', { name: 'Run', exact: true }).click();
+  await approval.getByRole('button', { name: /^Run command / }).click();
   const prompt = chat().locator('textarea.prompt');
   // Typing while the output streams in (or right after) shows at once.
   const started = Date.now();
@@ -553,4 +570,95 @@ step('8 MiB of command output leaves the chat responsive', async () => {
   console.log(`typing during the output: ${typingMs} ms; after: ${Date.now() - again} ms; the card holds ${text.length} characters`);
   await shot('24-big-output-done');
   await prompt.fill('');
+
+  // The whole 8 MiB, kept by the sidecar, opens in an editor.
+  await lastTurn().locator('.tool button.open-output').click();
+  const logTab = page.locator('.tabs-container .tab', { hasText: '.log' }).first();
+  await logTab.waitFor({ timeout: 20_000 });
+  const opened = page.locator('.editor-group-container.active .editor-instance .monaco-editor').first();
+  await until('the output shows in the editor', async () => (await shown(opened)).includes('tandem e2e output line'));
+  await shot('24b-whole-output-in-an-editor');
+  await page.keyboard.press('Control+W');
+  await logTab.waitFor({ state: 'detached', timeout: 10_000 });
+});
+
+step('a file the agent created, then Undo Last Turn deleted, is gone for the editor and the agent (no ghost)', async () => {
+  await send('Create ghost.txt');
+  await diffEditors().first().waitFor({ timeout: 60_000 });
+  await lastTurn().locator('.approval').getByRole('button', { name: 'Accept creation of ghost.txt', exact: true }).click();
+  await turnDone();
+  assert.equal(onDisk('ghost.txt'), 'boo\n');
+  // The user looks at it: VS Code now holds it open, and syncs it to the sidecar.
+  await openFile('ghost.txt');
+
+  await page.keyboard.press('F1');
+  await page.locator('.quick-input-widget input').fill('>Tandem: Undo Last Turn');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Undo Last Turn' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await chat().locator('.notice', { hasText: 'Restored the files to before the last turn that changed files: ghost.txt' }).waitFor({ timeout: 20_000 });
+  assert.equal(existsSync(join(workspace, 'ghost.txt')), false, 'the undo deleted it');
+  // The sidecar said so (tandem/filesChanged): its editor closed.
+  await tabOf('ghost.txt').waitFor({ state: 'detached', timeout: 10_000 });
+  await shot('25-ghost-closed-after-undo');
+
+  // The agent no longer sees the old text: the read finds nothing, and creating it again works
+  // (before, the editor's stale copy answered: "already holds exactly this content").
+  await send('Read ghost.txt and create it again if it is gone');
+  await diffEditors().first().waitFor({ timeout: 60_000 });
+  await lastTurn().locator('.approval').getByRole('button', { name: 'Accept creation of ghost.txt', exact: true }).click();
+  await turnDone();
+  assert.match(await lastTurn().locator('.answer').last().textContent(), /created it again/);
+  assert.equal(onDisk('ghost.txt'), 'boo\n');
+  await shot('26-ghost-created-again');
+});
+
+step('from the chat, Ctrl+Alt+Enter accepts and Ctrl+Alt+Backspace rejects the edit in the diff; Escape stops a turn', async () => {
+  await send('Add a keys line');
+  await diffEditors().first().waitFor({ timeout: 60_000 });
+  await lastTurn().locator('.approval').waitFor();
+  const prompt = chat().locator('textarea.prompt');
+  await prompt.click();
+  await page.keyboard.press('Control+Alt+Enter');
+  await until('keys.txt is written', async () => existsSync(join(workspace, 'keys.txt')), 20_000);
+  assert.equal(onDisk('keys.txt'), 'accepted by keys\n');
+
+  // The next edit: rejected from the chat.
+  await lastTurn().locator('.approval', { hasText: 'keys2.txt' }).waitFor({ timeout: 60_000 });
+  await diffEditors().first().waitFor({ timeout: 20_000 });
+  await prompt.click();
+  await page.keyboard.press('Control+Alt+Backspace');
+  await turnDone();
+  assert.equal(existsSync(join(workspace, 'keys2.txt')), false, 'the rejected edit wrote nothing');
+  assert.match(await lastTurn().locator('.answer').last().textContent(), /One accepted, one rejected/);
+  assert.deepEqual(await lastTurn().locator('.tool .tool-state').allTextContents(), ['done', 'rejected']);
+
+  // Escape in the chat stops a running turn.
+  await send('Count slowly again');
+  const answer = lastTurn().locator('.answer');
+  await until('the answer started', async () => (await answer.count()) > 0 && (await answer.first().textContent()).includes('Counting'));
+  await prompt.press('Escape');
+  await lastTurn().locator('.turn-end', { hasText: 'Stopped.' }).waitFor({ timeout: 20_000 });
+  await turnDone();
+  assert.doesNotMatch(await answer.first().textContent(), /twelve/);
+  await shot('27-keys-from-the-chat');
+});
+
+step('with no model server the Get Started view says so and offers the ways forward; it goes once one answers', async () => {
+  const settingsFile = join(run, 'ud', 'User', 'settings.json');
+  const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+  const dead = `http://127.0.0.1:${await freePort()}/v1`;
+  writeFileSync(settingsFile, JSON.stringify({ ...settings, 'tandem.provider.baseUrl': dead }, null, 2));
+  // The sidecar restarts with the new endpoint and asks it for models before any prompt.
+  const welcome = page.locator('.part.sidebar .welcome-view-content', { hasText: 'did not answer' });
+  await welcome.waitFor({ timeout: 60_000 });
+  for (const action of ['Check Again', 'Set the Endpoint', 'Show Output']) {
+    await welcome.locator('.monaco-button', { hasText: action }).first().waitFor();
+  }
+  await shot('28-welcome-no-server');
+
+  writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  await welcome.waitFor({ state: 'detached', timeout: 60_000 });
+  const options = chat().locator('select.model option');
+  await until('the models are back', async () => (await options.count()) === 2);
+  await shot('29-welcome-gone');
 });

@@ -16,6 +16,19 @@ import { PROPOSAL_SCHEME } from './proposalFs';
 export const KEEP_HUNK = 'tandem.keepHunk';
 export const DROP_HUNK = 'tandem.dropHunk';
 
+/**
+ * Accept and Reject above the proposal's first line: in a narrow side-by-side diff the editor
+ * title bar folds its actions into "…", and these stay in view.
+ */
+function decisionLenses(uri: vscode.Uri): vscode.CodeLens[] {
+  const mod = process.platform === 'darwin' ? 'Cmd' : 'Ctrl';
+  const top = new vscode.Range(0, 0, 0, 0);
+  return [
+    new vscode.CodeLens(top, { title: '$(check) Accept Edit', command: 'tandem.acceptEdit', arguments: [uri], tooltip: `Write what the right side holds (${mod}+Alt+Enter)` }),
+    new vscode.CodeLens(top, { title: '$(close) Reject Edit', command: 'tandem.rejectEdit', arguments: [uri], tooltip: `Write nothing; the model is told (${mod}+Alt+Backspace)` }),
+  ];
+}
+
 export class HunkLenses implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
@@ -40,7 +53,7 @@ export class HunkLenses implements vscode.CodeLensProvider, vscode.Disposable {
     if (!r) return [];
     const hunks = parseHunks(r.diff);
     const kept = this.kept.get(approvalKey(r)) ?? new Set<number>();
-    const lenses: vscode.CodeLens[] = [];
+    const lenses: vscode.CodeLens[] = decisionLenses(document.uri);
     const uri = document.uri.toString();
     for (const [index, line] of hunkLines(hunks, r.original ?? '', document.getText())) {
       const range = new vscode.Range(line, 0, line, 0);

@@ -9,7 +9,7 @@
 // included; hunks of one diff never touch), and the changes of that diff that fall in it are its
 // changes now.
 
-import { diffArrays } from 'diff';
+import { diffArrays, parsePatch, type StructuredPatch } from 'diff';
 
 /** One hunk of the request's diff: where it lies in the original, 0-based, end exclusive. */
 export interface Hunk {
@@ -18,21 +18,18 @@ export interface Hunk {
   oldEnd: number;
 }
 
-const HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
-
-/** The hunks of a unified diff, in @@ order. Lines that are not headers are skipped. */
+/** The hunks of a unified diff, in @@ order (parsed by the `diff` package); none if it is malformed. */
 export function parseHunks(unified: string): Hunk[] {
-  const hunks: Hunk[] = [];
-  for (const line of unified.split('\n')) {
-    const m = HEADER.exec(line);
-    if (!m) continue;
-    const start = Number(m[1]);
-    const count = m[2] === undefined ? 1 : Number(m[2]);
-    // `-5,0` means "after line 5": an empty range at 0-based line 5; `-5,3` starts at line 5.
-    const oldStart = count === 0 ? start : start - 1;
-    hunks.push({ index: hunks.length, oldStart, oldEnd: oldStart + count });
+  let patches: StructuredPatch[];
+  try {
+    patches = parsePatch(unified);
+  } catch {
+    return [];
   }
-  return hunks;
+  // `parsePatch` gives one-based starts, the line after for an empty range ("-5,0" is 6).
+  return patches
+    .flatMap((p) => p.hunks)
+    .map((h, index) => ({ index, oldStart: h.oldStart - 1, oldEnd: h.oldStart - 1 + h.oldLines }));
 }
 
 /** The lines of a text, each with its line break, so a missing final newline is a difference. */

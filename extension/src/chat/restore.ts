@@ -3,33 +3,59 @@
 // wrote it; it lists those files with what would be lost, and this asks the user before calling
 // again with `confirm`. Pure apart from the calls it is given, so the flow is unit-tested.
 
+import { applyPatch } from 'diff';
 import type { UndoConflict, UndoParams, UndoResult } from '../protocol';
 
 export interface RestoreDeps {
   undo(params: UndoParams): Promise<UndoResult>;
-  /** Asks the user (a modal); true when they choose to restore anyway. */
-  confirm(message: string, detail: string): Promise<boolean>;
+  /**
+   * Shows the user what restoring would lose (`conflicts`, as diffs) and asks; true only when
+   * they choose to restore anyway. The safe answer is the default.
+   */
+  confirm(message: string, detail: string, conflicts: readonly UndoConflict[]): Promise<boolean>;
 }
 
 export type RestoreOutcome =
   | { kind: 'restored'; restored: string[]; overwritten: UndoConflict[] }
   | { kind: 'declined'; conflicts: UndoConflict[] };
 
-/** The most lines of one file's `lost` the dialog shows, and the most characters in all. */
-const MAX_LINES = 20;
-const MAX_DETAIL = 4000;
+/** The most characters of the dialog's text. */
+const MAX_DETAIL = 2000;
 
-/** The dialog's text: each file, what happened to it, and what restoring it would lose. */
+/**
+ * The dialog's text: each file and what happened to it. What would be lost is not quoted here:
+ * it opens as a diff beside the dialog (see lossView.ts), whole.
+ */
 export function conflictDetail(conflicts: readonly UndoConflict[]): string {
-  const parts = conflicts.map((c) => {
-    const what = c.change === 'deleted' ? 'you deleted it since; restoring brings it back' : 'you changed it since the agent wrote it; your changes would be lost';
-    const lines = c.lost.split('\n').filter((l, i, all) => !(i === all.length - 1 && l === ''));
-    const shown = lines.slice(0, MAX_LINES).join('\n');
-    const more = lines.length > MAX_LINES ? `\n… ${lines.length - MAX_LINES} more lines` : '';
-    return `${c.path}: ${what}.${shown ? `\n${shown}${more}` : ''}`;
-  });
-  const text = parts.join('\n\n');
+  const parts = conflicts.map((c) =>
+    c.change === 'deleted'
+      ? `${c.path}: you deleted it since; restoring brings it back.`
+      : `${c.path}: you changed it since the agent wrote it; your changes would be lost (${lostLines(c.lost)}).`,
+  );
+  const shown = conflicts.some((c) => c.change === 'modified') ? '\n\nThe diff beside this dialog shows what you would lose: your text now on the left, the restored file on the right.' : '';
+  const text = parts.join('\n') + shown;
   return text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}\n…` : text;
+}
+
+/** "3 lines removed, 1 changed" of a unified diff, in words. */
+function lostLines(unified: string): string {
+  let removed = 0;
+  let added = 0;
+  for (const line of unified.split('\n')) {
+    if (line.startsWith('-') && !line.startsWith('---')) removed++;
+    else if (line.startsWith('+') && !line.startsWith('+++')) added++;
+  }
+  const n = (k: number, what: string) => `${k} line${k === 1 ? '' : 's'} ${what}`;
+  return [removed > 0 ? n(removed, 'of yours') : '', added > 0 ? n(added, 'put back') : ''].filter(Boolean).join(', ') || 'no line';
+}
+
+/**
+ * The text restoring gives, from the file's text now and the sidecar's `lost` (a unified diff
+ * from now to the restored text); undefined when the diff does not apply (the file changed again).
+ */
+export function restoredText(now: string, lost: string): string | undefined {
+  const out = applyPatch(now, lost);
+  return out === false ? undefined : out;
 }
 
 /** The dialog's question. */
@@ -47,7 +73,7 @@ export async function restoreTo(deps: RestoreDeps, sessionId: string, turnId: st
   const first = await deps.undo(base);
   if (!first.needsConfirmation) return { kind: 'restored', restored: first.restored, overwritten: [] };
   const label = turnId === undefined ? 'the last turn’s files' : 'to before this turn';
-  const yes = await deps.confirm(conflictMessage(first.conflicts, label), conflictDetail(first.conflicts));
+  const yes = await deps.confirm(conflictMessage(first.conflicts, label), conflictDetail(first.conflicts), first.conflicts);
   if (!yes) return { kind: 'declined', conflicts: first.conflicts };
   const second = await deps.undo({ ...base, confirm: true });
   return { kind: 'restored', restored: second.restored, overwritten: first.conflicts };

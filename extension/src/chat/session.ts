@@ -1,8 +1,7 @@
 // The chat's state on the host: which session is shown, its transcript (the sidecar's updates as
 // they came), the running turn and the model list. The webview renders what this posts.
 
-import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
+import { realpath } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { ApprovalController } from '../approvals/controller';
 import type {
@@ -17,8 +16,11 @@ import type { Sidecar } from '../sidecar/connection';
 import { historyPicks } from './history';
 import { restoreNotice, restoreTo } from './restore';
 import { extractMentions } from './mentions';
-import { binaryByName, isTextFile } from './textFiles';
+import { FileSearch, isText } from './fileSearch';
+import { LossView } from './lossView';
 import { reconcileModel } from './models';
+import { reportServer, serverProblem } from './welcome';
+import { isWholeOutputPath } from './wholeOutput';
 
 /** The configured endpoint (null: the sidecar finds a local server) and whether it has a key. */
 export interface EndpointStatus {
@@ -28,7 +30,6 @@ export interface EndpointStatus {
 
 const SESSION_KEY = 'tandem.sessionId';
 const MODEL_KEY = 'tandem.pickedModel';
-const RESTORE_ANYWAY = 'Restore Anyway';
 
 function errorText(e: unknown): string {
   if (e && typeof e === 'object' && 'message' in e && typeof e.message === 'string') return e.message;
@@ -50,6 +51,8 @@ export class ChatSession {
   private post: ((m: HostMessage) => void) | undefined;
   /** Attachments added before the chat view first opened. */
   private readonly queued: Attachment[] = [];
+  private readonly loss = new LossView();
+  private readonly files = new FileSearch();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -58,6 +61,7 @@ export class ChatSession {
     private readonly endpoint: () => Promise<EndpointStatus>,
   ) {
     this.sessionId = context.workspaceState.get<string>(SESSION_KEY) ?? null;
+    context.subscriptions.push(this.loss, this.files);
   }
 
   /** The model picked in the chat, which wins over `tandem.provider.model`. */
@@ -149,16 +153,15 @@ export class ChatSession {
     return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   }
 
-  /** Workspace files named as `@path` in the prompt, as context. */
+  /** Workspace text files named as `@path` in the prompt, as context. */
   private async mentioned(text: string): Promise<Attachment[]> {
-    const root = this.root();
-    if (!root) return [];
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (!folder) return [];
     const found: Attachment[] = [];
     for (const rel of extractMentions(text)) {
-      const abs = path.resolve(root, rel);
-      if (!abs.startsWith(root + path.sep)) continue;
-      const stat = await fs.stat(abs).catch(() => undefined);
-      if (stat?.isFile() && (await isTextFile(abs))) found.push({ label: rel, item: { path: rel } });
+      // Inside the folder only: no `..` segment may climb out of it.
+      if (rel.split(/[\\/]/).includes('..')) continue;
+      if (await isText(vscode.Uri.joinPath(folder, rel))) found.push({ label: rel, item: { path: rel } });
     }
     return found;
   }
@@ -259,7 +262,8 @@ export class ChatSession {
     }
     const root = this.root();
     // The sidecar keeps the root it resolved (symlinks followed).
-    const roots = root ? [root, await fs.realpath(root).catch(() => root)] : [];
+    // (workspace.fs has no realpath.)
+    const roots = root ? [root, await realpath(root).catch(() => root)] : [];
     const picks = historyPicks(
       sessions.filter((s) => roots.length === 0 || roots.includes(s.root)),
       this.sessionId,
@@ -295,7 +299,7 @@ export class ChatSession {
       const outcome = await restoreTo(
         {
           undo: (params) => this.sidecar.request(Method.undo, params),
-          confirm: async (message, detail) => (await vscode.window.showWarningMessage(message, { modal: true, detail }, RESTORE_ANYWAY)) === RESTORE_ANYWAY,
+          confirm: (message, detail, conflicts) => this.loss.confirm(vscode.Uri.file(this.root() ?? '/'), message, detail, conflicts),
         },
         sessionId,
         turnId,
@@ -321,6 +325,7 @@ export class ChatSession {
   private async doRefreshModels(): Promise<void> {
     try {
       const r = await this.sidecar.request(Method.listModels, {});
+      reportServer('');
       this.models = r.models;
       this.currentModel = r.current || null;
       const { model, replaced } = reconcileModel(r.models.map((m) => m.id), this.currentModel);
@@ -333,7 +338,9 @@ export class ChatSession {
         const where = (await this.endpoint()).baseUrl ?? 'The model server';
         this.notice('info', `${where} does not list the model “${stale}”; switched to “${model}”, its first model.`);
       }
-    } catch {
+    } catch (e) {
+      // A sidecar still starting or restarting says nothing about the server.
+      if (this.sidecar.state === 'running') reportServer(serverProblem(errorText(e)));
       // No endpoint reachable yet: the picker shows the configured model alone.
       this.models = [];
       this.currentModel = this.pickedModel ?? (vscode.workspace.getConfiguration('tandem').get<string>('provider.model') || null);
@@ -359,26 +366,22 @@ export class ChatSession {
     if (model) await this.setModel(model);
   }
 
-  async findFiles(query: string): Promise<void> {
-    const q = query.replace(/[[\]{}*?!]/g, '');
-    const uris = await vscode.workspace.findFiles(q ? `**/*${q}*` : '**/*', '**/{node_modules,target,.git,dist,out}/**', 200);
-    const ranked = uris
-      .filter((u) => !binaryByName(u.path))
-      .map((u) => ({ uri: u, rel: vscode.workspace.asRelativePath(u, false) }))
-      .sort((a, b) => rank(a.rel, q) - rank(b.rel, q) || a.rel.length - b.rel.length || a.rel.localeCompare(b.rel));
-    // Text files only: a binary one would reach the model as noise, or not at all.
-    const paths: string[] = [];
-    for (const { uri, rel } of ranked) {
-      if (paths.length >= 12) break;
-      if (uri.scheme !== 'file' || (await isTextFile(uri.fsPath))) paths.push(rel);
+  /** Opens a command's whole output (read-only, as the sidecar kept it) in an editor. */
+  async openOutput(turnId: string, toolCallId: string, path: string): Promise<void> {
+    if (!this.sessionId || !isWholeOutputPath(path, this.sessionId, turnId, toolCallId)) {
+      void vscode.window.showErrorMessage(`Tandem does not open ${path}: it is not the output file of that command.`);
+      return;
     }
+    try {
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
+      await vscode.window.showTextDocument(doc, { preview: false });
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not open the command's output (${path}): ${errorText(e)}. Tandem keeps the last 20 outputs.`);
+    }
+  }
+
+  async findFiles(query: string): Promise<void> {
+    const paths = await this.files.find(query).catch(() => []);
     this.toView({ type: 'fileMatches', query, paths });
   }
-}
-
-/** Files whose name starts with the query come first, then whose name contains it. */
-function rank(rel: string, q: string): number {
-  const name = path.basename(rel).toLowerCase();
-  const lq = q.toLowerCase();
-  return name.startsWith(lq) ? 0 : name.includes(lq) ? 1 : 2;
 }

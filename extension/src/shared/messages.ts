@@ -78,6 +78,8 @@ export type WebviewMessage =
   | { type: 'insert'; text: string }
   /** A link in the model's text; the host opens http(s) and mailto only. */
   | { type: 'openLink'; href: string }
+  /** A command's whole output, as the sidecar kept it (the host checks the path). */
+  | { type: 'openOutput'; turnId: string; toolCallId: string; path: string }
   /** Send the last prompt again (after a connection or server error). */
   | { type: 'retry' }
   /** "Restore to here": put the files back as they were before this turn. */

@@ -18,6 +18,7 @@ import {
 import type {
   ApprovalReply,
   ApprovalRequest,
+  FilesChangedParams,
   GetDiagnosticsParams,
   GetDiagnosticsResult,
   InitializationOptions,
@@ -28,7 +29,9 @@ import type {
 } from '../protocol';
 import { Method } from '../protocol';
 import type { SidecarState } from '../shared/messages';
+import { changes, splitLines } from '../approvals/hunks';
 import { applyAndSave, type Editor } from './applyEdit';
+import { onFilesChanged } from './filesChanged';
 import { resolveBinary } from './binary';
 
 /** Declares `experimental.tandem`: this client answers approvals and diagnostics requests. */
@@ -80,6 +83,24 @@ function exited(child: ChildProcess, ms: number): Promise<boolean> {
       resolve(true);
     });
   });
+}
+
+/** The user chose "Always Save" when an edit touched their unsaved lines. */
+const SAVE_ALL_KEY = 'tandem.saveUnsavedWithEdits';
+
+/** Makes the document's buffer `text` by line edits (the rest of the buffer, and the cursor, stay). */
+async function setText(doc: vscode.TextDocument, text: string): Promise<boolean> {
+  const now = doc.getText();
+  if (now === text) return true;
+  const at = (lines: string[]) => lines.reduce<number[]>((acc, l) => (acc.push((acc[acc.length - 1] ?? 0) + l.length), acc), [0]);
+  const oldAt = at(splitLines(now));
+  const newLines = splitLines(text);
+  const edit = new vscode.WorkspaceEdit();
+  for (const c of changes(now, text)) {
+    const range = new vscode.Range(doc.positionAt(oldAt[c.oldStart] ?? now.length), doc.positionAt(oldAt[c.oldEnd] ?? now.length));
+    edit.replace(doc.uri, range, newLines.slice(c.newStart, c.newEnd).join(''));
+  }
+  return vscode.workspace.applyEdit(edit);
 }
 
 /** Restarts allowed after crashes within RESTART_WINDOW_MS before giving up. */
@@ -161,6 +182,7 @@ export class Sidecar implements vscode.Disposable {
     client.onNotification(Method.update, (p: UpdateParams) => this.handlers.update(p));
     client.onRequest(Method.requestApproval, (r: ApprovalRequest, token: CancellationToken) => this.handlers.approval(r, token));
     client.onRequest(Method.getDiagnostics, (p: GetDiagnosticsParams) => this.handlers.diagnostics(p));
+    client.onNotification(Method.filesChanged, (p: FilesChangedParams) => void onFilesChanged(p).catch((e: unknown) => this.output.appendLine(`Closing the editors of deleted files: ${String(e)}`)));
     // Replaces the client's own handler (registered before ours): ours also saves, and does not
     // ask again for an edit the user approved.
     client.onRequest(ApplyWorkspaceEditRequest.type, (p) => applyAndSave(p, this.editor(client)));
@@ -187,12 +209,52 @@ export class Sidecar implements vscode.Disposable {
 
   /** VS Code, as the applyEdit handler uses it. */
   private editor(client: LanguageClient): Editor {
+    const open = (uri: string) => {
+      const target = vscode.Uri.parse(uri, true).toString();
+      return vscode.workspace.textDocuments.find((d) => d.uri.toString() === target);
+    };
     return {
       apply: async (edit) => vscode.workspace.applyEdit(await client.protocol2CodeConverter.asWorkspaceEdit(edit)),
+      buffer: (uri) => {
+        const doc = open(uri);
+        return doc && { text: doc.getText(), dirty: doc.isDirty };
+      },
+      disk: async (uri) => {
+        try {
+          return new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.parse(uri, true)));
+        } catch {
+          return undefined;
+        }
+      },
       save: async (uri) => {
-        const target = vscode.Uri.parse(uri, true);
-        const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === target.toString()) ?? (await vscode.workspace.openTextDocument(target));
+        const doc = open(uri) ?? (await vscode.workspace.openTextDocument(vscode.Uri.parse(uri, true)));
         return !doc.isDirty || (await doc.save());
+      },
+      saveOnly: async (uri, saved) => {
+        // Saved through the document (the buffer briefly holds `saved`), so VS Code knows the
+        // file's new state and the user's later save is no "file is newer" conflict.
+        const doc = open(uri);
+        if (!doc) return false;
+        const keep = doc.getText();
+        if (!(await setText(doc, saved))) return false;
+        const ok = await doc.save();
+        await setText(doc, keep);
+        return ok;
+      },
+      askSaveAll: async (file) => {
+        if (this.context.globalState.get<boolean>(SAVE_ALL_KEY)) return true;
+        const leave = { title: 'Leave Unsaved' };
+        const save = { title: 'Save' };
+        const always = { title: 'Always Save' };
+        const answer = await vscode.window.showWarningMessage(
+          `Tandem's edit of ${file} touches lines you have not saved. Save the file with your unsaved changes?`,
+          { modal: true, detail: 'Leave Unsaved keeps the file on disk as it was: commands the agent runs do not see the edit until you save.' },
+          leave,
+          save,
+          always,
+        );
+        if (answer === always) await this.context.globalState.update(SAVE_ALL_KEY, true);
+        return answer === save || answer === always;
       },
       warn: (message) => {
         this.output.appendLine(message);

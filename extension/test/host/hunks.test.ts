@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { createTwoFilesPatch } from 'diff';
 import { applyTextEdit, changes, dropHunk, hunkLines, parseHunks, rejectedHunks, splitLines } from '../../src/approvals/hunks';
 
 const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`) => Array.from({ length: n }, (_, i) => `${f(i + 1)}\n`).join('');
@@ -103,7 +104,8 @@ describe('hunks: dropping one and telling which were dropped', () => {
   it('a hunk with two changes inside drops as a whole', () => {
     const orig = lines(10);
     const prop = orig.replace('line 4\n', 'FOUR\n').replace('line 7\n', 'SEVEN\n');
-    const diff = '@@ -1,10 +1,10 @@\n';
+    const diff = createTwoFilesPatch('a/f', 'b/f', orig, prop, '', '', { context: 3 });
+    assert.match(diff, /@@ -1,10 \+1,10 @@/);
     const [h] = parseHunks(diff);
     assert.equal(applyTextEdit(prop, dropHunk(h!, orig, prop)!), orig);
   });
@@ -119,7 +121,9 @@ describe('hunks: dropping one and telling which were dropped', () => {
   it('a deletion hunk (lines removed) drops back to the removed lines', () => {
     const orig = lines(12);
     const prop = orig.replace('line 6\nline 7\n', '');
-    const hs = parseHunks('@@ -3,8 +3,6 @@\n');
+    const diff = createTwoFilesPatch('a/f', 'b/f', orig, prop, '', '', { context: 3 });
+    assert.match(diff, /@@ -3,8 \+3,6 @@/);
+    const hs = parseHunks(diff);
     assert.deepEqual([...hunkLines(hs, orig, prop)], [[0, 5]]);
     assert.equal(applyTextEdit(prop, dropHunk(hs[0]!, orig, prop)!), orig);
   });

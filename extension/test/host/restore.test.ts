@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { conflictDetail, restoreNotice, restoreTo, type RestoreDeps } from '../../src/chat/restore';
+import { conflictDetail, restoredText, restoreNotice, restoreTo, type RestoreDeps } from '../../src/chat/restore';
 import type { UndoConflict, UndoParams, UndoResult } from '../../src/protocol';
 
 /**
@@ -37,15 +37,18 @@ describe('restore to a turn', () => {
   it('a file the user changed since: asked, and declining loses nothing', async () => {
     const files = { 'CHANGELOG.md': '# Changes\nmy own line\n' };
     const s = sidecar([changed], files, { 'CHANGELOG.md': '' });
-    let shown: { message: string; detail: string } | undefined;
-    const outcome = await restoreTo({ undo: s.undo, confirm: async (message, detail) => ((shown = { message, detail }), false) }, 's1', 't1');
+    let shown: { message: string; detail: string; conflicts: readonly UndoConflict[] } | undefined;
+    const outcome = await restoreTo({ undo: s.undo, confirm: async (message, detail, conflicts) => ((shown = { message, detail, conflicts }), false) }, 's1', 't1');
     assert.equal(outcome.kind, 'declined');
     // One call, without confirm: the sidecar restored nothing.
     assert.deepEqual(s.calls, [{ sessionId: 's1', turnId: 't1' }]);
     assert.equal(files['CHANGELOG.md'], '# Changes\nmy own line\n');
     assert.match(shown?.message ?? '', /CHANGELOG\.md was changed after the agent wrote it/);
     assert.match(shown?.detail ?? '', /CHANGELOG\.md: you changed it since/);
-    assert.match(shown?.detail ?? '', /-my own line/);
+    assert.match(shown?.detail ?? '', /1 line of yours/);
+    assert.match(shown?.detail ?? '', /The diff beside this dialog shows what you would lose/);
+    // The loss itself goes to the diff, whole.
+    assert.deepEqual(shown?.conflicts, [changed]);
     assert.equal(restoreNotice(outcome, 't1'), 'Nothing was restored: you kept your changes to CHANGELOG.md.');
   });
 
@@ -65,13 +68,20 @@ describe('restore to a turn', () => {
     assert.equal(restoreNotice(outcome, undefined), 'Nothing to restore: no turn of this chat changed files.');
   });
 
-  it('the dialog says which files were deleted, and keeps long diffs short', () => {
+  it('the dialog says which files were deleted, and counts what a long diff loses instead of quoting it', () => {
     const long: UndoConflict = { path: 'big.txt', change: 'modified', lost: Array.from({ length: 50 }, (_, i) => `-line ${i}`).join('\n') };
     const gone: UndoConflict = { path: 'notes.md', change: 'deleted', lost: '' };
     const detail = conflictDetail([long, gone]);
-    assert.match(detail, /big\.txt: you changed it since/);
-    assert.match(detail, /-line 19\n… 30 more lines/);
-    assert.doesNotMatch(detail, /-line 20\n/);
+    assert.match(detail, /big\.txt: you changed it since the agent wrote it; your changes would be lost \(50 lines of yours\)/);
+    assert.doesNotMatch(detail, /-line 0/);
     assert.match(detail, /notes\.md: you deleted it since; restoring brings it back\./);
+    assert.doesNotMatch(conflictDetail([gone]), /diff beside/, 'nothing is lost, so no diff is shown');
+  });
+
+  it('rebuilds the restored text from the file now and the sidecar\'s diff, for the diff editor', () => {
+    const now = '# Changes\nmy own line\n';
+    assert.equal(restoredText(now, changed.lost), '# Changes\n');
+    // The file changed again since the sidecar looked: no made-up text.
+    assert.equal(restoredText('something else entirely\n', changed.lost), undefined);
   });
 });

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import type { UpdateParams } from '../../src/protocol';
 import type { Decision, PendingApproval } from '../../src/shared/messages';
-import { pendingKey, TranscriptView, type RenderContext } from '../../webview/render';
+import { TranscriptView } from '../../webview/render';
+import { renderContext } from './context';
 import { buildTranscript, changedFiles, diffPath, type Turn } from '../../webview/transcript';
 
 const u = (turnId: string, e: Record<string, unknown>): UpdateParams => ({ sessionId: 's', turnId, ...e }) as UpdateParams;
@@ -11,21 +12,7 @@ const u = (turnId: string, e: Record<string, unknown>): UpdateParams => ({ sessi
 function context(runningTurn: string | null, pending: PendingApproval[] = []) {
   const restore = mock.fn((_turnId: string) => undefined);
   const decide = mock.fn((_r: PendingApproval, _d: Decision) => undefined);
-  const ctx: RenderContext = {
-    pending: new Map(pending.map((r) => [pendingKey(r.turnId, r.toolCallId), r])),
-    runningTurn,
-    expanded: {},
-    onToggle: () => undefined,
-    onDecide: decide,
-    onOpenDiff: () => undefined,
-    onCopy: () => undefined,
-    onInsert: () => undefined,
-    onOpenLink: () => undefined,
-    onRetry: () => undefined,
-    onCommand: () => undefined,
-    onRestore: restore,
-  };
-  return { ctx, restore, decide };
+  return { ctx: renderContext(pending, runningTurn, { onDecide: decide, onRestore: restore }), restore, decide };
 }
 
 const edit = (turnId: string, id: string, path: string, status = 'ok') => [

@@ -132,14 +132,18 @@ describe('failed turns', () => {
   it('no model server: in VS Code’s words, with Open Settings and Retry', () => {
     const { root, calls } = render({
       errorKind: 'noServer',
-      error: 'no model server is configured, and none answered at http://127.0.0.1:1234/v1 (LM Studio). Start one of them, or configure one: set TANDEM_BASE_URL …, pass --base-url',
+      error: 'no model server is configured, and none answered on this machine. Tried: LM Studio at http://127.0.0.1:1234/v1 (start it with `lms server start`). Start one of them, or configure one: set TANDEM_BASE_URL …, pass --base-url',
     });
     const end = root.querySelector('.turn-end');
     assert.ok(end);
     const shown = end.firstElementChild?.textContent ?? '';
     assert.match(shown, /tandem\.provider\.baseUrl/);
     assert.doesNotMatch(shown, /TANDEM_BASE_URL|--base-url/);
-    assert.deepEqual(buttons(end), ['Open Settings', 'Retry']);
+    assert.deepEqual(buttons(end), ['Open Settings', 'Set API Key', 'Retry']);
+    // The details list where it looked, without command-line advice.
+    const details = end.querySelector('.error-details')?.textContent ?? '';
+    assert.match(details, /Looked for: LM Studio at http:\/\/127\.0\.0\.1:1234\/v1\./);
+    assert.doesNotMatch(details, /TANDEM_BASE_URL|--base-url|start it with/);
     click(end, 'Open Settings');
     click(end, 'Retry');
     assert.deepEqual(calls.command.mock.calls[0]?.arguments, ['openSettings']);
@@ -148,14 +152,20 @@ describe('failed turns', () => {
 
   it('follows errorKind, never the text', () => {
     const endButtons = (root: Element) => buttons(root.querySelector('.turn-end') ?? root);
-    assert.deepEqual(endButtons(render({ error: 'whatever', errorKind: 'auth' }).root), ['Set API Key']);
+    assert.deepEqual(endButtons(render({ error: 'whatever', errorKind: 'auth' }).root), ['Set API Key', 'Retry']);
     assert.deepEqual(endButtons(render({ error: 'could not connect', errorKind: 'connection' }).root), ['Retry']);
-    // Words that look like a kind are not one: without errorKind the error is shown as it is.
+    // Words that look like a kind are not one: without errorKind the error is shown as it is, and can be retried.
     for (const error of ['model server returned 401 Unauthorized: bad key', 'no model server is configured', 'the output limit was hit']) {
-      const other = render({ error }).root;
-      assert.deepEqual(endButtons(other), [], error);
-      assert.equal(other.querySelector('.turn-end.error')?.textContent, error);
+      const shown = render({ error }).root;
+      assert.deepEqual(endButtons(shown), ['Retry'], error);
+      assert.equal(shown.querySelector('.turn-end div')?.textContent, error);
     }
+    // Any other failure (a 500 after the retries) can be retried too.
+    const other = render({ error: 'the model server answered 500 Internal Server Error after 5 tries' });
+    assert.deepEqual(endButtons(other.root), ['Retry']);
+    assert.equal(other.root.querySelector('.turn-end div')?.textContent, 'the model server answered 500 Internal Server Error after 5 tries');
+    click(other.root.querySelector('.turn-end') ?? other.root, 'Retry');
+    assert.equal(other.calls.retry.mock.callCount(), 1);
   });
 
   it('shows an edit refused as stale as a notice, not as a failed card', () => {
@@ -187,5 +197,19 @@ describe('failed turns', () => {
     const card = root.querySelector('.tool');
     assert.ok(card?.classList.contains('state-error'));
     assert.equal(card?.querySelector('.tool-note'), null);
+  });
+
+  it('an edit refused because of unsaved text in the editor says so, not "changed on disk"', () => {
+    const root = document.createElement('div');
+    new TranscriptView(root).render(
+      buildTranscript([
+        u({ kind: 'toolCall', toolCallId: 'e1', name: 'write_to_file', arguments: {}, title: 'Edit src/a.ts' }),
+        u({ kind: 'toolResult', toolCallId: 'e1', status: 'error', errorKind: 'stale', output: 'Error (stale): src/a.ts changed in the editor (unsaved changes in its buffer) since the edit was proposed; nothing was written.' }),
+      ]),
+      context().ctx,
+    );
+    const note = root.querySelector('.tool-note')?.textContent ?? '';
+    assert.match(note, /You changed the file in the editor \(unsaved\)/);
+    assert.doesNotMatch(note, /on disk/);
   });
 });

@@ -3,28 +3,15 @@ import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import type { UpdateParams } from '../../src/protocol';
 import type { Decision, PendingApproval } from '../../src/shared/messages';
-import { pendingKey, TranscriptView, type RenderContext } from '../../webview/render';
+import { TranscriptView } from '../../webview/render';
+import { renderContext } from './context';
 import { buildTranscript } from '../../webview/transcript';
 
 const u = (e: Record<string, unknown>): UpdateParams => ({ sessionId: 's', turnId: 't1', ...e }) as UpdateParams;
 
 function context(pending: PendingApproval[] = [], runningTurn: string | null = 't1') {
   const decide = mock.fn((_req: PendingApproval, _decision: Decision, _feedback?: string) => undefined);
-  const ctx: RenderContext = {
-    pending: new Map(pending.map((r) => [pendingKey(r.turnId, r.toolCallId), r])),
-    runningTurn,
-    expanded: {},
-    onToggle: () => undefined,
-    onDecide: decide,
-    onOpenDiff: () => undefined,
-    onCopy: () => undefined,
-    onInsert: () => undefined,
-    onOpenLink: () => undefined,
-    onRetry: () => undefined,
-    onCommand: () => undefined,
-    onRestore: () => undefined,
-  };
-  return { ctx, decide };
+  return { ctx: renderContext(pending, runningTurn, { onDecide: decide }), decide };
 }
 
 const buttonNamed = (root: HTMLElement, name: string) => {

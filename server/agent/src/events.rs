@@ -68,6 +68,24 @@ pub enum Event {
     },
 }
 
+/// A file the core deleted or put back on its own (an undo or restore, a command the agent
+/// ran), not through an edit the editor applied: a face that holds the file open drops or
+/// reloads its copy, so neither the user nor the agent keeps seeing what is gone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileEvent {
+    /// Absolute.
+    pub path: PathBuf,
+    pub kind: FileEventKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileEventKind {
+    /// The file is gone from the disk.
+    Deleted,
+    /// The file holds earlier content again (or exists again).
+    Restored,
+}
+
 /// What went wrong, as far as the user can act on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TurnErrorKind {

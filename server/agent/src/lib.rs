@@ -7,9 +7,11 @@
 pub mod approval;
 pub mod context;
 pub mod events;
+mod file_events;
 pub mod mcp;
 pub mod mode;
 pub mod outbox;
+mod output_file;
 pub mod plan;
 pub mod prompt;
 pub mod rules;
@@ -74,6 +76,17 @@ pub trait Frontend: Send + Sync + 'static {
         _content: &str,
     ) -> Option<BoxFuture<'static, Result<(), String>>> {
         None
+    }
+
+    /// Files the core deleted or put back behind the editor's back (undo, restore, a command):
+    /// a face drops or reloads its copy of each. Awaited before the undo returns (the face's
+    /// copy is gone by then); must not wait for the user.
+    fn files_changed(
+        &self,
+        _session_id: &str,
+        _files: Vec<events::FileEvent>,
+    ) -> BoxFuture<'static, ()> {
+        Box::pin(async {})
     }
 }
 
@@ -577,6 +590,11 @@ impl Agent {
             }
         }
         let restored = session.undo.commit(&plan, &done, &failures).map_err(io)?;
+        let files = file_events::of_undo(&plan, &done);
+        file_events::forget_deleted(&session.reads, &files);
+        if !files.is_empty() {
+            frontend.files_changed(session_id, files).await;
+        }
         if !restored.is_empty() {
             session
                 .tell_model(&restore_note(turn_id.as_deref(), &plan, &restored))

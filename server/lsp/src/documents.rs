@@ -73,6 +73,12 @@ impl Documents {
         }
     }
 
+    /// Forgets the document at `path` (the file was deleted behind the editor): the agent no
+    /// longer reads the editor's copy. The client's next `didOpen` or `didChange` brings it back.
+    pub fn forget(&self, path: &Path) -> Option<Document> {
+        self.lock().remove(&canonical(path))
+    }
+
     pub fn get(&self, uri: &Uri) -> Option<String> {
         self.get_path(uri.to_file_path()?.as_ref())
     }

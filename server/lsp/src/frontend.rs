@@ -13,7 +13,7 @@ use crate::plain::PlainCapabilities;
 use crate::wire::{GetDiagnostics, RequestApproval, UpdateNote};
 use crate::workspace_edit::EditCapabilities;
 use tandem_agent::approval::{ApprovalReply, ApprovalRequest, queued_reply};
-use tandem_agent::events::Event;
+use tandem_agent::events::{Event, FileEvent};
 use tandem_agent::outbox::{Deliver, Outbox};
 use tandem_agent::{Diagnostic, Frontend};
 use tandem_protocol::{ClientCapabilities, GetDiagnosticsParams, UpdateParams};
@@ -160,6 +160,11 @@ impl Frontend for LspFrontend {
             original,
             content,
         )
+    }
+
+    /// `tandem/filesChanged`; the deleted files' documents are forgotten first.
+    fn files_changed(&self, session_id: &str, files: Vec<FileEvent>) -> BoxFuture<'static, ()> {
+        crate::file_events::notify(&self.client, &self.editor.documents, session_id, files)
     }
 
     fn diagnostics(&self, paths: Vec<PathBuf>) -> BoxFuture<'static, Vec<Diagnostic>> {

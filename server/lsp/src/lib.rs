@@ -5,6 +5,7 @@
 
 mod documents;
 mod editor;
+mod file_events;
 mod framing;
 mod frontend;
 mod plain;

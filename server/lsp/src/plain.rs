@@ -97,6 +97,9 @@ impl PlainCapabilities {
                 create_files: edit
                     .and_then(|e| e.resource_operations.as_ref())
                     .is_some_and(|ops| ops.contains(&ResourceOperationKind::Create)),
+                delete_files: edit
+                    .and_then(|e| e.resource_operations.as_ref())
+                    .is_some_and(|ops| ops.contains(&ResourceOperationKind::Delete)),
                 change_annotations: edit.is_some_and(|e| e.change_annotation_support.is_some()),
             },
         }
@@ -213,6 +216,14 @@ impl Frontend for PlainFrontend {
         Some(Box::pin(async move { Ok(text) }))
     }
 
+    fn files_changed(
+        &self,
+        _session_id: &str,
+        files: Vec<tandem_agent::events::FileEvent>,
+    ) -> BoxFuture<'static, ()> {
+        self.close_deleted(&files)
+    }
+
     /// Through `workspace/applyEdit`, so the edit lands in the editor's buffer and undo history.
     /// A new file the client can't create goes to disk instead (there is no buffer to bypass).
     fn write_text(
@@ -236,6 +247,14 @@ impl Frontend for PlainFrontend {
             original,
             content,
         )
+    }
+}
+
+impl PlainFrontend {
+    /// Closes the client's buffers of deleted files (see `file_events`).
+    fn close_deleted(&self, files: &[tandem_agent::events::FileEvent]) -> BoxFuture<'static, ()> {
+        let can_delete = self.capabilities.apply_edit && self.capabilities.edits.delete_files;
+        crate::file_events::close_deleted(&self.client, &self.documents, can_delete, files)
     }
 }
 

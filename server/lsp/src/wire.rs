@@ -4,8 +4,8 @@ use tower_lsp_server::lsp_types::notification::Notification;
 use tower_lsp_server::lsp_types::request::Request;
 
 use tandem_protocol::{
-    ApprovalReply, ApprovalRequest, GetDiagnosticsParams, GetDiagnosticsResult, UpdateParams,
-    methods,
+    ApprovalReply, ApprovalRequest, FilesChangedParams, GetDiagnosticsParams, GetDiagnosticsResult,
+    UpdateParams, methods,
 };
 
 /// `tandem/update`.
@@ -32,4 +32,12 @@ impl Request for GetDiagnostics {
     type Params = GetDiagnosticsParams;
     type Result = GetDiagnosticsResult;
     const METHOD: &'static str = methods::GET_DIAGNOSTICS;
+}
+
+/// `tandem/filesChanged`.
+pub enum FilesChangedNote {}
+
+impl Notification for FilesChangedNote {
+    type Params = FilesChangedParams;
+    const METHOD: &'static str = methods::FILES_CHANGED;
 }

@@ -18,6 +18,9 @@ use tower_lsp_server::lsp_types::{
 pub struct EditCapabilities {
     pub document_changes: bool,
     pub create_files: bool,
+    /// `resourceOperations` includes `delete`: the client closes a file's buffer on a
+    /// `DeleteFile`.
+    pub delete_files: bool,
     pub change_annotations: bool,
 }
 
@@ -253,6 +256,7 @@ mod tests {
         let full = EditCapabilities {
             document_changes: true,
             create_files: true,
+            delete_files: true,
             change_annotations: true,
         };
         let edit = build(&uri, None, None, "x\n", "d", full).unwrap();

@@ -326,6 +326,24 @@ impl From<tandem_agent::UndoOutcome> for UndoResult {
     }
 }
 
+impl FilesChangedParams {
+    pub fn new(session_id: &str, files: Vec<core_events::FileEvent>) -> Self {
+        Self {
+            session_id: session_id.to_string(),
+            files: files
+                .into_iter()
+                .map(|f| FileEvent {
+                    path: f.path.display().to_string(),
+                    kind: match f.kind {
+                        core_events::FileEventKind::Deleted => FileEventKind::Deleted,
+                        core_events::FileEventKind::Restored => FileEventKind::Restored,
+                    },
+                })
+                .collect(),
+        }
+    }
+}
+
 impl From<core_approval::ApprovalRequest> for ApprovalRequest {
     fn from(r: core_approval::ApprovalRequest) -> Self {
         let action = match r.action {

@@ -13,6 +13,7 @@ pub const SET_MODE: &str = "tandem/setMode";
 pub const UPDATE: &str = "tandem/update";
 pub const REQUEST_APPROVAL: &str = "tandem/requestApproval";
 pub const GET_DIAGNOSTICS: &str = "tandem/getDiagnostics";
+pub const FILES_CHANGED: &str = "tandem/filesChanged";
 
 /// Every method, by the key the TypeScript `Method` object gives it.
 pub const ALL: &[(&str, &str)] = &[
@@ -28,6 +29,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("update", UPDATE),
     ("requestApproval", REQUEST_APPROVAL),
     ("getDiagnostics", GET_DIAGNOSTICS),
+    ("filesChanged", FILES_CHANGED),
 ];
 
 /// JSON-RPC error codes of the `tandem/*` methods, besides the standard ones. Application codes,

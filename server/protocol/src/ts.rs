@@ -41,6 +41,7 @@ fn export_all(cfg: &Config) {
     one::<GetDiagnosticsResult>(cfg);
     one::<ApprovalRequest>(cfg);
     one::<ApprovalReply>(cfg);
+    one::<FilesChangedParams>(cfg);
 }
 
 /// `methods.ts`: the method names and error codes as TypeScript constants.

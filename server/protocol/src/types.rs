@@ -535,6 +535,32 @@ pub enum FileChange {
     Deleted,
 }
 
+/// `tandem/filesChanged`: files the sidecar deleted or put back itself (an undo, a command), not
+/// through an edit the editor applied. An editor drops (deleted) or reloads (restored) its copy.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FilesChangedParams {
+    pub session_id: String,
+    pub files: Vec<FileEvent>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileEvent {
+    /// Absolute.
+    pub path: String,
+    pub kind: FileEventKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FileEventKind {
+    /// Gone from the disk.
+    Deleted,
+    /// Holds earlier content again, or exists again.
+    Restored,
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListModelsResult {

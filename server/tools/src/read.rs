@@ -83,6 +83,17 @@ impl ReadTracker {
         ))
     }
 
+    /// Forgets what the model knew of `path` (the file is gone: there is nothing to read again,
+    /// and writing it anew is no stale edit).
+    pub fn forget(&self, path: &Path) {
+        self.lock().remove(path);
+    }
+
+    /// Every file the model read or wrote (absolute paths).
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.lock().keys().cloned().collect()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Fingerprint>> {
         // A panic elsewhere while holding the lock leaves the map usable.
         tandem_stdx::lock(&self.seen)

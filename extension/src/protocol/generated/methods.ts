@@ -13,6 +13,7 @@ export const Method = {
   update: 'tandem/update',
   requestApproval: 'tandem/requestApproval',
   getDiagnostics: 'tandem/getDiagnostics',
+  filesChanged: 'tandem/filesChanged',
 } as const;
 
 export const ErrorCode = {

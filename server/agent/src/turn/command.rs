@@ -57,7 +57,10 @@ impl Turn {
         // result keeps the output's head and tail, for the model and the user alike).
         let mut shown = 0usize;
         let mut noted = false;
+        let mut whole =
+            crate::output_file::OutputFile::new(&settings.data_dir, session_id, turn_id, &call.id);
         let mut on_output = |chunk: &str| {
+            whole.write(chunk);
             if noted {
                 return;
             }
@@ -70,6 +73,9 @@ impl Turn {
                     "\n[output beyond {} MiB is not shown here; the result shows how it ends]\n",
                     MAX_SHOWN_OUTPUT / (1024 * 1024)
                 ));
+                if let Some(path) = whole.path() {
+                    delta.push_str(&format!("[The whole output: {}]\n", path.display()));
+                }
                 shown = MAX_SHOWN_OUTPUT;
                 noted = true;
             } else {
@@ -84,7 +90,13 @@ impl Turn {
                 },
             );
         };
-        match tools::run_command(&proposal, &walls, &mut on_output, self.cancel.clone()).await {
+        let known = crate::file_events::Known::before(&self.session.reads);
+        let ran = tools::run_command(&proposal, &walls, &mut on_output, self.cancel.clone()).await;
+        if !noted {
+            whole.discard();
+        }
+        self.report_deleted(known).await;
+        match ran {
             Err(e) => Outcome::failed(e),
             Ok(outcome) => Outcome {
                 status: if outcome.exit_code == Some(0) && !outcome.timed_out && !outcome.cancelled
@@ -98,6 +110,17 @@ impl Turn {
                 error_kind: None,
                 silent: false,
             },
+        }
+    }
+}
+
+impl Turn {
+    /// Tells the face which files the model knew a command removed, so an editor drops them.
+    async fn report_deleted(&self, known: crate::file_events::Known) {
+        let gone = known.gone();
+        crate::file_events::forget_deleted(&self.session.reads, &gone);
+        if !gone.is_empty() {
+            self.frontend.files_changed(&self.session.id, gone).await;
         }
     }
 }
