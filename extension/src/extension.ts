@@ -98,6 +98,12 @@ export function activate(context: vscode.ExtensionContext): void {
       case 'restore':
         void chat.restore(m.turnId);
         return;
+      case 'setMode':
+        void chat.setMode(m.mode);
+        return;
+      case 'listCommands':
+        void chat.postCommands();
+        return;
       case 'ready':
         return;
     }

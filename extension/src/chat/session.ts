@@ -9,6 +9,7 @@ import type {
   ListModelsResult,
   ListSessionsResult,
   LoadSessionResult,
+  Mode,
   ModelInfo,
   NewSessionResult,
   PromptResult,
@@ -24,6 +25,8 @@ import { restoreNotice, restoreTo } from './restore';
 import { extractMentions } from './mentions';
 import { binaryByName, isTextFile } from './textFiles';
 import { reconcileModel } from './models';
+import { ChatMode } from './mode';
+import { listCommands } from './commands';
 
 /** The configured endpoint (null: the sidecar finds a local server) and whether it has a key. */
 export interface EndpointStatus {
@@ -55,6 +58,7 @@ export class ChatSession {
   private post: ((m: HostMessage) => void) | undefined;
   /** Attachments added before the chat view first opened. */
   private readonly queued: Attachment[] = [];
+  private readonly mode: ChatMode;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -63,6 +67,7 @@ export class ChatSession {
     private readonly endpoint: () => Promise<EndpointStatus>,
   ) {
     this.sessionId = context.workspaceState.get<string>(SESSION_KEY) ?? null;
+    this.mode = new ChatMode(sidecar);
   }
 
   /** The model picked in the chat, which wins over `tandem.provider.model`. */
@@ -77,6 +82,7 @@ export class ChatSession {
     this.postStatus();
     this.postApprovals();
     post({ type: 'models', models: this.models, current: this.currentModel });
+    post({ type: 'mode', mode: this.mode.current });
     void this.postEndpoint();
     for (const attachment of this.queued.splice(0)) post({ type: 'attach', attachment });
   }
@@ -121,8 +127,11 @@ export class ChatSession {
     this.append({ kind: 'notice', level, text });
   }
 
-  private setSession(id: string | null, entries: LogEntry[]): void {
+  private setSession(id: string | null, entries: LogEntry[], mode?: Mode): void {
     this.sessionId = id;
+    // A session made from a new chat keeps the mode picked for it.
+    if (mode !== undefined || id === null) this.mode.shown(mode);
+    this.toView({ type: 'mode', mode: this.mode.current });
     // Another chat's questions close with it: nobody would see them.
     this.approvals.keepOnly(id);
     this.log = entries;
@@ -179,6 +188,7 @@ export class ChatSession {
         }
         const created = await this.sidecar.request<NewSessionResult>(Method.newSession, { root });
         this.setSession(created.sessionId, []);
+        await this.mode.started(created.sessionId);
       }
       const mentioned = await this.mentioned(text);
       const context = [...attachments, ...mentioned.filter((m) => !attachments.some((a) => a.item.path === m.item.path))].map((a) => a.item);
@@ -224,7 +234,7 @@ export class ChatSession {
   async open(sessionId: string): Promise<void> {
     if (this.runningTurn && sessionId !== this.sessionId) await this.stop();
     const loaded = await this.sidecar.request<LoadSessionResult>(Method.loadSession, { sessionId });
-    this.setSession(loaded.sessionId, loaded.entries);
+    this.setSession(loaded.sessionId, loaded.entries, loaded.mode);
   }
 
   /**
@@ -238,14 +248,17 @@ export class ChatSession {
       : [];
     const id = this.sessionId;
     let entries: LogEntry[] = [];
+    let mode: Mode | undefined;
     if (id) {
       try {
-        entries = (await this.sidecar.request<LoadSessionResult>(Method.loadSession, { sessionId: id })).entries;
+        const loaded = await this.sidecar.request<LoadSessionResult>(Method.loadSession, { sessionId: id });
+        entries = loaded.entries;
+        mode = loaded.mode;
       } catch {
         // Nothing was stored yet: the chat starts over.
       }
     }
-    this.setSession(entries.length > 0 ? id : null, [...entries, ...notices]);
+    this.setSession(entries.length > 0 ? id : null, [...entries, ...notices], mode);
     // The endpoint may have changed (that restarts the sidecar): its key status and models too.
     await this.postEndpoint();
     await this.refreshModels();
@@ -308,6 +321,21 @@ export class ChatSession {
       const text = errorCode(e) === ErrorCode.turnRunning ? 'A turn is running; stop it before restoring files.' : `Could not restore: ${errorText(e)}`;
       if (this.sessionId === sessionId) this.notice('error', text);
     }
+  }
+
+  /** The mode picker: the session's mode from its next request on. */
+  async setMode(mode: Mode): Promise<void> {
+    try {
+      await this.mode.pick(this.sessionId, mode);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not switch the mode: ${errorText(e)}`);
+    }
+    this.toView({ type: 'mode', mode: this.mode.current });
+  }
+
+  /** The composer's `/` menu: the custom commands, read from their files now. */
+  async postCommands(): Promise<void> {
+    this.toView({ type: 'commands', commands: await listCommands(this.sidecar, this.sessionId, this.root()) });
   }
 
   private refreshing: Promise<void> | undefined;

@@ -3,12 +3,14 @@
 //! Translates the `tandem/*` methods (see [`tandem_protocol`] and `docs/protocol.md`) to calls on
 //! the agent core. No handler waits for a turn: a prompt starts one and returns its id.
 
+mod custom_commands;
 mod documents;
 mod editor;
 mod framing;
 mod frontend;
 mod plain;
 mod plain_commands;
+mod plain_mode;
 mod wire;
 mod workspace_edit;
 
@@ -61,6 +63,8 @@ pub async fn serve(overrides: Overrides) -> bool {
         .custom_method(methods::LIST_MODELS, Backend::list_models)
         .custom_method(methods::SET_MODEL, Backend::set_model)
         .custom_method(methods::SET_MODE, Backend::set_mode)
+        .custom_method(methods::LIST_COMMANDS, Backend::list_commands)
+        .custom_method(methods::RUN_COMMAND, Backend::run_custom_command)
         .custom_method(
             "window/workDoneProgress/cancel",
             Backend::work_done_progress_cancel,
@@ -243,11 +247,16 @@ impl Backend {
         if params.text.trim().is_empty() {
             return Err(invalid_params("the prompt is empty".into()));
         }
+        // `/name args` of a custom command: its text is the prompt.
+        let text = ready
+            .agent
+            .expand_command(&params.session_id, params.text)
+            .map_err(agent_error)?;
         let turn_id = ready
             .agent
             .prompt(
                 &params.session_id,
-                params.text,
+                text,
                 params.context.into_iter().map(Into::into).collect(),
                 ready.frontend.clone(),
             )
@@ -301,10 +310,16 @@ impl Backend {
             .into_iter()
             .map(|entry| UpdateParams::new(&params.session_id, &entry.turn_id, entry.event))
             .collect();
+        let mode = ready
+            .agent
+            .session_mode(&params.session_id)
+            .map_err(agent_error)?
+            .into();
         Ok(LoadSessionResult {
             session_id: params.session_id,
             entries,
             unreadable_lines: u32::try_from(loaded.unreadable_lines).unwrap_or(u32::MAX),
+            mode,
         })
     }
 
@@ -492,7 +507,12 @@ impl LanguageServer for Backend {
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
                 execute_command_provider: plain.then(|| ExecuteCommandOptions {
-                    commands: plain::COMMANDS.iter().map(|c| c.to_string()).collect(),
+                    commands: plain::COMMANDS
+                        .iter()
+                        .chain(&custom_commands::PLAIN_COMMANDS)
+                        .chain(&[plain_mode::SET_MODE])
+                        .map(|c| c.to_string())
+                        .collect(),
                     work_done_progress_options: Default::default(),
                 }),
                 code_action_provider: plain.then_some(CodeActionProviderCapability::Simple(true)),

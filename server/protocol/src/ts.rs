@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use ts_rs::{Config, TS};
 
+use crate::commands::*;
 use crate::methods;
 use crate::types::*;
 
@@ -37,6 +38,9 @@ fn export_all(cfg: &Config) {
     one::<ListModelsResult>(cfg);
     one::<SetModelParams>(cfg);
     one::<SetModeParams>(cfg);
+    one::<ListCommandsParams>(cfg);
+    one::<ListCommandsResult>(cfg);
+    one::<RunCommandParams>(cfg);
     one::<GetDiagnosticsParams>(cfg);
     one::<GetDiagnosticsResult>(cfg);
     one::<ApprovalRequest>(cfg);
