@@ -52,6 +52,9 @@ const webview = {
 await rm(out, { recursive: true, force: true });
 await mkdir(join(out, 'webview'), { recursive: true });
 await copyFile(join(root, 'webview', 'style.css'), join(out, 'webview', 'style.css'));
+// VS Code's icons for the chat (the webview can't use the workbench's font).
+const codicons = join(root, '..', 'node_modules', '@vscode', 'codicons');
+for (const file of ['codicon.css', 'codicon.ttf']) await copyFile(join(codicons, 'dist', file), join(out, 'webview', file));
 if (watch) {
   for (const options of [host, webview]) await (await context(options)).watch();
 } else {
@@ -66,6 +69,8 @@ async function writeNotices(inputs) {
     const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
     if (m) packages.add(resolve(m[1]));
   }
+  // Shipped as files beside the bundle, not bundled.
+  packages.add(resolve(codicons));
   const sections = [];
   for (const dir of [...packages].sort()) {
     const { name, version, license } = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));

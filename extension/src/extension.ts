@@ -102,6 +102,12 @@ export function activate(context: vscode.ExtensionContext): void {
       case 'openOutput':
         void chat.openOutput(m.turnId, m.toolCallId, m.path);
         return;
+      case 'setMode':
+        void chat.setMode(m.mode);
+        return;
+      case 'listCommands':
+        void chat.postCommands();
+        return;
       case 'ready':
         return;
     }

@@ -3,11 +3,15 @@
 import type { Attachment } from '../src/shared/messages';
 import { button, h } from './dom';
 import { completeMention, mentionAtCaret, type MentionQuery } from './mentions';
+import { SlashMenu } from './slashMenu';
+import type { CustomCommand } from '../src/protocol';
 
 export interface ComposerEvents {
   send(text: string, attachments: Attachment[]): void;
   stop(): void;
   findFiles(query: string): void;
+  /** The `/` menu opened: the custom commands are wanted (see `showCommands`). */
+  listCommands(): void;
   /** The draft or the attachments changed (to persist them). */
   changed(): void;
 }
@@ -24,6 +28,7 @@ export class Composer {
   private matches: string[] = [];
   private selected = 0;
   private findTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly slash: SlashMenu;
 
   constructor(private readonly events: ComposerEvents) {
     this.input = h('textarea', {
@@ -34,10 +39,12 @@ export class Composer {
     this.popup = h('div', { class: 'mentions hidden', attrs: { role: 'listbox' } });
     this.sendButton = button('Send', () => this.submit(), 'primary send');
     this.stopButton = button('Stop', () => this.events.stop(), 'secondary stop hidden', 'Stop the running turn (Escape)');
-    this.el = h('div', { class: 'composer' }, this.chips, this.popup, this.input, h('div', { class: 'composer-buttons' }, this.stopButton, this.sendButton));
+    this.slash = new SlashMenu(this.input, () => this.events.listCommands(), () => this.events.changed());
+    this.el = h('div', { class: 'composer' }, this.chips, this.popup, this.slash.el, this.input, h('div', { class: 'composer-buttons' }, this.stopButton, this.sendButton));
 
     this.input.addEventListener('keydown', (e) => this.onKey(e));
     this.input.addEventListener('input', () => {
+      this.slash.update();
       this.updateMention();
       this.events.changed();
     });
@@ -88,7 +95,13 @@ export class Composer {
     this.events.changed();
   }
 
+  /** The custom commands, for the `/` menu. */
+  showCommands(commands: CustomCommand[]): void {
+    this.slash.setCommands(commands);
+  }
+
   private onKey(e: KeyboardEvent): void {
+    if (this.slash.onKey(e)) return;
     if (this.matches.length > 0 && this.mention) {
       if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
         e.preventDefault();

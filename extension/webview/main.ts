@@ -4,6 +4,8 @@
 import type { ModelInfo } from '../src/protocol';
 import { approvalRef, type Attachment, type HostMessage, type LogEntry, type PendingApproval, type SidecarState, type WebviewMessage } from '../src/shared/messages';
 import { Composer } from './composer';
+import { ModePicker } from './modePicker';
+import { nextPlan, planOf, PlanView, type PlanState } from './plan';
 import { button, h } from './dom';
 import { installChatKeys } from './keys';
 import { pendingKey, TranscriptView } from './render';
@@ -33,6 +35,7 @@ let sidecar: SidecarState = 'starting';
 let models: ModelInfo[] = [];
 let currentModel: string | null = null;
 let endpoint: { baseUrl: string | null; hasKey: boolean } = { baseUrl: null, hasKey: false };
+let plan: PlanState | null = null;
 
 const post = (m: WebviewMessage) => vscode.postMessage(m);
 const save = () => vscode.setState({ ...persisted, draft: composer.draft, attachments: [...composer.attached] });
@@ -44,7 +47,9 @@ modelSelect.addEventListener('change', () => post({ type: 'setModel', model: mod
 const keyStatus = button('', () => post({ type: 'command', command: 'setApiKey' }), 'link key-status hidden');
 const usage = h('span', { class: 'usage', title: 'Tokens in the context of the last request, against the model’s context window' });
 const usageFill = h('div', { class: 'usage-fill' });
-const header = h('div', { class: 'header' }, h('div', { class: 'header-row' }, modelSelect, keyStatus, usage), h('div', { class: 'usage-bar' }, usageFill));
+const modePicker = new ModePicker((mode) => post({ type: 'setMode', mode }));
+const planView = new PlanView();
+const header = h('div', { class: 'header' }, h('div', { class: 'header-row' }, modePicker.el, modelSelect, keyStatus, usage), h('div', { class: 'usage-bar' }, usageFill));
 const banner = h('div', { class: 'banner hidden', attrs: { role: 'alert' } });
 const log = h('div', { class: 'log', attrs: { role: 'log', 'aria-live': 'polite' } });
 const view = new TranscriptView(log);
@@ -52,10 +57,11 @@ const composer = new Composer({
   send: (text, attachments) => post({ type: 'send', text, attachments }),
   stop: () => post({ type: 'stop' }),
   findFiles: (query) => post({ type: 'findFiles', query }),
+  listCommands: () => post({ type: 'listCommands' }),
   changed: save,
 });
 composer.restore(persisted.draft, persisted.attachments);
-document.body.append(header, banner, log, composer.el);
+document.body.append(header, banner, planView.el, log, composer.el);
 
 function renderHeader(): void {
   const ids = models.map((m) => m.id);
@@ -114,12 +120,16 @@ function render(): void {
     });
     renderHeader();
     renderBanner();
+    planView.render(plan, runningTurn !== null);
     composer.setRunning(runningTurn !== null);
   });
 }
 
 function appendEntries(entries: LogEntry[]): void {
-  for (const e of entries) applyEntry(transcript, e);
+  for (const e of entries) {
+    applyEntry(transcript, e);
+    plan = nextPlan(plan, e);
+  }
 }
 
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
@@ -128,6 +138,7 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
     case 'reset':
       view.clear();
       transcript = buildTranscript(m.entries);
+      plan = planOf(m.entries);
       break;
     case 'append':
       appendEntries(m.entries);
@@ -151,6 +162,12 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       break;
     case 'fileMatches':
       composer.showMatches(m.query, m.paths);
+      return;
+    case 'commands':
+      composer.showCommands(m.commands);
+      return;
+    case 'mode':
+      modePicker.set(m.mode);
       return;
   }
   render();

@@ -498,3 +498,18 @@ test('plan and modes: update_plan is a plan update; plan mode (session/set_mode)
   assert.deepEqual(replayed.map((u) => u.entries), plans.map((u) => u.entries));
   await finish(editor, mock);
 });
+
+test('custom commands: available_commands_update (schema-checked) and /name runs the file with its arguments', async (t) => {
+  const f = await setup(t, { responses: [{ expectMessagesContain: ['Review a.txt for speed.'], text: 'Reviewed.' }] });
+  // No command files yet: nothing was offered.
+  assert.equal(f.editor.updatesOf(f.session).filter((u) => u.sessionUpdate === 'available_commands_update').length, 0);
+  f.write('.tandem/commands/review.md', '---\ndescription: Review a file\nargument-hint: <file> <quality>\n---\nReview $1 for $2.\n');
+  const response = await f.editor.prompt(f.session, '/review a.txt speed');
+  assert.equal(response.stopReason, 'end_turn');
+  const offered = f.editor.updatesOf(f.session).filter((u) => u.sessionUpdate === 'available_commands_update');
+  assert.equal(offered.length, 1, 'the new file is offered before the turn');
+  assert.deepEqual(offered[0].availableCommands, [
+    { name: 'review', description: 'Review a file (project command, .tandem/commands/review.md)', input: { hint: '<file> <quality>' } },
+  ]);
+  await finish(f.editor, f.mock);
+});

@@ -662,3 +662,44 @@ step('with no model server the Get Started view says so and offers the ways forw
   await until('the models are back', async () => (await options.count()) === 2);
   await shot('29-welcome-gone');
 });
+
+step('plan mode from the picker, a custom command from the / menu, and the plan pinned above the chat', async () => {
+  const picker = chat().locator('.mode-picker');
+  await picker.getByRole('radio', { name: 'Plan' }).click();
+  await picker.locator('button.mode.selected', { hasText: 'Plan' }).waitFor({ timeout: 10_000 });
+  const before = onDisk('greet.js');
+
+  const prompt = chat().locator('textarea.prompt');
+  await prompt.click();
+  await prompt.fill('');
+  await prompt.pressSequentially('/chec');
+  const row = chat().locator('.slash-menu .slash-command', { hasText: '/checklist' });
+  await row.waitFor({ timeout: 10_000 });
+  assert.match(await row.textContent(), /<file>.*Plan a change as a checklist.*project/);
+  await shot('25-slash-menu');
+  await prompt.press('Enter');
+  assert.equal(await prompt.inputValue(), '/checklist ');
+  await prompt.pressSequentially('greet.js');
+  await prompt.press('Enter');
+
+  const plan = chat().locator('.plan');
+  await plan.locator('.plan-step').nth(2).waitFor({ timeout: 60_000 });
+  await turnDone();
+  assert.equal(await plan.locator('.plan-count').textContent(), '1/3');
+  assert.equal(await plan.locator('.plan-explanation').textContent(), 'Read first, then change.');
+  assert.deepEqual(await plan.locator('.plan-step').evaluateAll((els) => els.map((e) => e.className)), ['plan-step completed', 'plan-step inProgress', 'plan-step pending']);
+  // The icons are VS Code's codicons, loaded in the webview.
+  assert.ok(await plan.locator('.codicon').first().evaluate((el) => el.ownerDocument.fonts.check('16px codicon')), 'the codicon font is loaded');
+  // Plan mode: the write was refused without a question, and nothing changed.
+  assert.equal(await chat().locator('.approval-edit').count(), 0);
+  assert.equal(await diffEditors().count(), 0);
+  assert.equal(onDisk('greet.js'), before);
+  assert.match(await lastTurn().locator('.answer').last().textContent(), /The plan is above/);
+  const requests = (await mockRequests()).filter((r) => r.path.endsWith('/chat/completions'));
+  const offered = requests.at(-2).body.tools.map((d) => d.function.name);
+  assert.ok(offered.includes('update_plan') && !offered.includes('write_to_file'), `${offered}`);
+  await shot('26-plan-pinned');
+
+  await picker.getByRole('radio', { name: 'Act' }).click();
+  await picker.locator('button.mode.selected', { hasText: 'Act' }).waitFor({ timeout: 10_000 });
+});

@@ -7,6 +7,8 @@ export interface PageParts {
   nonce: string;
   scriptUri: string;
   styleUri: string;
+  /** The codicon font's stylesheet (VS Code's icons, shipped with the extension). */
+  codiconUri?: string;
 }
 
 export function contentSecurityPolicy(cspSource: string, nonce: string): string {
@@ -39,7 +41,7 @@ export function chatPage(p: PageParts): string {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeAttr(contentSecurityPolicy(p.cspSource, p.nonce))}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${escapeAttr(p.styleUri)}">
+${p.codiconUri ? `<link rel="stylesheet" href="${escapeAttr(p.codiconUri)}">\n` : ''}<link rel="stylesheet" href="${escapeAttr(p.styleUri)}">
 <title>Tandem</title>
 </head>
 <body>

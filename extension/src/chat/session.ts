@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { ApprovalController } from '../approvals/controller';
 import type {
   ListSessionsResult,
+  Mode,
   ModelInfo,
   SetModelParams,
   UpdateParams,
@@ -21,6 +22,8 @@ import { LossView } from './lossView';
 import { reconcileModel } from './models';
 import { reportServer, serverProblem } from './welcome';
 import { isWholeOutputPath } from './wholeOutput';
+import { ChatMode } from './mode';
+import { listCommands } from './commands';
 
 /** The configured endpoint (null: the sidecar finds a local server) and whether it has a key. */
 export interface EndpointStatus {
@@ -53,6 +56,7 @@ export class ChatSession {
   private readonly queued: Attachment[] = [];
   private readonly loss = new LossView();
   private readonly files = new FileSearch();
+  private readonly mode: ChatMode;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -62,6 +66,7 @@ export class ChatSession {
   ) {
     this.sessionId = context.workspaceState.get<string>(SESSION_KEY) ?? null;
     context.subscriptions.push(this.loss, this.files);
+    this.mode = new ChatMode(sidecar);
   }
 
   /** The model picked in the chat, which wins over `tandem.provider.model`. */
@@ -76,6 +81,7 @@ export class ChatSession {
     this.postStatus();
     this.postApprovals();
     post({ type: 'models', models: this.models, current: this.currentModel });
+    post({ type: 'mode', mode: this.mode.current });
     void this.postEndpoint();
     for (const attachment of this.queued.splice(0)) post({ type: 'attach', attachment });
   }
@@ -120,8 +126,11 @@ export class ChatSession {
     this.append({ kind: 'notice', level, text });
   }
 
-  private setSession(id: string | null, entries: LogEntry[]): void {
+  private setSession(id: string | null, entries: LogEntry[], mode?: Mode): void {
     this.sessionId = id;
+    // A session made from a new chat keeps the mode picked for it.
+    if (mode !== undefined || id === null) this.mode.shown(mode);
+    this.toView({ type: 'mode', mode: this.mode.current });
     // Another chat's questions close with it: nobody would see them.
     this.approvals.keepOnly(id);
     this.log = entries;
@@ -177,6 +186,7 @@ export class ChatSession {
         }
         const created = await this.sidecar.request(Method.newSession, { root });
         this.setSession(created.sessionId, []);
+        await this.mode.started(created.sessionId);
       }
       const mentioned = await this.mentioned(text);
       const context = [...attachments, ...mentioned.filter((m) => !attachments.some((a) => a.item.path === m.item.path))].map((a) => a.item);
@@ -225,7 +235,7 @@ export class ChatSession {
   async open(sessionId: string): Promise<void> {
     if (this.runningTurn && sessionId !== this.sessionId) await this.stop();
     const loaded = await this.sidecar.request(Method.loadSession, { sessionId });
-    this.setSession(loaded.sessionId, loaded.entries);
+    this.setSession(loaded.sessionId, loaded.entries, loaded.mode);
   }
 
   /**
@@ -239,14 +249,17 @@ export class ChatSession {
       : [];
     const id = this.sessionId;
     let entries: LogEntry[] = [];
+    let mode: Mode | undefined;
     if (id) {
       try {
-        entries = (await this.sidecar.request(Method.loadSession, { sessionId: id })).entries;
+        const loaded = await this.sidecar.request(Method.loadSession, { sessionId: id });
+        entries = loaded.entries;
+        mode = loaded.mode;
       } catch {
         // Nothing was stored yet: the chat starts over.
       }
     }
-    this.setSession(entries.length > 0 ? id : null, [...entries, ...notices]);
+    this.setSession(entries.length > 0 ? id : null, [...entries, ...notices], mode);
     // The endpoint may have changed (that restarts the sidecar): its key status and models too.
     await this.postEndpoint();
     await this.refreshModels();
@@ -312,6 +325,21 @@ export class ChatSession {
     }
   }
 
+  /** The mode picker: the session's mode from its next request on. */
+  async setMode(mode: Mode): Promise<void> {
+    try {
+      await this.mode.pick(this.sessionId, mode);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not switch the mode: ${errorText(e)}`);
+    }
+    this.toView({ type: 'mode', mode: this.mode.current });
+  }
+
+  /** The composer's `/` menu: the custom commands, read from their files now. */
+  async postCommands(): Promise<void> {
+    this.toView({ type: 'commands', commands: await listCommands(this.sidecar, this.sessionId, this.root()) });
+  }
+
   private refreshing: Promise<void> | undefined;
 
   /** Asks the sidecar for the models (calls while one runs share it) and posts them. */
@@ -340,7 +368,7 @@ export class ChatSession {
       }
     } catch (e) {
       // A sidecar still starting or restarting says nothing about the server.
-      if (this.sidecar.state === 'running') reportServer(serverProblem(errorText(e)));
+      if (this.sidecar.state === 'running') reportServer(serverProblem(e));
       // No endpoint reachable yet: the picker shows the configured model alone.
       this.models = [];
       this.currentModel = this.pickedModel ?? (vscode.workspace.getConfiguration('tandem').get<string>('provider.model') || null);

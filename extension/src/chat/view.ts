@@ -30,6 +30,7 @@ export class ChatView implements vscode.WebviewViewProvider {
       nonce: makeNonce(),
       scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'main.js')).toString(),
       styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'style.css')).toString(),
+      codiconUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'codicon.css')).toString(),
     });
     // A disposed view (the user moved or closed it) takes no more messages; a new one gets all.
     const post = (m: HostMessage) => {

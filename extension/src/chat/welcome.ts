@@ -4,7 +4,6 @@
 // a local server and check again, set the endpoint, set a key. It hides once a server answers.
 
 import * as vscode from 'vscode';
-import { classifyError } from '../shared/errors';
 
 export const WELCOME_VIEW_ID = 'tandem.welcome';
 const CONTEXT_KEY = 'tandem.serverProblem';
@@ -12,9 +11,12 @@ const CONTEXT_KEY = 'tandem.serverProblem';
 /** What keeps the first prompt from working; '' when a server answered. */
 export type ServerProblem = '' | 'noServer' | 'auth' | 'unreachable';
 
-/** The problem a failed model listing shows, from its error text. */
-export function serverProblem(error: string): ServerProblem {
-  switch (classifyError(undefined, error)) {
+/** The problem a failed model listing shows, by the kind the sidecar gives in the error's
+ * `data.errorKind` (never guessed from its text). */
+export function serverProblem(error: unknown): ServerProblem {
+  const data = error && typeof error === 'object' && 'data' in error ? error.data : undefined;
+  const kind = data && typeof data === 'object' && 'errorKind' in data ? data.errorKind : undefined;
+  switch (kind) {
     case 'noServer':
       return 'noServer';
     case 'auth':

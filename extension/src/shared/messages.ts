@@ -4,7 +4,7 @@
 // The host owns the truth: the transcript is the sidecar's updates as the host logged them, and
 // the webview only renders it. A webview that is recreated gets it all again in one `reset`.
 
-import type { ApprovalRequest, ContextItem, Decision, ModelInfo, UpdateParams } from '../protocol';
+import type { ApprovalRequest, ContextItem, CustomCommand, Decision, Mode, ModelInfo, UpdateParams } from '../protocol';
 
 /** A line the extension itself adds to the transcript (sidecar restarts, undo results, errors). */
 export interface Notice {
@@ -58,7 +58,11 @@ export type HostMessage =
   | { type: 'models'; models: ModelInfo[]; current: string | null }
   | { type: 'endpoint'; baseUrl: string | null; hasKey: boolean }
   | { type: 'attach'; attachment: Attachment }
-  | { type: 'fileMatches'; query: string; paths: string[] };
+  | { type: 'fileMatches'; query: string; paths: string[] }
+  /** The custom commands for the composer's `/` menu, read from their files just now. */
+  | { type: 'commands'; commands: CustomCommand[] }
+  /** The shown chat's mode (a new chat's: the mode its session will start in). */
+  | { type: 'mode'; mode: Mode };
 
 export type { Decision };
 
@@ -83,7 +87,11 @@ export type WebviewMessage =
   /** Send the last prompt again (after a connection or server error). */
   | { type: 'retry' }
   /** "Restore to here": put the files back as they were before this turn. */
-  | { type: 'restore'; turnId: string };
+  | { type: 'restore'; turnId: string }
+  /** The mode picker. */
+  | { type: 'setMode'; mode: Mode }
+  /** The composer's `/` menu opened: the commands, please. */
+  | { type: 'listCommands' };
 
 const CHAT_COMMANDS: readonly string[] = ['newChat', 'showHistory', 'undoLastTurn', 'setApiKey', 'openSettings'];
 
@@ -126,7 +134,10 @@ export function parseWebviewMessage(x: unknown): WebviewMessage | undefined {
     case 'ready':
     case 'stop':
     case 'retry':
+    case 'listCommands':
       return { type: x.type };
+    case 'setMode':
+      return x.mode === 'default' || x.mode === 'plan' ? { type: 'setMode', mode: x.mode } : undefined;
     case 'copy':
     case 'insert':
       return isString(x.text) && x.text.length <= MAX_CODE ? { type: x.type, text: x.text } : undefined;

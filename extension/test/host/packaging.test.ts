@@ -154,6 +154,8 @@ describe('scripts/package.mjs', () => {
           .map((src) => `extension/${src}`),
         'extension/out/extension.js',
         'extension/out/webview/main.js',
+        'extension/out/webview/codicon.css',
+        'extension/out/webview/codicon.ttf',
       ]) {
         assert.ok(files.some((x) => x.toLowerCase() === f.toLowerCase()), `${path.basename(vsix)} lacks ${f}: ${files.join(', ')}`);
       }
@@ -177,6 +179,7 @@ describe('scripts/package.mjs', () => {
       const notices = unzip('-p', vsix, 'extension/ThirdPartyNotices.txt');
       assert.match(notices, /^markdown-it \d/m);
       assert.match(notices, /^dompurify \d/m);
+      assert.match(notices, /^@vscode\/codicons \d/m);
     }
   });
 

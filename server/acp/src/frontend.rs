@@ -65,6 +65,8 @@ enum Outgoing {
     ),
     /// A file request: sent in turn, so the client has seen the tool call it serves.
     Request(SendRequest),
+    /// An update that is no event of a turn (the session's commands), by session id.
+    Update(String, SessionUpdate),
 }
 
 type Queue = agent_outbox::Outbox<Arc<SessionRef>, Outgoing>;
@@ -134,6 +136,13 @@ impl Outbox {
     /// The held responder back, when the turn could not start.
     pub fn release_prompt(&self, session_id: &str) -> Option<Responder<PromptResponse>> {
         lock(&self.shared.prompts).remove(session_id)
+    }
+
+    /// Sends `update` after everything queued before it.
+    pub fn notify(&self, session_id: &str, update: SessionUpdate) {
+        let _ = self
+            .queue
+            .send(Outgoing::Update(session_id.to_string(), update));
     }
 
     /// Sends the history as updates, then answers `session/load`.
@@ -258,6 +267,7 @@ impl Deliver for Forwarder {
                 }
             }
             Outgoing::Request(send) => send(&self.shared.cx),
+            Outgoing::Update(session_id, update) => self.notify(&session_id, update),
             Outgoing::Replay(session, history, responder, response) => {
                 let mut replay = Translator::new(session.root.clone(), true);
                 for entry in history {

@@ -5,6 +5,7 @@
 //! starts a turn and parks its responder, which the forwarding task ([`frontend`]) answers when
 //! the turn ends.
 
+mod commands;
 mod convert;
 mod framing;
 mod frontend;
@@ -35,6 +36,7 @@ pub async fn serve(options: Options) -> Result<(), String> {
     let server = Arc::new(Server {
         agent,
         outbox: OnceLock::new(),
+        offered: commands::Offered::default(),
     });
     // Each handler holds its own reference to the server.
     let s = || server.clone();
@@ -122,6 +124,8 @@ struct Server {
     agent: Agent,
     /// Set by `initialize`, which the SDK requires before anything else.
     outbox: OnceLock<Outbox>,
+    /// The custom commands each session was last offered.
+    offered: commands::Offered,
 }
 
 fn agent_error(e: AgentError) -> Error {
@@ -129,7 +133,7 @@ fn agent_error(e: AgentError) -> Error {
         AgentError::UnknownSession(_) => ErrorCode::RESOURCE_NOT_FOUND,
         AgentError::TurnRunning(_) => ErrorCode::INVALID_REQUEST,
         AgentError::InvalidRoot(_) | AgentError::WorkspaceGone(_) => ErrorCode::INVALID_PARAMS,
-        AgentError::Io(_) | AgentError::Model(_) => ErrorCode::INTERNAL_ERROR,
+        AgentError::Io(_) | AgentError::Model(..) => ErrorCode::INTERNAL_ERROR,
     };
     Error::new(code, e.to_string())
 }
@@ -189,11 +193,27 @@ impl Server {
             }
         };
         match self.agent.new_session_with(&request.cwd, servers) {
-            Ok(info) => responder.respond(
-                NewSessionResponse::new(info.session_id)
-                    .modes(convert::modes(tandem_agent::mode::Mode::Default)),
-            ),
+            Ok(info) => {
+                let id = info.session_id.clone();
+                responder.respond(
+                    NewSessionResponse::new(info.session_id)
+                        .modes(convert::modes(tandem_agent::mode::Mode::Default)),
+                )?;
+                self.offer_commands(&id);
+                Ok(())
+            }
             Err(e) => responder.respond_with_error(agent_error(e)),
+        }
+    }
+
+    /// Sends the session's custom commands (`available_commands_update`) when they are not what
+    /// the client was last sent: after `session/new` and `session/load`, and before each turn,
+    /// so a command file added since shows without a restart.
+    fn offer_commands(&self, session_id: &str) {
+        if let Some(outbox) = self.outbox.get()
+            && let Some(update) = self.offered.update(&self.agent, session_id)
+        {
+            outbox.notify(session_id, update);
         }
     }
 
@@ -234,7 +254,16 @@ impl Server {
         match loaded {
             Ok((history, root)) => {
                 let response = LoadSessionResponse::new().modes(convert::modes(mode));
-                outbox.replay(SessionRef { id, root }, history, responder, response);
+                outbox.replay(
+                    SessionRef {
+                        id: id.clone(),
+                        root,
+                    },
+                    history,
+                    responder,
+                    response,
+                );
+                self.offer_commands(&id);
                 Ok(())
             }
             Err(e) => responder.respond_with_error(agent_error(e)),
@@ -264,10 +293,16 @@ impl Server {
             return responder
                 .respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, "the prompt is empty"));
         }
+        // `/name args` of a custom command: its text is the prompt.
+        let text = match self.agent.expand_command(&id, text) {
+            Ok(text) => text,
+            Err(e) => return responder.respond_with_error(agent_error(e)),
+        };
         // Parked before the turn starts: the forwarder answers it when the turn ends.
         if let Some(responder) = outbox.hold_prompt(&id, responder) {
             return responder.respond_with_error(agent_error(AgentError::TurnRunning(id.clone())));
         }
+        self.offer_commands(&id);
         let frontend = outbox.frontend(SessionRef {
             id: id.clone(),
             root,

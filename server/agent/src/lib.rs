@@ -5,6 +5,7 @@
 //! every face (the LSP methods, plain LSP, ACP, the terminal chat) is a `Frontend`.
 
 pub mod approval;
+pub mod commands;
 pub mod context;
 pub mod events;
 mod file_events;
@@ -130,6 +131,8 @@ pub struct AgentSettings {
     pub mcp_servers: Vec<tandem_mcp::McpServerConfig>,
     /// The user's own rules file (see [`rules::default_user_file`]); `None`: none.
     pub user_rules: Option<PathBuf>,
+    /// The user's command folders, in order (see [`commands::default_user_dirs`]).
+    pub user_commands: Vec<PathBuf>,
 }
 
 impl AgentSettings {
@@ -183,8 +186,10 @@ pub enum AgentError {
     WorkspaceGone(String),
     #[error("{0}")]
     Io(String),
+    /// The model server failed, and which way (so a face can offer the fix without reading
+    /// the text).
     #[error("{0}")]
-    Model(String),
+    Model(String, events::TurnErrorKind),
 }
 
 /// What an undo did, or would lose.
@@ -521,6 +526,53 @@ impl Agent {
         Ok(())
     }
 
+    /// The custom commands a session offers (its workspace's and the user's), read now: a file
+    /// added or changed since the last listing is seen.
+    pub fn commands(&self, session_id: &str) -> Result<commands::Commands, AgentError> {
+        let session = self.session(session_id)?;
+        Ok(commands::discover(
+            &session.workspace,
+            &self.settings().user_commands,
+        ))
+    }
+
+    /// The custom commands a session on `root` would offer (for a client with no session yet).
+    pub fn commands_at(&self, root: &Path) -> Result<commands::Commands, AgentError> {
+        let workspace = tandem_tools::Workspace::new(root).map_err(|e| {
+            AgentError::InvalidRoot(format!(
+                "the workspace root {} can't be used: {e}",
+                root.display()
+            ))
+        })?;
+        Ok(commands::discover(
+            &workspace,
+            &self.settings().user_commands,
+        ))
+    }
+
+    /// The custom command `name` of a session, read now; `None` when there is none.
+    pub fn command(
+        &self,
+        session_id: &str,
+        name: &str,
+    ) -> Result<Option<commands::CustomCommand>, AgentError> {
+        let mut found = self.commands(session_id)?;
+        let i = found.commands.iter().position(|c| c.name == name);
+        Ok(i.map(|i| found.commands.swap_remove(i)))
+    }
+
+    /// `text` as a prompt: `/name args` of one of the session's custom commands becomes that
+    /// command's text; anything else is left as it is.
+    pub fn expand_command(&self, session_id: &str, text: String) -> Result<String, AgentError> {
+        let Some((name, arguments)) = commands::invocation(&text) else {
+            return Ok(text);
+        };
+        Ok(match self.command(session_id, name)? {
+            Some(command) => command.expand(arguments),
+            None => text,
+        })
+    }
+
     /// The model's plan in a session, as it last sent it.
     pub fn session_plan(&self, session_id: &str) -> Result<Option<plan::Plan>, AgentError> {
         Ok(self.session(session_id)?.plan())
@@ -659,11 +711,10 @@ impl Agent {
         self.inner
             .models
             .get_or_try_init(|| async {
-                self.inner
-                    .client
-                    .list_models()
-                    .await
-                    .map_err(|e| AgentError::Model(e.message))
+                self.inner.client.list_models().await.map_err(|e| {
+                    let kind = events::TurnErrorKind::of(&e);
+                    AgentError::Model(e.message, kind)
+                })
             })
             .await
             .cloned()

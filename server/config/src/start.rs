@@ -124,6 +124,7 @@ impl StartOptions {
             user_rules: self
                 .user_rules
                 .or_else(tandem_agent::rules::default_user_file),
+            user_commands: tandem_agent::commands::default_user_dirs(),
         };
         Ok(Resolved {
             settings,

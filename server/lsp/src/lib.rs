@@ -3,6 +3,7 @@
 //! Translates the `tandem/*` methods (see [`tandem_protocol`] and `docs/protocol.md`) to calls on
 //! the agent core. No handler waits for a turn: a prompt starts one and returns its id.
 
+mod custom_commands;
 mod documents;
 mod editor;
 mod file_events;
@@ -10,6 +11,7 @@ mod framing;
 mod frontend;
 mod plain;
 mod plain_commands;
+mod plain_mode;
 mod wire;
 mod workspace_edit;
 
@@ -62,6 +64,8 @@ pub async fn serve(overrides: Overrides) -> bool {
         .custom_method(methods::LIST_MODELS, Backend::list_models)
         .custom_method(methods::SET_MODEL, Backend::set_model)
         .custom_method(methods::SET_MODE, Backend::set_mode)
+        .custom_method(methods::LIST_COMMANDS, Backend::list_commands)
+        .custom_method(methods::RUN_COMMAND, Backend::run_custom_command)
         .custom_method(
             "window/workDoneProgress/cancel",
             Backend::work_done_progress_cancel,
@@ -167,12 +171,19 @@ fn agent_error(e: AgentError) -> Error {
         AgentError::TurnRunning(_) => error_code::TURN_RUNNING,
         AgentError::InvalidRoot(_) | AgentError::WorkspaceGone(_) => error_code::INVALID_ROOT,
         AgentError::Io(_) => error_code::IO_ERROR,
-        AgentError::Model(_) => error_code::MODEL_ERROR,
+        AgentError::Model(..) => error_code::MODEL_ERROR,
+    };
+    // A model failure says which kind in `data.errorKind`, as a failed turn does.
+    let data = match &e {
+        AgentError::Model(_, kind) => Some(json!({
+            "errorKind": tandem_protocol::ErrorKind::from(*kind)
+        })),
+        _ => None,
     };
     Error {
         code: ErrorCode::ServerError(code),
         message: e.to_string().into(),
-        data: None,
+        data,
     }
 }
 
@@ -244,11 +255,16 @@ impl Backend {
         if params.text.trim().is_empty() {
             return Err(invalid_params("the prompt is empty".into()));
         }
+        // `/name args` of a custom command: its text is the prompt.
+        let text = ready
+            .agent
+            .expand_command(&params.session_id, params.text)
+            .map_err(agent_error)?;
         let turn_id = ready
             .agent
             .prompt(
                 &params.session_id,
-                params.text,
+                text,
                 params.context.into_iter().map(Into::into).collect(),
                 ready.frontend.clone(),
             )
@@ -302,10 +318,16 @@ impl Backend {
             .into_iter()
             .map(|entry| UpdateParams::new(&params.session_id, &entry.turn_id, entry.event))
             .collect();
+        let mode = ready
+            .agent
+            .session_mode(&params.session_id)
+            .map_err(agent_error)?
+            .into();
         Ok(LoadSessionResult {
             session_id: params.session_id,
             entries,
             unreadable_lines: u32::try_from(loaded.unreadable_lines).unwrap_or(u32::MAX),
+            mode,
         })
     }
 
@@ -493,7 +515,12 @@ impl LanguageServer for Backend {
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
                 execute_command_provider: plain.then(|| ExecuteCommandOptions {
-                    commands: plain::COMMANDS.iter().map(|c| c.to_string()).collect(),
+                    commands: plain::COMMANDS
+                        .iter()
+                        .chain(&custom_commands::PLAIN_COMMANDS)
+                        .chain(&[plain_mode::SET_MODE])
+                        .map(|c| c.to_string())
+                        .collect(),
                     work_done_progress_options: Default::default(),
                 }),
                 code_action_provider: plain.then_some(CodeActionProviderCapability::Simple(true)),

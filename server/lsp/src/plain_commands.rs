@@ -142,6 +142,10 @@ impl Backend {
                 }
                 Ok(Some(json!({"path": path, "shown": shown})))
             }
+            super::plain_mode::SET_MODE => self.plain_set_mode(arguments).await,
+            custom if super::custom_commands::PLAIN_COMMANDS.contains(&custom) => {
+                self.plain_custom_command(custom, arguments).await
+            }
             other => Err(Error {
                 code: ErrorCode::InvalidParams,
                 message: format!("unknown command {other}").into(),
@@ -159,7 +163,7 @@ impl Backend {
     }
 
     /// The client's session, made on first use.
-    fn current_session(&self) -> Result<String> {
+    pub(super) fn current_session(&self) -> Result<String> {
         if let Some(session) = lock(&self.current).clone() {
             return Ok(session);
         }

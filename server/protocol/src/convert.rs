@@ -230,13 +230,7 @@ impl From<Event> for Update {
             } => Update::TurnEnded {
                 stop_reason: stop_reason.into(),
                 error,
-                error_kind: error_kind.map(|k| match k {
-                    core_events::TurnErrorKind::NoServer => ErrorKind::NoServer,
-                    core_events::TurnErrorKind::Auth => ErrorKind::Auth,
-                    core_events::TurnErrorKind::Connection => ErrorKind::Connection,
-                    core_events::TurnErrorKind::ContextOverflow => ErrorKind::ContextOverflow,
-                    core_events::TurnErrorKind::Other => ErrorKind::Other,
-                }),
+                error_kind: error_kind.map(ErrorKind::from),
             },
             Event::Rules { files } => Update::Rules {
                 files: files
@@ -492,5 +486,17 @@ mod tests {
         )
         .unwrap();
         assert!(d.into_core().is_none());
+    }
+}
+
+impl From<core_events::TurnErrorKind> for ErrorKind {
+    fn from(kind: core_events::TurnErrorKind) -> Self {
+        match kind {
+            core_events::TurnErrorKind::NoServer => ErrorKind::NoServer,
+            core_events::TurnErrorKind::Auth => ErrorKind::Auth,
+            core_events::TurnErrorKind::Connection => ErrorKind::Connection,
+            core_events::TurnErrorKind::ContextOverflow => ErrorKind::ContextOverflow,
+            core_events::TurnErrorKind::Other => ErrorKind::Other,
+        }
     }
 }

@@ -6,11 +6,13 @@
 //! the other way round). Field names are camelCase. The TypeScript the extension compiles against
 //! is generated from these types, method names and error codes included (`ts.rs`).
 
+mod commands;
 mod convert;
 pub mod methods;
 #[cfg(test)]
 mod ts;
 mod types;
 
+pub use commands::*;
 pub use methods::error_code;
 pub use types::*;

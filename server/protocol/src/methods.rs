@@ -10,6 +10,8 @@ pub const UNDO: &str = "tandem/undo";
 pub const LIST_MODELS: &str = "tandem/listModels";
 pub const SET_MODEL: &str = "tandem/setModel";
 pub const SET_MODE: &str = "tandem/setMode";
+pub const LIST_COMMANDS: &str = "tandem/listCommands";
+pub const RUN_COMMAND: &str = "tandem/runCommand";
 pub const UPDATE: &str = "tandem/update";
 pub const REQUEST_APPROVAL: &str = "tandem/requestApproval";
 pub const GET_DIAGNOSTICS: &str = "tandem/getDiagnostics";
@@ -26,6 +28,8 @@ pub const ALL: &[(&str, &str)] = &[
     ("listModels", LIST_MODELS),
     ("setModel", SET_MODEL),
     ("setMode", SET_MODE),
+    ("listCommands", LIST_COMMANDS),
+    ("runCommand", RUN_COMMAND),
     ("update", UPDATE),
     ("requestApproval", REQUEST_APPROVAL),
     ("getDiagnostics", GET_DIAGNOSTICS),

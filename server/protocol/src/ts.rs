@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use ts_rs::{Config, TS};
 
+use crate::commands::*;
 use crate::methods;
 use crate::types::*;
 
@@ -37,6 +38,9 @@ fn export_all(cfg: &Config) {
     one::<ListModelsResult>(cfg);
     one::<SetModelParams>(cfg);
     one::<SetModeParams>(cfg);
+    one::<ListCommandsParams>(cfg);
+    one::<ListCommandsResult>(cfg);
+    one::<RunCommandParams>(cfg);
     one::<GetDiagnosticsParams>(cfg);
     one::<GetDiagnosticsResult>(cfg);
     one::<ApprovalRequest>(cfg);
@@ -78,6 +82,8 @@ fn requests_ts(cfg: &Config) -> String {
         pair::<Empty, ListModelsResult>(cfg, methods::LIST_MODELS),
         pair::<SetModelParams, Empty>(cfg, methods::SET_MODEL),
         pair::<SetModeParams, Empty>(cfg, methods::SET_MODE),
+        pair::<ListCommandsParams, ListCommandsResult>(cfg, methods::LIST_COMMANDS),
+        pair::<RunCommandParams, PromptResult>(cfg, methods::RUN_COMMAND),
     ];
     let to_client = [
         pair::<ApprovalRequest, ApprovalReply>(cfg, methods::REQUEST_APPROVAL),

@@ -291,6 +291,8 @@ pub struct LoadSessionResult {
     /// (each is named in the sidecar's log).
     #[serde(default)]
     pub unreadable_lines: u32,
+    /// The session's mode, as recorded.
+    pub mode: Mode,
 }
 
 /// The params of the `tandem/update` notification.

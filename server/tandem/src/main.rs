@@ -245,6 +245,9 @@ struct ExecArgs {
     /// Also write the final answer to this file (replaced whole)
     #[arg(long, value_name = "FILE")]
     output_last_message: Option<PathBuf>,
+    /// Plan mode, read-only: the model may read, list, search, fetch and plan, nothing else
+    #[arg(long)]
+    plan: bool,
 }
 
 fn main() -> ExitCode {
@@ -299,6 +302,7 @@ fn main() -> ExitCode {
                 json: args.json,
                 resume: args.resume,
                 output_last_message: args.output_last_message,
+                plan: args.plan,
             };
             match runtime().block_on(exec::run(options)) {
                 Ok(code) => ExitCode::from(code),

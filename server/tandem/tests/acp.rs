@@ -43,6 +43,11 @@ struct AcpClient {
 
 impl AcpClient {
     fn spawn(base_url: &str, data_dir: &Path) -> AcpClient {
+        Self::spawn_with(base_url, data_dir, |_| {})
+    }
+
+    /// Spawns with the command adjusted first (a temp home, say).
+    fn spawn_with(base_url: &str, data_dir: &Path, adjust: impl FnOnce(&mut Command)) -> AcpClient {
         let mut command = Command::new(env!("CARGO_BIN_EXE_tandem"));
         command
             .arg("acp")
@@ -60,6 +65,7 @@ impl AcpClient {
                 command.env_remove(name);
             }
         }
+        adjust(&mut command);
         let mut child = command.spawn().expect("cannot start tandem acp");
         let stdout = child.stdout.take().unwrap();
         let (tx, lines) = std::sync::mpsc::channel();
@@ -786,6 +792,218 @@ fn session_mcp_servers_are_honoured() {
         offered.to_string().contains("everything__echo"),
         "the reloaded session's tools: {offered}"
     );
+    assert_eq!(mock.failures(), Vec::<String>::new());
+    client.close();
+}
+
+/// `available_commands_update` after `session/new`, again when a file is added, and `/name args`
+/// run as the command's text.
+#[test]
+fn custom_commands_are_offered_and_run_with_their_arguments() {
+    let (_workspace, root) = workspace();
+    let home = tempfile::tempdir().unwrap();
+    let user = home.path().join(".config/tandem/commands");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(user.join("mine.md"), "My own: $ARGUMENTS").unwrap();
+    std::fs::create_dir_all(root.join(".tandem/commands")).unwrap();
+    std::fs::write(
+        root.join(".tandem/commands/review.md"),
+        "---\ndescription: Review a file\nargument-hint: <file> <quality>\n---\nReview $1 for $2.",
+    )
+    .unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let mock = MockServer::start(Scenario::new([
+        Reply::text("Reviewed.").expect_messages_contain("Review src/a.rs for speed."),
+        Reply::text("Later.").expect_messages_contain("Added while running: now"),
+        Reply::text("As typed.").expect_messages_contain("/unknown x"),
+    ]));
+    let mut client = AcpClient::spawn_with(&mock.base_url(), data.path(), |c| {
+        c.env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join(".config"));
+    });
+    client.initialize(false);
+    let session = client.new_session(&root);
+    let offered = client.wait_for(|m| {
+        m["method"] == "session/update"
+            && m["params"]["update"]["sessionUpdate"] == "available_commands_update"
+    });
+    let commands = &offered["params"]["update"]["availableCommands"];
+    assert_eq!(commands.as_array().unwrap().len(), 2, "{commands:#}");
+    assert_eq!(commands[0]["name"], "mine");
+    assert!(
+        commands[0]["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("your command, "),
+        "{commands:#}"
+    );
+    assert_eq!(commands[1]["name"], "review");
+    assert_eq!(
+        commands[1]["description"],
+        "Review a file (project command, .tandem/commands/review.md)"
+    );
+    assert_eq!(commands[1]["input"]["hint"], "<file> <quality>");
+
+    let turn = client.prompt(&session, "/review src/a.rs speed");
+    assert_eq!(client.result(turn)["stopReason"], "end_turn");
+
+    // A new file: offered again before the next turn, and runnable at once.
+    std::fs::create_dir_all(root.join(".claude/commands")).unwrap();
+    std::fs::write(
+        root.join(".claude/commands/later.md"),
+        "Added while running: $ARGUMENTS",
+    )
+    .unwrap();
+    let turn = client.prompt(&session, "/later now");
+    assert_eq!(client.result(turn)["stopReason"], "end_turn");
+    let updates: Vec<Value> = client
+        .updates(&session)
+        .into_iter()
+        .filter(|u| u["sessionUpdate"] == "available_commands_update")
+        .collect();
+    assert_eq!(updates.len(), 2, "{updates:#?}");
+    let names: Vec<&str> = updates[1]["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["later", "mine", "review"]);
+
+    // Not a command: the text goes as typed, and the unchanged list is not sent again.
+    let turn = client.prompt(&session, "/unknown x");
+    assert_eq!(client.result(turn)["stopReason"], "end_turn");
+    let count = client
+        .updates(&session)
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "available_commands_update")
+        .count();
+    assert_eq!(count, 2);
+    assert_eq!(mock.failures(), Vec::<String>::new());
+    assert_eq!(mock.chat_requests().len(), 3);
+    client.close();
+}
+
+/// A page server on 127.0.0.1 for `fetch_url`: `/start` redirects to `localhost`, anything else
+/// is HTML that sets a cookie. Each request's head is kept.
+fn page_server() -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = heads.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { return };
+            let mut buf = vec![0u8; 16384];
+            let mut n = 0;
+            while !buf[..n].windows(4).any(|w| w == b"\r\n\r\n") {
+                match s.read(&mut buf[n..]) {
+                    Ok(0) | Err(_) => break,
+                    Ok(k) => n += k,
+                }
+            }
+            let head = String::from_utf8_lossy(&buf[..n]).into_owned();
+            seen.lock().unwrap().push(head.clone());
+            let body = "<h1>Release notes</h1><p>All <i>good</i>.</p>";
+            let answer = if head.starts_with("GET /start") {
+                format!(
+                    "HTTP/1.1 302 Found\r\nLocation: http://localhost:{port}/page\r\n\
+                     Content-Length: 0\r\nConnection: close\r\n\r\n"
+                )
+            } else {
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nSet-Cookie: sid=s3cret\r\n\
+                     Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+            };
+            let _ = s.write_all(answer.as_bytes());
+        }
+    });
+    (port, heads)
+}
+
+/// `fetch_url` over ACP: a listed host read as Markdown without a question; a redirect to a new
+/// host asked with Allow and Reject only; an unlisted loopback address refused without asking;
+/// no key or cookie sent.
+#[test]
+fn fetch_asks_per_new_host_and_sends_nothing_of_the_users() {
+    let (_workspace, root) = workspace();
+    let data = tempfile::tempdir().unwrap();
+    let (port, heads) = page_server();
+    let url = |path: &str| format!("http://127.0.0.1:{port}{path}");
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool("fetch_url", json!({"url": url("/page")})),
+        Reply::tool("fetch_url", json!({"url": url("/start")})),
+        Reply::tool("fetch_url", json!({"url": "http://127.0.0.2:9/admin"})),
+        Reply::text("Done."),
+    ]));
+    let mut client = AcpClient::spawn_with(&mock.base_url(), data.path(), |c| {
+        c.args(["--allow-fetch", "127.0.0.1", "--api-key", "sk-acp-SECRET"]);
+    });
+    client.initialize(false);
+    let session = client.new_session(&root);
+    client.answers.push_back("allow_once");
+    let turn = client.prompt(&session, "Read the release notes");
+    assert_eq!(client.result(turn)["stopReason"], "end_turn");
+
+    let asked: Vec<&Value> = client
+        .log
+        .iter()
+        .filter(|m| m["method"] == "session/request_permission")
+        .collect();
+    assert_eq!(asked.len(), 1, "{asked:#?}");
+    let options: Vec<&str> = asked[0]["params"]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["optionId"].as_str().unwrap())
+        .collect();
+    assert_eq!(options, ["allow_once", "reject_once"]);
+    let question = asked[0]["params"]["toolCall"].to_string();
+    assert!(
+        question.contains(&format!("http://localhost:{port}/page"))
+            && question.contains(&format!("redirected from {}", url("/start"))),
+        "{question}"
+    );
+    let updates = client.updates(&session);
+    let calls: Vec<&Value> = updates
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "tool_call")
+        .collect();
+    assert_eq!(calls.len(), 3);
+    assert!(calls.iter().all(|c| c["kind"] == "fetch"), "{calls:#?}");
+    let requests = mock.chat_requests();
+    assert_eq!(requests.len(), 4);
+    let page = requests[1].last_tool_result().unwrap();
+    assert!(
+        page.contains("# Release notes") && page.contains("All *good*."),
+        "{page}"
+    );
+    // Allowed, but `localhost` is loopback and not listed by name.
+    assert!(
+        requests[2]
+            .last_tool_result()
+            .unwrap()
+            .contains("Error (refused)")
+    );
+    // Not listed, and a loopback address: refused before any question.
+    let refused = requests[3].last_tool_result().unwrap();
+    assert!(
+        refused.contains("127.0.0.2 is a private, loopback or local address"),
+        "{refused}"
+    );
+    let heads = heads.lock().unwrap().clone();
+    assert_eq!(heads.len(), 2, "{heads:#?}");
+    for head in heads {
+        let lower = head.to_ascii_lowercase();
+        assert!(
+            !lower.contains("cookie") && !lower.contains("authorization"),
+            "{head}"
+        );
+        assert!(!head.contains("sk-acp-SECRET"), "{head}");
+    }
     assert_eq!(mock.failures(), Vec::<String>::new());
     client.close();
 }

@@ -141,10 +141,10 @@ impl Fetcher {
         self.allowed.contains(&host)
     }
 
-    /// One GET, redirects not followed.
-    pub async fn get(&self, url: &Url) -> Result<Hop, ToolError> {
-        check_url(url)?;
-        // An IP literal never reaches the resolver, so it is judged here.
+    /// Refuses an IP literal that is private, loopback or local and not listed: known before
+    /// any connection, so the user is not asked about a fetch that could not happen. (A host
+    /// name is judged when it resolves, at connect time.)
+    pub fn check_address(&self, url: &Url) -> Result<(), ToolError> {
         let literal = match url.host() {
             Some(Host::Ipv4(ip)) => Some(std::net::IpAddr::V4(ip)),
             Some(Host::Ipv6(ip)) => Some(std::net::IpAddr::V6(ip)),
@@ -162,6 +162,14 @@ impl Fetcher {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// One GET, redirects not followed.
+    pub async fn get(&self, url: &Url) -> Result<Hop, ToolError> {
+        check_url(url)?;
+        // An IP literal never reaches the resolver, so it is judged here.
+        self.check_address(url)?;
         let mut response = self
             .client
             .get(url.clone())

@@ -221,3 +221,29 @@ async fn a_redirect_is_handed_back_not_followed() {
         .unwrap_err();
     assert_eq!(err.kind, ErrorKind::Refused);
 }
+
+#[test]
+fn a_private_ip_literal_is_known_refused_before_any_question() {
+    let fetcher = Fetcher::new(&["10.0.0.7".into()]).unwrap();
+    for refused in [
+        "http://127.0.0.1/",
+        "http://10.0.0.8/",
+        "http://[::1]/",
+        "http://169.254.169.254/latest/meta-data/",
+    ] {
+        let e = fetcher.check_address(&url(refused)).unwrap_err();
+        assert!(
+            e.message.contains("approval.allowFetch"),
+            "{refused}: {e:?}"
+        );
+    }
+    // Listed by its address, public, or a name (judged when it resolves): not refused here.
+    for kept in [
+        "http://10.0.0.7/",
+        "http://93.184.215.14/",
+        "http://localhost/",
+        "https://docs.rs/",
+    ] {
+        assert!(fetcher.check_address(&url(kept)).is_ok(), "{kept}");
+    }
+}

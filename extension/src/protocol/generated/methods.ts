@@ -10,6 +10,8 @@ export const Method = {
   listModels: 'tandem/listModels',
   setModel: 'tandem/setModel',
   setMode: 'tandem/setMode',
+  listCommands: 'tandem/listCommands',
+  runCommand: 'tandem/runCommand',
   update: 'tandem/update',
   requestApproval: 'tandem/requestApproval',
   getDiagnostics: 'tandem/getDiagnostics',

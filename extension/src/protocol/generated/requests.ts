@@ -5,6 +5,8 @@ import type { ApprovalRequest } from "./ApprovalRequest";
 import type { Empty } from "./Empty";
 import type { GetDiagnosticsParams } from "./GetDiagnosticsParams";
 import type { GetDiagnosticsResult } from "./GetDiagnosticsResult";
+import type { ListCommandsParams } from "./ListCommandsParams";
+import type { ListCommandsResult } from "./ListCommandsResult";
 import type { ListModelsResult } from "./ListModelsResult";
 import type { ListSessionsResult } from "./ListSessionsResult";
 import type { LoadSessionResult } from "./LoadSessionResult";
@@ -12,6 +14,7 @@ import type { NewSessionParams } from "./NewSessionParams";
 import type { NewSessionResult } from "./NewSessionResult";
 import type { PromptParams } from "./PromptParams";
 import type { PromptResult } from "./PromptResult";
+import type { RunCommandParams } from "./RunCommandParams";
 import type { SessionParams } from "./SessionParams";
 import type { SetModeParams } from "./SetModeParams";
 import type { SetModelParams } from "./SetModelParams";
@@ -29,6 +32,8 @@ export interface Requests {
   'tandem/listModels': { params: Empty; result: ListModelsResult };
   'tandem/setModel': { params: SetModelParams; result: Empty };
   'tandem/setMode': { params: SetModeParams; result: Empty };
+  'tandem/listCommands': { params: ListCommandsParams; result: ListCommandsResult };
+  'tandem/runCommand': { params: RunCommandParams; result: PromptResult };
 }
 
 /** The requests the sidecar sends the client: params and result by method. */

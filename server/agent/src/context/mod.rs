@@ -434,7 +434,9 @@ mod tests {
 
     #[test]
     fn the_text_tool_prompt_shows_every_tool_in_under_1000_tokens() {
-        let tools = compact_tools(&tandem_tools::definitions());
+        // Every built-in, update_plan and fetch_url included.
+        let tools = compact_tools(&crate::builtin_tools());
+        assert_eq!(tools.len(), tandem_tools::definitions().len() + 2);
         let prompt = tandem_provider::textcalls::tools_prompt(&tools);
         // At 3 characters a token, the low end for English and JSON: an upper bound.
         let tokens = tokens::tokens_for(prompt.chars().count() as u64, 0, 3.0);

@@ -24,6 +24,10 @@ impl Turn {
         let mut from: Option<String> = None;
         for _ in 0..=MAX_REDIRECTS {
             let host = fetch::host_name(&url);
+            // A private or loopback IP that is not listed: refused without a question.
+            if let Err(e) = fetcher.check_address(&url) {
+                return Outcome::error(format!("Error ({}): {}", e.kind, e.message));
+            }
             if !fetcher.is_listed(&url) && !approved.contains(&host) {
                 let request = self.request(
                     call,

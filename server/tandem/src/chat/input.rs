@@ -188,6 +188,7 @@ impl Completer for ChatHelper {
                     display: name.to_string(),
                     replacement: format!("{name} "),
                 })
+                .chain(super::custom::complete(&self.root, word))
                 .collect();
             return Ok((0, pairs));
         }

@@ -4,6 +4,7 @@
 //! commands are put to the user with the diff in color. Ctrl-C cancels a running turn (and quits
 //! at the prompt). Slash commands (`/help` lists them) are handled here, never sent to the model.
 
+mod custom;
 mod frontend;
 mod input;
 mod json_log;
@@ -75,6 +76,9 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
     };
 
     if let Some(prompt) = options.prompt {
+        let prompt = agent
+            .expand_command(&session, prompt)
+            .map_err(|e| e.to_string())?;
         let (reason, error) =
             run_turn(&agent, &session, prompt, frontend, &mut ended, &log).await?;
         if let Some(error) = error {
@@ -121,11 +125,16 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         if line.trim().is_empty() {
             continue;
         }
-        let Some(command) = slash::parse(&line) else {
+        // A custom command: its text is the prompt.
+        let custom = match slash::parse(&line) {
+            Some(Slash::Unknown(_)) => custom::prompt(&agent, &session, &line),
+            _ => None,
+        };
+        let Some(command) = slash::parse(&line).filter(|_| custom.is_none()) else {
             let (_, error) = run_turn(
                 &agent,
                 &session,
-                slash::prompt_text(&line).to_string(),
+                custom.unwrap_or_else(|| slash::prompt_text(&line).to_string()),
                 frontend.clone(),
                 &mut ended,
                 &log,
@@ -177,7 +186,11 @@ impl Chat<'_> {
     async fn command(&self, command: Slash, session: &str) {
         let style = self.style;
         match command {
-            Slash::Help => out(&style.dim(&slash::help())),
+            Slash::Help => out(&style.dim(&format!(
+                "{}{}",
+                slash::help(),
+                custom::help(self.agent, session, self.root)
+            ))),
             Slash::Model(None) => {
                 out(&style.dim(&format!("Model: {}\n", inert(&self.agent.model(), true))))
             }

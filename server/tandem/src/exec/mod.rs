@@ -49,6 +49,8 @@ pub struct ExecOptions {
     /// A saved session to continue: its id, or empty for this workspace's latest.
     pub resume: Option<String>,
     pub output_last_message: Option<PathBuf>,
+    /// Run in plan mode (read-only).
+    pub plan: bool,
 }
 
 /// The exit code for how the turn ended: an error first, then the step cap, then refusals.
@@ -100,6 +102,15 @@ pub async fn run(options: ExecOptions) -> Result<u8, String> {
         }));
     }
 
+    if options.plan {
+        agent
+            .set_mode(&session, tandem_agent::mode::Mode::Plan)
+            .map_err(|e| e.to_string())?;
+    }
+    // `/name args` of a custom command: its text is the task.
+    let prompt = agent
+        .expand_command(&session, prompt)
+        .map_err(|e| e.to_string())?;
     let (ended_tx, mut ended_rx) = mpsc::unbounded_channel();
     let frontend = Arc::new(ExecFrontend {
         json: options.json,
