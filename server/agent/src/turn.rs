@@ -37,6 +37,8 @@ pub(super) struct Turn {
     pub turn_id: String,
     pub frontend: Arc<dyn Frontend>,
     pub cancel: CancellationToken,
+    /// The images attached to the prompt, sent after its text.
+    pub images: Vec<tandem_model::Image>,
 }
 
 /// What a tool call came to, for the model and the user.
@@ -127,6 +129,7 @@ impl Turn {
     }
 
     fn record_message(&self, conversation: &mut Vec<Message>, message: Message) {
+        self.session.save_images(&message);
         self.session.persist(&Record::Message {
             turn_id: self.turn_id.clone(),
             at: OffsetDateTime::now_utc(),
@@ -154,7 +157,14 @@ impl Turn {
             context: paths,
         });
         self.first_turn(&mut conversation).await;
-        self.record_message(&mut conversation, Message::User { content: user });
+        let images = self.images.clone();
+        self.record_message(
+            &mut conversation,
+            Message::User {
+                content: user,
+                images,
+            },
+        );
         let client = self.agent.inner.client.clone();
         let max_steps = self.agent.inner.settings.max_steps;
 
@@ -421,7 +431,7 @@ impl Turn {
             .iter()
             .map(|m| match m {
                 Message::System { content }
-                | Message::User { content }
+                | Message::User { content, .. }
                 | Message::Tool { content, .. } => content.as_str(),
                 Message::Assistant { content, .. } => content.as_str(),
             })
