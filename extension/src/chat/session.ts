@@ -11,6 +11,7 @@ import type {
   LoadSessionResult,
   ModelInfo,
   NewSessionResult,
+  PromptParams,
   PromptResult,
   SetModelParams,
   UndoResult,
@@ -18,6 +19,8 @@ import type {
 } from '../protocol';
 import { ErrorCode, Method } from '../protocol';
 import type { Attachment, HostMessage, LogEntry, Notice } from '../shared/messages';
+import { type ImageAttachment, imageTypeOfName, MAX_IMAGES } from '../shared/images';
+import { readWorkspaceImage } from './images';
 import type { Sidecar } from '../sidecar/connection';
 import { historyPicks } from './history';
 import { restoreNotice, restoreTo } from './restore';
@@ -53,6 +56,8 @@ export class ChatSession {
   private models: ModelInfo[] = [];
   private currentModel: string | null = null;
   private post: ((m: HostMessage) => void) | undefined;
+  /** The images of the last prompt sent, for Retry. */
+  private lastImages: ImageAttachment[] = [];
   /** Attachments added before the chat view first opened. */
   private readonly queued: Attachment[] = [];
 
@@ -154,12 +159,36 @@ export class ChatSession {
     return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   }
 
+  /** Reads a workspace image for the composer's thumbnails; a notice says why it can't be. */
+  async attachImage(given: string): Promise<void> {
+    const root = this.root();
+    if (!root) return;
+    const image = await readWorkspaceImage(root, given);
+    if (typeof image === 'string') this.notice('error', image);
+    else this.toView({ type: 'image', image });
+  }
+
+  /** Images named as `@path` in the prompt and not attached as thumbnails already. */
+  private async mentionedImages(text: string, images: ImageAttachment[]): Promise<ImageAttachment[]> {
+    const root = this.root();
+    if (!root) return [];
+    const found: ImageAttachment[] = [];
+    for (const rel of extractMentions(text)) {
+      if (!imageTypeOfName(rel) || images.some((i) => i.path === rel)) continue;
+      const image = await readWorkspaceImage(root, rel);
+      if (typeof image === 'string') throw new Error(image);
+      found.push(image);
+    }
+    return found;
+  }
+
   /** Workspace files named as `@path` in the prompt, as context. */
   private async mentioned(text: string): Promise<Attachment[]> {
     const root = this.root();
     if (!root) return [];
     const found: Attachment[] = [];
     for (const rel of extractMentions(text)) {
+      if (imageTypeOfName(rel)) continue;
       const abs = path.resolve(root, rel);
       if (!abs.startsWith(root + path.sep)) continue;
       const stat = await fs.stat(abs).catch(() => undefined);
@@ -168,7 +197,7 @@ export class ChatSession {
     return found;
   }
 
-  async send(text: string, attachments: Attachment[]): Promise<void> {
+  async send(text: string, attachments: Attachment[], images: ImageAttachment[] = []): Promise<void> {
     if (this.runningTurn) return;
     try {
       if (!this.sessionId) {
@@ -182,7 +211,13 @@ export class ChatSession {
       }
       const mentioned = await this.mentioned(text);
       const context = [...attachments, ...mentioned.filter((m) => !attachments.some((a) => a.item.path === m.item.path))].map((a) => a.item);
-      const { turnId } = await this.sidecar.request<PromptResult>(Method.prompt, { sessionId: this.sessionId, text, context });
+      const all = [...images, ...(await this.mentionedImages(text, images))];
+      if (all.length > MAX_IMAGES) throw new Error(`the prompt has ${all.length} images; at most ${MAX_IMAGES} go with one prompt`);
+      const sessionId = this.sessionId;
+      if (!sessionId) return;
+      const params: PromptParams = { sessionId, text, context, images: all.map((i) => ({ mimeType: i.mimeType, data: i.data })) };
+      this.lastImages = images;
+      const { turnId } = await this.sidecar.request<PromptResult>(Method.prompt, params);
       if (!this.ended.has(turnId)) {
         this.runningTurn = turnId;
         this.postStatus();
@@ -203,7 +238,7 @@ export class ChatSession {
   /** Sends the last prompt of this chat again (the error card's Retry). */
   async retry(): Promise<void> {
     const last = [...this.log].reverse().find((e) => e.kind === 'turnStarted');
-    if (last?.kind === 'turnStarted') await this.send(last.prompt, []);
+    if (last?.kind === 'turnStarted') await this.send(last.prompt, [], this.lastImages);
   }
 
   async stop(): Promise<void> {
@@ -364,15 +399,16 @@ export class ChatSession {
   async findFiles(query: string): Promise<void> {
     const q = query.replace(/[[\]{}*?!]/g, '');
     const uris = await vscode.workspace.findFiles(q ? `**/*${q}*` : '**/*', '**/{node_modules,target,.git,dist,out}/**', 200);
+    // Text files, and images (which go as images).
     const ranked = uris
-      .filter((u) => !binaryByName(u.path))
+      .filter((u) => !binaryByName(u.path) || imageTypeOfName(u.path))
       .map((u) => ({ uri: u, rel: vscode.workspace.asRelativePath(u, false) }))
       .sort((a, b) => rank(a.rel, q) - rank(b.rel, q) || a.rel.length - b.rel.length || a.rel.localeCompare(b.rel));
     // Text files only: a binary one would reach the model as noise, or not at all.
     const paths: string[] = [];
     for (const { uri, rel } of ranked) {
       if (paths.length >= 12) break;
-      if (uri.scheme !== 'file' || (await isTextFile(uri.fsPath))) paths.push(rel);
+      if (uri.scheme !== 'file' || imageTypeOfName(rel) || (await isTextFile(uri.fsPath))) paths.push(rel);
     }
     this.toView({ type: 'fileMatches', query, paths });
   }
