@@ -23,6 +23,7 @@ mod failures;
 mod fetch;
 mod framing;
 mod hardening;
+mod images;
 mod lifecycle;
 mod local;
 mod local_faults;
