@@ -157,8 +157,8 @@ pub(crate) fn classify_status(
             requested: overflow.requested,
         });
     }
-    // llama.cpp without --jinja answers 500 "tools param requires --jinja flag": a refusal, not
-    // a fault worth retrying.
+    // llama.cpp without a projector answers 500 "image input is not supported", and without
+    // --jinja 500 "tools param requires --jinja flag": refusals, not faults worth retrying.
     if matches!(status, 400 | 422 | 500) && crate::images::says_no_images(message) {
         return Some(ProviderErrorKind::ImagesUnsupported);
     }
