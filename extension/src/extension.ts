@@ -61,7 +61,10 @@ export function activate(context: vscode.ExtensionContext): void {
   const onMessage = (m: WebviewMessage): void => {
     switch (m.type) {
       case 'send':
-        void chat.send(m.text, m.attachments);
+        void chat.send(m.text, m.attachments, m.images);
+        return;
+      case 'attachImage':
+        void chat.attachImage(m.path);
         return;
       case 'stop':
         void chat.stop();

@@ -1,17 +1,22 @@
-// The prompt box: text, attached context chips, `@file` completion, Send and Stop.
+// The prompt box: text, attached context chips, image thumbnails (pasted, dropped, or an `@` of
+// an image file), `@file` completion, Send and Stop.
 
+import { type ImageAttachment, imageTypeOfName, removeMention } from '../src/shared/images';
 import type { Attachment } from '../src/shared/messages';
 import { button, h } from './dom';
+import { addImages, droppedImageUris, imageFiles, readImageFile } from './images';
 import { completeMention, mentionAtCaret, type MentionQuery } from './mentions';
 import { SlashMenu } from './slashMenu';
 import type { CustomCommand } from '../src/protocol';
 
 export interface ComposerEvents {
-  send(text: string, attachments: Attachment[]): void;
+  send(text: string, attachments: Attachment[], images: ImageAttachment[]): void;
   stop(): void;
   findFiles(query: string): void;
   /** The `/` menu opened: the custom commands are wanted (see `showCommands`). */
   listCommands(): void;
+  /** Ask the host for a workspace image (an `@` pick, a drop from the explorer). */
+  attachImage(path: string): void;
   /** The draft or the attachments changed (to persist them). */
   changed(): void;
 }
@@ -24,6 +29,9 @@ export class Composer {
   private readonly sendButton: HTMLButtonElement;
   private readonly stopButton: HTMLButtonElement;
   private attachments: Attachment[] = [];
+  private images: ImageAttachment[] = [];
+  private readonly problem: HTMLElement;
+  private pasted = 0;
   private mention: MentionQuery | null = null;
   private matches: string[] = [];
   private selected = 0;
@@ -36,11 +44,18 @@ export class Composer {
       attrs: { rows: '3', placeholder: 'Ask Tandem… (@ to attach a file, Enter to send, Shift+Enter for a new line)', 'aria-label': 'Prompt' },
     });
     this.chips = h('div', { class: 'chips' });
+    this.problem = h('div', { class: 'composer-problem hidden', attrs: { role: 'alert' } });
     this.popup = h('div', { class: 'mentions hidden', attrs: { role: 'listbox' } });
     this.sendButton = button('Send', () => this.submit(), 'primary send');
     this.stopButton = button('Stop', () => this.events.stop(), 'secondary stop hidden', 'Stop the running turn (Escape)');
     this.slash = new SlashMenu(this.input, () => this.events.listCommands(), () => this.events.changed());
-    this.el = h('div', { class: 'composer' }, this.chips, this.popup, this.slash.el, this.input, h('div', { class: 'composer-buttons' }, this.stopButton, this.sendButton));
+    this.el = h('div', { class: 'composer' }, this.chips, this.problem, this.popup, this.slash.el, this.input, h('div', { class: 'composer-buttons' }, this.stopButton, this.sendButton));
+    this.input.addEventListener('paste', (e) => this.onPaste(e));
+    this.el.addEventListener('dragover', (e) => {
+      const types = Array.from(e.dataTransfer?.types ?? []);
+      if (types.includes('Files') || types.includes('text/uri-list')) e.preventDefault();
+    });
+    this.el.addEventListener('drop', (e) => this.onDrop(e));
 
     this.input.addEventListener('keydown', (e) => this.onKey(e));
     this.input.addEventListener('input', () => {
@@ -59,10 +74,56 @@ export class Composer {
     return this.attachments;
   }
 
-  restore(draft: string, attachments: Attachment[]): void {
+  get attachedImages(): readonly ImageAttachment[] {
+    return this.images;
+  }
+
+  restore(draft: string, attachments: Attachment[], images: ImageAttachment[] = []): void {
     this.input.value = draft;
     this.attachments = attachments;
+    this.images = images;
     this.renderChips();
+  }
+
+  /** Adds images (read by the host, or from a paste or a drop) as thumbnails. */
+  addImages(more: ImageAttachment[]): void {
+    const { images, refused } = addImages(this.images, more);
+    this.images = images;
+    this.showProblem(refused);
+    this.renderChips();
+    this.events.changed();
+  }
+
+  /** Says why something could not be attached, under the thumbnails, until the next change. */
+  showProblem(text: string | undefined): void {
+    this.problem.textContent = text ?? '';
+    this.problem.classList.toggle('hidden', !text);
+  }
+
+  private onPaste(e: ClipboardEvent): void {
+    const files = imageFiles(e.clipboardData?.files ?? []);
+    if (files.length === 0) return;
+    // An image on the clipboard is attached; its text form (a file name, nothing) is not typed.
+    e.preventDefault();
+    void this.readFiles(files);
+  }
+
+  private onDrop(e: DragEvent): void {
+    const data = e.dataTransfer;
+    if (!data) return;
+    const files = imageFiles(data.files);
+    const uris = files.length === 0 ? droppedImageUris(data.getData('text/uri-list')) : [];
+    if (files.length === 0 && uris.length === 0) return;
+    e.preventDefault();
+    if (files.length > 0) void this.readFiles(files);
+    for (const uri of uris) this.events.attachImage(uri);
+  }
+
+  private async readFiles(files: File[]): Promise<void> {
+    const read = await Promise.all(files.map((f) => readImageFile(f, `pasted image ${++this.pasted}`)));
+    const problems = read.filter((r): r is string => typeof r === 'string');
+    this.addImages(read.filter((r): r is ImageAttachment => typeof r !== 'string'));
+    if (problems.length > 0) this.showProblem(problems.join(' '));
   }
 
   attach(a: Attachment): void {
@@ -86,10 +147,12 @@ export class Composer {
 
   private submit(): void {
     const text = this.input.value.trim();
-    if (!text || this.sendButton.disabled) return;
-    this.events.send(text, this.attachments);
+    if ((!text && this.images.length === 0) || this.sendButton.disabled) return;
+    this.events.send(text, this.attachments, this.images);
     this.input.value = '';
     this.attachments = [];
+    this.images = [];
+    this.showProblem(undefined);
     this.renderChips();
     this.closePopup();
     this.events.changed();
@@ -143,6 +206,8 @@ export class Composer {
     const done = completeMention(this.input.value, this.mention, this.input.selectionStart, path);
     this.input.value = done.text;
     this.input.setSelectionRange(done.caret, done.caret);
+    // An image goes as an image: the host reads it and it shows as a thumbnail.
+    if (imageTypeOfName(path)) this.events.attachImage(path);
     this.closePopup();
     this.input.focus();
     this.events.changed();
@@ -179,6 +244,25 @@ export class Composer {
           this.events.changed();
         }, 'chip-remove', 'Remove')),
       ),
+      ...this.images.map((image, i) =>
+        h(
+          'span',
+          { class: 'chip image-chip', title: image.path ?? image.name },
+          // A data: URL of bytes checked to be an image: the CSP allows data: for images only.
+          h('img', { class: 'thumb', attrs: { src: `data:${image.mimeType};base64,${image.data}`, alt: image.name } }),
+          image.name,
+          button('×', () => this.removeImage(i), 'chip-remove', `Remove ${image.name}`),
+        ),
+      ),
     );
+  }
+
+  /** Removes a thumbnail; an image that came from an `@` mention takes the mention with it. */
+  private removeImage(i: number): void {
+    const [image] = this.images.splice(i, 1);
+    if (image?.path) this.input.value = removeMention(this.input.value, image.path);
+    this.showProblem(undefined);
+    this.renderChips();
+    this.events.changed();
   }
 }

@@ -2,6 +2,7 @@
 // nothing; the host and the sidecar do.
 
 import type { ModelInfo } from '../src/protocol';
+import type { ImageAttachment } from '../src/shared/images';
 import { approvalRef, type Attachment, type HostMessage, type LogEntry, type PendingApproval, type SidecarState, type WebviewMessage } from '../src/shared/messages';
 import { Composer } from './composer';
 import { ModePicker } from './modePicker';
@@ -22,11 +23,12 @@ declare function acquireVsCodeApi<S>(): VsCodeApi<S>;
 interface Persisted {
   draft: string;
   attachments: Attachment[];
+  images: ImageAttachment[];
   expanded: Record<string, boolean>;
 }
 
 const vscode = acquireVsCodeApi<Persisted>();
-const persisted: Persisted = { draft: '', attachments: [], expanded: {}, ...vscode.getState() };
+const persisted: Persisted = { draft: '', attachments: [], images: [], expanded: {}, ...vscode.getState() };
 
 let transcript: Transcript = buildTranscript([]);
 let pending = new Map<string, PendingApproval>();
@@ -38,7 +40,7 @@ let endpoint: { baseUrl: string | null; hasKey: boolean } = { baseUrl: null, has
 let plan: PlanState | null = null;
 
 const post = (m: WebviewMessage) => vscode.postMessage(m);
-const save = () => vscode.setState({ ...persisted, draft: composer.draft, attachments: [...composer.attached] });
+const save = () => vscode.setState({ ...persisted, draft: composer.draft, attachments: [...composer.attached], images: [...composer.attachedImages] });
 
 // Header: the model picker and the context in use (New Chat and History are in the view's title bar).
 const modelSelect = h('select', { class: 'model', title: 'Model for the next prompts', attrs: { 'aria-label': 'Model' } });
@@ -54,13 +56,14 @@ const banner = h('div', { class: 'banner hidden', attrs: { role: 'alert' } });
 const log = h('div', { class: 'log', attrs: { role: 'log', 'aria-live': 'polite' } });
 const view = new TranscriptView(log);
 const composer = new Composer({
-  send: (text, attachments) => post({ type: 'send', text, attachments }),
+  send: (text, attachments, images) => post({ type: 'send', text, attachments, images }),
+  attachImage: (path) => post({ type: 'attachImage', path }),
   stop: () => post({ type: 'stop' }),
   findFiles: (query) => post({ type: 'findFiles', query }),
   listCommands: () => post({ type: 'listCommands' }),
   changed: save,
 });
-composer.restore(persisted.draft, persisted.attachments);
+composer.restore(persisted.draft, persisted.attachments, persisted.images);
 document.body.append(header, banner, planView.el, log, composer.el);
 
 function renderHeader(): void {
@@ -159,6 +162,9 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       break;
     case 'attach':
       composer.attach(m.attachment);
+      break;
+    case 'image':
+      composer.addImages([m.image]);
       break;
     case 'fileMatches':
       composer.showMatches(m.query, m.paths);

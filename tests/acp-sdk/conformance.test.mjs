@@ -21,8 +21,8 @@ test('initialize: protocol v1 and the capabilities tandem implements', async (t)
   const caps = init.agentCapabilities;
   assert.equal(caps.loadSession, true, 'session/load is implemented');
   assert.equal(caps.promptCapabilities.embeddedContext, true, 'embedded resources are read');
-  // Neither images nor audio are read: they must not be advertised.
-  assert.notEqual(caps.promptCapabilities.image, true);
+  assert.equal(caps.promptCapabilities.image, true, 'images are sent to the model');
+  // Audio is not read: it must not be advertised.
   assert.notEqual(caps.promptCapabilities.audio, true);
   assert.ok(caps.sessionCapabilities?.list, 'session/list is implemented');
   assert.equal(init.agentInfo.name, 'tandem');
@@ -334,27 +334,52 @@ test('a resource_link block: the model gets the text and the file apart; the tit
   await finish(editor);
 });
 
-test('an image block while promptCapabilities.image is not advertised is refused with an error', async (t) => {
-  const f = await setup(t, { responses: [{ text: 'I cannot see images.' }] });
-  const advertised = /** @type {any} */ (f.init).agentCapabilities.promptCapabilities?.image === true;
-  // A 1x1 transparent PNG.
-  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
-  const prompt = f.editor.prompt(f.session, [
-    { type: 'text', text: 'what is in this picture?' },
+test('image blocks reach the model as data URLs after the text, and go again with the conversation', async (t) => {
+  const f = await setup(t, { responses: [{ text: 'A gradient and a square.' }, { text: 'Still.' }] });
+  const png = readFileSync(new URL('../fixtures/images/shot.png', import.meta.url)).toString('base64');
+  const gif = readFileSync(new URL('../fixtures/images/icon.gif', import.meta.url)).toString('base64');
+  const response = await f.editor.prompt(f.session, [
+    { type: 'text', text: 'what is in these pictures?' },
     { type: 'image', mimeType: 'image/png', data: png },
+    { type: 'image', mimeType: 'image/gif', data: gif, uri: 'file:///elsewhere/icon.gif' },
   ]);
-  if (advertised) {
-    // Then it must reach the model as an image.
-    assert.equal((await prompt).stopReason, 'end_turn');
-    const [request] = await f.mock.chatRequests();
-    assert.match(JSON.stringify(request.body.messages), /image_url|data:image\/png/);
-  } else {
-    await assert.rejects(prompt, (/** @type {any} */ e) => e.code === -32602, 'refused as invalid params');
-    assert.deepEqual(await f.mock.chatRequests(), [], 'nothing reached the model');
-    assert.equal(f.editor.updatesOf(f.session).length, 0, 'no turn started');
-    // The session is still usable.
-    assert.equal((await f.editor.prompt(f.session, 'just text then')).stopReason, 'end_turn');
-  }
+  assert.equal(response.stopReason, 'end_turn');
+  const expected = [
+    { type: 'text', text: 'what is in these pictures?' },
+    { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+    { type: 'image_url', image_url: { url: `data:image/gif;base64,${gif}` } },
+  ];
+  const [request] = await f.mock.chatRequests();
+  const user = request.body.messages.filter((/** @type {any} */ m) => m.role === 'user').at(-1);
+  assert.deepEqual(user.content, expected);
+  // The next turn sends them again with the conversation.
+  assert.equal((await f.editor.prompt(f.session, 'and now?')).stopReason, 'end_turn');
+  const second = (await f.mock.chatRequests())[1];
+  assert.deepEqual(second.body.messages.filter((/** @type {any} */ m) => m.role === 'user')[0].content, expected);
+  await finish(f.editor, f.mock);
+});
+
+test('image blocks that are not images, or too large, are refused with an error and start no turn', async (t) => {
+  const f = await setup(t, { responses: [{ text: 'Text only.' }] });
+  const script = Buffer.from('#!/bin/sh\necho owned\n').toString('base64');
+  await assert.rejects(
+    f.editor.prompt(f.session, [{ type: 'text', text: 'look' }, { type: 'image', mimeType: 'image/png', data: script }]),
+    (/** @type {any} */ e) => e.code === -32602 && /image 1 is not a PNG, JPEG, WebP or GIF/.test(e.message),
+  );
+  const jpeg = readFileSync(new URL('../fixtures/images/photo.jpg', import.meta.url)).toString('base64');
+  await assert.rejects(
+    f.editor.prompt(f.session, [{ type: 'text', text: 'look' }, { type: 'image', mimeType: 'image/png', data: jpeg }]),
+    (/** @type {any} */ e) => e.code === -32602 && /declared as image\/png but its bytes are image\/jpeg/.test(e.message),
+  );
+  const big = Buffer.alloc(6 * 1024 * 1024);
+  readFileSync(new URL('../fixtures/images/shot.png', import.meta.url)).copy(big);
+  await assert.rejects(
+    f.editor.prompt(f.session, [{ type: 'text', text: 'look' }, { type: 'image', mimeType: 'image/png', data: big.toString('base64') }]),
+    (/** @type {any} */ e) => e.code === -32602 && /6\.0 MiB/.test(e.message) && /at most 5\.0 MiB/.test(e.message),
+  );
+  assert.deepEqual(await f.mock.chatRequests(), [], 'nothing reached the model');
+  assert.equal(f.editor.updatesOf(f.session).length, 0, 'no turn started');
+  assert.equal((await f.editor.prompt(f.session, 'just text then')).stopReason, 'end_turn');
   await finish(f.editor, f.mock);
 });
 

@@ -257,13 +257,7 @@ fn ollama_routes(scenario: Scenario, tools: bool) -> Scenario {
     } else {
         json!(["completion"])
     };
-    with_routes(
-        scenario,
-        json!({
-            "GET /api/version": {"version": "0.9.0"},
-            "POST /api/show": {"model_info": {"general.architecture": "llama", "llama.context_length": 8192}, "capabilities": capabilities},
-        }),
-    )
+    as_ollama(scenario, capabilities)
 }
 
 #[tokio::test]

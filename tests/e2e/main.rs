@@ -26,6 +26,7 @@ mod fetch_faces;
 mod file_events;
 mod framing;
 mod hardening;
+mod images;
 mod lifecycle;
 mod local;
 mod local_faults;

@@ -703,3 +703,38 @@ step('plan mode from the picker, a custom command from the / menu, and the plan 
   await picker.getByRole('radio', { name: 'Act' }).click();
   await picker.locator('button.mode.selected', { hasText: 'Act' }).waitFor({ timeout: 10_000 });
 });
+
+step('a pasted screenshot shows as a thumbnail, can be removed, and reaches the model as an image', async () => {
+  const png = readFileSync(join(repo, 'tests', 'fixtures', 'images', 'shot.png')).toString('base64');
+  const prompt = chat().locator('textarea.prompt');
+  // What the clipboard holds after a screenshot tool: an image file, no text.
+  const paste = () =>
+    prompt.evaluate((el, data) => {
+      // The webview's own window: this runs in its frame.
+      const w = el.ownerDocument.defaultView;
+      const bytes = Uint8Array.from(w.atob(data), (c) => c.charCodeAt(0));
+      const clipboard = new w.DataTransfer();
+      clipboard.items.add(new w.File([bytes], 'image.png', { type: 'image/png' }));
+      el.dispatchEvent(new w.ClipboardEvent('paste', { clipboardData: clipboard, bubbles: true, cancelable: true }));
+    }, png);
+  await paste();
+  const thumb = chat().locator('.image-chip img.thumb');
+  await thumb.waitFor();
+  // It rendered under the strict CSP (data: images only): the browser decoded it.
+  assert.equal(await thumb.evaluate((img) => img.naturalWidth), 64);
+  await chat().locator('.image-chip .chip-remove').click();
+  assert.equal(await chat().locator('.image-chip').count(), 0, 'removed before sending');
+  await paste();
+  await thumb.waitFor();
+  await shot('25-pasted-image');
+  await send('What is in this screenshot?');
+  await turnDone();
+  assert.match(await lastTurn().locator('.answer').last().textContent(), /white square/);
+  assert.equal(await chat().locator('.image-chip').count(), 0, 'the image went with the prompt');
+  const sent = (await mockRequests()).filter((r) => r.path.endsWith('/chat/completions')).at(-1);
+  const user = sent.body.messages.filter((m) => m.role === 'user').at(-1);
+  assert.deepEqual(user.content, [
+    { type: 'text', text: 'What is in this screenshot?' },
+    { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+  ]);
+});

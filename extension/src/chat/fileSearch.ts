@@ -1,10 +1,11 @@
 // The `@` file list: workspace files whose path matches what the user typed, found by VS Code's
 // own search (`workspace.findFiles`) with the user's `files.exclude` and `search.exclude` and the
-// workspace's .gitignore files (parsed by the `ignore` package), text files only.
+// workspace's .gitignore files (parsed by the `ignore` package): text files and images.
 
 import * as vscode from 'vscode';
 import { excludeGlob, GitIgnores, rankMatches } from './fileMatch';
 import { isTextContent, MAX_MENTION_BYTES } from './textFiles';
+import { imageTypeOfName } from '../shared/images';
 
 /** How many files VS Code is asked for, and how many the list shows. */
 const CANDIDATES = 400;
@@ -21,7 +22,7 @@ export class FileSearch implements vscode.Disposable {
     this.watcher.onDidDelete(reset);
   }
 
-  /** Up to 12 workspace-relative paths of text files matching `query`, best first. */
+  /** Up to 12 workspace-relative paths of text files and images matching `query`, best first. */
   async find(query: string): Promise<string[]> {
     const q = query.replace(/[[\]{}*?!]/g, '');
     const searchExclude = vscode.workspace.getConfiguration('search').get<Record<string, unknown>>('exclude') ?? {};
@@ -34,7 +35,8 @@ export class FileSearch implements vscode.Disposable {
     const found: string[] = [];
     for (const f of rankMatches(rel, q)) {
       if (found.length >= SHOWN) break;
-      if (await isText(f.uri)) found.push(f.rel);
+      // Text files, and images (which go as images).
+      if (imageTypeOfName(f.rel) || (await isText(f.uri))) found.push(f.rel);
     }
     return found;
   }

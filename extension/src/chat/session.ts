@@ -8,11 +8,14 @@ import type {
   ListSessionsResult,
   Mode,
   ModelInfo,
+  PromptParams,
   SetModelParams,
   UpdateParams,
 } from '../protocol';
 import { ErrorCode, Method } from '../protocol';
 import type { Attachment, HostMessage, LogEntry, Notice } from '../shared/messages';
+import { type ImageAttachment, imageTypeOfName, MAX_IMAGES } from '../shared/images';
+import { readWorkspaceImage } from './images';
 import type { Sidecar } from '../sidecar/connection';
 import { historyPicks } from './history';
 import { restoreNotice, restoreTo } from './restore';
@@ -52,6 +55,8 @@ export class ChatSession {
   private models: ModelInfo[] = [];
   private currentModel: string | null = null;
   private post: ((m: HostMessage) => void) | undefined;
+  /** The images of the last prompt sent, for Retry. */
+  private lastImages: ImageAttachment[] = [];
   /** Attachments added before the chat view first opened. */
   private readonly queued: Attachment[] = [];
   private readonly loss = new LossView();
@@ -162,12 +167,36 @@ export class ChatSession {
     return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   }
 
-  /** Workspace text files named as `@path` in the prompt, as context. */
+  /** Reads a workspace image for the composer's thumbnails; a notice says why it can't be. */
+  async attachImage(given: string): Promise<void> {
+    const root = this.root();
+    if (!root) return;
+    const image = await readWorkspaceImage(root, given);
+    if (typeof image === 'string') this.notice('error', image);
+    else this.toView({ type: 'image', image });
+  }
+
+  /** Images named as `@path` in the prompt and not attached as thumbnails already. */
+  private async mentionedImages(text: string, images: ImageAttachment[]): Promise<ImageAttachment[]> {
+    const root = this.root();
+    if (!root) return [];
+    const found: ImageAttachment[] = [];
+    for (const rel of extractMentions(text)) {
+      if (!imageTypeOfName(rel) || images.some((i) => i.path === rel)) continue;
+      const image = await readWorkspaceImage(root, rel);
+      if (typeof image === 'string') throw new Error(image);
+      found.push(image);
+    }
+    return found;
+  }
+
+  /** Workspace files named as `@path` in the prompt, as context. */
   private async mentioned(text: string): Promise<Attachment[]> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     if (!folder) return [];
     const found: Attachment[] = [];
     for (const rel of extractMentions(text)) {
+      if (imageTypeOfName(rel)) continue;
       // Inside the folder only: no `..` segment may climb out of it.
       if (rel.split(/[\\/]/).includes('..')) continue;
       if (await isText(vscode.Uri.joinPath(folder, rel))) found.push({ label: rel, item: { path: rel } });
@@ -175,7 +204,7 @@ export class ChatSession {
     return found;
   }
 
-  async send(text: string, attachments: Attachment[]): Promise<void> {
+  async send(text: string, attachments: Attachment[], images: ImageAttachment[] = []): Promise<void> {
     if (this.runningTurn) return;
     try {
       if (!this.sessionId) {
@@ -191,9 +220,13 @@ export class ChatSession {
       const mentioned = await this.mentioned(text);
       const context = [...attachments, ...mentioned.filter((m) => !attachments.some((a) => a.item.path === m.item.path))].map((a) => a.item);
       // Set above when there was none; the type cannot follow that through the awaits.
+      const all = [...images, ...(await this.mentionedImages(text, images))];
+      if (all.length > MAX_IMAGES) throw new Error(`the prompt has ${all.length} images; at most ${MAX_IMAGES} go with one prompt`);
       const sessionId = this.sessionId;
       if (!sessionId) return;
-      const { turnId } = await this.sidecar.request(Method.prompt, { sessionId, text, context });
+      const params: PromptParams = { sessionId, text, context, images: all.map((i) => ({ mimeType: i.mimeType, data: i.data })) };
+      this.lastImages = images;
+      const { turnId } = await this.sidecar.request(Method.prompt, params);
       if (!this.ended.has(turnId)) {
         this.runningTurn = turnId;
         this.postStatus();
@@ -214,7 +247,7 @@ export class ChatSession {
   /** Sends the last prompt of this chat again (the error card's Retry). */
   async retry(): Promise<void> {
     const last = [...this.log].reverse().find((e) => e.kind === 'turnStarted');
-    if (last?.kind === 'turnStarted') await this.send(last.prompt, []);
+    if (last?.kind === 'turnStarted') await this.send(last.prompt, [], this.lastImages);
   }
 
   async stop(): Promise<void> {

@@ -5,6 +5,7 @@
 // the webview only renders it. A webview that is recreated gets it all again in one `reset`.
 
 import type { ApprovalRequest, ContextItem, CustomCommand, Decision, Mode, ModelInfo, UpdateParams } from '../protocol';
+import { type ImageAttachment, isImageAttachment, MAX_IMAGES } from './images';
 
 /** A line the extension itself adds to the transcript (sidecar restarts, undo results, errors). */
 export interface Notice {
@@ -58,6 +59,8 @@ export type HostMessage =
   | { type: 'models'; models: ModelInfo[]; current: string | null }
   | { type: 'endpoint'; baseUrl: string | null; hasKey: boolean }
   | { type: 'attach'; attachment: Attachment }
+  /** An image file the host read for the composer (an `@` pick, a drop from the explorer). */
+  | { type: 'image'; image: ImageAttachment }
   | { type: 'fileMatches'; query: string; paths: string[] }
   /** The custom commands for the composer's `/` menu, read from their files just now. */
   | { type: 'commands'; commands: CustomCommand[] }
@@ -70,7 +73,9 @@ export type ChatCommand = 'newChat' | 'showHistory' | 'undoLastTurn' | 'setApiKe
 
 export type WebviewMessage =
   | { type: 'ready' }
-  | { type: 'send'; text: string; attachments: Attachment[] }
+  | { type: 'send'; text: string; attachments: Attachment[]; images: ImageAttachment[] }
+  /** Read this workspace image (a path or a `file:` URI) and send it back as an `image`. */
+  | { type: 'attachImage'; path: string }
   | { type: 'stop' }
   | { type: 'decide'; ref: ApprovalRef; decision: Decision; feedback?: string }
   | { type: 'openDiff'; ref: ApprovalRef }
@@ -144,9 +149,13 @@ export function parseWebviewMessage(x: unknown): WebviewMessage | undefined {
     case 'openLink':
       return isString(x.href) && x.href.length <= 8192 ? { type: 'openLink', href: x.href } : undefined;
     case 'send':
-      return isString(x.text) && Array.isArray(x.attachments) && x.attachments.every(isAttachment)
-        ? { type: 'send', text: x.text, attachments: x.attachments }
+      if (!isString(x.text) || !Array.isArray(x.attachments) || !x.attachments.every(isAttachment)) return undefined;
+      if (x.images === undefined) return { type: 'send', text: x.text, attachments: x.attachments, images: [] };
+      return Array.isArray(x.images) && x.images.length <= MAX_IMAGES && x.images.every(isImageAttachment)
+        ? { type: 'send', text: x.text, attachments: x.attachments, images: x.images }
         : undefined;
+    case 'attachImage':
+      return isString(x.path) && x.path !== '' && x.path.length <= 4096 ? { type: 'attachImage', path: x.path } : undefined;
     case 'decide':
       if (!isRef(x.ref) || (x.decision !== 'accept' && x.decision !== 'acceptAlways' && x.decision !== 'reject')) {
         return undefined;

@@ -15,7 +15,8 @@ describe('parseWebviewMessage', () => {
     assert.deepEqual(parseWebviewMessage({ type: 'decide', ref, decision: 'acceptAlways' }), { type: 'decide', ref, decision: 'acceptAlways' });
     assert.deepEqual(parseWebviewMessage({ type: 'restore', turnId: 't2', extra: true }), { type: 'restore', turnId: 't2' });
     const attachment = { label: 'a.ts:1-2', item: { path: '/w/a.ts', range: { start: { line: 0, character: 0 }, end: { line: 2, character: 0 } } } };
-    assert.deepEqual(parseWebviewMessage({ type: 'send', text: 'hi', attachments: [attachment] }), { type: 'send', text: 'hi', attachments: [attachment] });
+    // Without images (an older webview's state): none.
+    assert.deepEqual(parseWebviewMessage({ type: 'send', text: 'hi', attachments: [attachment] }), { type: 'send', text: 'hi', attachments: [attachment], images: [] });
   });
 
   it('refuses anything else', () => {

@@ -60,7 +60,7 @@ describe('keys in the chat window', () => {
     const { installChatKeys } = await import('../../webview/keys');
     const { Composer } = await import('../../webview/composer');
     const sent: string[] = [];
-    const composer = new Composer({ send: (t) => sent.push(t), stop: () => undefined, findFiles: () => undefined, listCommands: () => undefined, changed: () => undefined });
+    const composer = new Composer({ send: (t) => sent.push(t), stop: () => undefined, findFiles: () => undefined, listCommands: () => undefined, attachImage: () => undefined, changed: () => undefined });
     document.body.append(composer.el);
     const { t, decided } = targets([edit('e1')]);
     installChatKeys(window, t);

@@ -457,11 +457,13 @@ pub fn stop_reason(reason: StopReason, error: Option<String>) -> Result<AcpStopR
 /// A prompt's content blocks as the core's text and context. The text is the text blocks as
 /// they are; a mentioned file or selection becomes a context item (with its text when the client
 /// embedded it, so unsaved changes are what the model sees), never text glued onto the prompt.
-/// Images and audio are refused: the agent does not advertise them.
+/// Images go after the text, each checked (kind by its bytes, size); audio is refused: the agent
+/// does not advertise it.
 pub fn prompt_input(
     blocks: Vec<ContentBlock>,
     root: &Path,
-) -> Result<(String, Vec<ContextItem>), String> {
+) -> Result<(String, Vec<ContextItem>, Vec<tandem_model::Image>), String> {
+    let mut images = Vec::new();
     let mut text = String::new();
     let mut context: Vec<ContextItem> = Vec::new();
     let mut attach = |item: ContextItem| {
@@ -508,10 +510,12 @@ pub fn prompt_input(
                 }
                 _ => {}
             },
-            ContentBlock::Image(_) => {
-                return Err("the prompt has an image, and Tandem does not take images \
-                            (promptCapabilities.image is false): send text or a file link"
-                    .to_string());
+            ContentBlock::Image(image) => {
+                let label = format!("image {}", images.len() + 1);
+                images.push(
+                    tandem_agent::images::from_base64(&label, &image.mime_type, &image.data)
+                        .map_err(|e| e.0)?,
+                );
             }
             ContentBlock::Audio(_) => {
                 return Err("the prompt has audio, and Tandem does not take audio \
@@ -525,7 +529,7 @@ pub fn prompt_input(
         let names: Vec<&str> = context.iter().map(|c| c.path.as_str()).collect();
         text = format!("(attached: {})", names.join(", "));
     }
-    Ok((text, context))
+    Ok((text, context, images))
 }
 
 /// Relative to the root when inside it (what the model and the user read), else absolute.
@@ -878,7 +882,7 @@ mod tests {
                 )),
             )),
         ];
-        let (text, context) = prompt_input(blocks, Path::new("/ws")).unwrap();
+        let (text, context, _) = prompt_input(blocks, Path::new("/ws")).unwrap();
         assert_eq!(text, "Explain  and ");
         assert_eq!(context.len(), 2);
         assert_eq!(context[0].path, "src/my a.rs");
@@ -915,7 +919,7 @@ mod tests {
             ContentBlock::ResourceLink(ResourceLink::new("hello.py", "file:///ws/hello.py")),
             ContentBlock::ResourceLink(ResourceLink::new("hello.py", "file:///ws/hello.py")),
         ];
-        let (text, context) = prompt_input(blocks, Path::new("/ws")).unwrap();
+        let (text, context, _) = prompt_input(blocks, Path::new("/ws")).unwrap();
         assert_eq!(text, "explain the code");
         assert_eq!(context.len(), 1);
         let only_link = vec![ContentBlock::ResourceLink(ResourceLink::new(
@@ -926,13 +930,26 @@ mod tests {
             prompt_input(only_link, Path::new("/ws")).unwrap().0,
             "(attached: a.rs)"
         );
+        // Bytes that are no image are refused, whatever the declared type.
         let image = vec![ContentBlock::Image(
             agent_client_protocol::v1::schema::ImageContent::new("AAAA", "image/png"),
         )];
-        assert!(
-            prompt_input(image, Path::new("/ws"))
-                .unwrap_err()
-                .contains("images")
+        let refused = prompt_input(image, Path::new("/ws")).unwrap_err();
+        assert!(refused.contains("image 1 is not a PNG"), "{refused}");
+        // A 1x1 GIF is taken, after the text.
+        let gif = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
+        let blocks = vec![
+            ContentBlock::from("what is this?"),
+            ContentBlock::Image(agent_client_protocol::v1::schema::ImageContent::new(
+                gif,
+                "image/gif",
+            )),
+        ];
+        let (text, _, images) = prompt_input(blocks, Path::new("/ws")).unwrap();
+        assert_eq!(text, "what is this?");
+        assert_eq!(
+            (images[0].kind, images[0].width, images[0].height),
+            (tandem_model::ImageType::Gif, 1, 1)
         );
     }
 }

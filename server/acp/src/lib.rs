@@ -132,7 +132,9 @@ fn agent_error(e: AgentError) -> Error {
     let code = match e {
         AgentError::UnknownSession(_) => ErrorCode::RESOURCE_NOT_FOUND,
         AgentError::TurnRunning(_) => ErrorCode::INVALID_REQUEST,
-        AgentError::InvalidRoot(_) | AgentError::WorkspaceGone(_) => ErrorCode::INVALID_PARAMS,
+        AgentError::InvalidRoot(_) | AgentError::WorkspaceGone(_) | AgentError::InvalidImage(_) => {
+            ErrorCode::INVALID_PARAMS
+        }
         AgentError::Io(_) | AgentError::Model(..) => ErrorCode::INTERNAL_ERROR,
     };
     Error::new(code, e.to_string())
@@ -158,7 +160,7 @@ impl Server {
         self.outbox.get_or_init(|| Outbox::start(cx, fs));
         let capabilities = AgentCapabilities::new()
             .load_session(true)
-            .prompt_capabilities(PromptCapabilities::new().embedded_context(true))
+            .prompt_capabilities(PromptCapabilities::new().embedded_context(true).image(true))
             .session_capabilities(SessionCapabilities::new().list(SessionListCapabilities::new()));
         responder.respond(
             InitializeResponse::new(ProtocolVersion::V1)
@@ -283,13 +285,13 @@ impl Server {
             Ok(root) => root,
             Err(e) => return responder.respond_with_error(agent_error(e)),
         };
-        let (text, context) = match convert::prompt_input(request.prompt, &root) {
+        let (text, context, images) = match convert::prompt_input(request.prompt, &root) {
             Ok(input) => input,
             Err(why) => {
                 return responder.respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, why));
             }
         };
-        if text.trim().is_empty() && context.is_empty() {
+        if text.trim().is_empty() && context.is_empty() && images.is_empty() {
             return responder
                 .respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, "the prompt is empty"));
         }
@@ -307,7 +309,9 @@ impl Server {
             id: id.clone(),
             root,
         });
-        let started = self.agent.prompt(&id, text, context, frontend);
+        let started = self
+            .agent
+            .prompt_with_images(&id, text, context, images, frontend);
         if let Err(e) = started
             && let Some(responder) = outbox.release_prompt(&id)
         {

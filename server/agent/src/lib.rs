@@ -9,6 +9,7 @@ pub mod commands;
 pub mod context;
 pub mod events;
 mod file_events;
+pub mod images;
 pub mod mcp;
 pub mod mode;
 pub mod outbox;
@@ -190,6 +191,9 @@ pub enum AgentError {
     /// the text).
     #[error("{0}")]
     Model(String, events::TurnErrorKind),
+    /// An attached image was refused (its kind, its size, its path).
+    #[error("{0}")]
+    InvalidImage(String),
 }
 
 /// What an undo did, or would lose.
@@ -431,6 +435,19 @@ impl Agent {
         context: Vec<ContextItem>,
         frontend: Arc<dyn Frontend>,
     ) -> Result<String, AgentError> {
+        self.prompt_with_images(session_id, text, context, Vec::new(), frontend)
+    }
+
+    /// [`Agent::prompt`] with images (checked by [`images`]) after the text.
+    pub fn prompt_with_images(
+        &self,
+        session_id: &str,
+        text: String,
+        context: Vec<ContextItem>,
+        images: Vec<tandem_model::Image>,
+        frontend: Arc<dyn Frontend>,
+    ) -> Result<String, AgentError> {
+        images::check_prompt(&images).map_err(|e| AgentError::InvalidImage(e.0))?;
         let session = self.session(session_id)?;
         let (turn_id, cancel) = session.begin_turn()?;
         let run = Arc::new(turn::Turn {
@@ -439,6 +456,7 @@ impl Agent {
             turn_id: turn_id.clone(),
             frontend,
             cancel,
+            images,
         });
         // A turn that panics must still end, or its session stays taken and its client waits.
         tokio::spawn(async move {

@@ -162,7 +162,9 @@ impl Session {
             match record {
                 Record::Session { created_at: c, .. } => created_at = c,
                 Record::Title { title: t } => title = t,
-                Record::Message { message, .. } => messages.push(Message::from(message)),
+                Record::Message { message, .. } => {
+                    messages.push(message.into_message(&transcript::images::dir_of(&path)))
+                }
                 Record::Update {
                     turn_id, update, ..
                 } => {
@@ -342,15 +344,26 @@ impl Session {
     /// request: what happened outside a turn that changes its picture of the workspace.
     pub async fn tell_model(&self, note: &str) {
         let mut conversation = self.conversation.lock().await;
-        let message = Message::User {
-            content: note.to_string(),
-        };
+        let message = Message::user(note.to_string());
         self.persist(&Record::Message {
             turn_id: "outside".to_string(),
             at: OffsetDateTime::now_utc(),
             message: (&message).into(),
         });
         conversation.push(message);
+    }
+
+    /// Stores a user message's images beside the transcript, before the line that names them.
+    /// A failing disk loses them for a later resume only: the turn goes on.
+    pub fn save_images(&self, message: &Message) {
+        if let Message::User { images, .. } = message
+            && let Err(e) = transcript::images::save(
+                &transcript::images::dir_of(self.transcript.path()),
+                images,
+            )
+        {
+            tracing::warn!("could not store the prompt's images: {e}");
+        }
     }
 
     /// Appends to the transcript. A failing disk must not kill the turn: the user is told on
@@ -481,9 +494,7 @@ mod tests {
             arguments: "{}".into(),
         };
         let mut messages = vec![
-            Message::User {
-                content: "hi".into(),
-            },
+            Message::user("hi"),
             Message::Assistant {
                 content: String::new(),
                 reasoning: String::new(),

@@ -35,6 +35,8 @@ pub(super) struct Turn {
     pub turn_id: String,
     pub frontend: Arc<dyn Frontend>,
     pub cancel: CancellationToken,
+    /// The images attached to the prompt, sent after its text.
+    pub images: Vec<tandem_model::Image>,
 }
 
 /// What a tool call came to, for the model and the user.

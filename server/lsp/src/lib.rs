@@ -34,7 +34,7 @@ use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
 use documents::Documents;
 use frontend::{EditorAccess, LspFrontend};
 use plain::{PlainCapabilities, PlainFrontend};
-use tandem_agent::{Agent, AgentError, Frontend};
+use tandem_agent::{Agent, AgentError, Frontend, images};
 use tandem_config::{LazyClient, StartOptions};
 use tandem_protocol::{
     ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
@@ -172,6 +172,7 @@ fn agent_error(e: AgentError) -> Error {
         AgentError::InvalidRoot(_) | AgentError::WorkspaceGone(_) => error_code::INVALID_ROOT,
         AgentError::Io(_) => error_code::IO_ERROR,
         AgentError::Model(..) => error_code::MODEL_ERROR,
+        AgentError::InvalidImage(message) => return invalid_params(message),
     };
     // A model failure says which kind in `data.errorKind`, as a failed turn does.
     let data = match &e {
@@ -252,7 +253,8 @@ impl Backend {
 
     async fn prompt(&self, params: PromptParams) -> Result<PromptResult> {
         let ready = self.ready()?;
-        if params.text.trim().is_empty() {
+        let attached = params.images.unwrap_or_default();
+        if params.text.trim().is_empty() && attached.is_empty() {
             return Err(invalid_params("the prompt is empty".into()));
         }
         // `/name args` of a custom command: its text is the prompt.
@@ -260,12 +262,21 @@ impl Backend {
             .agent
             .expand_command(&params.session_id, params.text)
             .map_err(agent_error)?;
+        let images = attached
+            .iter()
+            .enumerate()
+            .map(|(i, image)| {
+                images::from_base64(&format!("image {}", i + 1), &image.mime_type, &image.data)
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| invalid_params(e.0))?;
         let turn_id = ready
             .agent
-            .prompt(
+            .prompt_with_images(
                 &params.session_id,
                 text,
                 params.context.into_iter().map(Into::into).collect(),
+                images,
                 ready.frontend.clone(),
             )
             .map_err(agent_error)?;

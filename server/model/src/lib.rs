@@ -3,6 +3,8 @@
 //! These types are provider-neutral: the provider module translates them to and from each wire
 //! format (OpenAI Chat Completions, Anthropic Messages).
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 /// One message of a conversation, in the order the model sees them.
@@ -14,6 +16,10 @@ pub enum Message {
     },
     User {
         content: String,
+        /// Images the user attached, in order, after the text. Not serialized: the transcript
+        /// stores them in files of their own (its records are not these types).
+        #[serde(skip)]
+        images: Vec<Image>,
     },
     Assistant {
         #[serde(default)]
@@ -29,6 +35,83 @@ pub enum Message {
         tool_call_id: String,
         content: String,
     },
+}
+
+impl Message {
+    /// A user message of text alone.
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::User {
+            content: content.into(),
+            images: Vec::new(),
+        }
+    }
+}
+
+/// The kinds of image every vision API takes (OpenAI, Anthropic, Ollama, llama.cpp).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ImageType {
+    Png,
+    Jpeg,
+    Webp,
+    Gif,
+}
+
+impl ImageType {
+    pub const ALL: [ImageType; 4] = [Self::Png, Self::Jpeg, Self::Webp, Self::Gif];
+
+    /// The media type (`image/png`).
+    pub fn mime(self) -> &'static str {
+        match self {
+            Self::Png => "image/png",
+            Self::Jpeg => "image/jpeg",
+            Self::Webp => "image/webp",
+            Self::Gif => "image/gif",
+        }
+    }
+
+    /// The usual file extension, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Png => "png",
+            Self::Jpeg => "jpg",
+            Self::Webp => "webp",
+            Self::Gif => "gif",
+        }
+    }
+
+    /// The type a media type names (`image/jpg` too, as some clients send it).
+    pub fn from_mime(mime: &str) -> Option<Self> {
+        match mime.trim().to_ascii_lowercase().as_str() {
+            "image/png" => Some(Self::Png),
+            "image/jpeg" | "image/jpg" => Some(Self::Jpeg),
+            "image/webp" => Some(Self::Webp),
+            "image/gif" => Some(Self::Gif),
+            _ => None,
+        }
+    }
+}
+
+/// An image in a user message: bytes already checked to be of `kind` (by their magic bytes),
+/// with the dimensions their header gives.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Image {
+    pub kind: ImageType,
+    pub data: Arc<[u8]>,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl std::fmt::Debug for Image {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Image({}, {}x{}, {} bytes)",
+            self.kind.mime(),
+            self.width,
+            self.height,
+            self.data.len()
+        )
+    }
 }
 
 /// A tool call as the model made it. `arguments` is the raw JSON text the model produced, which

@@ -27,6 +27,7 @@ fn export_all(cfg: &Config) {
     one::<NewSessionParams>(cfg);
     one::<NewSessionResult>(cfg);
     one::<PromptParams>(cfg);
+    one::<PromptImage>(cfg);
     one::<PromptResult>(cfg);
     one::<SessionParams>(cfg);
     one::<Empty>(cfg);

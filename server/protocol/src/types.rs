@@ -215,6 +215,21 @@ pub struct PromptParams {
     pub text: String,
     #[serde(default)]
     pub context: Vec<ContextItem>,
+    /// Images after the text (PNG, JPEG, WebP or GIF, checked by their bytes; see
+    /// docs/protocol.md for the caps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub images: Option<Vec<PromptImage>>,
+}
+
+/// An image attached to a prompt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptImage {
+    /// `image/png`, `image/jpeg`, `image/webp` or `image/gif`: must match the bytes.
+    pub mime_type: String,
+    /// The bytes in standard base64 (a `data:` URL is accepted too).
+    pub data: String,
 }
 
 /// A piece of the workspace the user attached to a prompt.

@@ -23,6 +23,7 @@ pub mod anthropic;
 mod discovery;
 mod error_body;
 mod http;
+pub mod images;
 mod memory;
 mod models;
 pub mod ollama;
@@ -242,6 +243,9 @@ pub enum ProviderErrorKind {
     },
     /// The server or the model takes no tools (a 400 that says so).
     ToolsUnsupported,
+    /// The model takes no images: the server said so before the request (Ollama
+    /// `capabilities`, LM Studio's model type, llama.cpp's `modalities`) or refused them.
+    ImagesUnsupported,
 }
 
 /// Streams completions from one configured endpoint.

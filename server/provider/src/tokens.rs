@@ -14,7 +14,8 @@ pub const PER_MESSAGE: u64 = 6;
 pub fn message_chars(message: &Message) -> u64 {
     let chars = |s: &str| s.chars().count() as u64;
     match message {
-        Message::System { content } | Message::User { content } => chars(content),
+        // Images are counted apart ([`estimate`]): they are no characters to calibrate with.
+        Message::System { content } | Message::User { content, .. } => chars(content),
         Message::Assistant {
             content,
             tool_calls,
@@ -47,10 +48,10 @@ pub fn tokens_for(chars: u64, messages: usize, chars_per_token: f64) -> u64 {
     (chars as f64 / chars_per_token.max(0.5)).ceil() as u64 + messages as u64 * PER_MESSAGE
 }
 
-/// The estimated prompt tokens of a request.
+/// The estimated prompt tokens of a request, its images included.
 pub fn estimate(messages: &[Message], tools: &[ToolDefinition], chars_per_token: f64) -> u64 {
     let chars = messages.iter().map(message_chars).sum::<u64>() + tools_chars(tools);
-    tokens_for(chars, messages.len(), chars_per_token)
+    tokens_for(chars, messages.len(), chars_per_token) + crate::images::messages_tokens(messages)
 }
 
 /// The answer's share of a window: a quarter, at least 128 and at most 8,192 tokens. The agent

@@ -108,6 +108,31 @@ pub(crate) fn from_ollama_show(body: &Value) -> (Option<u64>, Option<bool>) {
     (window.filter(|&n| n > 0), tools)
 }
 
+/// Ollama `POST /api/show`: whether `capabilities` lists `vision` (`None`: no capabilities).
+pub(crate) fn vision_of_ollama(show: &Value) -> Option<bool> {
+    let caps = show.get("capabilities")?.as_array()?;
+    Some(caps.iter().any(|c| c.as_str() == Some("vision")))
+}
+
+/// llama.cpp `GET /props`: `modalities.vision` (servers since mid-2025 say; older ones don't).
+pub(crate) fn vision_of_props(props: &Value) -> Option<bool> {
+    props.pointer("/modalities/vision")?.as_bool()
+}
+
+/// LM Studio `GET /api/v0/models`: the model's `type`, `vlm` (takes images) or `llm` (text).
+pub(crate) fn vision_of_lm_studio(body: &Value, model: &str) -> Option<bool> {
+    let entry = body
+        .get("data")?
+        .as_array()?
+        .iter()
+        .find(|e| e.get("id").and_then(Value::as_str) == Some(model))?;
+    match entry.get("type")?.as_str()? {
+        "vlm" => Some(true),
+        "llm" => Some(false),
+        _ => None,
+    }
+}
+
 /// Ollama `GET /api/ps`: the `context_length` the model is loaded with, when it is loaded.
 /// Names may come with or without the `:latest` tag.
 pub(crate) fn from_ollama_ps(body: &Value, model: &str) -> Option<u64> {

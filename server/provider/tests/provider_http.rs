@@ -242,9 +242,7 @@ fn conversation() -> Vec<Message> {
         Message::System {
             content: "You are terse.".into(),
         },
-        Message::User {
-            content: "Read a.txt and b.txt".into(),
-        },
+        Message::user("Read a.txt and b.txt"),
         Message::Assistant {
             content: String::new(),
             reasoning: "I should read both.".into(),
@@ -296,9 +294,7 @@ async fn complete(
 async fn complete_simple(
     client: &HttpModelClient,
 ) -> (Result<Completion, ProviderError>, Vec<Delta>) {
-    let messages = [Message::User {
-        content: "hi".into(),
-    }];
+    let messages = [Message::user("hi")];
     complete(client, &messages, &[]).await
 }
 

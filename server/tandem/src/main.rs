@@ -3,6 +3,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+mod attach;
 mod chat;
 mod display;
 mod doctor;

@@ -32,6 +32,19 @@ pub fn roles(request: &RecordedRequest) -> Vec<String> {
         .collect()
 }
 
+/// The scripted model answering as Ollama does: `/api/version`, and `/api/show` with these
+/// capabilities and an 8,192-token context.
+pub fn as_ollama(mut scenario: Scenario, capabilities: Value) -> Scenario {
+    scenario
+        .routes
+        .insert("GET /api/version".into(), json!({"version": "0.9.0"}));
+    scenario.routes.insert(
+        "POST /api/show".into(),
+        json!({"model_info": {"general.architecture": "llama", "llama.context_length": 8192}, "capabilities": capabilities}),
+    );
+    scenario
+}
+
 /// `tests/scenarios/NAME.json`.
 pub fn scenario(name: &str) -> Scenario {
     let path = format!(

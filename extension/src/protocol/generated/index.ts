@@ -33,6 +33,7 @@ export type * from "./NewSessionResult";
 export type * from "./PlanEntry";
 export type * from "./PlanStatus";
 export type * from "./Position";
+export type * from "./PromptImage";
 export type * from "./PromptParams";
 export type * from "./PromptResult";
 export type * from "./ProviderOptions";

@@ -101,7 +101,7 @@ pub(crate) const STEPS_HEAD: &str =
     "[Summary of my earlier steps in this task, made to save context]";
 
 fn is_summary(message: &Message) -> bool {
-    matches!(message, Message::User { content } if content.starts_with(SUMMARY_HEAD))
+    matches!(message, Message::User { content, .. } if content.starts_with(SUMMARY_HEAD))
 }
 
 /// Puts `summary` in place of `range`: earlier turns become one user message; steps of the
@@ -115,7 +115,7 @@ pub(crate) fn replace_with_summary(
     let current = layout(conversation).current;
     if range.end <= current {
         let text = format!("{SUMMARY_HEAD}\n{summary}");
-        conversation.splice(range, [Message::User { content: text }]);
+        conversation.splice(range, [Message::user(text)]);
         return;
     }
     let end = range.end;
@@ -143,7 +143,10 @@ pub(crate) fn render_for_summary(messages: &[Message], per_message: usize) -> St
     for m in messages {
         let line = match m {
             Message::System { content } => format!("SYSTEM: {}", cut(content)),
-            Message::User { content } => format!("USER: {}", cut(content)),
+            Message::User { content, images } if !images.is_empty() => {
+                format!("USER: {} [with {} image(s)]", cut(content), images.len())
+            }
+            Message::User { content, .. } => format!("USER: {}", cut(content)),
             Message::Assistant {
                 content,
                 tool_calls,
@@ -174,7 +177,7 @@ pub(crate) fn mechanical_summary(messages: &[Message]) -> String {
     let mut calls = Vec::new();
     for m in messages {
         match m {
-            Message::User { content } => {
+            Message::User { content, .. } => {
                 asks.push(content.lines().next().unwrap_or("").to_string())
             }
             Message::Assistant { tool_calls, .. } => {
@@ -222,7 +225,7 @@ mod tests {
     }
 
     fn user(s: &str) -> Message {
-        Message::User { content: s.into() }
+        Message::user(s)
     }
 
     #[test]
@@ -267,7 +270,7 @@ mod tests {
         assert_eq!(summarizable(&c), Some(1..4));
         replace_with_summary(&mut c, 1..4, "did a");
         assert_eq!(c.len(), 7);
-        assert!(matches!(&c[1], Message::User { content } if content.contains("did a")));
+        assert!(matches!(&c[1], Message::User { content, .. } if content.contains("did a")));
         // Now the steps of the current turn: b's call and result fold into c's call.
         assert_eq!(summarizable(&c), Some(3..5));
         replace_with_summary(&mut c, 3..5, "read b");

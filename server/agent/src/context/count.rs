@@ -191,7 +191,7 @@ pub(crate) async fn count_new(
 /// A message's text as a tokenizer sees it: the content and any tool calls.
 fn text(message: &Message) -> String {
     match message {
-        Message::System { content } | Message::User { content } => content.clone(),
+        Message::System { content } | Message::User { content, .. } => content.clone(),
         Message::Tool { content, .. } => content.clone(),
         Message::Assistant {
             content,
@@ -232,7 +232,7 @@ mod tests {
     use super::*;
 
     fn user(s: &str) -> Message {
-        Message::User { content: s.into() }
+        Message::user(s)
     }
 
     const NO_TOOLS: Shape<'static> = Shape {

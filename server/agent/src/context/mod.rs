@@ -204,7 +204,7 @@ fn too_small_message(
         "the request cannot fit the model's context window: your message is about {} tokens and \
          the system prompt and tool definitions about {} more, with {} kept for the answer; the \
          model's window is {} tokens ({}). To go on, {} or shorten the message (attach less \
-         context)",
+         context or fewer images)",
         group(user),
         group(fixed),
         group(sizing.reserve()),
@@ -275,9 +275,7 @@ async fn summarize(client: &dyn ModelClient, span: &[Message], sizing: &Sizing) 
         Message::System {
             content: SUMMARIZER.into(),
         },
-        Message::User {
-            content: compact::render_for_summary(span, per_message),
-        },
+        Message::user(compact::render_for_summary(span, per_message)),
     ];
     let mut ignore = |_| {};
     let answer = client

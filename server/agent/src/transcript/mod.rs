@@ -4,9 +4,10 @@
 //! being written. A line that can't be read on load (torn by a crash, or written by a newer
 //! Tandem) is skipped, and counted and logged: never silently.
 
+pub mod images;
 mod record;
 
-pub use record::{FORMAT_VERSION, Record, StoredEvent, StoredMessage};
+pub use record::{FORMAT_VERSION, Record, StoredEvent, StoredImage, StoredMessage};
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Write};

@@ -10,6 +10,8 @@
 //!   `turnStarted`.
 //! - 4: adds the `plan` update (the model's plan) and the `mode` record (the session's mode, from
 //!   the line on).
+//! - 5: a user message may carry `images` (type, dimensions, SHA-256), their bytes in files
+//!   beside the transcript (`images.rs`).
 //!
 //! A loader reads every version up to [`FORMAT_VERSION`]; a change to a record's shape bumps it
 //! and keeps the old shape readable here.
@@ -30,7 +32,7 @@ use tandem_model::{Message, ToolCall};
 use tandem_tools::{ErrorKind, FileDiff};
 
 /// The format this build writes.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// One line of a transcript.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -113,6 +115,9 @@ pub enum StoredMessage {
     },
     User {
         content: String,
+        /// Format 5: the attached images, stored beside the transcript.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<StoredImage>,
     },
     Assistant {
         #[serde(default)]
@@ -127,6 +132,16 @@ pub enum StoredMessage {
         tool_call_id: String,
         content: String,
     },
+}
+
+/// An image of a user message: what it is, and the digest its file is named by.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredImage {
+    pub mime_type: String,
+    pub width: u32,
+    pub height: u32,
+    pub sha256: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -364,8 +379,17 @@ impl From<&Message> for StoredMessage {
             Message::System { content } => StoredMessage::System {
                 content: content.clone(),
             },
-            Message::User { content } => StoredMessage::User {
+            Message::User { content, images } => StoredMessage::User {
                 content: content.clone(),
+                images: images
+                    .iter()
+                    .map(|i| StoredImage {
+                        mime_type: i.kind.mime().to_string(),
+                        width: i.width,
+                        height: i.height,
+                        sha256: super::images::digest(&i.data),
+                    })
+                    .collect(),
             },
             Message::Assistant {
                 content,
@@ -394,11 +418,41 @@ impl From<&Message> for StoredMessage {
     }
 }
 
+impl StoredMessage {
+    /// The message as the core has it, its images read from `images_dir`. An image that can't
+    /// be read any more is named in the text instead, so the model knows it is missing.
+    pub fn into_message(self, images_dir: &Path) -> Message {
+        match self {
+            StoredMessage::User {
+                mut content,
+                images: stored,
+            } => {
+                let mut images = Vec::new();
+                for image in &stored {
+                    match super::images::load(images_dir, image) {
+                        Ok(image) => images.push(image),
+                        Err(why) => {
+                            tracing::warn!("an image of the transcript is lost: {why}");
+                            content.push_str(&format!(
+                                "\n\n[an attached image ({}, {}x{}) is no longer available: {why}]",
+                                image.mime_type, image.width, image.height
+                            ));
+                        }
+                    }
+                }
+                Message::User { content, images }
+            }
+            other => other.into(),
+        }
+    }
+}
+
 impl From<StoredMessage> for Message {
+    /// Without the images of a user message: [`StoredMessage::into_message`] reads those.
     fn from(m: StoredMessage) -> Self {
         match m {
             StoredMessage::System { content } => Message::System { content },
-            StoredMessage::User { content } => Message::User { content },
+            StoredMessage::User { content, .. } => Message::user(content),
             StoredMessage::Assistant {
                 content,
                 reasoning,

@@ -17,6 +17,7 @@ impl Turn {
     }
 
     pub(super) fn record_message(&self, conversation: &mut Vec<Message>, message: Message) {
+        self.session.save_images(&message);
         self.session.persist(&Record::Message {
             turn_id: self.turn_id.clone(),
             at: OffsetDateTime::now_utc(),

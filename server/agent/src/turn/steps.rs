@@ -82,7 +82,14 @@ impl Turn {
             context: paths,
         });
         self.first_turn(conversation).await;
-        self.record_message(conversation, Message::User { content: user });
+        let images = self.images.clone();
+        self.record_message(
+            conversation,
+            Message::User {
+                content: user,
+                images,
+            },
+        );
     }
 
     /// The turn ends with the request's error (an overflow with its numbers and the fix).

@@ -129,6 +129,7 @@ impl Harness {
             key_var: None,
             mcp_servers: Vec::new(),
             user_rules: None,
+            user_commands: Vec::new(),
         };
         let agent = Agent::new(settings, Arc::new(client));
         let session = agent.new_session(root.path()).expect("session").session_id;

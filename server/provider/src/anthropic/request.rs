@@ -60,8 +60,17 @@ fn blocks_of(message: &Message) -> (&'static str, Vec<Block<'_>>) {
     }
     match message {
         // A system message after the conversation started keeps its place as user text.
-        Message::System { content } | Message::User { content } => {
-            ("user", text(content).into_iter().collect())
+        Message::System { content } => ("user", text(content).into_iter().collect()),
+        Message::User { content, images } => {
+            let images = images.iter().map(|image| Block::Image {
+                source: ImageSource {
+                    kind: "base64",
+                    media_type: image.kind.mime(),
+                    data: crate::images::base64(image),
+                },
+            });
+            // Images before the text, as Anthropic's vision guide advises.
+            ("user", images.chain(text(content)).collect())
         }
         Message::Assistant {
             content,
@@ -134,6 +143,18 @@ enum Block<'a> {
         #[serde(skip_serializing_if = "str::is_empty")]
         content: &'a str,
     },
+    Image {
+        source: ImageSource,
+    },
+}
+
+/// An image block's source: the bytes in base64.
+#[derive(Serialize)]
+struct ImageSource {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    media_type: &'static str,
+    data: String,
 }
 
 #[derive(Serialize)]
@@ -166,9 +187,7 @@ mod tests {
     #[test]
     fn later_system_messages_stay_in_place_as_user_text_and_turns_merge() {
         let messages = [
-            Message::User {
-                content: "first".into(),
-            },
+            Message::user("first"),
             Message::Assistant {
                 content: String::new(),
                 reasoning: "nothing to say".into(),
@@ -177,9 +196,7 @@ mod tests {
             Message::System {
                 content: "The context was compacted.".into(),
             },
-            Message::User {
-                content: "second".into(),
-            },
+            Message::user("second"),
         ];
         let body = body(&messages);
         assert!(body.get("system").is_none());
@@ -203,9 +220,7 @@ mod tests {
             Message::System {
                 content: "Two.".into(),
             },
-            Message::User {
-                content: "hi".into(),
-            },
+            Message::user("hi"),
         ];
         assert_eq!(body(&messages)["system"], json!("One.\n\nTwo."));
     }

@@ -61,6 +61,9 @@ pub(super) async fn status_error(response: Response, stall: Duration) -> Failure
         message = format!("{message}: {said}");
     }
     if let Some(known) = crate::http::local::classify_status(status.as_u16(), &body, &message) {
+        if known == ProviderErrorKind::ImagesUnsupported {
+            message = crate::images::refused(&message);
+        }
         return Failure::fatal(known, message);
     }
     let kind = ProviderErrorKind::Status(status.as_u16());

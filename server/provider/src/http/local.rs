@@ -54,6 +54,8 @@ struct ServerInfo {
     slots: Option<u64>,
     /// llama.cpp: whether `/apply-template` answers, so a whole request can be counted.
     apply_template: bool,
+    /// Whether the model takes images, and who said (`None`: the server does not say).
+    vision: Option<(bool, &'static str)>,
 }
 
 pub(crate) struct LocalState {
@@ -214,8 +216,11 @@ pub(crate) fn classify_status(
             requested: overflow.requested,
         });
     }
-    // llama.cpp without --jinja answers 500 "tools param requires --jinja flag": a refusal, not
-    // a fault worth retrying.
+    // llama.cpp without a projector answers 500 "image input is not supported", and without
+    // --jinja 500 "tools param requires --jinja flag": refusals, not faults worth retrying.
+    if matches!(status, 400 | 422 | 500) && crate::images::says_no_images(message) {
+        return Some(ProviderErrorKind::ImagesUnsupported);
+    }
     (matches!(status, 400 | 422 | 500) && window::says_no_tools(message))
         .then_some(ProviderErrorKind::ToolsUnsupported)
 }
@@ -310,6 +315,7 @@ impl HttpModelClient {
                 .await
             {
                 let (context, tools) = window::from_ollama_show(&show);
+                info.vision = window::vision_of_ollama(&show).map(|v| (v, "Ollama's capabilities"));
                 info.ollama_context = context;
                 info.ollama_tools = tools;
                 info.window =
@@ -333,6 +339,7 @@ impl HttpModelClient {
             && let Some(n) = window::from_props(&props)
         {
             info.kind = ServerKind::LlamaCpp;
+            info.vision = window::vision_of_props(&props).map(|v| (v, "llama.cpp's modalities"));
             info.window = Some(Window::new(n, "llama.cpp n_ctx"));
             info.tokenizer = Tokenizer::LlamaCpp;
             info.slots = props
@@ -353,6 +360,8 @@ impl HttpModelClient {
             && let Some(n) = window::from_lm_studio(&models, model)
         {
             info.kind = ServerKind::LmStudio;
+            info.vision =
+                window::vision_of_lm_studio(&models, model).map(|v| (v, "LM Studio's model type"));
             info.window = Some(Window::new(n, "LM Studio loaded_context_length"));
             return info;
         }
@@ -514,7 +523,16 @@ impl HttpModelClient {
         request: CompletionRequest<'_>,
         on_delta: &mut (dyn FnMut(Delta) + Send),
     ) -> Result<Completion, ProviderError> {
-        let ollama = self.server_info().await.kind == ServerKind::Ollama;
+        let info = self.server_info().await;
+        if let Some((false, said)) = info.vision
+            && crate::images::any(request.messages)
+        {
+            return Err(ProviderError::new(
+                ProviderErrorKind::ImagesUnsupported,
+                crate::images::unsupported(&self.config.model, &self.shown_url(), said),
+            ));
+        }
+        let ollama = info.kind == ServerKind::Ollama;
         // In native mode written markup is never a call: it is shown as it is.
         let native = self.local.options.tool_mode == ToolMode::Native;
         loop {
@@ -573,7 +591,7 @@ impl HttpModelClient {
                             .messages
                             .iter()
                             .filter_map(|m| match m {
-                                Message::Tool { content, .. } | Message::User { content } => {
+                                Message::Tool { content, .. } | Message::User { content, .. } => {
                                     Some(content.as_str())
                                 }
                                 _ => None,

@@ -52,7 +52,14 @@ pub fn request_body(
         .iter()
         .map(|m| match m {
             Message::System { content } => serde_json::json!({"role": "system", "content": content}),
-            Message::User { content } => serde_json::json!({"role": "user", "content": content}),
+            Message::User { content, images } => {
+                let mut v = serde_json::json!({"role": "user", "content": content});
+                if !images.is_empty() {
+                    // Ollama's native API takes bare base64, no data URL.
+                    v["images"] = images.iter().map(crate::images::base64).collect();
+                }
+                v
+            }
             Message::Assistant {
                 content,
                 tool_calls,

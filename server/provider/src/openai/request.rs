@@ -85,7 +85,7 @@ enum WireMessage<'a> {
         content: &'a str,
     },
     User {
-        content: &'a str,
+        content: UserContent<'a>,
     },
     /// Reasoning is not sent back: servers reject or ignore it.
     Assistant {
@@ -103,7 +103,22 @@ impl<'a> From<&'a Message> for WireMessage<'a> {
     fn from(message: &'a Message) -> Self {
         match message {
             Message::System { content } => Self::System { content },
-            Message::User { content } => Self::User { content },
+            Message::User { content, images } if images.is_empty() => Self::User {
+                content: UserContent::Text(content),
+            },
+            Message::User { content, images } => Self::User {
+                content: UserContent::Parts(
+                    (!content.is_empty())
+                        .then_some(Part::Text { text: content })
+                        .into_iter()
+                        .chain(images.iter().map(|image| Part::ImageUrl {
+                            image_url: ImageUrl {
+                                url: crate::images::data_url(image),
+                            },
+                        }))
+                        .collect(),
+                ),
+            },
             Message::Assistant {
                 content,
                 tool_calls,
@@ -121,6 +136,27 @@ impl<'a> From<&'a Message> for WireMessage<'a> {
             },
         }
     }
+}
+
+/// A user message's content: its text, or (with images) content parts, the text first.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum UserContent<'a> {
+    Text(&'a str),
+    Parts(Vec<Part<'a>>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part<'a> {
+    Text { text: &'a str },
+    ImageUrl { image_url: ImageUrl },
+}
+
+/// An image as a `data:` URL: every OpenAI-compatible server with vision takes these.
+#[derive(Serialize)]
+struct ImageUrl {
+    url: String,
 }
 
 #[derive(Serialize)]

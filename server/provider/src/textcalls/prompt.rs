@@ -128,14 +128,16 @@ pub fn render_history(messages: &[Message], tools: &[ToolDefinition]) -> Vec<Mes
             Message::Tool { content, .. } => {
                 let block = format!("<tool_response>\n{content}\n</tool_response>");
                 // Consecutive results go into one user message: templates want turns to alternate.
-                if let Some(Message::User { content: previous }) = out.last_mut()
+                if let Some(Message::User {
+                    content: previous, ..
+                }) = out.last_mut()
                     && previous.ends_with("</tool_response>")
                 {
                     previous.push('\n');
                     previous.push_str(&block);
                     continue;
                 }
-                Message::User { content: block }
+                Message::user(block)
             }
             other => other.clone(),
         };
@@ -161,9 +163,7 @@ mod tests {
             Message::System {
                 content: "S".into(),
             },
-            Message::User {
-                content: "U".into(),
-            },
+            Message::user("U"),
             Message::Assistant {
                 content: String::new(),
                 reasoning: String::new(),
@@ -199,9 +199,7 @@ mod tests {
         assert_eq!(calls[0].name, "read_file");
         assert_eq!(
             out[3],
-            Message::User {
-                content: "<tool_response>\nalpha\n</tool_response>".into()
-            }
+            Message::user("<tool_response>\nalpha\n</tool_response>")
         );
     }
 }

@@ -289,8 +289,14 @@ async fn run_turn(
     ended: &mut mpsc::UnboundedReceiver<(StopReason, Option<String>)>,
     log: &JsonLog,
 ) -> Result<(StopReason, Option<String>), String> {
+    let root = agent.session_root(session).map_err(|e| e.to_string())?;
+    let images = match crate::attach::images_in(&root, &prompt) {
+        Ok(images) => images,
+        // Nothing was sent: the user fixes the mention and asks again.
+        Err(why) => return Ok((StopReason::Error, Some(why))),
+    };
     let turn = agent
-        .prompt(session, prompt, Vec::new(), frontend)
+        .prompt_with_images(session, prompt, Vec::new(), images, frontend)
         .map_err(|e| e.to_string())?;
     let result = loop {
         tokio::select! {

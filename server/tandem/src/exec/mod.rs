@@ -91,6 +91,8 @@ pub async fn run(options: ExecOptions) -> Result<u8, String> {
         config_file,
         ..
     } = crate::chat::start(options.start, options.root, options.resume.as_deref()).await?;
+    // An image the prompt names that can't be attached is a usage error: nothing runs.
+    let images = crate::attach::images_in(&root, &prompt)?;
     if options.json {
         emit(&json!({
             "type": "sessionStarted",
@@ -121,7 +123,7 @@ pub async fn run(options: ExecOptions) -> Result<u8, String> {
         ended: ended_tx,
     });
     agent
-        .prompt(&session, prompt, Vec::new(), frontend)
+        .prompt_with_images(&session, prompt, Vec::new(), images, frontend)
         .map_err(|e| e.to_string())?;
     let mut interrupted = false;
     let ended = loop {

@@ -1,0 +1,81 @@
+//! Images named in a prompt typed at the terminal (`tandem chat`, `tandem exec`): each word
+//! `@path` whose path ends in `.png`, `.jpg`, `.jpeg`, `.webp` or `.gif` attaches that file,
+//! read with the checks every workspace read gets (inside the root, not in `.git`, a regular
+//! file, within the size cap) and checked to be the image it says. The mention stays in the text,
+//! so the model knows which file it sees. Other `@path` words stay text, for the model to read.
+
+use std::path::Path;
+
+use tandem_agent::images;
+use tandem_model::Image;
+use tandem_tools::Workspace;
+
+/// The images `text` names, in order, each once; an error names the first that can't be attached.
+pub fn images_in(root: &Path, text: &str) -> Result<Vec<Image>, String> {
+    let mut paths: Vec<&str> = Vec::new();
+    for word in text.split_whitespace() {
+        let Some(path) = word.strip_prefix('@') else {
+            continue;
+        };
+        // A sentence may end right after the path ("look at @shot.png.").
+        let path = path.trim_end_matches([',', ';', ':', ')', '!', '?', '.', '"', '\'']);
+        if images::is_image_path(path) && !paths.contains(&path) {
+            paths.push(path);
+        }
+    }
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ws = Workspace::new(root)
+        .map_err(|e| format!("the workspace {} can't be opened: {e}", root.display()))?;
+    let attached = paths
+        .into_iter()
+        .map(|p| images::read_file(&ws, p).map_err(|e| e.0))
+        .collect::<Result<Vec<_>, _>>()?;
+    images::check_prompt(&attached).map_err(|e| e.0)?;
+    Ok(attached)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIF: &[u8] = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x01D\x00;";
+
+    #[test]
+    fn mentions_of_images_attach_them() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("shots")).unwrap();
+        std::fs::write(dir.path().join("shots/a.gif"), GIF).unwrap();
+        let found = images_in(
+            dir.path(),
+            "what is @shots/a.gif? and @shots/a.gif, @src/main.rs",
+        )
+        .unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].width, found[0].height), (1, 1));
+        assert!(
+            images_in(dir.path(), "no mentions, an email a@b.c")
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_mention_that_cant_be_attached_says_why() {
+        let outer = tempfile::tempdir().unwrap();
+        let root = outer.path().join("ws");
+        std::fs::create_dir(&root).unwrap();
+        std::fs::write(outer.path().join("out.gif"), GIF).unwrap();
+        std::fs::write(root.join("text.png"), "not an image").unwrap();
+        let e = images_in(&root, "see @../out.gif").unwrap_err();
+        assert!(e.contains("outside the workspace"), "{e}");
+        let e = images_in(&root, "see @text.png").unwrap_err();
+        assert!(
+            e.contains("text.png is not a PNG, JPEG, WebP or GIF"),
+            "{e}"
+        );
+        let e = images_in(&root, "see @gone.png").unwrap_err();
+        assert!(e.contains("gone.png can't be attached"), "{e}");
+    }
+}
