@@ -9,6 +9,7 @@ mod framing;
 mod frontend;
 mod plain;
 mod plain_commands;
+mod plain_sessions;
 mod wire;
 mod workspace_edit;
 
