@@ -37,8 +37,9 @@ function advertised(caps, prefix = '') {
     if (value === true) return [path];
     if (value && typeof value === 'object') {
       const inner = advertised(value, `${path}.`);
-      // An object with nothing true inside (`sessionCapabilities.list: {}`) advertises itself.
-      return inner.length > 0 ? inner : [path];
+      // A session capability is advertised by its presence (`sessionCapabilities.list: {}`);
+      // other empty objects (`auth: {}`) advertise nothing.
+      return inner.length > 0 || !prefix.startsWith('sessionCapabilities') ? inner : [path];
     }
     return [];
   });

@@ -360,7 +360,7 @@ test('progress: created, begun, a report per step with the tool and the tokens, 
   assert.ok(messages.some((m) => /^Step 1: Read hello\.py · [\d,]+ (of [\d,]+ )?tokens$/.test(m)), JSON.stringify(messages));
   assert.ok(messages.some((m) => /^Step 2 · [\d,]+ (of [\d,]+ )?tokens$/.test(m)), JSON.stringify(messages));
   assert.deepEqual(seen.at(-2), { token, kind: 'end' }, 'the progress ends before the answer');
-  assert.deepEqual(seen.at(-1), { message: 'Let me look.\nIt greets.' });
+  assert.deepEqual(seen.at(-1), { message: 'Let me look. \nIt greets.' });
 
   // Cancelled from the progress UI: the turn stops.
   const second = await s.connection.sendRequest('workspace/executeCommand', { command: 'tandem.ask', arguments: ['Think'] });
