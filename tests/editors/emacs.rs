@@ -57,7 +57,7 @@ fn accepted_edits_land_in_the_buffer_a_rejected_one_does_not_and_the_transcript_
         let window = q["window"].as_str().unwrap_or_default();
         assert!(
             window.starts_with("Tandem wants to edit answer.py at line")
-                && window.contains("a: Accept   r or RET: Reject   A: Always"),
+                && window.contains("a: Accept   r, RET or C-g: Reject   A: Always"),
             "{window}{}",
             run.dump()
         );
