@@ -30,6 +30,41 @@ test('initialize: protocol v1 and the capabilities tandem implements', async (t)
   await finish(f.editor, f.mock);
 });
 
+/** Every capability `initialize` sets to true (or to an object), as dotted paths. */
+function advertised(caps, prefix = '') {
+  return Object.entries(caps ?? {}).flatMap(([key, value]) => {
+    const path = prefix + key;
+    if (value === true) return [path];
+    if (value && typeof value === 'object') {
+      const inner = advertised(value, `${path}.`);
+      // A session capability is advertised by its presence (`sessionCapabilities.list: {}`);
+      // other empty objects (`auth: {}`) advertise nothing.
+      return inner.length > 0 || !prefix.startsWith('sessionCapabilities') ? inner : [path];
+    }
+    return [];
+  });
+}
+
+test('docs/acp.md names exactly the capabilities initialize advertises, and lists none of them as unsupported', async (t) => {
+  const f = await setup(t, { responses: [] });
+  const caps = /** @type {any} */ (f.init).agentCapabilities;
+  const doc = readFileSync(new URL('../../docs/acp.md', import.meta.url), 'utf8');
+  const row = doc.split('\n').find((l) => l.startsWith('| `initialize` |'));
+  assert.ok(row, 'docs/acp.md has an `initialize` row');
+  // The capability paths the row names: backticked, dotted or camelCase (not method names).
+  const named = [...row.matchAll(/`([A-Za-z.]+)`/g)].map((m) => m[1]).filter((n) => n !== 'initialize' && !n.includes('/'));
+  assert.deepEqual([...new Set(named)].sort(), advertised(caps).sort(), row);
+  // What the agent does advertise is not listed as unsupported.
+  const unsupported = doc.slice(doc.indexOf('Not supported:')).split('\n\n')[0];
+  if (caps.mcpCapabilities?.http) {
+    assert.doesNotMatch(unsupported, /MCP servers(,| and|\.)/, 'MCP servers are advertised (http) but listed as unsupported');
+    assert.match(doc, /\| `session\/new` \|[^\n]*`http`/, 'session/new documents http MCP servers');
+  }
+  if (!caps.mcpCapabilities?.sse) assert.match(unsupported, /SSE/, 'SSE MCP servers are not advertised: the doc says so');
+  if (!caps.promptCapabilities?.image) assert.match(row, /no images/);
+  await finish(f.editor, f.mock);
+});
+
 test('session/new: an id for an absolute cwd; a relative cwd and an unknown session are errors', async (t) => {
   const f = await setup(t, { responses: [] });
   assert.equal(typeof f.session, 'string');

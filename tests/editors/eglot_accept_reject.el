@@ -1,16 +1,8 @@
 ;;; The story of story.rs in Emacs with eglot, through the docs' setup; then the transcript.  -*- lexical-binding: t -*-
 
-(require 'json)
-(require 'cl-lib)
-(require 'subr-x)
+(load (expand-file-name "emacs_lib.el" (getenv "TANDEM_TEST_SCRIPTS")) nil t)
 
-(defvar tt-record (make-hash-table :test 'equal)
-  "What happened, written as JSON for the Rust test.")
 (defvar tt-answers nil "The titles the approval questions get, in order.")
-
-(defun tt-save ()
-  (with-temp-file (getenv "TANDEM_TEST_RESULTS")
-    (insert (json-serialize tt-record))))
 
 (defun tt-object (&rest pairs)
   (let ((object (make-hash-table :test 'equal)))
@@ -18,26 +10,9 @@
       (puthash (pop pairs) (pop pairs) object))
     object))
 
-(defun tt-push (key value)
-  (puthash key (vconcat (gethash key tt-record []) (vector value)) tt-record)
-  (tt-save))
-
-(defun tt-count (key) (length (gethash key tt-record [])))
-
-(defun tt-wait (what predicate)
-  (tt-push "steps" (concat "wait for " what))
-  (let ((deadline (+ (float-time) 60)))
-    (while (not (funcall predicate))
-      (when (> (float-time) deadline)
-        (error "timed out waiting for %s" what))
-      (accept-process-output nil 0.05))))
-
 (defun tt-buffer ()
   "The current buffer as the user sees it."
-  (tt-object "lines" (vconcat (split-string (string-remove-suffix
-                                             "\n" (buffer-substring-no-properties
-                                                   (point-min) (point-max)))
-                                            "\n"))
+  (tt-object "lines" (tt-file-lines)
              "modified" (if (buffer-modified-p) t :false)))
 
 ;; What the server shows, recorded before eglot's own handlers show it.
@@ -113,15 +88,5 @@
   (with-current-buffer (window-buffer)
     (puthash "transcript" (tt-object "path" buffer-file-name "text" (buffer-string)) tt-record)))
 
-(let ((ok (condition-case err
-              (progn (tt-main) t)
-            (error (puthash "error" (format "%S" err) tt-record)
-                   ;; eglot's log of the JSON-RPC traffic tells what went wrong.
-                   (when-let ((server (ignore-errors (eglot-current-server))))
-                     (with-current-buffer (jsonrpc-events-buffer server)
-                       (puthash "events" (buffer-substring-no-properties (point-min) (point-max))
-                                tt-record)))
-                   nil))))
-  (when ok (puthash "finished" t tt-record))
-  (tt-save)
-  (kill-emacs (if ok 0 1)))
+(tt-run #'tt-main
+        #'tt-eglot-events)

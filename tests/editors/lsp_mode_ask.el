@@ -6,27 +6,7 @@
 ;; (lsp-mode's modeline and headerline modes are autoloaded).
 (package-activate-all)
 
-(require 'json)
-(require 'cl-lib)
-(require 'subr-x)
-
-(defvar tt-record (make-hash-table :test 'equal))
-
-(defun tt-save ()
-  (with-temp-file (getenv "TANDEM_TEST_RESULTS")
-    (insert (json-encode tt-record))))
-
-(defun tt-push (key value)
-  (puthash key (vconcat (gethash key tt-record []) (vector value)) tt-record)
-  (tt-save))
-
-(defun tt-wait (what predicate)
-  (tt-push "steps" (concat "wait for " what))
-  (let ((deadline (+ (float-time) 60)))
-    (while (not (funcall predicate))
-      (when (> (float-time) deadline)
-        (error "timed out waiting for %s" what))
-      (accept-process-output nil 0.05))))
+(load (expand-file-name "emacs_lib.el" (getenv "TANDEM_TEST_SCRIPTS")) nil t)
 
 (defun tt-workspace ()
   (lsp-find-workspace 'tandem (buffer-file-name)))
@@ -37,11 +17,9 @@
     (load (getenv "TANDEM_TEST_SETUP") nil t t)
     (require 'lsp-mode)
     ;; What lsp-mode shows, recorded before it shows it.
-    (advice-add 'lsp--window-show-message :before
+    (advice-add 'tandem-lsp--show-answer :before
                 (lambda (_workspace params)
-                  (tt-push "messages" (if (hash-table-p params)
-                                         (gethash "message" params)
-                                       (plist-get params :message)))))
+                  (tt-push "messages" (lsp-get params :message))))
     ;; A user answers "import this project?" once; here the project is known beforehand.
     (lsp-workspace-folders-add root)
     (find-file (expand-file-name "hello.py" root))
@@ -69,12 +47,5 @@
     (tt-wait "the end of the cancelled turn"
              (lambda () (>= (length (gethash "messages" tt-record [])) 2)))))
 
-(let ((ok (condition-case err
-              (progn (tt-main) t)
-            (error (puthash "error" (format "%S" err) tt-record)
-                   (when-let ((log (get-buffer "*lsp-log*")))
-                     (puthash "lsp_log" (with-current-buffer log (buffer-string)) tt-record))
-                   nil))))
-  (when ok (puthash "finished" t tt-record))
-  (tt-save)
-  (kill-emacs (if ok 0 1)))
+(tt-run #'tt-main
+        #'tt-lsp-log)

@@ -146,3 +146,92 @@ fn code_actions_the_transcript_and_cancel() {
         "{dump}"
     );
 }
+
+#[test]
+fn a_closed_question_rejects_the_cursor_comes_back_and_the_session_reopens_after_a_restart() {
+    let ws = story::workspace();
+    let mock = MockServer::start(story::reopen_scenario());
+    let run = nvim(&ws, &mock, "nvim_close_question.lua");
+    run.assert_finished();
+    let dump = run.dump();
+
+    // Closing the question window rejected the edit at once: the turn ended, the diff closed,
+    // the cursor is back in the code.
+    assert_eq!(run.get("/diff_open_when_asked"), true, "{dump}");
+    let messages = run.strings("/messages", Some("message"));
+    assert_eq!(messages[0], "Changing the answer.\nLeft at 41.", "{dump}");
+    assert!(
+        run.get("/after_close/current")
+            .as_str()
+            .unwrap()
+            .ends_with(story::FILE),
+        "{dump}"
+    );
+    assert_eq!(run.get("/after_close/diff_open"), false, "{dump}");
+    assert_eq!(run.get("/after_close/question_open"), false, "{dump}");
+    assert_eq!(
+        run.get("/after_close/buffer/lines"),
+        &json!(["def answer():", "    return 41"]),
+        "{dump}"
+    );
+    // The next question: `a` in the question window accepts and puts the cursor back.
+    assert!(
+        run.get("/after_accept_key")
+            .as_str()
+            .unwrap()
+            .ends_with(story::FILE),
+        "the cursor stayed out of the code{dump}"
+    );
+    assert_eq!(
+        run.get("/after_accept/lines"),
+        &json!(["def answer():", "    return 42"]),
+        "{dump}"
+    );
+    assert_eq!(
+        run.get("/answer_window"),
+        &json!(["Trying again.", "Now 42.", "", "A second paragraph."]),
+        "{dump}"
+    );
+
+    // Progress: each turn's step, tool and tokens, shown by the docs' handler; gone at the end.
+    let reports: Vec<String> = run
+        .get("/progress")
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["kind"] == "report")
+        .map(|v| v["message"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        reports
+            .iter()
+            .any(|r| r.starts_with("Step 1: Edit answer.py"))
+            && reports
+                .iter()
+                .any(|r| r.starts_with("Step 2") && r.ends_with(" tokens")),
+        "{reports:?}{dump}"
+    );
+    let shown = run.strings("/progress_shown", None);
+    assert!(
+        shown
+            .iter()
+            .any(|s| s.starts_with("Tandem: Step 1: Edit answer.py")),
+        "{shown:?}{dump}"
+    );
+    assert_eq!(shown.last().map(String::as_str), Some(""), "{dump}");
+
+    // Neovim restarts: the session is listed, reopened with its turns shown, and continued with
+    // its history sent to the model.
+    let run = nvim(&ws, &mock, "nvim_resume.lua");
+    run.assert_finished();
+    let dump = run.dump();
+    let menu = run.strings("/menu", None);
+    assert_eq!(menu.len(), 1, "{dump}");
+    assert!(menu[0].contains("Make the answer 42"), "{dump}");
+    story::check_resumed(&run.strings("/messages", Some("message")), &mock, &dump);
+    let window = run.strings("/resumed_window", None);
+    assert_eq!(
+        window[0], "Tandem: resumed \"Make the answer 42\" (2 earlier turns):",
+        "{dump}"
+    );
+}

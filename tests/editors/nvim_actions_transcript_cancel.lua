@@ -3,26 +3,12 @@
 local T = dofile(os.getenv('TANDEM_TEST_SCRIPTS') .. '/nvim_lib.lua')
 
 -- The code action menu: record what it offers, pick "Fix this".
-vim.ui.select = function(items, opts, on_choice)
-  T.record.menu = {}
-  local chosen
-  for i, item in ipairs(items) do
-    local title = opts.format_item(item)
-    table.insert(T.record.menu, title)
-    if title == 'Tandem: Fix this' then
-      chosen = i
-    end
-  end
-  on_choice(items[chosen], chosen)
-end
+T.picker(function(title)
+  return title == 'Tandem: Fix this'
+end)
 
 T.run(function()
-  T.setup()
-  -- Through the workspace's symlink: the editor's path for the file is not the sidecar's.
-  vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('TANDEM_TEST_ROOT') .. '/answer.py'))
-  T.wait('the sidecar to start', function()
-    return T.tandem_client() ~= nil
-  end)
+  T.open('answer.py')
 
   -- Nothing selected: no actions.
   local empty = { line = 0, character = 0 }

@@ -9,6 +9,7 @@ T.record = {
   messages = {}, -- window/showMessage
   log = {}, -- window/logMessage
   progress = {}, -- the values of $/progress
+  progress_shown = {}, -- what the docs' progress handler shows (M.progress)
 }
 
 -- The titles the approval handler picks, in order; with none left it dismisses the question.
@@ -89,6 +90,13 @@ function T.setup()
     end
     return result
   end
+  local on_progress = M.on_progress
+  M.on_progress = function(err, params, ctx, config)
+    local result = on_progress(err, params, ctx, config)
+    table.insert(T.record.progress_shown, M.progress)
+    T.save()
+    return result
+  end
   M.on_message = function(err, params, ctx, config)
     table.insert(T.record.messages, params)
     T.save()
@@ -103,6 +111,34 @@ function T.setup()
     return result
   end
   return M
+end
+
+-- Loads the docs' setup, opens FILE of the workspace (through its symlink: the editor's path for
+-- the file is not the sidecar's) and waits for the sidecar.
+function T.open(file)
+  T.setup()
+  vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('TANDEM_TEST_ROOT') .. '/' .. file))
+  T.wait('the sidecar to start', function()
+    return T.tandem_client() ~= nil
+  end)
+end
+
+-- The picker (vim.ui.select): records what it offers in T.record.menu, picks what CHOOSE says
+-- (the first when it says nothing).
+function T.picker(choose)
+  vim.ui.select = function(items, opts, on_choice)
+    T.record.menu = {}
+    local chosen = 1
+    for i, item in ipairs(items) do
+      local title = opts.format_item(item)
+      table.insert(T.record.menu, title)
+      if choose and choose(title) then
+        chosen = i
+      end
+    end
+    T.save()
+    on_choice(items[chosen], chosen)
+  end
 end
 
 -- The text of Tandem's window NAME (the docs' M.show), or nil.

@@ -156,3 +156,46 @@ pub fn check(run: &Run, ws: &Workspace, mock: &MockServer) {
     let second = requests[3].message_texts().join("\n");
     assert!(second.contains(SECOND_PROMPT), "{second}{dump}");
 }
+
+/// The second story: the user asks to make the answer 42 and rejects the edit (by closing the
+/// question, or C-g), asks again and accepts (answered in two paragraphs); then the editor
+/// restarts, the session is reopened, and one more question continues it.
+pub fn reopen_scenario() -> Scenario {
+    let edit = || {
+        json!({"path": FILE,
+               "diff": "------- SEARCH\n    return 41\n=======\n    return 42\n+++++++ REPLACE"})
+    };
+    Scenario::new([
+        Reply::tool("replace_in_file", edit()).with_text("Changing the answer."),
+        Reply::text("Left at 41.").expect_tool_result_contains("The user rejected this edit"),
+        Reply::tool("replace_in_file", edit()).with_text("Trying again."),
+        Reply::text("Now 42.\n\nA second paragraph.")
+            .expect_tool_result_contains("Applied the edit"),
+        // After the restart: the model is given the earlier turns.
+        Reply::text("Still 42.")
+            .expect_messages_contain("Make the answer 42")
+            .expect_messages_contain("A second paragraph.")
+            .expect_messages_contain("What is it now?"),
+    ])
+}
+
+/// What the reopened session shows and what the model was sent: its earlier turns, then the
+/// new question's answer. `messages` are the answers the editor was shown after the restart.
+pub fn check_resumed(messages: &[String], mock: &MockServer, dump: &str) {
+    let resumed = messages.first().map(String::as_str).unwrap_or_default();
+    assert!(
+        resumed.starts_with("Tandem: resumed \"Make the answer 42\" (2 earlier turns):")
+            && resumed.contains("> Make the answer 42\n\nChanging the answer.\nLeft at 41.")
+            && resumed.contains("> Try again\n\nTrying again.\nNow 42.\n\nA second paragraph."),
+        "{resumed}{dump}"
+    );
+    assert_eq!(
+        messages.get(1).map(String::as_str),
+        Some("Still 42."),
+        "{dump}"
+    );
+    // The model's requests: the last one holds the earlier turns (checked by the scenario).
+    let failures = mock.failures();
+    assert!(failures.is_empty(), "{failures:#?}{dump}");
+    assert_eq!(mock.chat_requests().len(), 5, "{dump}");
+}

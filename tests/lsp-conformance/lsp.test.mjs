@@ -323,6 +323,127 @@ test('the plan: the checklist in the log, the step under way in the progress rep
     JSON.stringify(logs),
   );
   const reports = progress.filter((p) => p.value?.kind === 'report').map((p) => p.value.message);
-  assert.ok(reports.includes('Plan 1/3 done: Change the greeting'), JSON.stringify(reports));
+  assert.ok(reports.some((r) => /^Step 1\b.* · Plan 1\/3 done: Change the greeting( · |$)/.test(r)), JSON.stringify(reports));
   assert.ok(!logs.some((l) => l.includes('update_plan')), 'a plan is not shown as a tool call');
+});
+
+test('progress: created, begun, a report per step with the tool and the tokens, ended before the answer; cancellable', { timeout: TEST_MS }, async (t) => {
+  const ws = workspace(t);
+  const mock = await mockFor(t, ws, [
+    { text: 'Let me look. ', toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: FILE } }] },
+    { text: 'It greets.', expectLastToolResultContains: 'def greet' },
+    { text: 'Thinking it over', chunkSize: 4, stallAfterChunks: 2 },
+  ]);
+  const s = start(t, ws, mock, { window: { workDoneProgress: true } });
+  /** Everything the client got, in order. */
+  const seen = [];
+  s.connection.onRequest('window/workDoneProgress/create', (p) => {
+    seen.push({ create: p.token });
+    return null;
+  });
+  s.connection.onNotification('$/progress', (p) => seen.push({ token: p.token, ...p.value }));
+  s.connection.onNotification('window/showMessage', (p) => {
+    s.seen.messages.push(p);
+    seen.push({ message: p.message });
+  });
+  await s.initialized;
+  const { sessionId, turnId } = await s.connection.sendRequest('workspace/executeCommand', { command: 'tandem.ask', arguments: ['What does it do?\nBe brief.'] });
+  await until('the answer', () => s.seen.messages.length >= 1);
+  const token = `tandem/${sessionId}/${turnId}`;
+  assert.deepEqual(seen[0], { create: token }, JSON.stringify(seen));
+  assert.deepEqual(seen[1], { token, kind: 'begin', title: 'Tandem', message: 'What does it do?', cancellable: true });
+  const reports = seen.filter((e) => e.kind === 'report');
+  assert.ok(reports.every((r) => r.token === token && r.cancellable === true), JSON.stringify(reports));
+  const messages = reports.map((r) => r.message);
+  // Step 1 reads (after its request ended, with its tokens); step 2 answers.
+  assert.ok(messages.some((m) => /^Step 1 · [\d,]+ (of [\d,]+ )?tokens$/.test(m)), JSON.stringify(messages));
+  assert.ok(messages.some((m) => /^Step 1: Read hello\.py · [\d,]+ (of [\d,]+ )?tokens$/.test(m)), JSON.stringify(messages));
+  assert.ok(messages.some((m) => /^Step 2 · [\d,]+ (of [\d,]+ )?tokens$/.test(m)), JSON.stringify(messages));
+  assert.deepEqual(seen.at(-2), { token, kind: 'end' }, 'the progress ends before the answer');
+  assert.deepEqual(seen.at(-1), { message: 'Let me look. \nIt greets.' });
+
+  // Cancelled from the progress UI: the turn stops.
+  const second = await s.connection.sendRequest('workspace/executeCommand', { command: 'tandem.ask', arguments: ['Think'] });
+  const secondToken = `tandem/${second.sessionId}/${second.turnId}`;
+  await until('the second turn to begin', () => seen.some((e) => e.token === secondToken && e.kind === 'begin'));
+  await s.connection.sendNotification('window/workDoneProgress/cancel', { token: secondToken });
+  await until('the cancelled turn', () => s.seen.messages.length >= 2);
+  assert.deepEqual(s.seen.messages[1], { type: 2, message: 'Tandem: cancelled.' });
+  assert.ok(seen.some((e) => e.token === secondToken && e.kind === 'end'));
+  assert.deepEqual(await mock.failures(), []);
+});
+
+test('progress: none to a client that does not declare window.workDoneProgress, nor when it refuses the token', { timeout: TEST_MS }, async (t) => {
+  const ws = workspace(t);
+  const mock = await mockFor(t, ws, [{ text: 'One.' }, { text: 'Two.' }]);
+  for (const [capabilities, create] of [[{}, () => null], [{ window: { workDoneProgress: true } }, () => new rpc.ResponseError(-32603, 'no')]]) {
+    const s = start(t, ws, mock, capabilities);
+    const progress = [];
+    let created = 0;
+    s.connection.onRequest('window/workDoneProgress/create', () => {
+      created += 1;
+      return create();
+    });
+    s.connection.onNotification('$/progress', (p) => progress.push(p));
+    await s.initialized;
+    await s.connection.sendRequest('workspace/executeCommand', { command: 'tandem.ask', arguments: ['Hi'] });
+    await until('the answer', () => s.seen.messages.length >= 1);
+    assert.equal(created, capabilities.window ? 1 : 0);
+    assert.deepEqual(progress, []);
+  }
+});
+
+test('sessions: tandem.sessions lists the workspace\'s newest first; tandem.resume shows the turns and continues them after a restart', { timeout: TEST_MS }, async (t) => {
+  const ws = workspace(t);
+  const mock = await mockFor(t, ws, [
+    { text: 'First answer.' },
+    { text: 'Second answer.' },
+    { text: 'Continued.', expectMessagesContain: ['First question', 'First answer.', 'Go on'] },
+  ]);
+  const command = (s, name, args = []) => s.connection.sendRequest('workspace/executeCommand', { command: name, arguments: args });
+  const s1 = start(t, ws, mock, {});
+  const init = await s1.initialized;
+  for (const name of ['tandem.sessions', 'tandem.resume', 'tandem.new']) {
+    assert.ok(init.capabilities.executeCommandProvider.commands.includes(name), name);
+  }
+  assert.deepEqual(await command(s1, 'tandem.sessions'), []);
+  const first = await command(s1, 'tandem.ask', ['First question']);
+  await until('the first answer', () => s1.seen.messages.length >= 1);
+  const { sessionId: secondId } = await command(s1, 'tandem.new');
+  assert.notEqual(secondId, first.sessionId);
+  await command(s1, 'tandem.ask', ['Second question']);
+  await until('the second answer', () => s1.seen.messages.length >= 2);
+  const listed = await command(s1, 'tandem.sessions');
+  assert.deepEqual(listed.map((x) => [x.sessionId, x.title, x.current]), [[secondId, 'Second question', true], [first.sessionId, 'First question', false]]);
+  assert.ok(listed.every((x) => !Number.isNaN(Date.parse(x.time))), JSON.stringify(listed));
+  await s1.connection.sendRequest('shutdown');
+  await s1.connection.sendNotification('exit');
+  await s1.exited;
+
+  // A new sidecar (the editor restarted): the sessions are still there; the first one reopens.
+  const s2 = start(t, ws, mock, {});
+  await s2.initialized;
+  assert.deepEqual((await command(s2, 'tandem.sessions')).map((x) => x.sessionId), [secondId, first.sessionId]);
+  const resumed = await command(s2, 'tandem.resume', [first.sessionId]);
+  assert.deepEqual(resumed, { sessionId: first.sessionId, title: 'First question', turns: [{ prompt: 'First question', answer: 'First answer.' }] });
+  await until('the resumed turns shown', () => s2.seen.messages.length >= 1);
+  assert.deepEqual(s2.seen.messages[0], { type: 3, message: 'Tandem: resumed "First question" (1 earlier turn):\n\n> First question\n\nFirst answer.' });
+  const next = await command(s2, 'tandem.ask', ['Go on']);
+  assert.equal(next.sessionId, first.sessionId, 'tandem.ask continues the resumed session');
+  await until('the continued answer', () => s2.seen.messages.length >= 2);
+  assert.equal(s2.seen.messages[1].message, 'Continued.');
+  const requests = await mock.chatRequests();
+  const sent = JSON.stringify(requests.at(-1).body.messages);
+  assert.ok(!sent.includes('Second question'), 'only the resumed session\'s history is sent');
+  assert.deepEqual(await mock.failures(), []);
+
+  // Refused: no id, an unknown one, and a session of another workspace.
+  await assert.rejects(command(s2, 'tandem.resume', []), (e) => e.code === rpc.ErrorCodes.InvalidParams);
+  await assert.rejects(command(s2, 'tandem.resume', ['nosuchsession']), (e) => e.code === 1001);
+  const other = join(ws.base, 'other');
+  mkdirSync(other);
+  const s3 = start(t, { ...ws, link: other }, mock, {});
+  await s3.initialized;
+  assert.deepEqual(await command(s3, 'tandem.sessions'), []);
+  await assert.rejects(command(s3, 'tandem.resume', [first.sessionId]), (e) => e.code === rpc.ErrorCodes.InvalidParams && /another workspace|not to this workspace/.test(e.message));
 });

@@ -15,10 +15,10 @@ use std::sync::{Arc, OnceLock};
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
-    ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, McpServer,
-    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
-    SessionCapabilities, SessionInfo, SessionListCapabilities, SetSessionModeRequest,
-    SetSessionModeResponse,
+    ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
+    McpCapabilities, McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities,
+    PromptRequest, PromptResponse, SessionCapabilities, SessionInfo, SessionListCapabilities,
+    SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error, ErrorCode};
@@ -161,6 +161,8 @@ impl Server {
         let capabilities = AgentCapabilities::new()
             .load_session(true)
             .prompt_capabilities(PromptCapabilities::new().embedded_context(true).image(true))
+            // `session_servers` reads stdio and Streamable HTTP servers; SSE is not implemented.
+            .mcp_capabilities(McpCapabilities::new().http(true))
             .session_capabilities(SessionCapabilities::new().list(SessionListCapabilities::new()));
         responder.respond(
             InitializeResponse::new(ProtocolVersion::V1)

@@ -12,6 +12,7 @@ mod frontend;
 mod plain;
 mod plain_commands;
 mod plain_mode;
+mod plain_sessions;
 mod wire;
 mod workspace_edit;
 

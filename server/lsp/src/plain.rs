@@ -41,7 +41,21 @@ pub const CANCEL: &str = "tandem.cancel";
 pub const UNDO: &str = "tandem.undo";
 pub const SHOW_TRANSCRIPT: &str = "tandem.showTranscript";
 pub const ANSWER: &str = "tandem.answer";
-pub const COMMANDS: [&str; 6] = [ASK, NEW_SESSION, CANCEL, UNDO, SHOW_TRANSCRIPT, ANSWER];
+/// The workspace's saved sessions; one reopened; a new one (as `tandem.newSession`).
+pub const SESSIONS: &str = "tandem.sessions";
+pub const RESUME: &str = "tandem.resume";
+pub const NEW: &str = "tandem.new";
+pub const COMMANDS: [&str; 9] = [
+    ASK,
+    NEW_SESSION,
+    CANCEL,
+    UNDO,
+    SHOW_TRANSCRIPT,
+    ANSWER,
+    SESSIONS,
+    RESUME,
+    NEW,
+];
 
 const ACCEPT: &str = "Accept";
 const REJECT: &str = "Reject";
@@ -55,6 +69,9 @@ const SHOW_WAIT: Duration = Duration::from_secs(5);
 
 /// How long streamed text without a sentence end waits before it is logged anyway.
 const QUIET: Duration = Duration::from_millis(800);
+
+/// The longest tool title or plan item in a progress report.
+const PROGRESS_PART: usize = 80;
 
 /// The longest answer shown in one `window/showMessage`; the transcript has all of it.
 const MAX_MESSAGE: usize = 4000;
@@ -261,6 +278,8 @@ impl PlainFrontend {
 /// The running turn as the client sees it.
 struct TurnView {
     token: Option<NumberOrString>,
+    /// What the progress report says.
+    progress: ProgressLine,
     /// The answer so far (for the final message).
     answer: String,
     /// Text not yet logged because its sentence isn't complete.
@@ -381,6 +400,7 @@ impl Forwarder {
                 let token = self.begin_progress(session_id, turn_id, &prompt).await;
                 self.turn = Some(TurnView {
                     token,
+                    progress: ProgressLine::default(),
                     answer: String::new(),
                     pending_line: String::new(),
                     kinds: HashMap::new(),
@@ -390,6 +410,7 @@ impl Forwarder {
                 let Some(view) = self.turn.as_mut() else {
                     return;
                 };
+                let new_step = view.progress.model_writes();
                 view.answer.push_str(&delta);
                 view.pending_line.push_str(&delta);
                 if let Some(cut) = sentence_end(&view.pending_line) {
@@ -399,8 +420,19 @@ impl Forwarder {
                         self.client.log_message(MessageType::INFO, done).await;
                     }
                 }
+                if new_step {
+                    self.report().await;
+                }
             }
-            Event::Reasoning { .. } => {}
+            Event::Reasoning { .. } => {
+                if self
+                    .turn
+                    .as_mut()
+                    .is_some_and(|v| v.progress.model_writes())
+                {
+                    self.report().await;
+                }
+            }
             Event::ToolCall(ToolCallEvent {
                 title,
                 tool_call_id,
@@ -415,11 +447,12 @@ impl Forwarder {
                         view.answer.push('\n');
                     }
                     view.kinds.insert(tool_call_id, kind);
+                    view.progress.activity = Some(title.clone());
                 }
                 self.client
                     .log_message(MessageType::INFO, format!("Tandem: {title}"))
                     .await;
-                self.report(&title).await;
+                self.report().await;
             }
             Event::ToolOutput { delta, .. } => {
                 let delta = delta.trim_end_matches('\n');
@@ -440,7 +473,18 @@ impl Forwarder {
                 let line = result_line(status, kind, &output);
                 self.client.log_message(MessageType::INFO, line).await;
             }
-            Event::Usage { .. } | Event::Compaction { .. } => {}
+            Event::Usage {
+                prompt_tokens,
+                completion_tokens,
+                context_window,
+            } => {
+                if let Some(view) = self.turn.as_mut() {
+                    view.progress
+                        .model_done(prompt_tokens + completion_tokens, context_window);
+                    self.report().await;
+                }
+            }
+            Event::Compaction { .. } => {}
             Event::Plan(plan) => {
                 // The whole checklist in the log; the step under way in the progress report.
                 self.log_pending().await;
@@ -450,9 +494,11 @@ impl Forwarder {
                         format!("Tandem: plan\n{}", plan.checklist().trim_end()),
                     )
                     .await;
-                if let Some(step) = plan.current() {
-                    self.report(&format!("Plan {}: {}", plan.progress(), step.step))
-                        .await;
+                if let Some(view) = self.turn.as_mut() {
+                    view.progress.plan = plan
+                        .current()
+                        .map(|step| format!("Plan {}: {}", plan.progress(), step.step));
+                    self.report().await;
                 }
             }
             Event::Rules { files } => {
@@ -492,12 +538,16 @@ impl Forwarder {
             return None;
         }
         let token = NumberOrString::String(format!("tandem/{session_id}/{turn_id}"));
-        self.client
-            .send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
-                token: token.clone(),
-            })
-            .await
-            .ok()?;
+        let create =
+            self.client
+                .send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
+                    token: token.clone(),
+                });
+        // Bounded, as the proposal: the turn's updates wait behind it in this queue. A client
+        // that refuses (or never answers) gets no progress for this turn.
+        if !matches!(tokio::time::timeout(SHOW_WAIT, create).await, Ok(Ok(()))) {
+            return None;
+        }
         let begin = WorkDoneProgress::Begin(WorkDoneProgressBegin {
             title: "Tandem".into(),
             cancellable: Some(true),
@@ -516,11 +566,15 @@ impl Forwarder {
         Some(token)
     }
 
-    async fn report(&self, message: &str) {
-        if let Some(token) = self.turn.as_ref().and_then(|t| t.token.clone()) {
+    /// Sends the turn's progress line as it now stands.
+    async fn report(&self) {
+        let Some(view) = self.turn.as_ref() else {
+            return;
+        };
+        if let Some(token) = view.token.clone() {
             let report = WorkDoneProgress::Report(WorkDoneProgressReport {
                 cancellable: Some(true),
-                message: Some(message.to_string()),
+                message: Some(view.progress.message()),
                 percentage: None,
             });
             self.progress(&token, report).await;
@@ -542,6 +596,80 @@ impl Forwarder {
             })
             .await;
     }
+}
+
+/// The progress report's line: the model request under way (the step), what it is doing, the
+/// plan's current item, and how full the context is. Taken from the turn's events: each model
+/// request ends with a usage report, after which its tool calls run.
+#[derive(Debug, Default)]
+struct ProgressLine {
+    /// Model requests finished (usage reports seen).
+    requests_done: u32,
+    /// The model is writing (text or reasoning of a request not yet finished).
+    writing: bool,
+    /// The tool running, or last run in this step.
+    activity: Option<String>,
+    plan: Option<String>,
+    /// Prompt and completion tokens of the last request, and the context window when known.
+    tokens: Option<(u64, Option<u64>)>,
+}
+
+impl ProgressLine {
+    /// The model writes; `true` when that starts a new step (the report changes).
+    fn model_writes(&mut self) -> bool {
+        if self.writing {
+            return false;
+        }
+        self.writing = true;
+        self.activity = None;
+        self.requests_done > 0
+    }
+
+    /// A model request ended, having used `tokens` of the context.
+    fn model_done(&mut self, tokens: u64, window: Option<u64>) {
+        self.requests_done += 1;
+        self.writing = false;
+        self.tokens = Some((tokens, window));
+    }
+
+    fn step(&self) -> u32 {
+        (self.requests_done + u32::from(self.writing)).max(1)
+    }
+
+    fn message(&self) -> String {
+        // The model's words (a path it named, its plan) are cut: this is a status line.
+        let short = |text: &str| tandem_stdx::truncated(text, PROGRESS_PART, "…");
+        let mut line = format!("Step {}", self.step());
+        if let Some(activity) = &self.activity {
+            line.push_str(&format!(": {}", short(activity)));
+        }
+        if let Some(plan) = &self.plan {
+            line.push_str(&format!(" · {}", short(plan)));
+        }
+        match self.tokens {
+            Some((used, Some(window))) => line.push_str(&format!(
+                " · {} of {} tokens",
+                thousands(used),
+                thousands(window)
+            )),
+            Some((used, None)) => line.push_str(&format!(" · {} tokens", thousands(used))),
+            None => {}
+        }
+        line
+    }
+}
+
+/// 12345 as "12,345".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// What the user is shown when a turn ends.
@@ -834,6 +962,41 @@ mod tests {
         assert_eq!(edit, "Tandem: done: Applied the edit.");
         let failed = result_line(ToolStatus::Error, Some(ToolKind::Read), "Error (io): gone");
         assert_eq!(failed, "Tandem: failed: Error (io): gone");
+    }
+
+    #[test]
+    fn the_progress_line_counts_steps_by_model_requests() {
+        let mut line = ProgressLine::default();
+        assert_eq!(line.message(), "Step 1");
+        assert!(
+            !line.model_writes(),
+            "the first step is reported at the begin"
+        );
+        line.model_done(1234, Some(8192));
+        // The step's tools run after its request ended: still step 1.
+        line.activity = Some("Edit a.py".into());
+        line.plan = Some("Plan 1/3 done: Change it".into());
+        assert_eq!(
+            line.message(),
+            "Step 1: Edit a.py · Plan 1/3 done: Change it · 1,234 of 8,192 tokens"
+        );
+        assert!(line.model_writes(), "the next request is a new step");
+        assert!(!line.model_writes());
+        assert_eq!(
+            line.message(),
+            "Step 2 · Plan 1/3 done: Change it · 1,234 of 8,192 tokens"
+        );
+        line.model_done(1_500_000, None);
+        assert_eq!(
+            line.message(),
+            "Step 2 · Plan 1/3 done: Change it · 1,500,000 tokens"
+        );
+        // A model's long path or plan item is cut: the line is for a status bar.
+        line.activity = Some(format!("Edit {}", "é".repeat(400)));
+        line.plan = Some("p".repeat(500));
+        assert!(line.message().len() < 2 * (2 * PROGRESS_PART + 40));
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
     }
 
     #[test]

@@ -11,7 +11,9 @@ use tower_lsp_server::lsp_types::{
     DiagnosticSeverity, LSPAny, MessageType, Range, ShowDocumentParams, Uri,
 };
 
-use super::plain::{ANSWER, ASK, CANCEL, NEW_SESSION, SHOW_TRANSCRIPT, UNDO};
+use super::plain::{
+    ANSWER, ASK, CANCEL, NEW, NEW_SESSION, RESUME, SESSIONS, SHOW_TRANSCRIPT, UNDO,
+};
 use super::{Backend, agent_error, invalid_params, lock};
 use tandem_agent::HistoryEntry;
 use tandem_agent::events::{Event, ToolCallEvent, ToolStatus};
@@ -57,7 +59,9 @@ impl Backend {
                     .map_err(agent_error)?;
                 Ok(Some(json!({"sessionId": session_id, "turnId": turn_id})))
             }
-            NEW_SESSION => {
+            SESSIONS => Ok(Some(self.list_workspace_sessions().await?)),
+            RESUME => Ok(Some(self.resume(&arguments).await?)),
+            NEW_SESSION | NEW => {
                 let root = self.default_root()?;
                 let servers = project_servers(&root)?;
                 let info = ready
@@ -154,7 +158,7 @@ impl Backend {
         }
     }
 
-    fn default_root(&self) -> Result<PathBuf> {
+    pub(super) fn default_root(&self) -> Result<PathBuf> {
         self.ready()?
             .folders
             .first()

@@ -7,7 +7,9 @@ use serde_json::Value;
 
 use super::{ANSWER, answering, check_acp_answers};
 use crate::drive::{EnvBase, Launch, Sandbox};
+use crate::emacs::{check_question_keys_and_progress, check_reopened, run_phase};
 use crate::harness::{EMACS, LSP_MODE, Workspace, docs_snippet, scripts_dir};
+use crate::story;
 
 #[test]
 fn lsp_mode_asks_about_a_region_and_cancels() {
@@ -50,6 +52,32 @@ fn lsp_mode_asks_about_a_region_and_cancels() {
         "{}",
         run.dump()
     );
+}
+
+#[test]
+fn lsp_mode_questions_beside_the_diff_c_g_rejects_and_the_session_reopens() {
+    let ws = story::workspace();
+    let mock = MockServer::start(story::reopen_scenario());
+    let lsp_mode = (&LSP_MODE, "lsp-mode", "lsp_mode_reopen.el");
+    let run = run_phase(&ws, &mock, lsp_mode, "first");
+    check_question_keys_and_progress(&run);
+    let dump = run.dump();
+    // lsp-mode opens no documents for the server: the question names the diff the setup shows.
+    let questions = run.strings("/questions", None);
+    assert!(
+        questions[0]
+            .starts_with("Tandem wants to edit answer.py at line 2 (+1 −1 lines). The diff: ")
+            && questions[0].ends_with(".diff. Apply?"),
+        "{questions:?}{dump}"
+    );
+    // The transcript command opens the whole conversation.
+    let transcript = run.get("/transcript").as_str().unwrap_or_default();
+    assert!(
+        transcript.contains("## You\n\nTry again") && transcript.contains("A second paragraph."),
+        "{transcript}{dump}"
+    );
+    assert!(!run.stderr.contains("Error processing message"), "{dump}");
+    check_reopened(&run_phase(&ws, &mock, lsp_mode, "resume"), &mock);
 }
 
 #[test]

@@ -50,7 +50,7 @@ const TESTED: &[(&str, &str)] = &[
     ),
     (
         "lsp-mode",
-        "snippets::emacs::lsp_mode_asks_about_a_region_and_cancels",
+        "snippets::emacs::lsp_mode_* (the whole setup, in Emacs 28 with lsp-mode 8.0)",
     ),
     (
         "helix-languages",
