@@ -391,6 +391,18 @@ impl From<ApprovalReply> for core_approval::ApprovalReply {
     }
 }
 
+impl From<core_events::TurnErrorKind> for ErrorKind {
+    fn from(kind: core_events::TurnErrorKind) -> Self {
+        match kind {
+            core_events::TurnErrorKind::NoServer => ErrorKind::NoServer,
+            core_events::TurnErrorKind::Auth => ErrorKind::Auth,
+            core_events::TurnErrorKind::Connection => ErrorKind::Connection,
+            core_events::TurnErrorKind::ContextOverflow => ErrorKind::ContextOverflow,
+            core_events::TurnErrorKind::Other => ErrorKind::Other,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -486,17 +498,5 @@ mod tests {
         )
         .unwrap();
         assert!(d.into_core().is_none());
-    }
-}
-
-impl From<core_events::TurnErrorKind> for ErrorKind {
-    fn from(kind: core_events::TurnErrorKind) -> Self {
-        match kind {
-            core_events::TurnErrorKind::NoServer => ErrorKind::NoServer,
-            core_events::TurnErrorKind::Auth => ErrorKind::Auth,
-            core_events::TurnErrorKind::Connection => ErrorKind::Connection,
-            core_events::TurnErrorKind::ContextOverflow => ErrorKind::ContextOverflow,
-            core_events::TurnErrorKind::Other => ErrorKind::Other,
-        }
     }
 }
