@@ -75,6 +75,7 @@ pub fn tool_kind(kind: CoreKind) -> ToolKind {
         CoreKind::Search => ToolKind::Search,
         CoreKind::Edit => ToolKind::Edit,
         CoreKind::Execute => ToolKind::Execute,
+        CoreKind::Fetch => ToolKind::Fetch,
         CoreKind::Other => ToolKind::Other,
     }
 }
@@ -212,9 +213,12 @@ impl Translator {
                 ..
             }) => {
                 let kind = tool_kind(kind);
-                // Edits, commands and MCP tools wait for approval (or the policy) before they run.
+                // Edits, commands, fetches and MCP tools wait for approval (or the policy) before
+                // they run.
                 let status = match kind {
-                    ToolKind::Edit | ToolKind::Execute | ToolKind::Other => ToolCallStatus::Pending,
+                    ToolKind::Edit | ToolKind::Execute | ToolKind::Fetch | ToolKind::Other => {
+                        ToolCallStatus::Pending
+                    }
                     _ => ToolCallStatus::InProgress,
                 };
                 let call = ToolCall::new(tool_call_id.clone(), title)
@@ -626,6 +630,7 @@ mod tests {
         assert_eq!(tool_kind(CoreKind::Search), ToolKind::Search);
         assert_eq!(tool_kind(CoreKind::Edit), ToolKind::Edit);
         assert_eq!(tool_kind(CoreKind::Execute), ToolKind::Execute);
+        assert_eq!(tool_kind(CoreKind::Fetch), ToolKind::Fetch);
         assert_eq!(tool_kind(CoreKind::Other), ToolKind::Other);
     }
 

@@ -21,6 +21,8 @@ pub enum ToolKind {
     Search,
     Edit,
     Execute,
+    /// `fetch_url`: a web page read (asked unless its host is listed).
+    Fetch,
     /// A tool from elsewhere (an MCP server) or one the model made up.
     Other,
 }
@@ -144,6 +146,14 @@ pub fn describe(name: &str, arguments: &str) -> CallInfo {
             kind: tool.kind(),
             title: tool.title(&args),
             target: tool.target(&args),
+        },
+        None if name == crate::fetch::TOOL_NAME => CallInfo {
+            kind: ToolKind::Fetch,
+            title: match args.get("url").and_then(Value::as_str) {
+                Some(url) => format!("Fetch {}", short(url, 120)),
+                None => name.to_string(),
+            },
+            target: None,
         },
         None => CallInfo {
             kind: ToolKind::Other,

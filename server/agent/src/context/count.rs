@@ -75,11 +75,14 @@ impl Counter {
         content + self.framing(messages.len(), shape)
     }
 
+    /// A message's text (counted, or estimated at the ratio) and its images (by their size: no
+    /// tokenizer endpoint counts them).
     fn message_tokens(&self, message: &Message) -> u64 {
-        match self.counted.get(&key(message)) {
+        let text = match self.counted.get(&key(message)) {
             Some(&n) => n,
             None => (tokens::message_chars(message) as f64 / self.ratio.max(0.5)).ceil() as u64,
-        }
+        };
+        text + tandem_provider::images::messages_tokens(std::slice::from_ref(message))
     }
 
     fn framing(&self, messages: usize, shape: Shape<'_>) -> u64 {
@@ -109,7 +112,10 @@ impl Counter {
         };
         if self.all_counted(messages) {
             // The tokenizer's own ratio, for what is cut or sized in characters.
-            let counted: u64 = messages.iter().map(|m| self.message_tokens(m)).sum();
+            let counted: u64 = messages
+                .iter()
+                .map(|m| self.counted.get(&key(m)).copied().unwrap_or(0))
+                .sum();
             let text: u64 = messages.iter().map(tokens::message_chars).sum();
             if counted > 0 {
                 self.ratio = (text as f64 / counted as f64).clamp(1.5, 6.0);

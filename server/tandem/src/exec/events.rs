@@ -80,6 +80,7 @@ pub fn tool_kind(kind: tandem_tools::ToolKind) -> &'static str {
         K::Search => "search",
         K::Edit => "edit",
         K::Execute => "execute",
+        K::Fetch => "fetch",
         K::Other => "other",
     }
 }
