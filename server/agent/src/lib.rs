@@ -9,6 +9,7 @@ pub mod context;
 pub mod events;
 pub mod mcp;
 pub mod mode;
+mod on_demand;
 pub mod outbox;
 pub mod plan;
 pub mod prompt;
@@ -32,6 +33,8 @@ use prompt::ContextItem;
 use session::Session;
 use tandem_model::ToolDefinition;
 use tandem_provider::{ModelClient, ModelInfo};
+
+pub use on_demand::{CompactOutcome, McpServerState, McpServerView};
 
 /// What a face must provide for a turn to run: somewhere to send updates, and a user to ask.
 pub trait Frontend: Send + Sync + 'static {
