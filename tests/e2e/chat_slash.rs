@@ -3,7 +3,7 @@
 
 use std::process::Output;
 
-use crate::approvals::{ORIGINAL, edit_then};
+use crate::approvals::{EDIT, ORIGINAL, edit_then};
 use crate::support::*;
 
 async fn chat(env: &Env, mock: &MockServer, args: &[&str], typed: &str) -> Output {
@@ -258,4 +258,40 @@ async fn compaction_and_a_cut_answer_are_told_in_plain_text() {
     // Not a terminal: plain text, as the model wrote it, without escapes.
     assert!(stdout.contains("All **read**."), "{stdout}");
     assert!(!stdout.contains('\x1b'), "{stdout:?}");
+}
+
+#[tokio::test]
+async fn undo_restores_the_turns_edit_and_new_starts_afresh() {
+    let env = Env::new();
+    env.write("src/answer.rs", ORIGINAL);
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "replace_in_file",
+            json!({"path": "src/answer.rs", "diff": EDIT}),
+        ),
+        Reply::text("Done."),
+        Reply::text("Fresh."),
+    ]));
+    let output = chat(
+        &env,
+        &mock,
+        &["--yes"],
+        "Make the answer 42\n/undo\n/undo\n/new\nWhat is here?\n/exit\n",
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("Restored: src/answer.rs"),
+        "{}",
+        show(&output)
+    );
+    assert!(stdout.contains("Nothing to undo."), "{}", show(&output));
+    assert!(stdout.contains("New session."), "{}", show(&output));
+    assert_eq!(env.read("src/answer.rs"), ORIGINAL);
+    let requests = model_requests(&mock);
+    assert_eq!(requests.len(), 3, "{}", show(&output));
+    // The new session's first request knows nothing of the old one.
+    let fresh = requests[2].message_texts().join("\n");
+    assert!(fresh.contains("What is here?"), "{fresh}");
+    assert!(!fresh.contains("Make the answer 42"), "{fresh}");
 }

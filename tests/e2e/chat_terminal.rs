@@ -112,7 +112,7 @@ fn ctrl_r_finds_a_prompt_and_the_history_is_kept_per_workspace() {
 }
 
 #[test]
-fn tab_completes_slash_commands_and_workspace_paths() {
+fn tab_completes_commands_and_paths_and_alt_enter_adds_a_line() {
     let env = Env::new();
     env.write("src/main.rs", "fn main() {}\n");
     let mock = MockServer::start(Scenario::new([Reply::text("Read it.")]));
@@ -129,7 +129,8 @@ fn tab_completes_slash_commands_and_workspace_paths() {
     chat.wait_for_screen("Explain @src/");
     chat.type_keys("ma\t");
     chat.wait_for_screen("Explain @src/main.rs");
-    chat.type_keys(" briefly\r");
+    // Alt-Enter: a new line in the same message.
+    chat.type_keys(" briefly\x1b\rthen stop\r");
     chat.wait_for_screen("Read it.");
     chat.wait_for_n("tokens in", 1);
     chat.type_keys("\x04");
@@ -137,7 +138,7 @@ fn tab_completes_slash_commands_and_workspace_paths() {
     let prompts = prompts(&mock);
     assert_eq!(prompts.len(), 1, "{}", chat.screen());
     assert!(
-        prompts[0].contains("Explain @src/main.rs briefly"),
+        prompts[0].contains("Explain @src/main.rs briefly\nthen stop"),
         "{prompts:?}"
     );
 }
