@@ -56,17 +56,7 @@ fn the_line_editor_edits_pastes_recalls_and_quits() {
     let status = chat.exits_within(SAFETY);
     assert!(status.success(), "{status}\n{}", chat.screen());
 
-    let requests = model_requests(&mock);
-    let prompts: Vec<String> = requests
-        .iter()
-        .map(|r| {
-            r.messages_with_role("user")
-                .last()
-                .and_then(|m| m["content"].as_str())
-                .unwrap_or_default()
-                .to_string()
-        })
-        .collect();
+    let prompts = crate::chat_pty::prompts(&mock);
     assert_eq!(
         prompts,
         ["Hello world", "line one\nline two", "Hello world"],

@@ -71,6 +71,11 @@ impl Pty {
             .arg("--data-dir")
             .arg(&env.data_dir)
             .env("HOME", env.workspace.parent().unwrap().join("home"))
+            // The user's config file is where the first-run guide says: under this HOME.
+            .env(
+                "XDG_CONFIG_HOME",
+                env.workspace.parent().unwrap().join("home/.config"),
+            )
             .env("TERM", term)
             .stdin(Stdio::from(slave.try_clone().unwrap()))
             .stdout(Stdio::from(slave.try_clone().unwrap()))
@@ -181,6 +186,20 @@ impl Pty {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// The prompt of each request, as the model got it (the last user message).
+pub fn prompts(mock: &MockServer) -> Vec<String> {
+    model_requests(mock)
+        .iter()
+        .map(|r| {
+            r.messages_with_role("user")
+                .last()
+                .and_then(|m| m["content"].as_str())
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
 }
 
 impl Drop for Pty {

@@ -3,7 +3,7 @@
 
 use std::process::Output;
 
-use crate::approvals::{ORIGINAL, edit_then};
+use crate::approvals::{EDIT, ORIGINAL, edit_then};
 use crate::support::*;
 
 async fn chat(env: &Env, mock: &MockServer, args: &[&str], typed: &str) -> Output {
@@ -113,4 +113,185 @@ async fn diff_shows_the_sessions_edits_and_resume_shows_the_earlier_turns() {
     assert_eq!(replay[3], "ai> The answer is now 42. …");
     assert!(stdout.contains("Resumed session"), "{stdout}");
     assert!(idle.chat_requests().is_empty());
+}
+
+#[tokio::test]
+async fn compact_shrinks_the_conversation_now_and_says_by_how_much() {
+    let env = Env::new();
+    let big = "a line of the notes that the model read once\n".repeat(60);
+    env.write("notes.txt", &big);
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool("read_file", json!({"path": "notes.txt"})),
+        Reply::text("Read them."),
+        Reply::text("Second answer."),
+        // The summarizer's request: no tools, the earlier turn to summarize.
+        Reply::text("SUMMARY-7: the user had notes.txt read.")
+            .expect_messages_contain("Read the notes"),
+        Reply::text("Third answer.").expect_messages_contain("SUMMARY-7"),
+    ]));
+    let output = chat(
+        &env,
+        &mock,
+        &[],
+        "Read the notes\nAnd then?\n/compact\n/compact\nGo on\n/exit\n",
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("Compacted: "))
+        .unwrap_or_else(|| panic!("no report\n{}", show(&output)));
+    assert!(
+        line.starts_with("Compacted: 1 tool output elided, 4 messages summarized; ~"),
+        "{line}"
+    );
+    // The numbers: fewer tokens after than before.
+    let numbers: Vec<u64> = line
+        .split('~')
+        .skip(1)
+        .map(|n| {
+            n.chars()
+                .take_while(|c| c.is_ascii_digit() || *c == ',')
+                .filter(char::is_ascii_digit)
+                .collect::<String>()
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    assert!(numbers[0] > numbers[1] + 300, "{line}");
+    // Twice in a row: nothing more to do, and said so.
+    assert!(stdout.contains("Nothing to compact"), "{stdout}");
+    let requests = model_requests(&mock);
+    assert_eq!(requests.len(), 5, "{}", show(&output));
+    let last = requests[4].message_texts().join("\n");
+    assert!(!last.contains("a line of the notes"), "{last}");
+    assert!(!last.contains("Read them."), "{last}");
+    assert!(
+        last.contains("Second answer."),
+        "the latest exchange stays: {last}"
+    );
+}
+
+#[tokio::test]
+async fn mcp_lists_the_servers_their_state_and_tools() {
+    let servers = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp-servers");
+    assert!(
+        servers
+            .join("node_modules/@modelcontextprotocol/sdk")
+            .exists(),
+        "run `npm ci --prefix tests/mcp-servers` from the repository root"
+    );
+    let env = Env::new();
+    let config = env.data_dir.join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[mcp.servers]]\nname = \"t\"\ncommand = \"node\"\nargs = [\"{}\"]\n\n\
+             [[mcp.servers]]\nname = \"broken\"\ncommand = \"/nonexistent/mcp-server\"\n",
+            servers.join("test-server.mjs").display()
+        ),
+    )
+    .unwrap();
+    env.write(
+        ".tandem/config.toml",
+        "[[mcp.servers]]\nname = \"proj\"\ncommand = \"node\"\nargs = [\"tools/docs.js\"]\n",
+    );
+    let mock = MockServer::start(Scenario::new([]));
+    let output = chat(
+        &env,
+        &mock,
+        &["--config", config.to_str().unwrap()],
+        "/mcp\n/exit\n",
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let running = stdout
+        .lines()
+        // The first line of the answer follows the `you> ` it answers (piped: no newline).
+        .find(|l| l.trim_start_matches("you> ").starts_with("t (node "))
+        .unwrap_or_else(|| panic!("no line for t\n{}", show(&output)));
+    assert!(running.contains(": running (pid "), "{running}");
+    for needle in [
+        "  4 tools: add-tool, flood, pid, spawn-child\n",
+        "broken (/nonexistent/mcp-server): down: ",
+        "proj (node tools/docs.js): named by ",
+        "you are asked at the next turn whether to start it",
+    ] {
+        assert!(
+            stdout.contains(needle),
+            "{needle:?} missing\n{}",
+            show(&output)
+        );
+    }
+    assert!(
+        mock.chat_requests().is_empty(),
+        "/mcp asks the model nothing"
+    );
+}
+
+#[tokio::test]
+async fn compaction_and_a_cut_answer_are_told_in_plain_text() {
+    let env = Env::new();
+    let mut replies = crate::local::six_reads(&env);
+    replies.push(Reply::text("All **read**."));
+    replies.push(Reply::text("A partial answer").finish_reason("length"));
+    let mock = MockServer::start(Scenario::new(replies));
+    let output = chat(
+        &env,
+        &mock,
+        &["--context-window", "4096"],
+        "Read the six files.\nTell me everything\n/exit\n",
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("[context compacted for the 4096-token window: "),
+        "no compaction notice\n{}",
+        show(&output)
+    );
+    assert!(stdout.contains("A partial answer"), "{stdout}");
+    assert!(
+        stdout.contains("error: the answer was cut at "),
+        "no cut notice\n{}",
+        show(&output)
+    );
+    // Not a terminal: plain text, as the model wrote it, without escapes.
+    assert!(stdout.contains("All **read**."), "{stdout}");
+    assert!(!stdout.contains('\x1b'), "{stdout:?}");
+}
+
+#[tokio::test]
+async fn undo_restores_the_turns_edit_and_new_starts_afresh() {
+    let env = Env::new();
+    env.write("src/answer.rs", ORIGINAL);
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "replace_in_file",
+            json!({"path": "src/answer.rs", "diff": EDIT}),
+        ),
+        Reply::text("Done."),
+        Reply::text("Fresh."),
+    ]));
+    let output = chat(
+        &env,
+        &mock,
+        &["--yes"],
+        "Make the answer 42\n/undo\n/undo\n/new\nWhat is here?\n/exit\n",
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("Restored: src/answer.rs"),
+        "{}",
+        show(&output)
+    );
+    assert!(stdout.contains("Nothing to undo."), "{}", show(&output));
+    assert!(stdout.contains("New session."), "{}", show(&output));
+    assert_eq!(env.read("src/answer.rs"), ORIGINAL);
+    let requests = model_requests(&mock);
+    assert_eq!(requests.len(), 3, "{}", show(&output));
+    // The new session's first request knows nothing of the old one.
+    let fresh = requests[2].message_texts().join("\n");
+    assert!(fresh.contains("What is here?"), "{fresh}");
+    assert!(!fresh.contains("Make the answer 42"), "{fresh}");
 }

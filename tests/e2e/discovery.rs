@@ -3,9 +3,14 @@
 
 use crate::support::*;
 
+/// Held by the tests that need the local servers' ports to stay as they are (this one opens
+/// Ollama's; the chat's first-run test needs them all closed).
+pub static LOCAL_PORTS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// One test, not two: the second half opens Ollama's port, which the first half needs closed.
 #[tokio::test]
 async fn with_nothing_configured_the_local_servers_are_tried() {
+    let _ports = LOCAL_PORTS.lock().await;
     let env = Env::new();
     let tandem = Sidecar::spawn(&env);
     let uri = format!("file://{}", env.workspace.display());

@@ -310,3 +310,139 @@ async fn the_prompt_comes_from_stdin_and_resume_continues_the_session() {
     let texts = requests[1].message_texts().join("\n");
     assert!(texts.contains("Summarise\nthe two lines"), "{texts}");
 }
+
+#[cfg(target_os = "linux")]
+/// A script the model runs, reaching for a TCP listener on this machine (a plain command line:
+/// the allow-list admits no shell operators).
+fn write_connect_script(env: &Env, port: u16) {
+    env.write(
+        "connect.py",
+        &format!(
+            "import socket\nprint(\"start\")\ntry:\n    socket.create_connection((\"127.0.0.1\", {port}), 5)\n    print(\"CONNECTED\")\nexcept OSError as e:\n    print(\"refused:\", e)\n"
+        ),
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn allow_runs_a_command_prefix_and_allow_network_lets_it_out() {
+    let env = Env::new();
+    // The sandbox's network wall needs the kernel's namespaces: fail with its reason without.
+    crate::walls::require_namespaces(&env).await;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    write_connect_script(&env, listener.local_addr().unwrap().port());
+    let run = || {
+        MockServer::start(Scenario::new([
+            Reply::tool("execute_command", json!({"command": "python3 connect.py"})),
+            Reply::text("Done."),
+        ]))
+    };
+
+    // --allow python3: it runs without --yes, in the sandbox, where the network is off.
+    let mock = run();
+    let output = exec(
+        &env,
+        &mock,
+        "Connect",
+        &["--allow", "python3", "--json"],
+        "",
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+    let first = events(&output);
+    let approval = of_type(&first, "approval")[0];
+    assert_eq!(approval["decision"], "accept", "{approval}");
+    assert_eq!(approval["decidedBy"], "policy", "{approval}");
+    let result = of_type(&first, "toolResult")[0]["output"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(result.contains("start"), "it did not run: {result}");
+    assert!(!result.contains("CONNECTED"), "{result}");
+
+    // Another prefix does not let it run.
+    let mock = run();
+    let output = exec(&env, &mock, "Connect", &["--allow", "cargo test"], "").await;
+    assert_eq!(output.status.code(), Some(4), "{}", show(&output));
+
+    // --allow-network too: the same command reaches the listener.
+    let mock = run();
+    let output = exec(
+        &env,
+        &mock,
+        "Connect",
+        &["--allow", "python3", "--allow-network", "--json"],
+        "",
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+    let result = of_type(&events(&output), "toolResult")[0]["output"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(result.contains("CONNECTED"), "{result}");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn sigint_cancels_the_turn_and_exits_130() {
+    use std::process::Stdio;
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    let env = Env::new();
+    // An answer that would take minutes.
+    let mock = MockServer::start(Scenario::new([Reply::text("slow ".repeat(2000))
+        .chunk_size(5)
+        .delay_ms(100)]));
+    let mut command = env.command();
+    command
+        .args(["exec", "Take your time", "--json"])
+        .args(["--base-url", &mock.base_url(), "--model", "mock-coder"])
+        .arg("--root")
+        .arg(&env.workspace)
+        .arg("--data-dir")
+        .arg(&env.data_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    // Once the turn runs and the model is streaming (its request arrived), ^C.
+    while let Some(line) = tokio::time::timeout(SAFETY, lines.next_line())
+        .await
+        .expect("no events")
+        .unwrap()
+    {
+        let started = line.contains("\"turnStarted\"");
+        seen.push(line);
+        if started {
+            break;
+        }
+    }
+    let deadline = std::time::Instant::now() + SAFETY;
+    while mock.chat_requests().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "no request: {seen:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // SAFETY: a signal to the child we started.
+    unsafe {
+        libc::kill(child.id().unwrap() as i32, libc::SIGINT);
+    }
+    while let Some(line) = tokio::time::timeout(SAFETY, lines.next_line())
+        .await
+        .expect("exec did not end after SIGINT")
+        .unwrap()
+    {
+        seen.push(line);
+    }
+    let status = tokio::time::timeout(SAFETY, child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "{seen:#?}");
+    let end: Value = serde_json::from_str(seen.last().unwrap()).unwrap();
+    assert_eq!(end["type"], "turnEnded", "{seen:#?}");
+    assert_eq!(end["stopReason"], "cancelled");
+    assert_eq!(end["exitCode"], 130);
+}

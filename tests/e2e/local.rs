@@ -351,9 +351,8 @@ async fn an_ollama_model_without_tools_gets_them_as_text_from_the_start() {
     assert!(chats[0].message_texts()[0].contains("# Tools"));
 }
 
-#[tokio::test]
-async fn a_long_turn_in_a_4k_window_compacts_and_goes_on() {
-    let env = Env::new();
+/// Six files of 150 lines in `env`, and the model reading each: more than a 4k window holds.
+pub(crate) fn six_reads(env: &Env) -> Vec<Reply> {
     let mut replies = Vec::new();
     for name in ["a", "b", "c", "d", "e", "f"] {
         env.write(
@@ -365,6 +364,13 @@ async fn a_long_turn_in_a_4k_window_compacts_and_goes_on() {
             json!({"path": format!("{name}.txt")}),
         ));
     }
+    replies
+}
+
+#[tokio::test]
+async fn a_long_turn_in_a_4k_window_compacts_and_goes_on() {
+    let env = Env::new();
+    let mut replies = six_reads(&env);
     replies.push(Reply::text("All read."));
     let mock = MockServer::start(Scenario::new(replies));
     let tandem = Sidecar::start(&env, &mock, options(json!({"contextWindow": 4096}))).await;

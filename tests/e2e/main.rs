@@ -14,6 +14,8 @@ mod chat_editing;
 pub mod chat_pty;
 #[cfg(unix)]
 mod chat_slash;
+#[cfg(unix)]
+mod chat_terminal;
 mod commands;
 mod custom_commands;
 mod discovery;

@@ -53,7 +53,7 @@ async fn run_sandboxed(env: &Env, cmd: &str, namespaces: bool, vars: &[(&str, &s
 
 /// Fails with the kernel's reason where this machine refuses the sandbox's namespaces (the
 /// launcher's own probe), rather than with a wall that seems to leak.
-async fn require_namespaces(env: &Env) {
+pub(crate) async fn require_namespaces(env: &Env) {
     let out = env
         .command()
         .args(["__sandbox-launch", "--probe", "--temp", "/tmp", "--"])

@@ -12,6 +12,7 @@ mod file_events;
 pub mod images;
 pub mod mcp;
 pub mod mode;
+mod on_demand;
 pub mod outbox;
 mod output_file;
 pub mod plan;
@@ -36,6 +37,8 @@ use prompt::ContextItem;
 use session::Session;
 use tandem_model::ToolDefinition;
 use tandem_provider::{ModelClient, ModelInfo};
+
+pub use on_demand::{CompactOutcome, McpServerState, McpServerView};
 
 /// What a face must provide for a turn to run: somewhere to send updates, and a user to ask.
 pub trait Frontend: Send + Sync + 'static {

@@ -10,7 +10,9 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-use tandem_mcp::{HubOptions, McpHub, McpServerConfig, McpTool};
+use tandem_mcp::{HubOptions, McpHub, McpServerConfig, McpTool, ServerState};
+
+use crate::on_demand::{McpServerState, McpServerView};
 use tandem_model::ToolDefinition;
 use tokio::sync::Mutex;
 
@@ -169,6 +171,43 @@ impl SessionMcp {
         }
     }
 
+    /// Every server the session can use, with its state and tools (for the user: `/mcp`).
+    /// Starts the agent's servers and the session's running hub's as a listing does; the
+    /// session's own servers wait for its next turn, a project's for the user's trust.
+    pub async fn servers(&self) -> Vec<McpServerView> {
+        let mut out = Vec::new();
+        if let Some(hub) = &self.shared {
+            out.extend(view(hub).await);
+        }
+        let own = self.own.lock().await.clone();
+        match own {
+            Some(hub) => out.extend(view(&hub).await),
+            None => {
+                out.extend(
+                    tandem_stdx::lock(&self.trusted)
+                        .iter()
+                        .map(|config| McpServerView {
+                            name: config.name().to_string(),
+                            target: config.target(),
+                            state: McpServerState::NotStarted,
+                            tools: Vec::new(),
+                        }),
+                )
+            }
+        }
+        out.extend(
+            tandem_stdx::lock(&self.pending)
+                .iter()
+                .map(|(config, file)| McpServerView {
+                    name: config.name().to_string(),
+                    target: config.target(),
+                    state: McpServerState::AwaitingTrust { file: file.clone() },
+                    tools: Vec::new(),
+                }),
+        );
+        out
+    }
+
     /// Whether `message` is new to this session's user (then it is now told).
     pub fn tell_once(&self, message: &str) -> bool {
         tandem_stdx::lock(&self.told).insert(message.to_string())
@@ -211,6 +250,35 @@ fn split(servers: &[SessionServer]) -> (Vec<McpServerConfig>, Vec<(McpServerConf
         }
     }
     (trusted, pending)
+}
+
+/// A hub's servers as the user sees them: listing their tools first starts those not started.
+async fn view(hub: &McpHub) -> Vec<McpServerView> {
+    let list = hub.tools().await;
+    hub.status()
+        .await
+        .into_iter()
+        .map(|status| {
+            let tools = list
+                .tools
+                .iter()
+                .filter(|t| t.server == status.name)
+                .map(|t| t.tool.clone())
+                .collect();
+            let state = match status.state {
+                ServerState::Running { pid, .. } => McpServerState::Running { pid },
+                ServerState::NotStarted => McpServerState::NotStarted,
+                ServerState::Down(e) => McpServerState::Down(e.to_string()),
+                ServerState::ShutDown => McpServerState::ShutDown,
+            };
+            McpServerView {
+                name: status.name,
+                target: status.target,
+                state,
+                tools,
+            }
+        })
+        .collect()
 }
 
 /// What the user is shown to decide whether to run a project's server: the command line and

@@ -172,6 +172,34 @@ pub(crate) async fn fit(
     Fit::Compacted(report)
 }
 
+/// Compacts `conversation` as far as it goes, now (the user asked: `/compact`), whatever room
+/// is left: every earlier tool output elided, the turns before the latest summarized by the
+/// model (its steps, when there is one turn). The system prompt and the latest exchange stay.
+pub(crate) async fn compact_now(
+    client: &dyn ModelClient,
+    conversation: &mut Vec<Message>,
+    tools: &[ToolDefinition],
+    sizing: &Sizing,
+) -> Compaction {
+    let mut report = Compaction {
+        tokens_before: sizing.estimate(conversation, tools),
+        ..Compaction::default()
+    };
+    for index in compact::elidable(conversation) {
+        compact::elide(conversation, index);
+        report.elided += 1;
+    }
+    if let Some(range) = compact::summarizable(conversation) {
+        let span = conversation[range.clone()].to_vec();
+        let summary = summarize(client, &span, sizing).await;
+        report.summarized = span.len() as u32;
+        compact::replace_with_summary(conversation, range, &summary);
+        report.summary = Some(summary);
+    }
+    report.tokens_after = sizing.estimate(conversation, tools);
+    report
+}
+
 /// The system prompt, the tools and the current user message: what every request needs.
 fn minimum_does_not_fit(
     conversation: &[Message],
@@ -215,7 +243,7 @@ fn too_small_message(
 }
 
 /// `11000` as `11,000`.
-pub(crate) fn group(n: u64) -> String {
+pub fn group(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

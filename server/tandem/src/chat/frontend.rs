@@ -105,7 +105,9 @@ impl Frontend for ChatFrontend {
             Event::Usage { .. } | Event::TurnEnded { .. } => {}
             // Rendered a block at a time: the spinner stays (saying the answer comes) until one
             // is complete.
-            Event::Text { .. } if self.markdown.is_some() => self.status.answering(),
+            Event::Text { delta } if self.markdown.is_some() => {
+                self.status.answering(delta.chars().count())
+            }
             Event::Text { .. } | Event::Reasoning { .. } => self.status.quiet(true),
             _ => self.status.quiet(false),
         }
@@ -122,8 +124,12 @@ impl Frontend for ChatFrontend {
                                 out(&s.bold("ai> "));
                             }
                         }
-                        for block in done {
-                            out(&render::render(&block, self.look()));
+                        if !done.is_empty() {
+                            for block in done {
+                                out(&render::render(&block, self.look()));
+                            }
+                            // On the line below the blocks shown: the speed, until the next.
+                            self.status.answering(0);
                         }
                     }
                     None => {

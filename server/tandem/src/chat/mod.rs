@@ -7,6 +7,7 @@
 mod custom;
 mod frontend;
 mod input;
+mod inspect;
 mod json_log;
 mod render;
 mod sessions;
@@ -229,6 +230,20 @@ impl Chat<'_> {
                 }
             }
             Slash::Rules => out(&style.dim(&sessions::rules(self.agent, session, self.root))),
+            Slash::Compact => {
+                out(&style.dim("Compacting the conversation…\n"));
+                match self.agent.compact(session).await {
+                    Ok(outcome) => out(&style.dim(&inspect::compacted(&outcome))),
+                    Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
+                }
+            }
+            Slash::Mcp => match self.agent.mcp_servers(session).await {
+                Ok(servers) => out(&style.dim(&inspect::mcp_list(
+                    &servers,
+                    self.frontend.config_file.as_deref(),
+                ))),
+                Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
+            },
             Slash::Mode(mode) => match self.agent.set_mode(session, mode) {
                 Ok(()) => out(&style.dim(&format!("{}: {}\n", mode.name(), mode.description()))),
                 Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),

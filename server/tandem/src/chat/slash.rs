@@ -14,7 +14,11 @@ pub enum Slash {
     /// Revert the last turn that changed files, or everything since this turn.
     Undo(Option<String>),
     Diff,
+    /// Compact the conversation now.
+    Compact,
     Rules,
+    /// The MCP servers, their state and tools.
+    Mcp,
     /// Switch the session's mode: `/plan` read-only, `/act` back to editing.
     Mode(tandem_agent::mode::Mode),
     Exit,
@@ -23,7 +27,7 @@ pub enum Slash {
 }
 
 /// The commands, for `/help` (and completion): name, arguments, what it does.
-pub const COMMANDS: [(&str, &str, &str); 12] = [
+pub const COMMANDS: [(&str, &str, &str); 14] = [
     ("/help", "", "this list"),
     ("/model", "[NAME]", "show the model, or switch to NAME"),
     ("/models", "", "the models the server offers"),
@@ -40,7 +44,13 @@ pub const COMMANDS: [(&str, &str, &str); 12] = [
         "revert the last turn's edits (or everything since TURN)",
     ),
     ("/diff", "", "the edits made in this session"),
+    (
+        "/compact",
+        "",
+        "shrink the conversation now: old tool outputs, earlier turns summarized",
+    ),
     ("/rules", "", "the rules files the model was given"),
+    ("/mcp", "", "the MCP servers, their state and tools"),
     (
         "/plan",
         "",
@@ -72,7 +82,9 @@ pub fn parse(line: &str) -> Option<Slash> {
         "resume" => Slash::Resume(arg.to_string()),
         "undo" => Slash::Undo(arg_opt()),
         "diff" => Slash::Diff,
+        "compact" => Slash::Compact,
         "rules" => Slash::Rules,
+        "mcp" => Slash::Mcp,
         "plan" => Slash::Mode(tandem_agent::mode::Mode::Plan),
         "act" => Slash::Mode(tandem_agent::mode::Mode::Default),
         "exit" | "quit" => Slash::Exit,
@@ -120,6 +132,8 @@ mod tests {
         assert_eq!(parse("/resume"), Some(Slash::Resume(String::new())));
         assert_eq!(parse("/undo t3"), Some(Slash::Undo(Some("t3".into()))));
         assert_eq!(parse("/quit"), Some(Slash::Exit));
+        assert_eq!(parse("/compact"), Some(Slash::Compact));
+        assert_eq!(parse("/mcp"), Some(Slash::Mcp));
         assert_eq!(
             parse("/frobnicate x"),
             Some(Slash::Unknown("frobnicate".into()))

@@ -1,5 +1,6 @@
-//! Signs of life: a spinner with the time waited while the model has not answered yet, and after
-//! each turn one line with the model, the window used, tokens in and out, time and speed.
+//! Signs of life: a spinner with the time waited while the model has not answered yet, the
+//! speed while the answer streams (estimated from its characters until the server counts), and
+//! after each turn one line with the model, the window used, tokens in and out, time and speed.
 //!
 //! The spinner is drawn only on a terminal, by a thread of its own, on the line the answer will
 //! start on; whatever the chat prints next first calls [`Status::quiet`], which clears it.
@@ -28,9 +29,14 @@ struct Inner {
     completion_tokens: u64,
     window: Option<u64>,
     requests: u32,
-    /// The answer is coming (gathered until a block is complete).
+    /// The answer is coming: the spinner shows its speed.
     answering: bool,
+    /// Characters of the current answer so far, for the live speed.
+    answer_chars: usize,
 }
+
+/// Characters per token for the live estimate (English prose and code run 3 to 5).
+const CHARS_PER_TOKEN: f64 = 4.0;
 
 #[derive(Clone)]
 pub struct Status {
@@ -93,13 +99,29 @@ impl Status {
         }
     }
 
-    /// The answer streams but nothing of it shows yet: the spinner says so, the speed clock runs.
-    pub fn answering(&self) {
+    /// `chars` more of the answer came: the speed clock runs, and the spinner (where the answer
+    /// is shown a block at a time, on the line below the blocks shown) says how fast it comes.
+    pub fn answering(&self, chars: usize) {
         let mut inner = lock(&self.inner);
         if inner.streaming_since.is_none() {
             inner.streaming_since = Some(Instant::now());
         }
+        inner.answer_chars += chars;
         inner.answering = true;
+        inner.waiting_since.get_or_insert_with(Instant::now);
+    }
+
+    /// What the spinner says while the answer streams: `answering… 2.1 s, ~24 tok/s`.
+    fn live_speed(inner: &Inner) -> String {
+        let Some(since) = inner.streaming_since else {
+            return "answering…".to_string();
+        };
+        let secs = since.elapsed().as_secs_f64();
+        let tokens = inner.answer_chars as f64 / CHARS_PER_TOKEN;
+        if secs < 0.2 || tokens < 1.0 {
+            return format!("answering… {secs:.1} s");
+        }
+        format!("answering… {secs:.1} s, ~{:.0} tok/s", tokens / secs)
     }
 
     /// A request's token counts.
@@ -108,6 +130,7 @@ impl Status {
         if let Some(since) = inner.streaming_since.take() {
             inner.streamed += since.elapsed();
         }
+        inner.answer_chars = 0;
         inner.prompt_tokens = prompt_tokens;
         inner.completion_tokens += completion_tokens;
         inner.window = window.or(inner.window);
@@ -150,16 +173,15 @@ impl Status {
         let frame = FRAMES[inner.frame % FRAMES.len()];
         inner.frame += 1;
         let mut stdout = std::io::stdout().lock();
-        let doing = if inner.answering {
-            "the model is answering…"
+        let line = if inner.answering {
+            Status::live_speed(&inner)
         } else {
-            "waiting for the model…"
+            format!(
+                "waiting for the model… {:.1}s",
+                since.elapsed().as_secs_f64()
+            )
         };
-        let _ = write!(
-            stdout,
-            "\r\x1b[2K{frame} {doing} {:.1}s",
-            since.elapsed().as_secs_f64()
-        );
+        let _ = write!(stdout, "\r\x1b[2K{frame} {line}");
         let _ = stdout.flush();
         inner.drawn = true;
     }
@@ -183,5 +205,25 @@ mod tests {
             "{line}"
         );
         assert!(line.ends_with(" s]") || line.ends_with("tok/s]"), "{line}");
+    }
+
+    #[test]
+    fn the_speed_shows_while_the_answer_streams() {
+        let status = Status::new(false);
+        status.turn_started();
+        status.answering(400);
+        // Backdated: the answer began streaming a second ago.
+        lock(&status.inner).streaming_since = Some(Instant::now() - Duration::from_secs(1));
+        let line = Status::live_speed(&lock(&status.inner));
+        assert!(line.starts_with("answering… 1.0 s, ~"), "{line}");
+        let speed: f64 = line
+            .rsplit_once('~')
+            .and_then(|(_, r)| r.strip_suffix(" tok/s"))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!((90.0..=100.0).contains(&speed), "{line}");
+        // A request's end restarts the count for the next answer.
+        status.usage(10, 100, None);
+        assert_eq!(lock(&status.inner).answer_chars, 0);
     }
 }
