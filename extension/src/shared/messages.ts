@@ -173,6 +173,11 @@ export function parseWebviewMessage(x: unknown): WebviewMessage | undefined {
       return isString(x.turnId) && x.turnId !== '' && x.turnId.length <= 256 ? { type: 'restore', turnId: x.turnId } : undefined;
     case 'setModel':
       return isString(x.model) && x.model !== '' ? { type: 'setModel', model: x.model } : undefined;
+    case 'openOutput':
+      // The host opens only the sidecar's output file of that call (wholeOutput.ts checks).
+      return isString(x.turnId) && isString(x.toolCallId) && isString(x.path) && x.path.length <= 4096
+        ? { type: 'openOutput', turnId: x.turnId, toolCallId: x.toolCallId, path: x.path }
+        : undefined;
     case 'findFiles':
       return isString(x.query) ? { type: 'findFiles', query: x.query } : undefined;
     case 'command':

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isWholeOutputPath, wholeOutputName } from '../../src/chat/wholeOutput';
+import { parseWebviewMessage } from '../../src/shared/messages';
 
 describe("a command's whole output", () => {
   it('is named as the sidecar names it, with only the safe characters of the model’s call id', () => {
@@ -16,5 +17,12 @@ describe("a command's whole output", () => {
     assert.equal(isWholeOutputPath('/home/me/.ssh/id_rsa', 's1', 't2', 'call_0'), false);
     assert.equal(isWholeOutputPath('/w/logs/s1-t2-call_0.log', 's1', 't2', 'call_0'), false);
     assert.equal(isWholeOutputPath('/w/outputs/../outputs/s1-t2-call_0.log', 's1', 't2', 'call_0'), false);
+  });
+
+  it("the webview's Open Full Output reaches the host, and only with its three strings", () => {
+    const m = { type: 'openOutput', turnId: 't2', toolCallId: 'call_0', path: '/d/outputs/s1-t2-call_0.log' };
+    assert.deepEqual(parseWebviewMessage(m), m);
+    assert.equal(parseWebviewMessage({ ...m, path: 42 }), undefined);
+    assert.equal(parseWebviewMessage({ ...m, toolCallId: undefined }), undefined);
   });
 });
