@@ -649,27 +649,16 @@ impl ProgressLine {
         match self.tokens {
             Some((used, Some(window))) => line.push_str(&format!(
                 " · {} of {} tokens",
-                thousands(used),
-                thousands(window)
+                tandem_agent::context::group(used),
+                tandem_agent::context::group(window)
             )),
-            Some((used, None)) => line.push_str(&format!(" · {} tokens", thousands(used))),
+            Some((used, None)) => {
+                line.push_str(&format!(" · {} tokens", tandem_agent::context::group(used)))
+            }
             None => {}
         }
         line
     }
-}
-
-/// 12345 as "12,345".
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// What the user is shown when a turn ends.
@@ -995,8 +984,8 @@ mod tests {
         line.activity = Some(format!("Edit {}", "é".repeat(400)));
         line.plan = Some("p".repeat(500));
         assert!(line.message().len() < 2 * (2 * PROGRESS_PART + 40));
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(tandem_agent::context::group(999), "999");
+        assert_eq!(tandem_agent::context::group(1000), "1,000");
     }
 
     #[test]
