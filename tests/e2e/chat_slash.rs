@@ -6,7 +6,8 @@ use std::process::Output;
 use crate::approvals::{EDIT, ORIGINAL, edit_then};
 use crate::support::*;
 
-async fn chat(env: &Env, mock: &MockServer, args: &[&str], typed: &str) -> Output {
+/// `tandem chat` against the mock with `typed` on stdin (not a terminal); it must exit cleanly.
+pub(crate) async fn chat(env: &Env, mock: &MockServer, args: &[&str], typed: &str) -> Output {
     let mut command = env.command();
     command
         .arg("chat")

@@ -227,17 +227,7 @@ async fn plain_lsp_lists_and_runs_commands_with_execute_command() {
 }
 
 async fn chat(env: &Env, mock: &MockServer, typed: &str) -> Output {
-    let mut command = env.command();
-    command
-        .arg("chat")
-        .args(["--base-url", &mock.base_url(), "--model", "mock-coder"])
-        .arg("--root")
-        .arg(&env.workspace)
-        .arg("--data-dir")
-        .arg(&env.data_dir);
-    let output = run_piped(command, typed).await;
-    assert!(output.status.success(), "{}", show(&output));
-    output
+    crate::chat_slash::chat(env, mock, &[], typed).await
 }
 
 #[tokio::test]

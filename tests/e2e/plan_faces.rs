@@ -39,17 +39,9 @@ async fn chat_plan_mode_refuses_writes_unasked_and_shows_the_plan() {
         Reply::text("Planned only.").expect_tool_result_contains("read-only"),
         Reply::text("Editing again."),
     ]));
-    let mut command = env.command();
-    command
-        .arg("chat")
-        .args(["--base-url", &mock.base_url(), "--model", "mock-coder"])
-        .arg("--root")
-        .arg(&env.workspace)
-        .arg("--data-dir")
-        .arg(&env.data_dir);
     // Had a question been asked, it would have taken `/act` as its answer (and said `[y]es`).
-    let output = run_piped(command, "/plan\nPlan the change\n/act\nGo on\n/exit\n").await;
-    assert!(output.status.success(), "{}", show(&output));
+    let typed = "/plan\nPlan the change\n/act\nGo on\n/exit\n";
+    let output = crate::chat_slash::chat(&env, &mock, &[], typed).await;
     let stdout = String::from_utf8_lossy(&output.stdout);
     for needle in [
         "Plan (read-only): Read-only",
