@@ -1,26 +1,8 @@
 //! `tandem chat`'s slash commands run in the chat, never reach the model; `--resume` shows the
 //! earlier conversation. Driven with piped stdin: each line is what the user types.
 
-use std::process::Output;
-
 use crate::approvals::{EDIT, ORIGINAL, edit_then};
 use crate::support::*;
-
-/// `tandem chat` against the mock with `typed` on stdin (not a terminal); it must exit cleanly.
-pub(crate) async fn chat(env: &Env, mock: &MockServer, args: &[&str], typed: &str) -> Output {
-    let mut command = env.command();
-    command
-        .arg("chat")
-        .args(["--base-url", &mock.base_url(), "--model", "mock-coder"])
-        .arg("--root")
-        .arg(&env.workspace)
-        .arg("--data-dir")
-        .arg(&env.data_dir)
-        .args(args);
-    let output = run_piped(command, typed).await;
-    assert!(output.status.success(), "{}", show(&output));
-    output
-}
 
 #[tokio::test]
 async fn slash_commands_stay_in_the_chat() {
@@ -41,7 +23,7 @@ async fn slash_commands_stay_in_the_chat() {
             ],
         ),
     );
-    let output = chat(
+    let output = chat_piped(
         &env,
         &mock,
         &[],
@@ -81,7 +63,7 @@ async fn diff_shows_the_sessions_edits_and_resume_shows_the_earlier_turns() {
     let mock = MockServer::start(edit_then(Reply::text(
         "The answer is now 42.\nSecond line of the answer.",
     )));
-    let output = chat(
+    let output = chat_piped(
         &env,
         &mock,
         &["--yes"],
@@ -101,7 +83,7 @@ async fn diff_shows_the_sessions_edits_and_resume_shows_the_earlier_turns() {
 
     // Reopened: the earlier conversation, one line each, before the prompt; no request made.
     let idle = MockServer::start(Scenario::new([]));
-    let output = chat(&env, &idle, &["--resume"], "/exit\n").await;
+    let output = chat_piped(&env, &idle, &["--resume"], "/exit\n").await;
     let stdout = String::from_utf8_lossy(&output.stdout);
     let replay: Vec<&str> = stdout
         .lines()
@@ -130,7 +112,7 @@ async fn compact_shrinks_the_conversation_now_and_says_by_how_much() {
             .expect_messages_contain("Read the notes"),
         Reply::text("Third answer.").expect_messages_contain("SUMMARY-7"),
     ]));
-    let output = chat(
+    let output = chat_piped(
         &env,
         &mock,
         &[],
@@ -198,7 +180,7 @@ async fn mcp_lists_the_servers_their_state_and_tools() {
         "[[mcp.servers]]\nname = \"proj\"\ncommand = \"node\"\nargs = [\"tools/docs.js\"]\n",
     );
     let mock = MockServer::start(Scenario::new([]));
-    let output = chat(
+    let output = chat_piped(
         &env,
         &mock,
         &["--config", config.to_str().unwrap()],
@@ -237,7 +219,7 @@ async fn compaction_and_a_cut_answer_are_told_in_plain_text() {
     replies.push(Reply::text("All **read**."));
     replies.push(Reply::text("A partial answer").finish_reason("length"));
     let mock = MockServer::start(Scenario::new(replies));
-    let output = chat(
+    let output = chat_piped(
         &env,
         &mock,
         &["--context-window", "4096"],
@@ -273,7 +255,7 @@ async fn undo_restores_the_turns_edit_and_new_starts_afresh() {
         Reply::text("Done."),
         Reply::text("Fresh."),
     ]));
-    let output = chat(
+    let output = chat_piped(
         &env,
         &mock,
         &["--yes"],

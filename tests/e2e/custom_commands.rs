@@ -227,7 +227,7 @@ async fn plain_lsp_lists_and_runs_commands_with_execute_command() {
 }
 
 async fn chat(env: &Env, mock: &MockServer, typed: &str) -> Output {
-    crate::chat_slash::chat(env, mock, &[], typed).await
+    chat_piped(env, mock, &[], typed).await
 }
 
 #[tokio::test]

@@ -41,7 +41,7 @@ async fn chat_plan_mode_refuses_writes_unasked_and_shows_the_plan() {
     ]));
     // Had a question been asked, it would have taken `/act` as its answer (and said `[y]es`).
     let typed = "/plan\nPlan the change\n/act\nGo on\n/exit\n";
-    let output = crate::chat_slash::chat(&env, &mock, &[], typed).await;
+    let output = chat_piped(&env, &mock, &[], typed).await;
     let stdout = String::from_utf8_lossy(&output.stdout);
     for needle in [
         "Plan (read-only): Read-only",

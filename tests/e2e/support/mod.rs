@@ -125,6 +125,27 @@ pub async fn run_piped(mut command: tokio::process::Command, stdin: &str) -> std
         .expect("tandem failed to run")
 }
 
+/// `tandem chat` against the mock with `typed` on stdin (not a terminal); it must exit cleanly.
+pub async fn chat_piped(
+    env: &Env,
+    mock: &MockServer,
+    args: &[&str],
+    typed: &str,
+) -> std::process::Output {
+    let mut command = env.command();
+    command
+        .arg("chat")
+        .args(["--base-url", &mock.base_url(), "--model", "mock-coder"])
+        .arg("--root")
+        .arg(&env.workspace)
+        .arg("--data-dir")
+        .arg(&env.data_dir)
+        .args(args);
+    let output = run_piped(command, typed).await;
+    assert!(output.status.success(), "{}", show(&output));
+    output
+}
+
 /// A finished command's exit status and output, for a failing assertion's message.
 pub fn show(output: &std::process::Output) -> String {
     format!(
