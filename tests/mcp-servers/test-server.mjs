@@ -5,9 +5,11 @@
 //   flood      answers with `bytes` bytes of text (a server that floods)
 //   pid        answers with its own pid (to find the process to kill)
 //   spawn-child starts a `sleep` child in the same process group and answers with its pid
+//   hang       never answers; first writes the file `marker`, so a test knows the call arrived
 // With TANDEM_TEST_LINGER=1 it stays alive after its stdin closes (a badly behaved server), so
 // only a signal stops it.
 import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -27,6 +29,11 @@ const tools = [
   },
   { name: "pid", description: "Answers with the server's pid.", inputSchema: noArgs },
   { name: "spawn-child", description: "Starts a child process and answers with its pid.", inputSchema: noArgs },
+  {
+    name: "hang",
+    description: "Writes the file `marker`, then never answers.",
+    inputSchema: { type: "object", properties: { marker: { type: "string" } }, required: ["marker"] },
+  },
 ];
 
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
@@ -51,6 +58,9 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const child = spawn("sleep", ["300"], { stdio: "ignore" });
       return text(String(child.pid));
     }
+    case "hang":
+      writeFileSync(String(args?.marker), "arrived");
+      return new Promise(() => {});
     default:
       return { content: [{ type: "text", text: `unknown tool ${name}` }], isError: true };
   }

@@ -265,16 +265,39 @@ fn the_runner_can_still_kill_a_confined_process_group() {
     require_landlock();
     let ws = scratch();
     let mut command = Command::new("/bin/sh");
+    // It says when it runs, confined, with a child in its group.
     command
-        .args(["-c", "sleep 30 & sleep 30; wait"])
+        .args(["-c", "sleep 30 & echo $!; sleep 30; wait"])
+        .stdout(std::process::Stdio::piped())
         .process_group(0);
     confine(&mut command, &SandboxPolicy::workspace_write(ws.path())).unwrap();
-    let started = std::time::Instant::now();
     let mut child = command.spawn().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let background: i32 = line.trim().parse().unwrap_or_else(|_| panic!("{line:?}"));
     // SAFETY: killpg takes plain integers.
     assert_eq!(unsafe { libc::killpg(child.id() as i32, libc::SIGKILL) }, 0);
     let status = child.wait().unwrap();
     assert!(!status.success());
-    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // The child in its group went too: its pid is gone or a zombie waiting to be reaped.
+    // A bounded poll: the bound is a safety net, far above the time a kill takes.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let stat = std::fs::read_to_string(format!("/proc/{background}/stat")).unwrap_or_default();
+        let state = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next());
+        if matches!(state, None | Some("Z" | "X")) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the group's child {background} outlived the kill"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
