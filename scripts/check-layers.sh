@@ -13,5 +13,13 @@ for crate in "${core[@]}"; do
     status=1
   fi
 done
-[ "$status" = 0 ] && echo "layers: ${core[*]} depend on no protocol, editor or terminal crate"
+# The wire types of `tandem lsp` are wire types only: serde, and nothing of the core (the
+# conversions live in tandem-lsp), so generating the TypeScript compiles in seconds.
+wire_allowed='^(tandem-protocol|serde|serde_json) '
+direct=$(cargo tree -q -p tandem-protocol -e normal --depth 1 --prefix none | grep -vE "$wire_allowed" | sort -u || true)
+if [ -n "$direct" ]; then
+  echo "layering: tandem-protocol may depend on serde and serde_json only, not: $direct" >&2
+  status=1
+fi
+[ "$status" = 0 ] && echo "layers: ${core[*]} depend on no protocol, editor or terminal crate; tandem-protocol on serde alone"
 exit "$status"

@@ -7,6 +7,7 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::lsp_types::LSPAny;
 
 use super::{Backend, agent_error, invalid_params};
+use crate::convert::{IntoCore, IntoWire};
 use tandem_protocol::{ListCommandsParams, ListCommandsResult, PromptResult, RunCommandParams};
 
 /// `tandem.runCommand`: `[name, arguments?]`.
@@ -32,7 +33,7 @@ impl Backend {
                 ));
             }
         };
-        Ok(commands.map_err(agent_error)?.into())
+        Ok(commands.map_err(agent_error)?.into_wire())
     }
 
     /// `tandem/runCommand`: the command's text is the prompt.
@@ -52,7 +53,7 @@ impl Backend {
             .prompt(
                 &params.session_id,
                 text,
-                context.into_iter().map(Into::into).collect(),
+                context.into_iter().map(IntoCore::into_core).collect(),
                 ready.frontend.clone(),
             )
             .map_err(agent_error)?;
@@ -72,7 +73,7 @@ impl Backend {
                 .agent
                 .commands(&session_id)
                 .map_err(agent_error)?
-                .into();
+                .into_wire();
             return Ok(Some(json!(list)));
         }
         let usage = || invalid_params("tandem.runCommand takes [name, arguments?]".into());

@@ -32,7 +32,7 @@ pub fn notify(
 ) -> BoxFuture<'static, ()> {
     forget_deleted(documents, &files);
     let client = client.clone();
-    let params = FilesChangedParams::new(session_id, files);
+    let params = crate::convert::files_changed_params(session_id, files);
     Box::pin(async move { client.send_notification::<FilesChangedNote>(params).await })
 }
 

@@ -8,6 +8,7 @@ use futures_util::future::BoxFuture;
 use tokio::sync::oneshot;
 use tower_lsp_server::Client;
 
+use crate::convert::{IntoCore, IntoWire};
 use crate::documents::Documents;
 use crate::plain::PlainCapabilities;
 use crate::wire::{GetDiagnostics, RequestApproval, UpdateNote};
@@ -31,7 +32,7 @@ impl Deliver for ToClient {
     type Other = (ApprovalRequest, oneshot::Sender<ApprovalReply>);
 
     async fn event(&mut self, (session_id, turn_id): Stream, event: Event) {
-        let update = UpdateParams::new(&session_id, &turn_id, event);
+        let update = crate::convert::update_params(&session_id, &turn_id, event);
         self.client.send_notification::<UpdateNote>(update).await;
     }
 
@@ -40,9 +41,9 @@ impl Deliver for ToClient {
     async fn other(&mut self, (request, reply): Self::Other) {
         let client = self.client.clone();
         tokio::spawn(async move {
-            let wire = tandem_protocol::ApprovalRequest::from(request);
+            let wire = request.into_wire();
             let answer = match client.send_request::<RequestApproval>(wire).await {
-                Ok(answer) => answer.into(),
+                Ok(answer) => answer.into_core(),
                 Err(e) => ApprovalReply::reject(format!(
                     "The editor could not ask the user ({}); nothing was done.",
                     e.message

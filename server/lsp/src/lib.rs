@@ -3,6 +3,7 @@
 //! Translates the `tandem/*` methods (see [`tandem_protocol`] and `docs/protocol.md`) to calls on
 //! the agent core. No handler waits for a turn: a prompt starts one and returns its id.
 
+mod convert;
 mod custom_commands;
 mod documents;
 mod editor;
@@ -32,6 +33,7 @@ use tower_lsp_server::lsp_types::{
 };
 use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
 
+use convert::{IntoCore, IntoWire};
 use documents::Documents;
 use frontend::{EditorAccess, LspFrontend};
 use plain::{PlainCapabilities, PlainFrontend};
@@ -178,7 +180,7 @@ fn agent_error(e: AgentError) -> Error {
     // A model failure says which kind in `data.errorKind`, as a failed turn does.
     let data = match &e {
         AgentError::Model(_, kind) => Some(json!({
-            "errorKind": tandem_protocol::ErrorKind::from(*kind)
+            "errorKind": kind.into_wire()
         })),
         _ => None,
     };
@@ -276,7 +278,11 @@ impl Backend {
             .prompt_with_images(
                 &params.session_id,
                 text,
-                params.context.into_iter().map(Into::into).collect(),
+                params
+                    .context
+                    .into_iter()
+                    .map(IntoCore::into_core)
+                    .collect(),
                 images,
                 ready.frontend.clone(),
             )
@@ -302,7 +308,7 @@ impl Backend {
                 data: None,
             })?;
         Ok(ListSessionsResult {
-            sessions: sessions.into_iter().map(Into::into).collect(),
+            sessions: sessions.into_iter().map(IntoWire::into_wire).collect(),
         })
     }
 
@@ -328,13 +334,13 @@ impl Backend {
         let entries = loaded
             .history
             .into_iter()
-            .map(|entry| UpdateParams::new(&params.session_id, &entry.turn_id, entry.event))
+            .map(|entry| convert::update_params(&params.session_id, &entry.turn_id, entry.event))
             .collect();
         let mode = ready
             .agent
             .session_mode(&params.session_id)
             .map_err(agent_error)?
-            .into();
+            .into_wire();
         Ok(LoadSessionResult {
             session_id: params.session_id,
             entries,
@@ -355,7 +361,7 @@ impl Backend {
             )
             .await
             .map_err(agent_error)?;
-        Ok(outcome.into())
+        Ok(outcome.into_wire())
     }
 
     /// `window/workDoneProgress/cancel`: the user cancelled a turn from the editor's progress UI.
@@ -383,7 +389,7 @@ impl Backend {
     async fn set_mode(&self, params: SetModeParams) -> Result<Empty> {
         self.ready()?
             .agent
-            .set_mode(&params.session_id, params.mode.into())
+            .set_mode(&params.session_id, params.mode.into_core())
             .map_err(agent_error)?;
         Ok(Empty {})
     }
@@ -392,7 +398,7 @@ impl Backend {
         let agent = &self.ready()?.agent;
         let models = agent.list_models().await.map_err(agent_error)?;
         Ok(ListModelsResult {
-            models: models.into_iter().map(Into::into).collect(),
+            models: models.into_iter().map(IntoWire::into_wire).collect(),
             current: agent.model(),
         })
     }
@@ -457,7 +463,7 @@ impl LanguageServer for Backend {
         let (agent, client) = StartOptions {
             provider: options
                 .provider
-                .map(tandem_provider::ProviderOptions::from)
+                .map(IntoCore::into_core)
                 .unwrap_or_default()
                 .or(overrides.provider),
             policy: options
@@ -469,8 +475,7 @@ impl LanguageServer for Backend {
             max_steps: options.max_steps.or(overrides.max_steps),
             limits: match options.limits {
                 Some(limits) => Some(
-                    limits
-                        .apply(overrides.limits.unwrap_or_default())
+                    convert::apply_limits(limits, overrides.limits.unwrap_or_default())
                         .map_err(invalid_params)?,
                 ),
                 None => overrides.limits,

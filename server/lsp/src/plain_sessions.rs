@@ -1,6 +1,7 @@
 //! Saved sessions for plain LSP clients: `tandem.sessions` lists the workspace's, `tandem.resume`
 //! reopens one (after an editor restart too), so later `tandem.ask`s continue it with its history.
 
+use crate::convert::IntoWire;
 use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::lsp_types::MessageType;
@@ -34,7 +35,7 @@ impl Backend {
             .filter(|s| s.root == root && !s.title.is_empty())
             .map(|s| {
                 let current = current.as_deref() == Some(s.session_id.as_str());
-                let wire = tandem_protocol::SessionInfo::from(s);
+                let wire = s.into_wire();
                 json!({
                     "sessionId": wire.session_id,
                     "title": wire.title,

@@ -68,28 +68,3 @@ pub struct RunCommandParams {
     #[serde(default)]
     pub context: Option<Vec<ContextItem>>,
 }
-
-impl From<tandem_agent::commands::CustomCommand> for CustomCommand {
-    fn from(c: tandem_agent::commands::CustomCommand) -> Self {
-        use tandem_agent::commands::CommandSource as Core;
-        CustomCommand {
-            name: c.name,
-            description: c.description,
-            argument_hint: c.argument_hint,
-            source: match c.source {
-                Core::User => CommandSource::User,
-                Core::Project => CommandSource::Project,
-            },
-            path: c.path.display().to_string(),
-        }
-    }
-}
-
-impl From<tandem_agent::commands::Commands> for ListCommandsResult {
-    fn from(c: tandem_agent::commands::Commands) -> Self {
-        ListCommandsResult {
-            commands: c.commands.into_iter().map(Into::into).collect(),
-            problems: c.problems,
-        }
-    }
-}
