@@ -237,9 +237,9 @@ fn type_ahead_is_not_an_answer_exit_quits_at_once_and_resume_reopens() {
     // Type-ahead while the model streams: a whole "n" line and half a line.
     chat.type_keys("n\r");
     chat.type_keys("no wa");
+    // The chat discards the type-ahead before it shows the question: once the question is on
+    // the screen, only what is typed now answers.
     chat.wait_for("Apply this edit to src/answer.rs?");
-    std::thread::sleep(Duration::from_millis(200));
-    // Only what is typed now answers.
     chat.type_keys("y\r");
     chat.wait_for("The answer is now 42.");
     assert_eq!(env.read("src/answer.rs"), PROPOSED, "{}", chat.output());
@@ -258,7 +258,7 @@ fn type_ahead_is_not_an_answer_exit_quits_at_once_and_resume_reopens() {
     // /exit quits at once: no further Enter needed.
     chat.wait_for_n("you> ", 3);
     chat.type_keys("/exit\r");
-    assert!(chat.exits_within(Duration::from_secs(3)).success());
+    assert!(chat.exits_within(SAFETY).success());
 
     // --resume without an id reopens this workspace's latest session, with its context.
     let mut resumed = Pty::spawn(&env, &[&provider[..], &["--resume"]].concat());
@@ -271,7 +271,7 @@ fn type_ahead_is_not_an_answer_exit_quits_at_once_and_resume_reopens() {
     // Ctrl-C at an empty prompt quits at once.
     resumed.wait_for_n("you> ", 2);
     resumed.type_keys("\x03");
-    resumed.exits_within(Duration::from_secs(3));
+    resumed.exits_within(SAFETY);
     let failures = mock.failures();
     assert!(failures.is_empty(), "{failures:#?}");
 }

@@ -280,7 +280,7 @@ step('an edit opens a diff without taking the focus; the user changes the propos
   await page.keyboard.type('\n// checked by a human');
   // Monaco renders spaces as no-break spaces.
   await until('the edit shows in the proposal', async () => (await modified.textContent())?.replace(/\u00a0/g, ' ').includes('checked by a human'));
-  await page.waitForTimeout(800); // the diff recomputes after typing
+  await until('the diff marks the added line (the template literal line and it: 2 or more)', async () => (await diffEditors().first().locator('.editor.modified .line-insert').count()) >= 2); // the diff recomputes after typing
   await shot('03-edit-changed-by-user');
   await page.locator('.editor-actions .action-label[aria-label^="Accept Edit"]').first().click();
 
@@ -492,7 +492,7 @@ step('dropping one of two hunks in the diff writes only the kept one, and the mo
   await lens('Drop this change').nth(1).click();
   await until('the second hunk is gone from the proposal', async () => (await lens('Drop this change').count()) === 1, 10_000);
   await until('the proposal has key17 back', async () => /key17 = 17(?!0)/.test(await shown(proposal)));
-  await page.waitForTimeout(600); // the diff recomputes
+  await until('the diff marks only the kept change', async () => (await proposal.locator('.line-insert').count()) <= 1); // the diff recomputes
   await shot('18-hunk-dropped');
   await page.locator('.editor-actions .action-label[aria-label^="Accept Edit"]').first().click();
   await diffEditors().first().waitFor({ state: 'detached', timeout: 20_000 });

@@ -11,6 +11,18 @@ pub use serde_json::{Value, json};
 pub use sidecar::{API_KEY, Env, Options, Sidecar, initialize_params};
 pub use turn::{Turn, TurnRef};
 
+/// Polls `done` until it holds; fails the test when the safety net runs out first.
+pub async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + SAFETY;
+    while !done() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
 /// The kinds of a turn where the model says something, calls one tool, then answers.
 pub const ONE_TOOL_TURN: [&str; 8] = [
     "turnStarted",

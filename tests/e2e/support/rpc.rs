@@ -27,8 +27,9 @@ pub enum Answer {
     Result(Value),
     /// A JSON-RPC error (as when the editor fails to show the question).
     Error(i64, String),
-    /// The answer, after a while (a slow editor); the client goes on reading meanwhile.
-    Later(std::time::Duration, Box<Answer>),
+    /// The answer once the test opens the gate (sends `true`): an editor still busy; the client
+    /// goes on reading meanwhile.
+    Held(tokio::sync::watch::Receiver<bool>, Box<Answer>),
 }
 
 impl From<Value> for Answer {
@@ -264,33 +265,37 @@ impl Connection {
 }
 
 async fn answer(writer: &Writer, id: Value, answer: Answer) {
-    let (delay, message) = reply_message(id, answer);
-    if delay.is_zero() {
+    let (gates, message) = reply_message(id, answer);
+    if gates.is_empty() {
         // The server may be gone (a test that kills it); nothing to do then.
         let _ = write_frame(writer, &message).await;
         return;
     }
     let writer = writer.clone();
     tokio::spawn(async move {
-        tokio::time::sleep(delay).await;
+        for mut gate in gates {
+            // A dropped sender opens the gate too: the test is over.
+            let _ = gate.wait_for(|open| *open).await;
+        }
         let _ = write_frame(&writer, &message).await;
     });
 }
 
-/// The response to send, and how long to wait before sending it.
-fn reply_message(id: Value, answer: Answer) -> (std::time::Duration, Value) {
+/// The response to send, and the gates to wait for before sending it.
+fn reply_message(id: Value, answer: Answer) -> (Vec<tokio::sync::watch::Receiver<bool>>, Value) {
     match answer {
         Answer::Result(result) => (
-            std::time::Duration::ZERO,
+            Vec::new(),
             json!({"jsonrpc": "2.0", "id": id, "result": result}),
         ),
         Answer::Error(code, message) => (
-            std::time::Duration::ZERO,
+            Vec::new(),
             json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
         ),
-        Answer::Later(delay, answer) => {
-            let (more, message) = reply_message(id, *answer);
-            (delay + more, message)
+        Answer::Held(gate, answer) => {
+            let (mut gates, message) = reply_message(id, *answer);
+            gates.push(gate);
+            (gates, message)
         }
     }
 }
