@@ -12,7 +12,6 @@ use tower_lsp_server::lsp_types::{
 use super::documents::{Document, Documents};
 use super::wire::FilesChangedNote;
 use tandem_agent::events::{FileEvent, FileEventKind};
-use tandem_protocol::FilesChangedParams;
 
 /// Forgets the open documents of deleted files; the documents the client had open.
 fn forget_deleted(documents: &Documents, files: &[FileEvent]) -> Vec<Document> {

@@ -17,7 +17,7 @@ use tandem_agent::approval::{ApprovalReply, ApprovalRequest, queued_reply};
 use tandem_agent::events::{Event, FileEvent};
 use tandem_agent::outbox::{Deliver, Outbox};
 use tandem_agent::{Diagnostic, Frontend};
-use tandem_protocol::{ClientCapabilities, GetDiagnosticsParams, UpdateParams};
+use tandem_protocol::{ClientCapabilities, GetDiagnosticsParams};
 
 /// The client's side of the shared queue: updates, and approval requests kept in order with them.
 struct ToClient {

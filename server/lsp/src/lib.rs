@@ -42,8 +42,7 @@ use tandem_config::{LazyClient, StartOptions};
 use tandem_protocol::{
     ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
     LoadSessionResult, NewSessionParams, NewSessionResult, NoParams, PromptParams, PromptResult,
-    SessionParams, SetModeParams, SetModelParams, UndoParams, UndoResult, UpdateParams, error_code,
-    methods,
+    SessionParams, SetModeParams, SetModelParams, UndoParams, UndoResult, error_code, methods,
 };
 
 use tandem_stdx::lock;
