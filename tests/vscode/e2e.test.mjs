@@ -744,10 +744,27 @@ step('a model request that fails and is retried says so in the chat until the an
 });
 
 step('with no model server the chat says so before a prompt and offers the ways forward; it goes once one answers', async () => {
-  const settingsFile = join(run, 'ud', 'User', 'settings.json');
-  const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+  // Through the Settings editor, as a user would: code-server does not notice settings.json
+  // written behind its back (that is why the earlier Get Started view was never seen here).
+  const setBaseUrl = async (url) => {
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input').fill('>Tandem: Open Settings');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Tandem: Open Settings' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    const input = page.locator('.settings-editor .setting-item', { hasText: 'Base Url' }).locator('input').first();
+    await input.waitFor({ timeout: 20_000 });
+    await input.fill(url);
+    await input.press('Tab');
+    // The editor writes the setting a moment later; closing it first would lose the change.
+    const settingsFile = join(run, 'ud', 'User', 'settings.json');
+    await until('the setting is written', async () => JSON.parse(readFileSync(settingsFile, 'utf8'))['tandem.provider.baseUrl'] === url);
+    // This code-server opens the Settings editor as a modal over the workbench: close it.
+    const modal = page.locator('.monaco-modal-editor-block');
+    await modal.locator('[aria-label^="Close"]').first().click();
+    await modal.waitFor({ state: 'detached', timeout: 10_000 });
+  };
   const dead = `http://127.0.0.1:${await freePort()}/v1`;
-  writeFileSync(settingsFile, JSON.stringify({ ...settings, 'tandem.provider.baseUrl': dead }, null, 2));
+  await setBaseUrl(dead);
   // The sidecar restarts with the new endpoint and asks it for models before any prompt
   // (a refused connection is retried for a few seconds first).
   const card = chat().locator('.welcome-card', { hasText: 'did not answer' });
@@ -758,9 +775,12 @@ step('with no model server the chat says so before a prompt and offers the ways 
   for (const i of await card.locator('button .codicon').all()) assert.ok((await i.evaluate((el) => el.getBoundingClientRect().width)) > 0);
 
   // Focus ring: the theme's focusBorder, around a button reached from the keyboard.
-  await chat().locator('textarea.prompt').click();
   const retry = card.getByRole('button', { name: 'Retry' });
   await retry.focus();
+  // Back and forth with the keyboard, so the browser shows the ring (:focus-visible).
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Tab');
+  assert.ok(await retry.evaluate((el) => el.ownerDocument.activeElement === el), 'Tab came back to Retry');
   const ring = await retry.evaluate((el) => {
     const w = el.ownerDocument.defaultView;
     const probe = el.ownerDocument.createElement('span');
@@ -775,7 +795,7 @@ step('with no model server the chat says so before a prompt and offers the ways 
   assert.deepEqual([ring.style, ring.width, ring.color], ['solid', '1px', ring.focusBorder], JSON.stringify(ring));
   await shot('28-welcome-no-server');
 
-  writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  await setBaseUrl(mockUrl);
   await chat().locator('.welcome-card').waitFor({ state: 'detached', timeout: 60_000 });
   const options = chat().locator('select.model option');
   await until('the models are back', async () => (await options.count()) === 2);
