@@ -4,8 +4,8 @@
 // the config file, set a key, retry). It goes once a server answers.
 //
 // In the chat, not in VS Code's `viewsWelcome`: that contribution applies to tree views only
-// (microsoft/vscode#105832), and a tree view shown beside the chat by a context key was never
-// seen in code-server, while the chat webview is what the user is looking at anyway.
+// (microsoft/vscode#105832), so it needed a second, empty view beside the chat, shown by a
+// context key; the chat is where the user looks and types the prompt that would fail.
 
 import type { ServerState } from '../shared/messages';
 
