@@ -757,7 +757,14 @@ step('with no model server the chat says so before a prompt and offers the ways 
     await input.press('Tab');
     // The editor writes the setting a moment later; closing it first would lose the change.
     const settingsFile = join(run, 'ud', 'User', 'settings.json');
-    await until('the setting is written', async () => JSON.parse(readFileSync(settingsFile, 'utf8'))['tandem.provider.baseUrl'] === url);
+    const written = () => {
+      try {
+        return JSON.parse(readFileSync(settingsFile, 'utf8'))['tandem.provider.baseUrl'] === url;
+      } catch {
+        return false; // caught while VS Code writes it
+      }
+    };
+    await until('the setting is written', async () => written());
     // This code-server opens the Settings editor as a modal over the workbench: close it.
     const modal = page.locator('.monaco-modal-editor-block');
     await modal.locator('[aria-label^="Close"]').first().click();
