@@ -1,12 +1,14 @@
 // Tandem's VS Code face: wires the sidecar, the chat view, the approval UI and the commands.
 // It renders and forwards; the sidecar decides.
 
+import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { ApprovalController } from './approvals/controller';
 import { ChatSession } from './chat/session';
 import { CHAT_VIEW_ID, ChatView } from './chat/view';
 import { configuredEndpoint, initializationOptions, RESTART_SETTINGS } from './config';
-import { registerWelcome } from './chat/welcome';
+import { openConfigFile } from './chat/configFile';
+import { userConfigFile } from './chat/configPath';
 import { selectionAttachment } from './context/selection';
 import { getDiagnostics } from './diagnostics/handler';
 import { EndpointKeys, normalizeBaseUrl, sidecarEnv } from './secrets';
@@ -144,8 +146,8 @@ export function activate(context: vscode.ExtensionContext): void {
       if (keys.isKeyOf(e.key, endpoint())) void chat.postEndpoint();
     }),
     command('tandem.restartSidecar', () => restart()),
-    registerWelcome(),
     command('tandem.checkServer', () => chat.refreshModels()),
+    command('tandem.openConfigFile', () => openConfigFile(userConfigFile(process.platform, process.env, os.homedir()))),
     command('tandem.showOutput', () => output.show()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (RESTART_SETTINGS.some((s) => e.affectsConfiguration(s))) void restart();

@@ -238,11 +238,11 @@ export class Composer {
   private renderChips(): void {
     this.chips.replaceChildren(
       ...this.attachments.map((a, i) =>
-        h('span', { class: 'chip', title: a.item.path }, a.label, button('×', () => {
+        h('span', { class: 'chip', title: a.item.path }, a.label, removeButton(`Remove ${a.label}`, () => {
           this.attachments.splice(i, 1);
           this.renderChips();
           this.events.changed();
-        }, 'chip-remove', 'Remove')),
+        })),
       ),
       ...this.images.map((image, i) =>
         h(
@@ -251,7 +251,7 @@ export class Composer {
           // A data: URL of bytes checked to be an image: the CSP allows data: for images only.
           h('img', { class: 'thumb', attrs: { src: `data:${image.mimeType};base64,${image.data}`, alt: image.name } }),
           image.name,
-          button('×', () => this.removeImage(i), 'chip-remove', `Remove ${image.name}`),
+          removeButton(`Remove ${image.name}`, () => this.removeImage(i)),
         ),
       ),
     );
@@ -265,4 +265,11 @@ export class Composer {
     this.renderChips();
     this.events.changed();
   }
+}
+
+/** A chip's × as VS Code's close codicon, named by what it removes. */
+function removeButton(name: string, onClick: () => void): HTMLButtonElement {
+  const b = button('', onClick, 'chip-remove codicon codicon-close', name);
+  b.setAttribute('aria-label', name);
+  return b;
 }

@@ -29,6 +29,19 @@ export function button(label: string, onClick: () => void, cls = '', title = '')
   return b;
 }
 
+/** A decorative codicon (VS Code's icon font, shipped with the extension): the button or text
+ * beside it says what it means. */
+export function icon(name: string): HTMLSpanElement {
+  return h('span', { class: `codicon ${name}`, attrs: { 'aria-hidden': 'true' } });
+}
+
+/** A button with a codicon before its label (the label is its accessible name). */
+export function iconButton(iconName: string, label: string, onClick: () => void, cls = '', title = ''): HTMLButtonElement {
+  const b = button('', onClick, `${cls} with-icon`.trim(), title);
+  b.append(icon(iconName), label);
+  return b;
+}
+
 /** Sets sanitized HTML (from markdown.ts only). */
 export function sanitizedHtml(el: HTMLElement, html: string): HTMLElement {
   el.innerHTML = html;

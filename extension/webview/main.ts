@@ -3,14 +3,15 @@
 
 import type { ModelInfo } from '../src/protocol';
 import type { ImageAttachment } from '../src/shared/images';
-import { approvalRef, type Attachment, type HostMessage, type LogEntry, type PendingApproval, type SidecarState, type WebviewMessage } from '../src/shared/messages';
+import { approvalRef, type Attachment, type HostMessage, type LogEntry, type PendingApproval, type ServerState, type SidecarState, type WebviewMessage } from '../src/shared/messages';
 import { Composer } from './composer';
 import { ModePicker } from './modePicker';
 import { nextPlan, planOf, PlanView, type PlanState } from './plan';
-import { button, h } from './dom';
+import { button, h, icon } from './dom';
 import { installChatKeys } from './keys';
 import { pendingKey, TranscriptView } from './render';
 import { applyEntry, buildTranscript, usageView, type Transcript } from './transcript';
+import { welcomeCard } from './welcome';
 
 interface VsCodeApi<S> {
   postMessage(message: WebviewMessage): void;
@@ -38,6 +39,7 @@ let models: ModelInfo[] = [];
 let currentModel: string | null = null;
 let endpoint: { baseUrl: string | null; hasKey: boolean } = { baseUrl: null, hasKey: false };
 let plan: PlanState | null = null;
+let server: ServerState = { problem: 'none' };
 
 const post = (m: WebviewMessage) => vscode.postMessage(m);
 const save = () => vscode.setState({ ...persisted, draft: composer.draft, attachments: [...composer.attached], images: [...composer.attachedImages] });
@@ -53,6 +55,8 @@ const modePicker = new ModePicker((mode) => post({ type: 'setMode', mode }));
 const planView = new PlanView();
 const header = h('div', { class: 'header' }, h('div', { class: 'header-row' }, modePicker.el, modelSelect, keyStatus, usage), h('div', { class: 'usage-bar' }, usageFill));
 const banner = h('div', { class: 'banner hidden', attrs: { role: 'alert' } });
+// The "Get Started" card while no model server answers (welcome.ts).
+const welcome = h('div', { class: 'welcome' });
 const log = h('div', { class: 'log', attrs: { role: 'log', 'aria-live': 'polite' } });
 const view = new TranscriptView(log);
 const composer = new Composer({
@@ -64,7 +68,7 @@ const composer = new Composer({
   changed: save,
 });
 composer.restore(persisted.draft, persisted.attachments, persisted.images);
-document.body.append(header, banner, planView.el, log, composer.el);
+document.body.append(header, banner, welcome, planView.el, log, composer.el);
 
 function renderHeader(): void {
   const ids = models.map((m) => m.id);
@@ -74,7 +78,7 @@ function renderHeader(): void {
   modelSelect.value = currentModel ?? '';
   modelSelect.title = endpoint.baseUrl ? `Model for the next prompts, at ${endpoint.baseUrl}` : 'Model for the next prompts, at the model server found on this machine';
   keyStatus.classList.toggle('hidden', endpoint.baseUrl === null);
-  keyStatus.textContent = endpoint.hasKey ? 'key ✓' : 'no key';
+  keyStatus.replaceChildren(icon(endpoint.hasKey ? 'codicon-pass' : 'codicon-key'), endpoint.hasKey ? ' key' : ' no key');
   keyStatus.title = endpoint.hasKey
     ? `An API key is stored for ${endpoint.baseUrl}. Click to change or remove it.`
     : `No API key is stored for ${endpoint.baseUrl}. Click to set one (local servers need none).`;
@@ -84,6 +88,15 @@ function renderHeader(): void {
   // Through the CSSOM: the CSP allows no style attributes.
   usageFill.style.width = `${Math.round((u?.fraction ?? 0) * 100)}%`;
   usageFill.classList.toggle('high', (u?.fraction ?? 0) > 0.8);
+}
+
+let shownServer: ServerState | undefined;
+function renderWelcome(): void {
+  // Redrawn only when the state changes: a focused button keeps its focus through other updates.
+  if (shownServer === server) return;
+  shownServer = server;
+  const card = welcomeCard(server, { command: (command) => post({ type: 'command', command }), openLink: (href) => post({ type: 'openLink', href }) });
+  welcome.replaceChildren(...(card ? [card] : []));
 }
 
 function renderBanner(): void {
@@ -123,6 +136,7 @@ function render(): void {
     });
     renderHeader();
     renderBanner();
+    renderWelcome();
     planView.render(plan, runningTurn !== null);
     composer.setRunning(runningTurn !== null);
   });
@@ -175,6 +189,9 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
     case 'mode':
       modePicker.set(m.mode);
       return;
+    case 'server':
+      server = m.state;
+      break;
   }
   render();
 });

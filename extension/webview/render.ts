@@ -6,9 +6,9 @@ import type { ChatCommand, Decision, PendingApproval } from '../src/shared/messa
 
 /** The key of a pending approval within the shown session (the host sends only that session's). */
 export const pendingKey = (turnId: string, toolCallId: string) => `${turnId}\u0000${toolCallId}`;
-import { button, h, sanitizedHtml } from './dom';
+import { button, h, icon, sanitizedHtml } from './dom';
 import { renderCode, renderMarkdown } from './markdown';
-import { changedFiles, OUTPUT_CAP, type Block, type Item, type ToolItem, type ToolState, type Transcript, type Turn } from './transcript';
+import { changedFiles, firstLine, OUTPUT_CAP, type Block, type Item, type ToolItem, type ToolState, type Transcript, type Turn } from './transcript';
 
 export interface RenderContext {
   pending: ReadonlyMap<string, PendingApproval>;
@@ -38,11 +38,14 @@ const STATE_LABEL: Record<ToolState, string> = {
   rejected: 'rejected',
 };
 
-const STATE_ICON: Record<ToolState, string> = {
-  running: '',
-  ok: '✓',
-  error: '✕',
-  rejected: '⊘',
+/** The codicon of each state a tool card shows (VS Code's own icons, in the theme's colours). */
+const STATE_ICON: Record<ToolState | 'waiting' | 'stale', string> = {
+  running: 'codicon-loading codicon-modifier-spin',
+  ok: 'codicon-check',
+  error: 'codicon-error',
+  rejected: 'codicon-circle-slash',
+  waiting: 'codicon-question',
+  stale: 'codicon-refresh',
 };
 
 /** What an approval is about, for the names of its buttons: "edit of src/a.rs". */
@@ -226,10 +229,10 @@ export function staleNote(output: string): string {
 function toolCard(item: ToolItem, turn: Turn, ctx: RenderContext): { el: HTMLElement; output: OutputView } {
   const req = pendingFor(item, turn, ctx);
   const state: ToolState | 'waiting' | 'stale' = req && item.state === 'running' ? 'waiting' : item.stale ? 'stale' : item.state;
-  const icon = h('span', { class: `tool-icon state-${state}`, attrs: { 'aria-hidden': 'true' } }, state === 'waiting' ? '?' : state === 'stale' ? '↻' : STATE_ICON[item.state]);
+  const stateIcon = h('span', { class: `tool-icon state-${state} codicon ${STATE_ICON[state]}`, attrs: { 'aria-hidden': 'true' } });
   const label = h('span', { class: 'tool-state' }, state === 'waiting' ? 'awaiting approval' : state === 'stale' ? 'file changed' : STATE_LABEL[item.state]);
   const title = item.title || item.name;
-  const summary = [icon, h('span', { class: 'tool-title', title }, title), label];
+  const summary = [stateIcon, h('span', { class: 'tool-title', title }, title), label];
   const body = h('div', { class: 'tool-body' });
   const output = new OutputView();
   if (item.diff) body.append(sanitizedHtml(h('div', { class: 'diff' }), renderCode(item.diff, 'diff')));
@@ -318,12 +321,6 @@ function errorFooter(error: string | undefined, kind: ErrorKind | undefined, ctx
   }
 }
 
-/** The first line of an error, cut to a readable length. */
-function firstLine(text: string): string {
-  const line = text.split('\n', 1)[0] ?? text;
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
-}
-
 /** "LM Studio at http://…" for each server the sidecar looked for, without its command-line advice. */
 export function triedServers(raw: string): string[] {
   const m = /Tried: (.*?)\. Start one/s.exec(raw);
@@ -362,7 +359,10 @@ function changes(files: readonly string[]): HTMLElement {
 
 function turnFooter(turn: Turn, ctx: RenderContext): HTMLElement | null {
   if (ctx.runningTurn === turn.turnId && !turn.ended) {
-    return h('div', { class: 'working' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), 'Working…');
+    if (turn.retrying) {
+      return h('div', { class: 'working retrying', attrs: { role: 'status' } }, icon('codicon-sync codicon-modifier-spin'), turn.retrying);
+    }
+    return h('div', { class: 'working' }, icon('spinner codicon-loading codicon-modifier-spin'), 'Working…');
   }
   const ended = turn.ended;
   if (!ended) return null;
@@ -423,7 +423,7 @@ export class TranscriptView {
 
   private footer(turn: Turn, ctx: RenderContext): HTMLElement | null {
     const id = `footer:${turn.turnId}`;
-    const key = `${ctx.runningTurn === turn.turnId}:${turn.ended?.stopReason ?? ''}`;
+    const key = `${ctx.runningTurn === turn.turnId}:${turn.ended?.stopReason ?? ''}:${turn.retrying ?? ''}`;
     const hit = this.items.get(id);
     if (hit && hit.key === key) return hit.el;
     const el = turnFooter(turn, ctx);

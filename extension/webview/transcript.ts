@@ -60,6 +60,8 @@ export interface Turn {
   turnId: string;
   items: Item[];
   ended?: { stopReason: StopReason; error?: string; errorKind?: ErrorKind };
+  /** The model request is being tried again: what the footer says until the next update. */
+  retrying?: string;
 }
 
 export interface NoticeBlock {
@@ -127,7 +129,12 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
     return;
   }
   const turn = turnFor(t, entry.turnId);
+  // A retry is news only until anything else of its turn arrives.
+  delete turn.retrying;
   switch (entry.kind) {
+    case 'retrying':
+      turn.retrying = retryText(entry);
+      return;
     case 'turnStarted':
       turn.items.push({ type: 'user', id: `${turn.turnId}:prompt`, rev: 0, text: entry.prompt });
       return;
@@ -215,6 +222,18 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
       }
       return;
   }
+}
+
+/** "Server answered 500; retrying (2/5) in 1.2 s…" (or, without a status, what failed). */
+export function retryText(r: { retry: number; maxRetries: number; status?: number | null; error: string; waitMs: number }): string {
+  const what = r.status != null ? `Server answered ${r.status}` : `The request failed (${firstLine(r.error.trim(), 160)})`;
+  return `${what}; retrying (${r.retry}/${r.maxRetries}) in ${(r.waitMs / 1000).toFixed(1)} s…`;
+}
+
+/** The first line of an error, cut to a readable length. */
+export function firstLine(text: string, max = 200): string {
+  const line = text.split('\n', 1)[0] ?? text;
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 /** The file a unified diff is about: its `+++ b/…` path, or `--- a/…` for a deleted file. */

@@ -26,6 +26,52 @@ async fn rate_limits_and_outages_are_retried() {
 }
 
 #[tokio::test]
+async fn each_retry_is_told_as_it_happens_and_not_kept_in_the_history() {
+    let env = Env::new();
+    let mock = MockServer::start(scenario("retry-500"));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+
+    let turn = tandem.run_turn(&session, "Hello?").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    assert_eq!(
+        turn.kinds(),
+        [
+            "turnStarted",
+            "retrying",
+            "retrying",
+            "text",
+            "usage",
+            "turnEnded"
+        ],
+        "{turn}"
+    );
+    for (n, retry) in turn.of_kind("retrying").into_iter().enumerate() {
+        assert_eq!(retry["retry"], n + 1, "{retry}");
+        assert_eq!(retry["maxRetries"], 4, "the default policy: {retry}");
+        assert_eq!(retry["status"], 500, "{retry}");
+        let error = retry["error"].as_str().unwrap_or("");
+        assert!(error.contains("The model crashed while loading"), "{retry}");
+        assert!(retry["waitMs"].as_u64().is_some_and(|ms| ms > 0), "{retry}");
+    }
+    assert_eq!(turn.text(), "Hello after two failures.");
+    assert_eq!(model_requests(&mock).len(), 3);
+
+    let loaded = tandem
+        .request("tandem/loadSession", json!({"sessionId": session}))
+        .await
+        .expect("loadSession");
+    let kinds: Vec<&str> = loaded["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter_map(|e| e["kind"].as_str())
+        .collect();
+    assert!(!kinds.contains(&"retrying"), "{kinds:?}");
+    assert!(kinds.contains(&"text"), "{kinds:?}");
+}
+
+#[tokio::test]
 async fn a_stream_cut_mid_answer_ends_the_turn_with_an_error_and_the_sidecar_goes_on() {
     let env = Env::new();
     let mock = MockServer::start(scenario("stream-cut"));

@@ -106,20 +106,6 @@ function step(name, fn) {
   });
 }
 
-/** A step known not to pass yet: it runs, and its failure is reported as a todo (with `why`),
- * not as a failure; it runs after every other step, so it skips none of them. */
-function todoStep(name, why, fn) {
-  test(name, { todo: why }, async (t) => {
-    if (broken) return t.skip('an earlier step failed');
-    try {
-      await fn();
-    } catch (e) {
-      await shot(`todo-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => undefined);
-      throw e;
-    }
-  });
-}
-
 /** The extension's output channel (the sidecar's stderr included), for a failure's report. */
 function tandemLog() {
   const logs = join(run, 'ud', 'logs');
@@ -744,24 +730,80 @@ step('a pasted screenshot shows as a thumbnail, can be removed, and reaches the 
   ]);
 });
 
-// Last, and a todo: in code-server the view has not yet been seen to show after the endpoint
-// changes (the sidecar restarts and its model listing fails, but the view stays hidden); this
-// step still runs and reports, without failing the suite, until that is found.
-todoStep('with no model server the Get Started view says so and offers the ways forward; it goes once one answers', 'the Get Started view is not seen in code-server yet', async () => {
-  const settingsFile = join(run, 'ud', 'User', 'settings.json');
-  const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+step('a model request that fails and is retried says so in the chat until the answer comes', async () => {
+  // The mock answers 500 once and asks for a 4 s wait (retry-after-ms): long enough to see.
+  await send('Are you there?');
+  const retrying = lastTurn().locator('.working.retrying');
+  await retrying.waitFor({ timeout: 30_000 });
+  assert.equal(await retrying.textContent(), 'Server answered 500; retrying (1/4) in 4.0 s…');
+  await shot('27-retrying');
+  await turnDone();
+  assert.equal(await lastTurn().locator('.retrying').count(), 0, 'the line went with the answer');
+  assert.match(await lastTurn().locator('.answer').last().textContent(), /Yes, after one retry/);
+  assert.equal(await lastTurn().locator('.turn-end').count(), 0, 'no error card');
+});
+
+step('with no model server the chat says so before a prompt and offers the ways forward; it goes once one answers', async () => {
+  // Through the Settings editor, as a user would: code-server does not notice settings.json
+  // written behind its back (that is why the earlier Get Started view was never seen here).
+  const setBaseUrl = async (url) => {
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input').fill('>Tandem: Open Settings');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Tandem: Open Settings' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    const input = page.locator('.settings-editor .setting-item', { hasText: 'Base Url' }).locator('input').first();
+    await input.waitFor({ timeout: 20_000 });
+    await input.fill(url);
+    await input.press('Tab');
+    // The editor writes the setting a moment later; closing it first would lose the change.
+    const settingsFile = join(run, 'ud', 'User', 'settings.json');
+    const written = () => {
+      try {
+        return JSON.parse(readFileSync(settingsFile, 'utf8'))['tandem.provider.baseUrl'] === url;
+      } catch {
+        return false; // caught while VS Code writes it
+      }
+    };
+    await until('the setting is written', async () => written());
+    // This code-server opens the Settings editor as a modal over the workbench: close it.
+    const modal = page.locator('.monaco-modal-editor-block');
+    await modal.locator('[aria-label^="Close"]').first().click();
+    await modal.waitFor({ state: 'detached', timeout: 10_000 });
+  };
   const dead = `http://127.0.0.1:${await freePort()}/v1`;
-  writeFileSync(settingsFile, JSON.stringify({ ...settings, 'tandem.provider.baseUrl': dead }, null, 2));
-  // The sidecar restarts with the new endpoint and asks it for models before any prompt.
-  const welcome = page.locator('.part.sidebar .welcome-view-content', { hasText: 'did not answer' });
-  await welcome.waitFor({ timeout: 60_000 });
-  for (const action of ['Check Again', 'Set the Endpoint', 'Show Output']) {
-    await welcome.locator('.monaco-button', { hasText: action }).first().waitFor();
-  }
+  await setBaseUrl(dead);
+  // The sidecar restarts with the new endpoint and asks it for models before any prompt
+  // (a refused connection is retried for a few seconds first).
+  const card = chat().locator('.welcome-card', { hasText: 'did not answer' });
+  await card.waitFor({ timeout: 60_000 });
+  assert.match(await card.textContent(), new RegExp(`The model server at ${dead.replace(/[.:/]/g, '\\$&')} did not answer`));
+  assert.deepEqual(await card.locator('button').allTextContents(), ['Retry', 'Set Base URL', 'Show Output']);
+  // Each button's icon is a codicon that rendered (the font loaded under the CSP: it has a width).
+  for (const i of await card.locator('button .codicon').all()) assert.ok((await i.evaluate((el) => el.getBoundingClientRect().width)) > 0);
+
+  // Focus ring: the theme's focusBorder, around a button reached from the keyboard.
+  const retry = card.getByRole('button', { name: 'Retry' });
+  await retry.focus();
+  // Back and forth with the keyboard, so the browser shows the ring (:focus-visible).
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Tab');
+  assert.ok(await retry.evaluate((el) => el.ownerDocument.activeElement === el), 'Tab came back to Retry');
+  const ring = await retry.evaluate((el) => {
+    const w = el.ownerDocument.defaultView;
+    const probe = el.ownerDocument.createElement('span');
+    probe.style.color = 'var(--vscode-focusBorder)';
+    el.ownerDocument.body.append(probe);
+    const focusBorder = w.getComputedStyle(probe).color;
+    probe.remove();
+    const s = w.getComputedStyle(el);
+    return { visible: el.matches(':focus-visible'), style: s.outlineStyle, width: s.outlineWidth, color: s.outlineColor, focusBorder };
+  });
+  assert.ok(ring.visible, 'focus-visible');
+  assert.deepEqual([ring.style, ring.width, ring.color], ['solid', '1px', ring.focusBorder], JSON.stringify(ring));
   await shot('28-welcome-no-server');
 
-  writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
-  await welcome.waitFor({ state: 'detached', timeout: 60_000 });
+  await setBaseUrl(mockUrl);
+  await chat().locator('.welcome-card').waitFor({ state: 'detached', timeout: 60_000 });
   const options = chat().locator('select.model option');
   await until('the models are back', async () => (await options.count()) === 2);
   await shot('29-welcome-gone');

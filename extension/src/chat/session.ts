@@ -13,7 +13,7 @@ import type {
   UpdateParams,
 } from '../protocol';
 import { ErrorCode, Method } from '../protocol';
-import type { Attachment, HostMessage, LogEntry, Notice } from '../shared/messages';
+import type { Attachment, HostMessage, LogEntry, Notice, ServerState } from '../shared/messages';
 import { type ImageAttachment, imageTypeOfName, MAX_IMAGES } from '../shared/images';
 import { readWorkspaceImage } from './images';
 import type { Sidecar } from '../sidecar/connection';
@@ -23,7 +23,7 @@ import { extractMentions } from './mentions';
 import { FileSearch, isText } from './fileSearch';
 import { LossView } from './lossView';
 import { reconcileModel } from './models';
-import { reportServer, serverProblem } from './welcome';
+import { serverState } from './welcome';
 import { isWholeOutputPath } from './wholeOutput';
 import { ChatMode } from './mode';
 import { listCommands } from './commands';
@@ -87,6 +87,7 @@ export class ChatSession {
     this.postApprovals();
     post({ type: 'models', models: this.models, current: this.currentModel });
     post({ type: 'mode', mode: this.mode.current });
+    post({ type: 'server', state: this.server });
     void this.postEndpoint();
     for (const attachment of this.queued.splice(0)) post({ type: 'attach', attachment });
   }
@@ -152,6 +153,8 @@ export class ChatSession {
     if (u.kind === 'turnEnded') this.approvals.turnEnded(u.sessionId, u.turnId);
     // Its question timed out on the sidecar's side: the diff closes too.
     if (u.kind === 'toolResult') this.approvals.toolFinished(u);
+    // A model request went through: a server answers now, so the card goes (and the models come).
+    if (u.kind === 'usage' && this.server.problem !== 'none' && this.server.problem !== 'checking') void this.refreshModels();
     if (u.sessionId !== this.sessionId) return;
     this.append(u);
     if (u.kind === 'turnEnded') {
@@ -374,6 +377,13 @@ export class ChatSession {
   }
 
   private refreshing: Promise<void> | undefined;
+  /** What the last check for a model server found; the chat shows a card while it failed. */
+  private server: ServerState = { problem: 'none' };
+
+  private setServer(state: ServerState): void {
+    this.server = state;
+    this.toView({ type: 'server', state });
+  }
 
   /** Asks the sidecar for the models (calls while one runs share it) and posts them. */
   refreshModels(): Promise<void> {
@@ -384,9 +394,11 @@ export class ChatSession {
   }
 
   private async doRefreshModels(): Promise<void> {
+    // Retry shows that it is checking (a dead endpoint takes seconds of retries to say so).
+    if (this.server.problem !== 'none') this.setServer({ problem: 'checking' });
     try {
       const r = await this.sidecar.request(Method.listModels, {});
-      reportServer('');
+      this.setServer({ problem: 'none' });
       this.models = r.models;
       this.currentModel = r.current || null;
       const { model, replaced } = reconcileModel(r.models.map((m) => m.id), this.currentModel);
@@ -401,7 +413,8 @@ export class ChatSession {
       }
     } catch (e) {
       // A sidecar still starting or restarting says nothing about the server.
-      if (this.sidecar.state === 'running') reportServer(serverProblem(e));
+      if (this.sidecar.state === 'running') this.setServer(serverState(e, (await this.endpoint()).baseUrl));
+      else if (this.server.problem === 'checking') this.setServer({ problem: 'none' });
       // No endpoint reachable yet: the picker shows the configured model alone.
       this.models = [];
       this.currentModel = this.pickedModel ?? (vscode.workspace.getConfiguration('tandem').get<string>('provider.model') || null);

@@ -1,38 +1,26 @@
 // Before the first prompt: is there a model server? The chat asks the sidecar for the models
-// when it opens (and on "Check Again"); when that fails, the "Get Started" view above the chat
-// (VS Code's `viewsWelcome`, package.json) says what is wrong and offers the ways forward: start
-// a local server and check again, set the endpoint, set a key. It hides once a server answers.
+// when it opens (and on Retry); when that fails, the chat itself shows a card that says what was
+// tried and offers the ways forward (start LM Studio, Ollama or llama.cpp, set the endpoint, open
+// the config file, set a key, retry). It goes once a server answers.
+//
+// In the chat, not in VS Code's `viewsWelcome`: that contribution applies to tree views only
+// (microsoft/vscode#105832), so it needed a second, empty view beside the chat, shown by a
+// context key; the chat is where the user looks and types the prompt that would fail.
 
-import * as vscode from 'vscode';
+import type { ServerState } from '../shared/messages';
 
-export const WELCOME_VIEW_ID = 'tandem.welcome';
-const CONTEXT_KEY = 'tandem.serverProblem';
-
-/** What keeps the first prompt from working; '' when a server answered. */
-export type ServerProblem = '' | 'noServer' | 'auth' | 'unreachable';
-
-/** The problem a failed model listing shows, by the kind the sidecar gives in the error's
- * `data.errorKind` (never guessed from its text). */
-export function serverProblem(error: unknown): ServerProblem {
+/** The state a failed model listing shows, by the kind the sidecar gives in the error's
+ * `data.errorKind` (never guessed from its text); the message is shown as the details. */
+export function serverState(error: unknown, baseUrl: string | null): ServerState {
   const data = error && typeof error === 'object' && 'data' in error ? error.data : undefined;
   const kind = data && typeof data === 'object' && 'errorKind' in data ? data.errorKind : undefined;
+  const message = error && typeof error === 'object' && 'message' in error && typeof error.message === 'string' ? error.message : String(error);
   switch (kind) {
     case 'noServer':
-      return 'noServer';
+      return { problem: 'noServer', baseUrl, detail: message };
     case 'auth':
-      return 'auth';
+      return { problem: 'auth', baseUrl, detail: message };
     default:
-      return 'unreachable';
+      return { problem: 'unreachable', baseUrl, detail: message };
   }
-}
-
-/** Shows or hides the view (its `when` and its welcome content read the context key). */
-export function reportServer(problem: ServerProblem): void {
-  void vscode.commands.executeCommand('setContext', CONTEXT_KEY, problem);
-}
-
-/** The view has no items of its own: VS Code shows its welcome content. */
-export function registerWelcome(): vscode.Disposable {
-  const empty: vscode.TreeDataProvider<never> = { getTreeItem: (e) => e, getChildren: () => [] };
-  return vscode.window.registerTreeDataProvider(WELCOME_VIEW_ID, empty);
 }

@@ -31,6 +31,17 @@ export type PendingApproval = ApprovalRequest & {
 
 export type SidecarState = 'starting' | 'running' | 'stopped';
 
+/** Whether a model server answered the chat's check (the model listing), and if not, why. */
+export type ServerState =
+  | { problem: 'none' }
+  | { problem: 'checking' }
+  /** Nothing configured, and no local server answered. */
+  | { problem: 'noServer'; baseUrl: string | null; detail: string }
+  /** The configured endpoint did not answer. */
+  | { problem: 'unreachable'; baseUrl: string | null; detail: string }
+  /** The endpoint refused the key (or got none). */
+  | { problem: 'auth'; baseUrl: string | null; detail: string };
+
 /**
  * Names one approval request. Turn ids are per-session counters (`t1`, `t2`) and local models
  * reuse tool-call ids (`call_0`), so only the three together tell two requests apart.
@@ -65,11 +76,13 @@ export type HostMessage =
   /** The custom commands for the composer's `/` menu, read from their files just now. */
   | { type: 'commands'; commands: CustomCommand[] }
   /** The shown chat's mode (a new chat's: the mode its session will start in). */
-  | { type: 'mode'; mode: Mode };
+  | { type: 'mode'; mode: Mode }
+  /** What the last check for a model server found. */
+  | { type: 'server'; state: ServerState };
 
 export type { Decision };
 
-export type ChatCommand = 'newChat' | 'showHistory' | 'undoLastTurn' | 'setApiKey' | 'openSettings';
+export type ChatCommand = 'newChat' | 'showHistory' | 'undoLastTurn' | 'setApiKey' | 'openSettings' | 'checkServer' | 'openConfigFile' | 'showOutput';
 
 export type WebviewMessage =
   | { type: 'ready' }
@@ -98,7 +111,7 @@ export type WebviewMessage =
   /** The composer's `/` menu opened: the commands, please. */
   | { type: 'listCommands' };
 
-const CHAT_COMMANDS: readonly string[] = ['newChat', 'showHistory', 'undoLastTurn', 'setApiKey', 'openSettings'];
+const CHAT_COMMANDS: readonly string[] = ['newChat', 'showHistory', 'undoLastTurn', 'setApiKey', 'openSettings', 'checkServer', 'openConfigFile', 'showOutput'];
 
 /** The most text a code block button carries (a bigger one is not a code block from the chat). */
 const MAX_CODE = 4 * 1024 * 1024;

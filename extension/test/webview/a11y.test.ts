@@ -89,3 +89,33 @@ describe("a command's whole output", () => {
     assert.equal([...root.querySelectorAll('button')].filter((x) => x.textContent === 'Open Full Output').length, 0);
   });
 });
+
+describe('icons', () => {
+  it('a tool card shows its state as a codicon beside the state in words', () => {
+    const root = document.createElement('div');
+    const call = (id: string) => u({ kind: 'toolCall', toolCallId: id, name: 'execute_command', arguments: {}, title: `run ${id}` });
+    new TranscriptView(root).render(
+      buildTranscript([
+        call('a'),
+        u({ kind: 'toolResult', toolCallId: 'a', status: 'ok', output: '' }),
+        call('b'),
+        u({ kind: 'toolResult', toolCallId: 'b', status: 'error', output: 'exit 1' }),
+        call('c'),
+        u({ kind: 'toolResult', toolCallId: 'c', status: 'rejected', output: '' }),
+        call('d'),
+      ]),
+      ctx(),
+    );
+    const shown = [...root.querySelectorAll('.tool')].map((card) => {
+      const i = card.querySelector('.tool-icon');
+      return [[...(i?.classList ?? [])].filter((c) => c.startsWith('codicon-')).join(' '), i?.textContent, i?.getAttribute('aria-hidden'), card.querySelector('.tool-state')?.textContent];
+    });
+    assert.deepEqual(shown, [
+      ['codicon-check', '', 'true', 'done'],
+      ['codicon-error', '', 'true', 'failed'],
+      ['codicon-circle-slash', '', 'true', 'rejected'],
+      ['codicon-loading codicon-modifier-spin', '', 'true', 'running'],
+    ]);
+  });
+});
+

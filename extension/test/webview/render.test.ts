@@ -5,7 +5,7 @@ import type { UpdateParams } from '../../src/protocol';
 import type { Decision, PendingApproval } from '../../src/shared/messages';
 import { TranscriptView } from '../../webview/render';
 import { renderContext } from './context';
-import { buildTranscript } from '../../webview/transcript';
+import { applyEntry, buildTranscript } from '../../webview/transcript';
 
 const u = (e: Record<string, unknown>): UpdateParams => ({ sessionId: 's', turnId: 't1', ...e }) as UpdateParams;
 
@@ -78,5 +78,32 @@ describe('TranscriptView', () => {
     const turns = root.querySelectorAll('.turn');
     assert.equal(turns[0]?.querySelector('.approval'), null);
     assert.ok(turns[1]?.querySelector('.approval'));
+  });
+
+  it('says while the model request is retried, and which retry, until the next update replaces the line', () => {
+    const root = document.createElement('div');
+    const view = new TranscriptView(root);
+    const { ctx } = context();
+    const t = buildTranscript([u({ kind: 'turnStarted', prompt: 'hi' })]);
+    view.render(t, ctx);
+    assert.equal(root.querySelector('.working')?.textContent, 'Working…');
+    const retries = [
+      u({ kind: 'retrying', retry: 1, maxRetries: 5, status: 500, error: 'HTTP 500: boom', waitMs: 480 }),
+      u({ kind: 'retrying', retry: 2, maxRetries: 5, error: 'connection refused\n(os error 111)', waitMs: 1234 }),
+    ];
+    const said: string[] = [];
+    for (const r of retries) {
+      applyEntry(t, r);
+      view.render(t, ctx);
+      said.push(root.querySelector('.working.retrying')?.textContent ?? '');
+    }
+    assert.deepEqual(said, [
+      'Server answered 500; retrying (1/5) in 0.5 s…',
+      'The request failed (connection refused); retrying (2/5) in 1.2 s…',
+    ]);
+    applyEntry(t, u({ kind: 'text', delta: 'Hello' }));
+    view.render(t, ctx);
+    assert.equal(root.querySelector('.retrying'), null);
+    assert.equal(root.querySelector('.working')?.textContent, 'Working…');
   });
 });

@@ -16,7 +16,7 @@ use serde_json::Value;
 use tandem_agent::approval::{
     ApprovalAction, ApprovalKind, ApprovalReply, ApprovalRequest, Decision,
 };
-use tandem_agent::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus};
+use tandem_agent::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus, retry_line};
 use tandem_agent::mode::Mode;
 use tandem_agent::plan::{self as core_plan, StepStatus};
 use tandem_agent::prompt::{ContextItem, Position, Range};
@@ -201,6 +201,10 @@ impl Translator {
                     "[{message}]\n"
                 )))]
             }
+            Event::Retrying(retry) => vec![SessionUpdate::AgentThoughtChunk(chunk(format!(
+                "[{}]\n",
+                retry_line(&retry)
+            )))],
             Event::Plan(plan) => plan_updates(plan),
             Event::Text { delta } => vec![SessionUpdate::AgentMessageChunk(chunk(delta))],
             Event::Reasoning { delta } => vec![SessionUpdate::AgentThoughtChunk(chunk(delta))],

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+pub use tandem_model::Retrying;
 use tandem_tools::{ErrorKind, FileDiff, ToolKind};
 
 /// One thing that happened in a turn.
@@ -59,6 +60,10 @@ pub enum Event {
     /// prompt or tools switched to text, an MCP server did not start or its tools were left out,
     /// a project's MCP server was declined, a rules file could not be read.
     Notice { message: String },
+    /// The model request failed before its answer was used and is tried again after a wait
+    /// (a 5xx, a 429, a refused connection). Transient: a face shows it until the next event,
+    /// and the transcript does not keep it.
+    Retrying(Retrying),
     /// The turn is over.
     TurnEnded {
         stop_reason: StopReason,
@@ -167,6 +172,27 @@ pub enum StopReason {
     Error,
 }
 
+/// What a face says of a retry: "The model server answered 500; retrying (2/5) in 1.2 s…".
+pub fn retry_line(r: &Retrying) -> String {
+    let what = match r.status {
+        Some(status) => format!("The model server answered {status}"),
+        None => {
+            const SHOWN: usize = 160;
+            let error = r.error.trim();
+            match error.char_indices().nth(SHOWN) {
+                Some((cut, _)) => format!("The model request failed ({}…)", &error[..cut]),
+                None => format!("The model request failed ({error})"),
+            }
+        }
+    };
+    format!(
+        "{what}; retrying ({}/{}) in {:.1} s…",
+        r.retry,
+        r.max_retries,
+        r.wait.as_secs_f64()
+    )
+}
+
 impl Event {
     /// A streamed piece (text, reasoning, command output), which a face may merge with the next
     /// piece of the same stream.
@@ -240,5 +266,26 @@ mod tests {
             delta: "2".into(),
         };
         assert!(!out.merge(&other));
+    }
+
+    #[test]
+    fn a_retry_says_what_failed_which_try_and_how_long() {
+        let retry = |status, error: &str| Retrying {
+            retry: 2,
+            max_retries: 5,
+            status,
+            error: error.into(),
+            wait: std::time::Duration::from_millis(1234),
+        };
+        assert_eq!(
+            retry_line(&retry(Some(500), "HTTP 500: boom")),
+            "The model server answered 500; retrying (2/5) in 1.2 s…"
+        );
+        assert_eq!(
+            retry_line(&retry(None, "connection refused")),
+            "The model request failed (connection refused); retrying (2/5) in 1.2 s…"
+        );
+        let long = retry_line(&retry(None, &"é".repeat(500)));
+        assert!(long.contains(&format!("({}…)", "é".repeat(160))), "{long}");
     }
 }

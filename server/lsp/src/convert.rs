@@ -239,6 +239,13 @@ impl IntoWire for Event {
                 context_window,
             },
             Event::Notice { message } => Update::ModelNotice { message },
+            Event::Retrying(r) => Update::Retrying {
+                retry: r.retry,
+                max_retries: r.max_retries,
+                status: r.status,
+                error: r.error,
+                wait_ms: u64::try_from(r.wait.as_millis()).unwrap_or(u64::MAX),
+            },
             Event::Plan(plan) => Update::Plan {
                 explanation: plan.explanation,
                 entries: plan

@@ -31,7 +31,7 @@ use tandem_agent::Frontend;
 use tandem_agent::approval::{
     ApprovalAction, ApprovalReply, ApprovalRequest, Decision, queued_reply,
 };
-use tandem_agent::events::{Event, StopReason, ToolCallEvent, ToolStatus};
+use tandem_agent::events::{Event, StopReason, ToolCallEvent, ToolStatus, retry_line};
 use tandem_tools::{FileDiff, ToolKind};
 
 /// The commands a plain client runs through `workspace/executeCommand`.
@@ -515,6 +515,17 @@ impl Forwarder {
                 self.client
                     .log_message(MessageType::WARNING, format!("Tandem: {message}"))
                     .await;
+            }
+            Event::Retrying(retry) => {
+                let line = retry_line(&retry);
+                self.client
+                    .log_message(MessageType::WARNING, format!("Tandem: {line}"))
+                    .await;
+                // The progress report says it too, until the next step replaces it.
+                if let Some(view) = self.turn.as_mut() {
+                    view.progress.activity = Some(line);
+                    self.report().await;
+                }
             }
             Event::TurnEnded {
                 stop_reason, error, ..

@@ -310,7 +310,8 @@ fn markdown(history: &[HistoryEntry]) -> String {
             | Event::ToolOutput { .. }
             | Event::Usage { .. }
             | Event::Compaction { .. }
-            | Event::Rules { .. } => {}
+            | Event::Rules { .. }
+            | Event::Retrying(_) => {}
             Event::Plan(plan) => out.push_str(&format!("\n\n{}\n", plan.checklist())),
             Event::Notice { message } => out.push_str(&format!("\n\n> _{message}_\n")),
             Event::ToolCall(ToolCallEvent { title, .. }) => {

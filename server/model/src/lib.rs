@@ -163,6 +163,24 @@ pub enum FinishReason {
 pub enum Delta {
     Text(String),
     Reasoning(String),
+    /// The request failed before any of its answer was used and is tried again after a wait:
+    /// not part of the answer, but the user should not stare at silence meanwhile.
+    Retrying(Retrying),
+}
+
+/// One retry of a request, told before its wait.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Retrying {
+    /// This retry's number, from 1.
+    pub retry: u32,
+    /// How many retries the policy allows.
+    pub max_retries: u32,
+    /// The HTTP status that failed, when it was one (else a connection, a timeout, a stream).
+    pub status: Option<u16>,
+    /// What failed, in the provider's words (never with a key).
+    pub error: String,
+    /// How long until the next attempt.
+    pub wait: std::time::Duration,
 }
 
 /// A whole answer, reassembled from the stream.

@@ -386,6 +386,20 @@ pub enum Update {
         explanation: Option<String>,
         entries: Vec<PlanEntry>,
     },
+    /// The model request failed before its answer was used and is tried again in `waitMs`
+    /// (retry `retry` of `maxRetries`). Transient: show it until the next update; it is not
+    /// kept in the session's history.
+    Retrying {
+        retry: u32,
+        max_retries: u32,
+        /// The HTTP status that failed; absent for a connection failure, a timeout, a stream
+        /// that broke before its first byte.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        status: Option<u16>,
+        /// What failed, in the server's words.
+        error: String,
+        wait_ms: u64,
+    },
     /// The turn is over.
     TurnEnded {
         stop_reason: StopReason,

@@ -19,7 +19,16 @@ diff?: string | null,
  * file changed since the edit was proposed). Absent when the tool ran and failed on
  * its own terms (a command's exit code, an MCP tool's error).
  */
-errorKind?: ToolErrorKind | null, } | { "kind": "usage", promptTokens: number, completionTokens: number, contextWindow?: number | null, } | { "kind": "rules", files: Array<RulesFile>, } | { "kind": "compaction", elided: number, summarized: number, tokensBefore: number, tokensAfter: number, contextWindow: number, } | { "kind": "modelNotice", message: string, } | { "kind": "plan", explanation?: string | null, entries: Array<PlanEntry>, } | { "kind": "turnEnded", stopReason: StopReason, error?: string | null, 
+errorKind?: ToolErrorKind | null, } | { "kind": "usage", promptTokens: number, completionTokens: number, contextWindow?: number | null, } | { "kind": "rules", files: Array<RulesFile>, } | { "kind": "compaction", elided: number, summarized: number, tokensBefore: number, tokensAfter: number, contextWindow: number, } | { "kind": "modelNotice", message: string, } | { "kind": "plan", explanation?: string | null, entries: Array<PlanEntry>, } | { "kind": "retrying", retry: number, maxRetries: number, 
+/**
+ * The HTTP status that failed; absent for a connection failure, a timeout, a stream
+ * that broke before its first byte.
+ */
+status?: number | null, 
+/**
+ * What failed, in the server's words.
+ */
+error: string, waitMs: number, } | { "kind": "turnEnded", stopReason: StopReason, error?: string | null, 
 /**
  * With `error`: what kind of failure, so the client can offer the fix.
  */

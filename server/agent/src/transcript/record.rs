@@ -549,6 +549,10 @@ impl From<&Event> for StoredEvent {
                 context_window,
             },
             Event::Notice { message } => StoredEvent::Notice { message },
+            // The turn never records a retry (it is transient); were one stored, its line.
+            Event::Retrying(r) => StoredEvent::Notice {
+                message: crate::events::retry_line(&r),
+            },
             Event::Plan(plan) => plan.into(),
             Event::TurnEnded {
                 stop_reason,

@@ -36,6 +36,8 @@ impl Turn {
                     reasoning.push_str(&t);
                     frontend.update(session_id, turn_id, Event::Reasoning { delta: t });
                 }
+                // Told, not recorded: it means nothing once the request got through.
+                Delta::Retrying(r) => frontend.update(session_id, turn_id, Event::Retrying(r)),
             };
             let key = crate::context::conversation_key(session_id);
             let request = CompletionRequest::conversation(conversation, tools, key);

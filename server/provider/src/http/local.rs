@@ -732,7 +732,7 @@ impl HttpModelClient {
             .await;
             match attempt {
                 Ok(completion) => return Ok(completion),
-                Err(failure) => retries.wait_or_give_up(failure).await?,
+                Err(failure) => retries.wait_telling(failure, on_delta).await?,
             }
         }
     }

@@ -106,7 +106,7 @@ impl HttpModelClient {
                         .await;
                 }
                 Err(failure) => retries
-                    .wait_or_give_up(failure)
+                    .wait_telling(failure, on_delta)
                     .await
                     .map_err(|error| self.explain(error, &url))?,
             }

@@ -3,6 +3,7 @@
 use std::time::{Duration, SystemTime};
 
 use reqwest::header::{HeaderMap, RETRY_AFTER};
+use tandem_model::{Delta, Retrying};
 
 use crate::{Limits, ProviderError, ProviderErrorKind};
 
@@ -64,6 +65,15 @@ impl<'a> Retries<'a> {
 
     /// Sleeps before the next attempt, or returns the error to give up with.
     pub async fn wait_or_give_up(&mut self, failure: Failure) -> Result<(), ProviderError> {
+        self.wait_telling(failure, &mut |_| {}).await
+    }
+
+    /// As [`Retries::wait_or_give_up`], and tells `on_delta` of each retry before its wait.
+    pub async fn wait_telling(
+        &mut self,
+        failure: Failure,
+        on_delta: &mut (dyn FnMut(Delta) + Send),
+    ) -> Result<(), ProviderError> {
         self.failures += 1;
         let delay = match failure.retry {
             _ if self.failures > self.limits.max_retries => None,
@@ -73,6 +83,16 @@ impl<'a> Retries<'a> {
         };
         match delay {
             Some(delay) => {
+                on_delta(Delta::Retrying(Retrying {
+                    retry: self.failures,
+                    max_retries: self.limits.max_retries,
+                    status: match failure.error.kind {
+                        ProviderErrorKind::Status(status) => Some(status),
+                        _ => None,
+                    },
+                    error: failure.error.message,
+                    wait: delay,
+                }));
                 tokio::time::sleep(delay).await;
                 Ok(())
             }
@@ -198,14 +218,18 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn gives_up_after_max_retries_and_says_how_often_it_tried() {
-        let limits = Limits {
+    fn two_quick_retries() -> Limits {
+        Limits {
             max_retries: 2,
             initial_backoff: Duration::from_millis(1),
             max_backoff: Duration::from_millis(1),
             ..Limits::default()
-        };
+        }
+    }
+
+    #[tokio::test]
+    async fn gives_up_after_max_retries_and_says_how_often_it_tried() {
+        let limits = two_quick_retries();
         let mut retries = Retries::new(&limits);
         let failure = || Failure::retryable(ProviderErrorKind::Connect, "refused");
         assert!(retries.wait_or_give_up(failure()).await.is_ok());
@@ -218,5 +242,25 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(error.message, "no");
+    }
+
+    #[tokio::test]
+    async fn each_retry_is_told_before_its_wait_and_giving_up_is_not() {
+        let limits = two_quick_retries();
+        let mut retries = Retries::new(&limits);
+        let mut told = Vec::new();
+        let failure = || Failure::retryable(ProviderErrorKind::Status(500), "HTTP 500: boom");
+        for _ in 0..3 {
+            let _ = retries.wait_telling(failure(), &mut |d| told.push(d)).await;
+        }
+        let told: Vec<_> = told
+            .into_iter()
+            .map(|d| match d {
+                Delta::Retrying(r) => (r.retry, r.max_retries, r.status, r.error),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let boom = || "HTTP 500: boom".to_string();
+        assert_eq!(told, [(1, 2, Some(500), boom()), (2, 2, Some(500), boom())]);
     }
 }

@@ -10,7 +10,9 @@ use tokio::sync::mpsc;
 
 use tandem_agent::Frontend;
 use tandem_agent::approval::{ApprovalAction, ApprovalReply, ApprovalRequest, Decision};
-use tandem_agent::events::{Event, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind};
+use tandem_agent::events::{
+    Event, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind, retry_line,
+};
 use tandem_stdx::lock;
 
 use std::sync::Arc;
@@ -232,6 +234,15 @@ impl Frontend for ChatFrontend {
             Event::Notice { message } => {
                 self.switch_to(Shown::Nothing);
                 out(&format!("{}\n", s.dim(&format!("  note: {message}"))));
+            }
+            Event::Retrying(retry) => {
+                self.switch_to(Shown::Nothing);
+                out(&format!(
+                    "{}\n",
+                    s.dim(&format!("  {}", retry_line(&retry)))
+                ));
+                // Still waiting for the model: the spinner comes back under the line.
+                self.status.wait();
             }
             Event::TurnEnded {
                 stop_reason,

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use tandem_agent::Frontend;
 use tandem_agent::approval::{ApprovalReply, ApprovalRequest, DecidedBy, Decision};
-use tandem_agent::events::{Event, StopReason, ToolCallEvent, TurnErrorKind};
+use tandem_agent::events::{Event, StopReason, ToolCallEvent, TurnErrorKind, retry_line};
 use tandem_stdx::lock;
 
 use super::events;
@@ -243,6 +243,19 @@ impl Frontend for ExecFrontend {
                 self.progress(&format!("note: {message}"));
                 if self.json {
                     emit(&json!({"type": "notice", "message": message}));
+                }
+            }
+            Event::Retrying(retry) => {
+                self.progress(&retry_line(&retry));
+                if self.json {
+                    emit(&json!({
+                        "type": "retrying",
+                        "retry": retry.retry,
+                        "maxRetries": retry.max_retries,
+                        "status": retry.status,
+                        "error": retry.error,
+                        "waitMs": u64::try_from(retry.wait.as_millis()).unwrap_or(u64::MAX),
+                    }));
                 }
             }
             Event::TurnEnded {
