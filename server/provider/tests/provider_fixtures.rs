@@ -129,6 +129,7 @@ fn stream(file: &str) -> Run {
         match delta {
             Delta::Text(t) => text.push_str(t),
             Delta::Reasoning(r) => reasoning.push_str(r),
+            Delta::Retrying(r) => panic!("{file}: a recorded answer is never retried: {r:?}"),
         }
         assert!(!matches!(delta, Delta::Text(t) | Delta::Reasoning(t) if t.is_empty()));
     }
