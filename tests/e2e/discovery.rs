@@ -64,3 +64,64 @@ async fn with_nothing_configured_the_local_servers_are_tried() {
         "no key is sent to a discovered local server"
     );
 }
+
+/// `tandem chat`'s start line with nothing configured, while `scenario` answers on LM Studio's
+/// port (1234; llama.cpp's 8080 must be closed: it is tried first).
+async fn start_line_with_lm_studios_port_taken_by(scenario: Scenario) -> String {
+    let mock = MockServer::start_on(scenario, 1234)
+        .expect("port 1234 (LM Studio's) must be free for this test");
+    let env = Env::new();
+    let mut command = env.command();
+    command
+        .arg("chat")
+        .arg("--root")
+        .arg(&env.workspace)
+        .arg("--data-dir")
+        .arg(&env.data_dir);
+    let output = run_piped(command, "/exit\n").await;
+    assert!(output.status.success(), "{}", show(&output));
+    assert!(model_requests(&mock).is_empty(), "nothing was asked yet");
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    stdout
+        .lines()
+        .find(|l| l.starts_with("Tandem "))
+        .unwrap_or_else(|| panic!("no start line: {}", show(&output)))
+        .to_string()
+}
+
+#[tokio::test]
+async fn what_answers_on_a_local_port_is_checked_and_named() {
+    let _ports = LOCAL_PORTS.lock().await;
+    // A server with no LM Studio API on LM Studio's port is not taken for LM Studio.
+    let line = start_line_with_lm_studios_port_taken_by(Scenario::new([])).await;
+    assert!(
+        line.contains(
+            "mock-coder at http://127.0.0.1:1234/v1 (an OpenAI-compatible server on \
+                       LM Studio's port, not LM Studio by its /api/v0/models, found on this \
+                       machine)"
+        ),
+        "{line}"
+    );
+    // llama.cpp there (its /props) is named as what it is.
+    let mut llama = Scenario::new([]);
+    llama.routes.insert(
+        "GET /props".into(),
+        json!({"default_generation_settings": {"n_ctx": 4096}, "total_slots": 1}),
+    );
+    let line = start_line_with_lm_studios_port_taken_by(llama).await;
+    assert!(
+        line.contains("(llama.cpp on LM Studio's port, found on this machine)"),
+        "{line}"
+    );
+    // And LM Studio by its own API.
+    let mut lm_studio = Scenario::new([]);
+    lm_studio.routes.insert(
+        "GET /api/v0/models".into(),
+        json!({"data": [{"id": "mock-coder", "type": "llm", "loaded_context_length": 4096}]}),
+    );
+    let line = start_line_with_lm_studios_port_taken_by(lm_studio).await;
+    assert!(
+        line.contains("(LM Studio, found on this machine)"),
+        "{line}"
+    );
+}

@@ -351,6 +351,74 @@ async fn the_servers_count_over_the_window_is_refused_before_sending() {
 }
 
 #[tokio::test]
+async fn llama_cpp_pythons_tokenizer_counts_each_message() {
+    // llama-cpp-python: no /props, an OpenAI model list, and `POST /extras/tokenize/count`
+    // `{"input"}` answering `{"count"}`. Its count (3,000 tokens a message) is what is weighed,
+    // not the characters of a short message.
+    let env = Env::new();
+    let mut scenario = Scenario::new([Reply::text("unused")]);
+    scenario
+        .routes
+        .insert("POST /extras/tokenize/count".into(), json!({"count": 3000}));
+    let mock = MockServer::start(scenario);
+    let tandem = Sidecar::start(
+        &env,
+        &mock,
+        Options {
+            provider: json!({"contextWindow": 4096}),
+            ..Options::default()
+        },
+    )
+    .await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Hello there.").await;
+    assert_eq!(turn.stop_reason(), "error", "{turn}");
+    let error = turn.ended()["error"].as_str().unwrap();
+    assert!(
+        error.contains("3,0") && error.contains("4,096") && error.contains("--n_ctx"),
+        "{error}"
+    );
+    assert!(model_requests(&mock).is_empty(), "nothing sent");
+    let counted: Vec<String> = mock
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/extras/tokenize/count")
+        .map(|r| r.body["input"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        counted.iter().any(|t| t.contains("Hello there.")),
+        "{counted:#?}"
+    );
+}
+
+#[tokio::test]
+async fn ollamas_prompt_eval_count_raises_the_count_as_a_lower_bound() {
+    // Ollama (an 8,192 context: 6,144 for the prompt) says it evaluated 5,900 tokens at the
+    // second step, where the characters make about 2,700: the third step, with b.txt's
+    // output, is over the budget only by Ollama's number, and a.txt's output is elided.
+    let env = Env::new();
+    env.write("a.txt", &"alpha words here\n".repeat(300));
+    env.write("b.txt", &"beta words\n".repeat(100));
+    let scenario = Scenario::new([
+        Reply::tool("read_file", json!({"path": "a.txt"})).usage(100, 5),
+        Reply::tool("read_file", json!({"path": "b.txt"})).usage(5900, 5),
+        Reply::text("Done.").expect_messages_contain("[elided to save context"),
+    ]);
+    let mock = MockServer::start(as_ollama(scenario, json!(["completion", "tools"])));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Read a.txt and b.txt.").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    let compactions = turn.of_kind("compaction");
+    assert_eq!(compactions.len(), 1, "{turn}");
+    assert_eq!(compactions[0]["elided"], 1, "{turn}");
+    let before = compactions[0]["tokensBefore"].as_u64().unwrap();
+    assert!(before > 5900, "counted from Ollama's 5,900: {turn}");
+    let failures = mock.failures();
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[tokio::test]
 async fn a_window_setting_larger_than_the_servers_gives_way_with_one_notice() {
     let env = Env::new();
     let mock = MockServer::start(llama_cpp(

@@ -73,6 +73,8 @@ pub struct Request {
     pub turn: usize,
     pub aside: bool,
     pub prompt: u64,
+    /// The answer's tokens.
+    pub completion: u64,
     pub cached: Option<u64>,
     pub seconds: f64,
     /// The server's error, when it answered with one.
@@ -131,6 +133,7 @@ impl ModelClient for Recorder {
                 turn: *lock(&self.turn),
                 aside,
                 prompt: 0,
+                completion: 0,
                 cached: None,
                 seconds: started.elapsed().as_secs_f64(),
                 error: None,
@@ -139,6 +142,7 @@ impl ModelClient for Recorder {
                 Ok(completion) => {
                     let usage = completion.usage.unwrap_or_default();
                     record.prompt = usage.prompt_tokens;
+                    record.completion = usage.completion_tokens;
                     record.cached = usage.cached_tokens;
                     if !aside {
                         let call = lock(&self.script).pop_front().flatten();

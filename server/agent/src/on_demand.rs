@@ -71,14 +71,16 @@ impl Agent {
         } else {
             &self.inner.tools
         };
-        let sizing = Sizing {
+        let mut sizing = Sizing {
             window,
             kind: self.inner.client.server_kind(),
             counter: tandem_stdx::lock(&self.inner.counter).clone(),
             text_tools: self.inner.client.text_tools(),
         };
         let client = self.inner.client.clone();
-        let report = context::compact_now(client.as_ref(), &mut conversation, tools, &sizing).await;
+        let report =
+            context::compact_now(client.as_ref(), &mut conversation, tools, &mut sizing).await;
+        tandem_stdx::lock(&self.inner.counter).absorb(&sizing.counter);
         if report.elided + report.summarized > 0 {
             session.persist(&Record::Compaction {
                 turn_id: "outside".to_string(),

@@ -237,10 +237,10 @@ async fn find_local_server() -> Result<(String, String), ProviderError> {
             continue;
         }
         let root = server.url.trim_end_matches("/v1");
-        let answer = crate::http::probe_json(&format!("{root}{}", server.check), timeout).await;
-        let name = match answer {
-            Some(answer) if server.is_this(&answer) => server.name.to_string(),
-            _ => format!(
+        let name = match what_answers(root, timeout, server).await {
+            Some(kind) if kind == server => kind.name.to_string(),
+            Some(kind) => format!("{} on {}'s port", kind.name, server.name),
+            None => format!(
                 "an OpenAI-compatible server on {}'s port, not {} by its {}",
                 server.name, server.name, server.check
             ),
@@ -251,6 +251,19 @@ async fn find_local_server() -> Result<(String, String), ProviderError> {
         kind: ProviderErrorKind::NoServer,
         message: no_server_message(),
     })
+}
+
+/// Which kind of local server answers at `root`, by each kind's own endpoint, the kind whose
+/// port it is (`expected`) asked first.
+async fn what_answers(root: &str, timeout: Duration, expected: LocalServer) -> Option<LocalServer> {
+    let others = LOCAL_SERVERS.into_iter().filter(|s| *s != expected);
+    for kind in std::iter::once(expected).chain(others) {
+        let answer = crate::http::probe_json(&format!("{root}{}", kind.check), timeout).await;
+        if answer.is_some_and(|a| kind.is_this(&a)) {
+            return Some(kind);
+        }
+    }
+    None
 }
 
 pub fn no_server_message() -> String {

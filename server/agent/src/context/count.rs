@@ -147,6 +147,72 @@ impl Counter {
     }
 }
 
+impl Counter {
+    /// Counts, through the server, the text of each message of `messages` not counted yet: a
+    /// message a compaction rewrote (a stub, a summary, a cut output) is counted before it is
+    /// weighed. Nothing happens where the server has no tokenizer.
+    pub async fn recount(&mut self, client: &dyn ModelClient, messages: &[Message]) {
+        for (k, text) in self.uncounted(messages) {
+            match count_text(client, &text).await {
+                Some(n) => self.counted.insert(k, n),
+                None => return,
+            };
+        }
+    }
+
+    /// The messages of `messages` not counted yet, each once, by key.
+    fn uncounted(&mut self, messages: &[Message]) -> Vec<(u64, String)> {
+        if self.counted.len() > MAX_COUNTED {
+            self.counted.clear();
+        }
+        let mut seen = std::collections::HashSet::new();
+        messages
+            .iter()
+            .map(|m| (key(m), m))
+            .filter(|(k, _)| !self.counted.contains_key(k) && seen.insert(*k))
+            .map(|(k, m)| (k, text(m)))
+            .collect()
+    }
+
+    /// Takes the counts `other` made (a compaction's, on a copy of this counter).
+    pub fn absorb(&mut self, other: &Counter) {
+        if other.model == self.model {
+            self.counted
+                .extend(other.counted.iter().map(|(&k, &n)| (k, n)));
+        }
+    }
+}
+
+/// `text`'s tokens by the server's tokenizer; `None` where it has none (or it failed).
+async fn count_text(client: &dyn ModelClient, text: &str) -> Option<u64> {
+    if text.is_empty() {
+        return Some(0);
+    }
+    client.count_tokens(text).await
+}
+
+/// Counts, through the server, the text of each message of `messages` that `counter` has not
+/// counted yet (the mutex is not held while the server counts).
+pub(crate) async fn count_messages(
+    client: &dyn ModelClient,
+    counter: &Mutex<Counter>,
+    messages: &[Message],
+) -> bool {
+    let new = {
+        let mut counter = lock(counter);
+        counter.for_model(&client.model());
+        counter.uncounted(messages)
+    };
+    for (k, text) in new {
+        match count_text(client, &text).await {
+            Some(n) => lock(counter).counted.insert(k, n),
+            // No tokenizer: the ratio and the answers' counts do the work.
+            None => return false,
+        };
+    }
+    true
+}
+
 /// Counts, through the server, what `counter` has not counted yet: the text of each new
 /// message, and the whole request when its framing is not known for these tools (the first
 /// step, or the tools changed). Nothing happens where the server has no tokenizer.
@@ -155,32 +221,8 @@ pub(crate) async fn count_new(
     counter: &Mutex<Counter>,
     request: CompletionRequest<'_>,
 ) {
-    let new: Vec<(u64, String)> = {
-        let mut counter = lock(counter);
-        counter.for_model(&client.model());
-        if counter.counted.len() > MAX_COUNTED {
-            counter.counted.clear();
-        }
-        let mut seen = std::collections::HashSet::new();
-        request
-            .messages
-            .iter()
-            .map(|m| (key(m), m))
-            .filter(|(k, _)| !counter.counted.contains_key(k) && seen.insert(*k))
-            .map(|(k, m)| (k, text(m)))
-            .collect()
-    };
-    for (k, text) in new {
-        let n = if text.is_empty() {
-            0
-        } else {
-            match client.count_tokens(&text).await {
-                Some(n) => n,
-                // No tokenizer: the ratio and the answers' counts do the work.
-                None => return,
-            }
-        };
-        lock(counter).counted.insert(k, n);
+    if !count_messages(client, counter, request.messages).await {
+        return;
     }
     let shape = Shape {
         tools: request.tools,

@@ -77,6 +77,36 @@ pub(crate) fn tool_output_chars(window: u64, ratio: f64) -> usize {
     (window as f64 * TOOL_OUTPUT_SHARE * ratio) as usize
 }
 
+/// `output` cut to the share of the window one tool output may take: by characters at the
+/// ratio, then, where the server has a tokenizer, by its count (dense code runs far fewer
+/// characters a token than prose, so the ratio alone may let an output take half the window).
+pub(crate) async fn cap_tool_output(
+    client: &dyn ModelClient,
+    output: &str,
+    window: u64,
+    ratio: f64,
+) -> String {
+    let most = (window as f64 * TOOL_OUTPUT_SHARE) as u64;
+    let mut chars = tool_output_chars(window, ratio);
+    let mut capped = cap_text(output, chars);
+    // A tokenizer makes at most a token of each byte: a short output needs no count.
+    for _ in 0..3 {
+        if capped.len() as u64 <= most {
+            break;
+        }
+        let Some(counted) = client.count_tokens(&capped).await else {
+            break;
+        };
+        if counted <= most {
+            break;
+        }
+        let kept = chars.min(capped.chars().count()) as f64;
+        chars = (kept * most as f64 / counted as f64 * 0.95) as usize;
+        capped = cap_text(output, chars);
+    }
+    capped
+}
+
 /// The key a session's requests carry, so a server keeps its prompt cached in one slot.
 pub(crate) fn conversation_key(session_id: &str) -> u64 {
     use std::hash::{DefaultHasher, Hash, Hasher};
@@ -102,12 +132,14 @@ pub(crate) enum Fit {
     TooSmall(String),
 }
 
-/// Makes `conversation` fit `sizing`'s budget, compacting as needed.
+/// Makes `conversation` fit `sizing`'s budget, compacting as needed. What a compaction rewrites
+/// (stubs, summaries, cut outputs) is counted by the server's tokenizer, where it has one,
+/// before it is weighed: the counts `sizing` learns here are for the caller to keep.
 pub(crate) async fn fit(
     client: &dyn ModelClient,
     conversation: &mut Vec<Message>,
     tools: &[ToolDefinition],
-    sizing: &Sizing,
+    sizing: &mut Sizing,
 ) -> Fit {
     let budget = sizing.budget();
     let before = sizing.estimate(conversation, tools);
@@ -125,6 +157,7 @@ pub(crate) async fn fit(
     for index in compact::elidable(conversation) {
         compact::elide(conversation, index);
         report.elided += 1;
+        sizing.counter.recount(client, conversation).await;
         if sizing.estimate(conversation, tools) <= target {
             report.tokens_after = sizing.estimate(conversation, tools);
             return Fit::Compacted(report);
@@ -143,22 +176,28 @@ pub(crate) async fn fit(
         };
         let span = conversation[range.clone()].to_vec();
         let summary = if asides_evict {
-            // A summary request would push the conversation out of the server's only slot.
+            // A summary request would push the conversation out of the server's prompt cache.
             compact::mechanical_summary(&span)
         } else {
             summarize(client, &span, sizing).await
         };
         report.summarized += span.len() as u32;
         compact::replace_with_summary(conversation, range, &summary);
+        sizing.counter.recount(client, conversation).await;
         report.summary = Some(match report.summary.take() {
             Some(earlier) => format!("{earlier}\n{summary}"),
             None => summary,
         });
     }
-    // What is left is the minimum and the latest results: cut those results to what fits.
-    let over = sizing.estimate(conversation, tools).saturating_sub(budget);
-    if over > 0 {
+    // What is left is the minimum and the latest results: cut those results to what fits, the
+    // cut counted again (a few rounds: characters per token vary within a text).
+    for _ in 0..4 {
+        let over = sizing.estimate(conversation, tools).saturating_sub(budget);
+        if over == 0 {
+            break;
+        }
         cut_latest_results(conversation, (over as f64 * sizing.ratio()) as usize + 64);
+        sizing.counter.recount(client, conversation).await;
     }
     report.tokens_after = sizing.estimate(conversation, tools);
     if report.tokens_after > budget {
@@ -179,7 +218,7 @@ pub(crate) async fn compact_now(
     client: &dyn ModelClient,
     conversation: &mut Vec<Message>,
     tools: &[ToolDefinition],
-    sizing: &Sizing,
+    sizing: &mut Sizing,
 ) -> Compaction {
     let mut report = Compaction {
         tokens_before: sizing.estimate(conversation, tools),
@@ -196,6 +235,7 @@ pub(crate) async fn compact_now(
         compact::replace_with_summary(conversation, range, &summary);
         report.summary = Some(summary);
     }
+    sizing.counter.recount(client, conversation).await;
     report.tokens_after = sizing.estimate(conversation, tools);
     report
 }

@@ -38,13 +38,12 @@ impl Turn {
             }
             let outcome = self.run_tool(call).await;
             let for_model = match sizing {
-                Some(sizing) => context::cap_text(
-                    &outcome.output,
-                    context::tool_output_chars(
-                        sizing.window.tokens,
-                        tandem_stdx::lock(&self.agent.inner.counter).ratio,
-                    ),
-                ),
+                Some(sizing) => {
+                    let ratio = tandem_stdx::lock(&self.agent.inner.counter).ratio;
+                    let client = self.agent.inner.client.as_ref();
+                    context::cap_tool_output(client, &outcome.output, sizing.window.tokens, ratio)
+                        .await
+                }
                 None => outcome.output.clone(),
             };
             // A folder's own rules come with the first result from under it (the model's

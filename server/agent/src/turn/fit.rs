@@ -24,7 +24,7 @@ impl Turn {
     /// Learns the request's count from the usage the server reported. A report of far fewer
     /// tokens than were sent means the server cut the prompt (Ollama's default context) or its
     /// chat template dropped the tools: the user is told, and in auto mode tools go as text.
-    pub(super) fn calibrate(
+    pub(super) async fn calibrate(
         &self,
         completion: &Completion,
         sent: &[Message],
@@ -38,6 +38,9 @@ impl Turn {
         let messages = sent.len();
         let had_tools = tools_chars > 0;
         let client = &self.agent.inner.client;
+        // What the count of the messages leaves over is the template's framing: each message
+        // counted exactly first, so an estimate's error is not learnt as framing.
+        count::count_messages(client.as_ref(), &self.agent.inner.counter, sent).await;
         if had_tools
             && !client.text_tools()
             && context::counts_whole_prompt(client.server_kind())
@@ -83,12 +86,19 @@ impl Turn {
 
     /// The server counted more tokens than estimated: the count of what was sent goes up to
     /// match (never down: an overflow's count may include the answer's room).
-    pub(super) fn calibrate_down(&self, sent: &[Message], tools: &[ToolDefinition], counted: u64) {
+    pub(super) async fn calibrate_down(
+        &self,
+        sent: &[Message],
+        tools: &[ToolDefinition],
+        counted: u64,
+    ) {
+        let counter = &self.agent.inner.counter;
+        count::count_messages(self.agent.inner.client.as_ref(), counter, sent).await;
         let shape = count::Shape {
             tools,
             text_tools: self.agent.inner.client.text_tools(),
         };
-        tandem_stdx::lock(&self.agent.inner.counter).learn_at_least(sent, shape, counted);
+        tandem_stdx::lock(counter).learn_at_least(sent, shape, counted);
     }
 
     /// An error for the user; an overflow gets its numbers and the fix.
@@ -114,7 +124,7 @@ impl Turn {
     /// A refusal for size teaches what it can: the server's count of the request lowers the
     /// estimate, and a refusal naming no window leaves a guess of one (three quarters of what
     /// was sent).
-    pub(super) fn learn_from_overflow(
+    pub(super) async fn learn_from_overflow(
         &self,
         error: &ProviderError,
         sent: Sent,
@@ -125,7 +135,7 @@ impl Turn {
             return;
         };
         if let Some(counted) = requested {
-            self.calibrate_down(conversation, tools, counted);
+            self.calibrate_down(conversation, tools, counted).await;
         }
         if window.is_none() {
             let sent = requested.unwrap_or_else(|| {

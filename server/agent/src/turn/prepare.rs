@@ -73,11 +73,13 @@ impl Turn {
         sizing: &Sizing,
     ) -> Result<(), Ended> {
         let client = self.agent.inner.client.clone();
-        let sizing = Sizing {
+        let mut sizing = Sizing {
             counter: tandem_stdx::lock(&self.agent.inner.counter).clone(),
             ..sizing.clone()
         };
-        match context::fit(client.as_ref(), conversation, tools, &sizing).await {
+        let fitted = context::fit(client.as_ref(), conversation, tools, &mut sizing).await;
+        tandem_stdx::lock(&self.agent.inner.counter).absorb(&sizing.counter);
+        match fitted {
             Fit::Fits => {}
             Fit::Compacted(report) => {
                 self.session.persist(&Record::Compaction {

@@ -33,7 +33,8 @@ impl Turn {
                         // Learnt (or guessed) the window, and the server's own count of the
                         // request corrects the estimate: fit again and try once more, never
                         // with the same request.
-                        self.learn_from_overflow(&e, request.sent, &conversation, &request.tools);
+                        self.learn_from_overflow(&e, request.sent, &conversation, &request.tools)
+                            .await;
                         rules.retrying(request.sent, e);
                         continue;
                     }
@@ -43,7 +44,8 @@ impl Turn {
                 Some(Ok(c)) => c,
             };
             self.report_usage(&completion).await;
-            self.calibrate(&completion, &conversation, &request.tools);
+            self.calibrate(&completion, &conversation, &request.tools)
+                .await;
             let (tool_calls, finish_reason) = self.record_answer(
                 &mut conversation,
                 completion,

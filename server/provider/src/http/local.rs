@@ -75,6 +75,9 @@ pub(crate) struct LocalState {
     notices: Mutex<Vec<String>>,
     /// Whether the user was told their window setting is larger than the server's.
     window_told: AtomicBool,
+    /// Seen: a summary request on its own slot emptied a conversation's slot (llama.cpp with a
+    /// unified KV cache, the default when the slots are not set, shares one cache between them).
+    asides_evicted: AtomicBool,
     /// The endpoint and model, for the memory.
     base_url: String,
     model: String,
@@ -106,6 +109,7 @@ impl LocalState {
             slots: Mutex::new(SlotTable::default()),
             notices: Mutex::new(notices),
             window_told: AtomicBool::new(false),
+            asides_evicted: AtomicBool::new(false),
             base_url: base_url.to_string(),
             model: model.to_string(),
         }
@@ -263,12 +267,24 @@ impl HttpModelClient {
     }
 
     /// A probe's JSON answer: `None` for anything but a success within the probe's time and size.
+    /// A request that fails to go out is sent once more on a fresh connection: llama-server
+    /// closes idle connections after 5 s, so the pooled one a count takes after a long answer
+    /// may be closing as it is used.
     async fn probe(&self, request: reqwest::RequestBuilder) -> Option<Value> {
-        let request = request.headers(self.headers().ok()?);
-        let response = tokio::time::timeout(PROBE_TIMEOUT, request.send())
-            .await
-            .ok()?
-            .ok()?;
+        let (client, request) = request.headers(self.headers().ok()?).build_split();
+        let request = request.ok()?;
+        let again = request.try_clone();
+        let response = match tokio::time::timeout(PROBE_TIMEOUT, client.execute(request)).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(_)) => {
+                let fresh = self.fresh_client().ok()?;
+                tokio::time::timeout(PROBE_TIMEOUT, fresh.execute(again?))
+                    .await
+                    .ok()?
+                    .ok()?
+            }
+            Err(_) => return None,
+        };
         if !response.status().is_success() {
             return None;
         }
@@ -276,6 +292,16 @@ impl HttpModelClient {
             .await
             .ok()??;
         serde_json::from_slice(&bytes).ok()
+    }
+
+    /// A client that keeps no connection: each request opens its own.
+    fn fresh_client(&self) -> Result<reqwest::Client, ProviderError> {
+        reqwest::Client::builder()
+            .no_proxy()
+            .pool_max_idle_per_host(0)
+            .connect_timeout(self.config.limits.connect_timeout)
+            .build()
+            .map_err(|e| ProviderError::new(ProviderErrorKind::Connect, e.to_string()))
     }
 
     async fn server_info(&self) -> &ServerInfo {
@@ -503,10 +529,61 @@ impl HttpModelClient {
     }
 
     /// Whether a summary request would evict the conversation's prompt cache: a llama.cpp
-    /// server with one slot (several slots give summaries one of their own).
+    /// server with one slot, or one whose slots share a cache, as a summary has shown (several
+    /// slots of their own give summaries one of theirs).
     pub(super) async fn local_asides_evict_cache(&self) -> bool {
         let info = self.server_info().await;
-        info.kind == ServerKind::LlamaCpp && info.slots == Some(1)
+        info.kind == ServerKind::LlamaCpp
+            && (info.slots == Some(1) || self.local.asides_evicted.load(Ordering::Relaxed))
+    }
+
+    /// The prompt tokens each llama.cpp slot holds (`/slots` `n_prompt_tokens`; none for a slot
+    /// never used), before a request beside the conversations, where it is not known yet whether
+    /// such a request evicts them. `None` elsewhere, or where `/slots` is off (`--no-slots`).
+    async fn slots_before_aside(&self, purpose: Purpose) -> Option<Vec<(u64, u64)>> {
+        let info = self.server_info().await;
+        let watch = purpose == Purpose::Aside
+            && info.kind == ServerKind::LlamaCpp
+            && info.slots.is_some_and(|n| n > 1)
+            && !self.local.asides_evicted.load(Ordering::Relaxed);
+        if !watch {
+            return None;
+        }
+        let slots = self.get_json(&format!("{}/slots", self.root())).await?;
+        let held = slots
+            .as_array()?
+            .iter()
+            .filter_map(|s| {
+                let id = s.get("id")?.as_u64()?;
+                Some((
+                    id,
+                    s.get("n_prompt_tokens")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0),
+                ))
+            })
+            .collect();
+        Some(held)
+    }
+
+    /// After a request beside the conversations: a conversation's slot that lost its cache
+    /// means the slots share one, and summaries are made without the model from now on.
+    async fn note_eviction(&self, before: &[(u64, u64)]) {
+        let Some(after) = self.slots_before_aside(Purpose::Aside).await else {
+            return;
+        };
+        let aside = self
+            .server_info()
+            .await
+            .slots
+            .unwrap_or(1)
+            .saturating_sub(1);
+        let lost = before
+            .iter()
+            .any(|&(id, held)| id != aside && after.iter().any(|&(i, now)| i == id && now < held));
+        if lost {
+            self.local.asides_evicted.store(true, Ordering::Relaxed);
+        }
     }
 
     /// The llama.cpp slot for `purpose`, where the server has slots.
@@ -548,6 +625,7 @@ impl HttpModelClient {
             let mut rendered = Vec::new();
             let sent = as_sent(request, text_mode, &mut rendered);
             let mut filter = (!native).then(MarkupFilter::new);
+            let slots_before = self.slots_before_aside(request.purpose).await;
             let result = {
                 let mut relay = |delta: Delta| match (delta, filter.as_mut()) {
                     (Delta::Text(text), Some(filter)) => {
@@ -564,6 +642,9 @@ impl HttpModelClient {
                     self.complete_wire(sent, extras, &mut relay).await
                 }
             };
+            if let Some(before) = slots_before {
+                self.note_eviction(&before).await;
+            }
             match result {
                 Err(error)
                     if error.kind == ProviderErrorKind::ToolsUnsupported
@@ -782,12 +863,7 @@ impl HttpModelClient {
         }
         // A fresh connection: uvicorn closes idle ones after 5 s, and the one the empty stream
         // came on may be closing, so a pooled one could be dead on arrival.
-        let client = reqwest::Client::builder()
-            .no_proxy()
-            .pool_max_idle_per_host(0)
-            .connect_timeout(self.config.limits.connect_timeout)
-            .build()
-            .map_err(|e| ProviderError::new(ProviderErrorKind::Connect, e.to_string()))?;
+        let client = self.fresh_client()?;
         let mut answer = Err(Failure::fatal(ProviderErrorKind::Connect, "not sent"));
         // Twice at most, for a connection refused while the server restarts its worker.
         for _ in 0..2 {
