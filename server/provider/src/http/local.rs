@@ -15,7 +15,7 @@ use tokio::sync::OnceCell;
 
 use super::HttpModelClient;
 use super::answer::next_chunk;
-use super::retry::{Failure, Retries};
+use super::retry::{Failure, Retry, retrying};
 use crate::models::parse_model_list;
 use crate::textcalls::{MarkupFilter, extract_meant, render_history};
 use crate::window::{self, Window};
@@ -673,14 +673,13 @@ impl HttpModelClient {
         let client = self.client()?;
         let headers = self.headers()?;
         let stall = self.config.limits.stall_timeout;
-        let mut retries = Retries::new(&self.config.limits);
-        loop {
-            let post = client
-                .post(&url)
-                .headers(headers.clone())
-                .header(CONTENT_TYPE, "application/json")
-                .body(body.clone());
+        retrying!(&self.config.limits, {
             let attempt: Result<Completion, Failure> = async {
+                let post = client
+                    .post(&url)
+                    .headers(headers.clone())
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(body.clone());
                 let response = self.send(post).await?;
                 let mut stream = response.bytes_stream();
                 let mut answer = ollama::OllamaStream::default();
@@ -723,18 +722,15 @@ impl HttpModelClient {
                         ),
                     );
                     if !relayed {
-                        failure.retry = super::retry::Retry::Backoff;
+                        failure.retry = Retry::Backoff;
                     }
                     return Err(failure);
                 }
                 Ok(answer.into_completion())
             }
             .await;
-            match attempt {
-                Ok(completion) => return Ok(completion),
-                Err(failure) => retries.wait_or_give_up(failure).await?,
-            }
-        }
+            attempt
+        })
     }
 
     /// A local server closed a stream without a byte. llama-cpp-python does that for a prompt
