@@ -202,6 +202,57 @@ async fn killing_the_sidecar_leaves_no_mcp_server_running() {
     drop(tandem);
 }
 
+/// The test server, started through `sh` so that its start leaves `marker` behind.
+#[cfg(unix)]
+fn marking_server(name: &str, startup: &str, marker: &Path) -> Value {
+    bin("mcp-server-everything");
+    let script = servers_dir().join("test-server.mjs");
+    json!({"name": name, "command": "sh",
+           "args": ["-c", format!("touch '{}' && exec node '{}'", marker.display(), script.display())],
+           "startup": startup})
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_lazy_mcp_server_starts_at_the_first_turn_and_an_eager_one_at_start() {
+    let env = Env::new();
+    let (lazy, eager) = (env.data_dir.join("lazy"), env.data_dir.join("eager"));
+    let mock = MockServer::start(Scenario::new([Reply::text("Hi.")]));
+    let options = Options {
+        mcp_servers: json!([
+            marking_server("lazy", "lazy", &lazy),
+            marking_server("eager", "eager", &eager),
+        ]),
+        ..Options::default()
+    };
+    let tandem = Sidecar::start(&env, &mock, options).await;
+    let session = tandem.new_session().await;
+    // The eager server's start is the event: whatever start-up spawns has been spawned by then.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !eager.exists() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        eager.exists(),
+        "the eager server did not start with the sidecar"
+    );
+    assert!(
+        !lazy.exists(),
+        "a lazy MCP server ran before the first turn"
+    );
+    let turn = tandem.run_turn(&session, "Hi").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    assert!(
+        lazy.exists(),
+        "the first turn did not start the lazy server"
+    );
+    let tools = tool_names(&model_requests(&mock)[0]);
+    assert!(
+        tools.contains(&"lazy__pid".to_string()) && tools.contains(&"eager__pid".to_string()),
+        "{tools:?}"
+    );
+}
+
 /// A project file's server that records its start in `marker`, then runs the test server.
 fn write_project_server(env: &Env, marker: &Path) {
     bin("mcp-server-everything");

@@ -306,36 +306,64 @@ pub struct Agent {
 struct Inner {
     settings: AgentSettings,
     client: Arc<dyn ModelClient>,
-    tools: Vec<ToolDefinition>,
+    /// The built-in tools' definitions, built at the first request that needs them.
+    tools: std::sync::OnceLock<Vec<ToolDefinition>>,
     /// The MCP servers every session shares; `None` when none are configured.
     mcp: Option<tandem_mcp::McpHub>,
-    /// What the kernel's sandbox can enforce, asked once.
-    sandbox: tandem_sandbox::SandboxSupport,
+    /// What the kernel's sandbox can enforce, asked at the first command (the question starts
+    /// a process).
+    sandbox: OnceCell<tandem_sandbox::SandboxSupport>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     models: OnceCell<Vec<ModelInfo>>,
     /// The models as far as context windows go: asked once per process, and an endpoint that
     /// can't list them (or is slow to) counts as listing none, rather than being asked again at
     /// every step of every turn.
     windows: OnceCell<Vec<ModelInfo>>,
-    /// The tool definitions for small windows ([`context::compact_tools`]).
-    compact_tools: Vec<ToolDefinition>,
+    /// The tool definitions for small windows ([`context::compact_tools`]), built when first
+    /// needed.
+    compact_tools: std::sync::OnceLock<Vec<ToolDefinition>>,
     /// The request counts the server gave, and characters per token for the rest.
     counter: Mutex<context::count::Counter>,
     /// A window guessed from an overflow error that named no number.
     guessed_window: Mutex<Option<u64>>,
 }
 
+impl Inner {
+    /// The built-in tools' definitions.
+    fn tools(&self) -> &[ToolDefinition] {
+        self.tools.get_or_init(builtin_tools)
+    }
+
+    /// The built-in tools' definitions for small windows.
+    fn compact_tools(&self) -> &[ToolDefinition] {
+        self.compact_tools
+            .get_or_init(|| context::compact_tools(self.tools()))
+    }
+
+    /// What the kernel's sandbox can enforce, asked once, at the first command: the question
+    /// starts the sandbox launcher as a probe, which `tandem lsp`'s start need not wait for.
+    /// Where walls are down that is said then, once (without Landlock every command asks,
+    /// allow-list or not).
+    async fn sandbox(&self) -> &tandem_sandbox::SandboxSupport {
+        self.sandbox
+            .get_or_init(|| async {
+                let support = tokio::task::spawn_blocking(tandem_sandbox::status)
+                    .await
+                    .unwrap_or_else(|_| tandem_sandbox::status());
+                if self.settings.policy.sandbox == approval::SandboxMode::WorkspaceWrite
+                    && (!support.enforces(&sandbox_policy(&self.settings, Path::new("/")))
+                        || support.namespaces.is_err())
+                {
+                    tracing::warn!("{}", support.describe());
+                }
+                support
+            })
+            .await
+    }
+}
+
 impl Agent {
     pub fn new(settings: AgentSettings, client: Arc<dyn ModelClient>) -> Self {
-        let sandbox = tandem_sandbox::status();
-        if settings.policy.sandbox == approval::SandboxMode::WorkspaceWrite
-            && (!sandbox.enforces(&sandbox_policy(&settings, Path::new("/")))
-                || sandbox.namespaces.is_err())
-        {
-            // Said once, at start: which walls are down (without Landlock every command then
-            // asks, allow-list or not).
-            tracing::warn!("{}", sandbox.describe());
-        }
         let mcp = (!settings.mcp_servers.is_empty()).then(|| {
             tandem_mcp::McpHub::new(
                 settings.mcp_servers.clone(),
@@ -356,10 +384,10 @@ impl Agent {
             inner: Arc::new(Inner {
                 settings,
                 client,
-                sandbox,
+                sandbox: OnceCell::new(),
                 mcp,
-                compact_tools: context::compact_tools(&builtin_tools()),
-                tools: builtin_tools(),
+                compact_tools: std::sync::OnceLock::new(),
+                tools: std::sync::OnceLock::new(),
                 counter: Mutex::new(context::count::Counter::new(context::START_RATIO)),
                 guessed_window: Mutex::new(None),
                 sessions: Mutex::new(HashMap::new()),

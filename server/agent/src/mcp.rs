@@ -9,12 +9,13 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
 
 use tandem_mcp::{HubOptions, McpHub, McpServerConfig, McpTool, ServerState};
 
 use crate::on_demand::{McpServerState, McpServerView};
 use tandem_model::ToolDefinition;
-use tokio::sync::Mutex;
+use tandem_stdx::lock;
 
 /// A server a session runs, and whether it needs the user's word first.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,23 +33,32 @@ pub enum ServerSource {
     Project { file: PathBuf },
 }
 
-/// The MCP side of one session.
+/// The MCP side of one session: the agent's hub, and the session's own state under one lock.
+/// No await happens with the lock held: a hub is cloned out (it is a handle) before it is asked
+/// anything, so a slow or hung server never blocks another caller on this lock.
 pub(crate) struct SessionMcp {
     shared: Option<McpHub>,
-    own: Mutex<Option<McpHub>>,
+    state: Mutex<State>,
+}
+
+struct State {
     /// The servers the session was given, as given (to tell a new list from the same one).
-    given: std::sync::Mutex<Vec<SessionServer>>,
+    given: Vec<SessionServer>,
+    /// Bumped by each new list, so a start that overlapped it does not keep the old servers.
+    generation: u64,
     /// Whether the session's own servers have been put to work in this process (at its first
     /// turn here; a session reopened after a restart starts them again).
-    started: std::sync::atomic::AtomicBool,
+    started: bool,
     /// This session's servers given as trusted.
-    trusted: std::sync::Mutex<Vec<McpServerConfig>>,
+    trusted: Vec<McpServerConfig>,
     /// Project servers not yet asked about (taken at the first turn).
-    pending: std::sync::Mutex<Vec<(McpServerConfig, PathBuf)>>,
+    pending: Vec<(McpServerConfig, PathBuf)>,
+    /// The session's own hub, once started.
+    own: Option<McpHub>,
     /// The tools of the last listing: qualified name to (server, tool, which hub).
-    tools: std::sync::Mutex<HashMap<String, (McpTool, Which)>>,
+    tools: HashMap<String, (McpTool, Which)>,
     /// Problems already told to the user, so each is said once per session.
-    told: std::sync::Mutex<HashSet<String>>,
+    told: HashSet<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,50 +78,61 @@ impl SessionMcp {
         let (trusted, pending) = split(&servers);
         Self {
             shared,
-            own: Mutex::new(None),
-            given: std::sync::Mutex::new(servers),
-            started: std::sync::atomic::AtomicBool::new(false),
-            trusted: std::sync::Mutex::new(trusted),
-            pending: std::sync::Mutex::new(pending),
-            tools: std::sync::Mutex::new(HashMap::new()),
-            told: std::sync::Mutex::new(HashSet::new()),
+            state: Mutex::new(State {
+                given: servers,
+                generation: 0,
+                started: false,
+                trusted,
+                pending,
+                own: None,
+                tools: HashMap::new(),
+                told: HashSet::new(),
+            }),
         }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
     }
 
     /// The session's own servers, given again when it is reopened (ACP's `session/load`
     /// `mcpServers`, the project's file). The same list changes nothing; another one stops the
     /// servers running and takes effect at the next turn.
     pub async fn replace(&self, servers: Vec<SessionServer>) {
-        {
-            let mut given = tandem_stdx::lock(&self.given);
-            if *given == servers {
+        let old = {
+            let mut state = self.state();
+            if state.given == servers {
                 return;
             }
-            let (trusted, pending) = split(&servers);
-            *tandem_stdx::lock(&self.trusted) = trusted;
-            *tandem_stdx::lock(&self.pending) = pending;
-            *given = servers;
-            self.started
-                .store(false, std::sync::atomic::Ordering::SeqCst);
+            (state.trusted, state.pending) = split(&servers);
+            state.given = servers;
+            state.generation += 1;
+            state.started = false;
+            state.own.take()
+        };
+        if let Some(hub) = old {
+            hub.shutdown().await;
         }
-        self.shutdown().await;
     }
 
     /// True once per process and server list: the turn that gets it asks about the project's
     /// servers and starts the session's own.
     pub fn take_start(&self) -> bool {
-        !self.started.swap(true, std::sync::atomic::Ordering::SeqCst)
+        !std::mem::replace(&mut self.state().started, true)
     }
 
     /// The project servers to ask about, once.
     pub fn take_pending(&self) -> Vec<(McpServerConfig, PathBuf)> {
-        std::mem::take(&mut *tandem_stdx::lock(&self.pending))
+        std::mem::take(&mut self.state().pending)
     }
 
     /// Starts the session's own hub with its trusted servers and the project servers the user
     /// allowed (nothing runs when there are none). Eager servers start now.
     pub async fn start_own(&self, allowed: Vec<McpServerConfig>) {
-        let mut servers = tandem_stdx::lock(&self.trusted).clone();
+        let (mut servers, generation) = {
+            let state = self.state();
+            (state.trusted.clone(), state.generation)
+        };
         servers.extend(allowed);
         if servers.is_empty() {
             return;
@@ -119,7 +140,27 @@ impl SessionMcp {
         let hub = McpHub::new(servers, HubOptions::default());
         // Failures come back from the next listing, with the others.
         let _ = hub.start_eager().await;
-        *self.own.lock().await = Some(hub);
+        let stale = {
+            let mut state = self.state();
+            if state.generation == generation {
+                state.own.replace(hub)
+            } else {
+                // The list changed while these started: they are not the session's any more.
+                Some(hub)
+            }
+        };
+        if let Some(hub) = stale {
+            hub.shutdown().await;
+        }
+    }
+
+    /// The agent's hub or the session's own, if it runs: a handle, so the lock is not held
+    /// while it is used.
+    fn hub(&self, which: Which) -> Option<McpHub> {
+        match which {
+            Which::Shared => self.shared.clone(),
+            Which::Own => self.state().own.clone(),
+        }
     }
 
     /// Every server's tools (starting lazy ones, restarting one that died, listing again after
@@ -127,15 +168,10 @@ impl SessionMcp {
     pub async fn list(&self) -> Listing {
         let mut all = Vec::new();
         let mut problems = Vec::new();
-        if let Some(hub) = &self.shared {
+        for which in [Which::Shared, Which::Own] {
+            let Some(hub) = self.hub(which) else { continue };
             let list = hub.tools().await;
-            all.extend(list.tools.into_iter().map(|t| (t, Which::Shared)));
-            problems.extend(list.problems.iter().map(ToString::to_string));
-        }
-        let own = self.own.lock().await.clone();
-        if let Some(hub) = own {
-            let list = hub.tools().await;
-            all.extend(list.tools.into_iter().map(|t| (t, Which::Own)));
+            all.extend(list.tools.into_iter().map(|t| (t, which)));
             problems.extend(list.problems.iter().map(ToString::to_string));
         }
         let mut map = HashMap::new();
@@ -159,11 +195,11 @@ impl SessionMcp {
             });
             map.insert(tool.qualified_name.clone(), (tool, which));
         }
-        *tandem_stdx::lock(&self.tools) = map;
-        let mut told = tandem_stdx::lock(&self.told);
+        let mut state = self.state();
+        state.tools = map;
         let notices = problems
             .into_iter()
-            .filter(|p| told.insert(p.clone()))
+            .filter(|p| state.told.insert(p.clone()))
             .collect();
         Listing {
             definitions,
@@ -179,61 +215,58 @@ impl SessionMcp {
         if let Some(hub) = &self.shared {
             out.extend(view(hub).await);
         }
-        let own = self.own.lock().await.clone();
-        match own {
-            Some(hub) => out.extend(view(&hub).await),
-            None => {
-                out.extend(
-                    tandem_stdx::lock(&self.trusted)
-                        .iter()
-                        .map(|config| McpServerView {
-                            name: config.name().to_string(),
-                            target: config.target(),
-                            state: McpServerState::NotStarted,
-                            tools: Vec::new(),
-                        }),
-                )
-            }
+        let (own, waiting) = {
+            let state = self.state();
+            let not_started = state.trusted.iter().map(|config| McpServerView {
+                name: config.name().to_string(),
+                target: config.target(),
+                state: McpServerState::NotStarted,
+                tools: Vec::new(),
+            });
+            let awaiting = state.pending.iter().map(|(config, file)| McpServerView {
+                name: config.name().to_string(),
+                target: config.target(),
+                state: McpServerState::AwaitingTrust { file: file.clone() },
+                tools: Vec::new(),
+            });
+            let own = state.own.clone();
+            let mut waiting: Vec<McpServerView> = match own {
+                Some(_) => Vec::new(),
+                None => not_started.collect(),
+            };
+            waiting.extend(awaiting);
+            (own, waiting)
+        };
+        if let Some(hub) = own {
+            out.extend(view(&hub).await);
         }
-        out.extend(
-            tandem_stdx::lock(&self.pending)
-                .iter()
-                .map(|(config, file)| McpServerView {
-                    name: config.name().to_string(),
-                    target: config.target(),
-                    state: McpServerState::AwaitingTrust { file: file.clone() },
-                    tools: Vec::new(),
-                }),
-        );
+        out.extend(waiting);
         out
     }
 
     /// Whether `message` is new to this session's user (then it is now told).
     pub fn tell_once(&self, message: &str) -> bool {
-        tandem_stdx::lock(&self.told).insert(message.to_string())
+        self.state().told.insert(message.to_string())
     }
 
     /// The tool a model's call names, as of the last listing.
     pub fn lookup(&self, qualified_name: &str) -> Option<McpTool> {
-        tandem_stdx::lock(&self.tools)
+        self.state()
+            .tools
             .get(qualified_name)
             .map(|(t, _)| t.clone())
     }
 
     /// The hub that runs a tool.
-    pub async fn hub_of(&self, qualified_name: &str) -> Option<McpHub> {
-        let which = tandem_stdx::lock(&self.tools)
-            .get(qualified_name)
-            .map(|(_, w)| *w)?;
-        match which {
-            Which::Shared => self.shared.clone(),
-            Which::Own => self.own.lock().await.clone(),
-        }
+    pub fn hub_of(&self, qualified_name: &str) -> Option<McpHub> {
+        let which = self.state().tools.get(qualified_name)?.1;
+        self.hub(which)
     }
 
     /// Stops the session's own servers (the shared ones are the agent's).
     pub async fn shutdown(&self) {
-        if let Some(hub) = self.own.lock().await.take() {
+        let own = self.state().own.take();
+        if let Some(hub) = own {
             hub.shutdown().await;
         }
     }

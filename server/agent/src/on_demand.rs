@@ -67,9 +67,9 @@ impl Agent {
             tandem_provider::Window::new(UNKNOWN_WINDOW, "assumed: the server does not say")
         });
         let tools = if window.tokens <= SMALL_WINDOW {
-            &self.inner.compact_tools
+            self.inner.compact_tools()
         } else {
-            &self.inner.tools
+            self.inner.tools()
         };
         let mut sizing = Sizing {
             window,

@@ -60,7 +60,9 @@ pub struct LocalOptions {
     /// The user's context window, which wins over anything the server says.
     pub context_window: Option<u64>,
     pub tool_mode: ToolMode,
-    /// Ask the server what it is (a few GETs on first use). Off for a bare [`HttpModelClient`].
+    /// Ask the server what it is (a few GETs on first use). Off for a bare [`HttpModelClient`],
+    /// and for a hosted API (anything but the user's own machine or network), which is never
+    /// probed.
     pub detect: bool,
     /// The most tokens one answer may take (`max_tokens`); `None`: a share of the window
     /// ([`tokens::answer_limit`]), sent to local servers only; `Some(0)`: none sent.

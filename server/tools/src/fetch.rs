@@ -117,6 +117,8 @@ impl Fetcher {
             .iter()
             .map(|h| h.trim().trim_matches(['[', ']']).to_ascii_lowercase())
             .collect();
+        // reqwest's rustls takes the process's crypto provider: ring's, unless one was chosen.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()

@@ -12,8 +12,14 @@ fn chat_body(stream: bool) -> Value {
            "messages": [{"role": "user", "content": "hi"}]})
 }
 
-async fn post(mock: &MockServer, body: &Value) -> reqwest::Response {
+/// A client: reqwest's rustls takes the process's crypto provider, ring's here.
+fn http() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::new()
+}
+
+async fn post(mock: &MockServer, body: &Value) -> reqwest::Response {
+    http()
         .post(format!("{}/chat/completions", mock.base_url()))
         .bearer_auth("sk-test")
         .json(body)
@@ -76,7 +82,9 @@ async fn non_streaming_requests_get_a_whole_completion() {
 #[tokio::test]
 async fn lists_models_with_their_context_length() {
     let mock = MockServer::start(Scenario::default());
-    let body: Value = reqwest::get(format!("{}/models", mock.base_url()))
+    let body: Value = http()
+        .get(format!("{}/models", mock.base_url()))
+        .send()
         .await
         .unwrap()
         .json()
@@ -236,7 +244,7 @@ fn the_binary_prints_its_url_and_serves_its_requests() {
     assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/v1"));
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let requests: Value = runtime.block_on(async {
-        let client = reqwest::Client::new();
+        let client = http();
         let answer = client
             .post(format!("{url}/chat/completions"))
             .json(&chat_body(true))

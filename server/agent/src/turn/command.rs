@@ -17,10 +17,11 @@ impl Turn {
         // Where nothing can be confined (Windows; Linux without Landlock), the command runs
         // outside the sandbox once the user approves it, and the approval says so. It never
         // runs unasked.
+        let sandbox = self.agent.inner.sandbox().await;
         if proposal.sandboxed
             && self.agent.inner.settings.policy.sandbox
                 == tandem_sandbox::SandboxMode::WorkspaceWrite
-            && !self.agent.inner.sandbox.filesystem()
+            && !sandbox.filesystem()
         {
             proposal.sandboxed = false;
         }
@@ -39,7 +40,7 @@ impl Turn {
         // Unasked only inside a sandbox that holds: a command the model wants outside it always
         // asks (acceptAlways included), and where the kernel can't sandbox, so does every
         // allow-listed one.
-        let walled = proposal.sandboxed && self.agent.inner.sandbox.enforces(&walls.policy());
+        let walled = proposal.sandboxed && sandbox.enforces(&walls.policy());
         let auto = proposal.sandboxed
             && (policy.auto_approve.command
                 || (walled && policy.allows_command(&proposal.command)));

@@ -231,7 +231,7 @@ impl Turn {
         if reply.decision == Decision::Reject {
             return Some(Outcome::rejected(rejection("MCP tool call", &reply)));
         }
-        let Some(hub) = self.session.mcp.hub_of(&call.name).await else {
+        let Some(hub) = self.session.mcp.hub_of(&call.name) else {
             return Some(Outcome::error(format!(
                 "Error (mcp): MCP server `{}` is gone",
                 tool.server

@@ -30,9 +30,9 @@ impl Turn {
             .as_ref()
             .is_some_and(|s| s.window.tokens <= SMALL_WINDOW);
         let base: &[ToolDefinition] = if small {
-            &self.agent.inner.compact_tools
+            self.agent.inner.compact_tools()
         } else {
-            &self.agent.inner.tools
+            self.agent.inner.tools()
         };
         // MCP servers' tools beside the built-in ones, within the window's budget.
         let mut tools = self

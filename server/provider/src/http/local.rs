@@ -15,7 +15,7 @@ use tokio::sync::OnceCell;
 
 use super::HttpModelClient;
 use super::answer::next_chunk;
-use super::retry::{Failure, Retries};
+use super::retry::{Failure, Retry, retrying};
 use crate::models::parse_model_list;
 use crate::textcalls::{MarkupFilter, extract_meant, render_history};
 use crate::window::{self, Window};
@@ -754,68 +754,68 @@ impl HttpModelClient {
         let client = self.client()?;
         let headers = self.headers()?;
         let stall = self.config.limits.stall_timeout;
-        let mut retries = Retries::new(&self.config.limits);
-        loop {
-            let post = client
-                .post(&url)
-                .headers(headers.clone())
-                .header(CONTENT_TYPE, "application/json")
-                .body(body.clone());
-            let attempt: Result<Completion, Failure> = async {
-                let response = self.send(post).await?;
-                let mut stream = response.bytes_stream();
-                let mut answer = ollama::OllamaStream::default();
-                let mut relayed = false;
-                let mut relay = |d: Delta| {
-                    relayed = true;
-                    on_delta(d);
-                };
-                let mut received = false;
-                let limits = &self.config.limits;
-                let mut progress = (0, tokio::time::Instant::now());
-                loop {
-                    match next_chunk(&mut stream, stall).await {
-                        Ok(Some(bytes)) => {
-                            received = true;
-                            answer.feed(&bytes, &mut relay)?;
-                            super::answer::check_limits(
-                                limits,
-                                answer.buffered(),
-                                answer.progress(),
-                                &mut progress,
-                            )?;
-                        }
-                        Ok(None) => break,
-                        Err(failure) => return Err(failure),
-                    }
-                }
-                answer.finish(&mut relay)?;
-                if !answer.is_finished() {
-                    let mut failure = Failure::fatal(
-                        ProviderErrorKind::Interrupted,
-                        format!(
-                            "Ollama at {} ended the answer before its last line{}",
-                            self.shown_url(),
-                            if received {
-                                ""
-                            } else {
-                                ": it sent nothing (it may have crashed; its log says why)"
+        retrying!(
+            &self.config.limits,
+            {
+                let attempt: Result<Completion, Failure> = async {
+                    let post = client
+                        .post(&url)
+                        .headers(headers.clone())
+                        .header(CONTENT_TYPE, "application/json")
+                        .body(body.clone());
+                    let response = self.send(post).await?;
+                    let mut stream = response.bytes_stream();
+                    let mut answer = ollama::OllamaStream::default();
+                    let mut relayed = false;
+                    let mut relay = |d: Delta| {
+                        relayed = true;
+                        on_delta(d);
+                    };
+                    let mut received = false;
+                    let limits = &self.config.limits;
+                    let mut progress = (0, tokio::time::Instant::now());
+                    loop {
+                        match next_chunk(&mut stream, stall).await {
+                            Ok(Some(bytes)) => {
+                                received = true;
+                                answer.feed(&bytes, &mut relay)?;
+                                super::answer::check_limits(
+                                    limits,
+                                    answer.buffered(),
+                                    answer.progress(),
+                                    &mut progress,
+                                )?;
                             }
-                        ),
-                    );
-                    if !relayed {
-                        failure.retry = super::retry::Retry::Backoff;
+                            Ok(None) => break,
+                            Err(failure) => return Err(failure),
+                        }
                     }
-                    return Err(failure);
+                    answer.finish(&mut relay)?;
+                    if !answer.is_finished() {
+                        let mut failure = Failure::fatal(
+                            ProviderErrorKind::Interrupted,
+                            format!(
+                                "Ollama at {} ended the answer before its last line{}",
+                                self.shown_url(),
+                                if received {
+                                    ""
+                                } else {
+                                    ": it sent nothing (it may have crashed; its log says why)"
+                                }
+                            ),
+                        );
+                        if !relayed {
+                            failure.retry = Retry::Backoff;
+                        }
+                        return Err(failure);
+                    }
+                    Ok(answer.into_completion())
                 }
-                Ok(answer.into_completion())
-            }
-            .await;
-            match attempt {
-                Ok(completion) => return Ok(completion),
-                Err(failure) => retries.wait_telling(failure, on_delta).await?,
-            }
-        }
+                .await;
+                attempt
+            },
+            on_delta
+        )
     }
 
     /// A local server closed a stream without a byte. llama-cpp-python does that for a prompt

@@ -3,6 +3,7 @@
 
 mod answer;
 mod failure;
+mod host;
 pub(crate) mod local;
 mod retry;
 
@@ -18,7 +19,8 @@ use reqwest::{RequestBuilder, Response};
 
 use self::answer::ParseWhole;
 use self::failure::{redact, root_cause, seconds};
-use self::retry::{Failure, Retries};
+use self::host::is_loopback;
+use self::retry::{Failure, Retry, retrying};
 use super::anthropic::{self, AnthropicStream};
 use super::error_body::unexpected_body;
 use super::models::parse_model_list;
@@ -45,9 +47,12 @@ impl HttpModelClient {
         Self::with_local(config, LocalOptions::default())
     }
 
-    /// A client that also knows the user's window and tool mode, and (with `detect`) finds out
-    /// what kind of server answers.
-    pub fn with_local(config: ProviderConfig, options: LocalOptions) -> Self {
+    /// A client that also knows the user's window and tool mode, and (with `detect`, for a
+    /// server on the user's own machine or network) finds out what kind of server answers.
+    pub fn with_local(config: ProviderConfig, mut options: LocalOptions) -> Self {
+        // Only a server on the user's own machine or network is asked what it is (its props,
+        // model info, tokenizer): a hosted API gets its own API's requests and nothing else.
+        options.detect &= host::is_own_network(&config.base_url);
         Self {
             local: local::LocalState::new(options, &config.base_url, &config.model),
             config,
@@ -79,37 +84,42 @@ impl HttpModelClient {
         let url = self.url(path);
         // Serialized once; each attempt sends the same shared bytes.
         let body = Bytes::from(body);
-        let mut retries = Retries::new(&self.config.limits);
-        loop {
-            let post = client
-                .post(&url)
-                .headers(headers.clone())
-                .header(CONTENT_TYPE, "application/json")
-                .body(body.clone());
-            let attempt = match self.config.api {
-                Api::OpenAi => {
-                    self.attempt::<OpenAiStream>(post, openai::parse_completion, on_delta)
-                        .await
-                }
-                Api::Anthropic => {
-                    self.attempt::<AnthropicStream>(post, anthropic::parse_message, on_delta)
-                        .await
-                }
-            };
-            match attempt {
-                Ok(completion) => return Ok(completion),
-                Err(failure)
-                    if failure.error.kind == ProviderErrorKind::EmptyStream && self.is_local() =>
-                {
-                    return self
-                        .unstreamed(request, &url, &headers, &body, on_delta)
-                        .await;
-                }
-                Err(failure) => retries
-                    .wait_telling(failure, on_delta)
+        let answer = retrying!(
+            &self.config.limits,
+            {
+                let post = client
+                    .post(&url)
+                    .headers(headers.clone())
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(body.clone());
+                let attempt = match self.config.api {
+                    Api::OpenAi => {
+                        self.attempt::<OpenAiStream>(post, openai::parse_completion, on_delta)
+                            .await
+                    }
+                    Api::Anthropic => {
+                        self.attempt::<AnthropicStream>(post, anthropic::parse_message, on_delta)
+                            .await
+                    }
+                };
+                attempt.map_err(|mut failure| {
+                    // A local server's empty stream is not tried again as it was: it is asked once
+                    // more without streaming, below.
+                    if failure.error.kind == ProviderErrorKind::EmptyStream && self.is_local() {
+                        failure.retry = Retry::No;
+                    }
+                    failure
+                })
+            },
+            on_delta
+        );
+        match answer {
+            Ok(completion) => Ok(completion),
+            Err(error) if error.kind == ProviderErrorKind::EmptyStream && self.is_local() => {
+                self.unstreamed(request, &url, &headers, &body, on_delta)
                     .await
-                    .map_err(|error| self.explain(error, &url))?,
             }
+            Err(error) => Err(self.explain(error, &url)),
         }
     }
 
@@ -127,14 +137,11 @@ impl HttpModelClient {
         let client = self.client()?;
         let headers = self.headers()?;
         let url = self.url("models");
-        let mut retries = Retries::new(&self.config.limits);
-        loop {
-            let request = client.get(&url).headers(headers.clone());
-            match self.fetch_models(request).await {
-                Ok(models) => return Ok(models),
-                Err(failure) => retries.wait_or_give_up(failure).await?,
-            }
-        }
+        retrying!(
+            &self.config.limits,
+            self.fetch_models(client.get(&url).headers(headers.clone()))
+                .await
+        )
     }
 
     async fn fetch_models(&self, request: RequestBuilder) -> Result<Vec<ModelInfo>, Failure> {
@@ -360,7 +367,7 @@ pub(crate) async fn probe_json(url: &str, timeout: Duration) -> Option<serde_jso
 /// No overall timeout (answers stream for minutes; the stall timeout guards them instead). A
 /// model server on this machine is never reached through a proxy.
 fn build_client(base_url: &str, connect_timeout: Duration) -> reqwest::Result<reqwest::Client> {
-    let mut builder = reqwest::Client::builder()
+    let mut builder = client_builder()
         .connect_timeout(connect_timeout)
         .tcp_nodelay(true)
         .redirect(same_origin_redirects())
@@ -369,6 +376,13 @@ fn build_client(base_url: &str, connect_timeout: Duration) -> reqwest::Result<re
         builder = builder.no_proxy();
     }
     builder.build()
+}
+
+/// A client builder whose TLS works: reqwest's rustls takes the process's crypto provider, and
+/// ring's is installed unless another was first.
+pub(super) fn client_builder() -> reqwest::ClientBuilder {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
 }
 
 /// Redirects are followed only within one origin (scheme, host and port): a redirect elsewhere
@@ -391,18 +405,4 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
             attempt.follow()
         }
     })
-}
-
-fn is_loopback(base_url: &str) -> bool {
-    let Ok(url) = reqwest::Url::parse(base_url) else {
-        return false;
-    };
-    match url.host_str() {
-        Some(host) if host.eq_ignore_ascii_case("localhost") => true,
-        Some(host) => host
-            .trim_matches(['[', ']'])
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback()),
-        None => false,
-    }
 }

@@ -63,7 +63,9 @@ impl<'a> Retries<'a> {
         }
     }
 
-    /// Sleeps before the next attempt, or returns the error to give up with.
+    /// Sleeps before the next attempt, or returns the error to give up with (the tests' short
+    /// form: the client's requests go through [`retrying!`], which tells each retry).
+    #[cfg(test)]
     pub async fn wait_or_give_up(&mut self, failure: Failure) -> Result<(), ProviderError> {
         self.wait_telling(failure, &mut |_| {}).await
     }
@@ -105,6 +107,31 @@ impl<'a> Retries<'a> {
         }
     }
 }
+
+/// Tries `$attempt` (an expression that awaits one try and gives `Result<T, Failure>`) until it
+/// succeeds, fails for good or the retries run out, waiting between tries as [`Retries`] says:
+/// the one retry loop of the client's requests. A macro rather than a function taking an
+/// `AsyncFnMut`: such a closure's future, holding the caller's borrows, is not provably `Send`.
+/// With a third argument, an `on_delta` callback, each retry is told to it before its wait.
+macro_rules! retrying {
+    ($limits:expr, $attempt:expr) => {
+        $crate::http::retry::retrying!($limits, $attempt, &mut |_| {})
+    };
+    ($limits:expr, $attempt:expr, $on_delta:expr) => {{
+        let mut retries = $crate::http::retry::Retries::new($limits);
+        loop {
+            match $attempt {
+                Ok(value) => break Ok(value),
+                Err(failure) => {
+                    if let Err(error) = retries.wait_telling(failure, $on_delta).await {
+                        break Err(error);
+                    }
+                }
+            }
+        }
+    }};
+}
+pub(super) use retrying;
 
 /// The wait before retry number `retry` (0-based): `initial_backoff` doubled each time, capped at
 /// `max_backoff`, with "equal jitter" (half fixed, half random) so that clients that failed
@@ -216,6 +243,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[tokio::test]
+    async fn retrying_tries_until_success_or_a_failure_for_good() {
+        let limits = Limits {
+            max_retries: 5,
+            initial_backoff: Duration::from_millis(1),
+            max_backoff: Duration::from_millis(1),
+            ..Limits::default()
+        };
+        let mut tries = 0;
+        let answer: Result<u32, ProviderError> = retrying!(&limits, {
+            tries += 1;
+            if tries < 3 {
+                Err(Failure::retryable(ProviderErrorKind::Connect, "refused"))
+            } else {
+                Ok(tries)
+            }
+        });
+        assert_eq!(answer.unwrap(), 3);
+        let mut tries = 0;
+        let answer: Result<(), ProviderError> = retrying!(&limits, {
+            tries += 1;
+            Err(Failure::fatal(ProviderErrorKind::Status(401), "no"))
+        });
+        assert_eq!(answer.unwrap_err().message, "no");
+        assert_eq!(tries, 1, "a failure for good is not tried again");
     }
 
     fn two_quick_retries() -> Limits {
