@@ -195,7 +195,7 @@ async fn mcp_lists_the_servers_their_state_and_tools() {
         .unwrap_or_else(|| panic!("no line for t\n{}", show(&output)));
     assert!(running.contains(": running (pid "), "{running}");
     for needle in [
-        "  4 tools: add-tool, flood, pid, spawn-child\n",
+        "  5 tools: add-tool, flood, pid, spawn-child, hang\n",
         "broken (/nonexistent/mcp-server): down: ",
         "proj (node tools/docs.js): named by ",
         "you are asked at the next turn whether to start it",

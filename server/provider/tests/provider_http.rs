@@ -445,7 +445,13 @@ async fn rate_limited_then_answered_after_retry_after() {
     let server = Server::start(vec![vec![Step::Send(limited)], ok_stream("after the wait")]).await;
     let (result, deltas) = complete_simple(&client(&server)).await;
     assert_eq!(result.unwrap().text, "after the wait");
-    assert_eq!(deltas, [Delta::Text("after the wait".into())]);
+    // The wait the server asked for is told before it, then the answer streams.
+    let [Delta::Retrying(retrying), text] = deltas.as_slice() else {
+        panic!("{deltas:?}")
+    };
+    assert_eq!((retrying.retry, retrying.status), (1, Some(429)));
+    assert_eq!(retrying.wait, Duration::from_secs(1));
+    assert_eq!(text, &Delta::Text("after the wait".into()));
     assert_eq!(server.received().len(), 2);
 }
 
