@@ -294,12 +294,11 @@ impl HttpModelClient {
         serde_json::from_slice(&bytes).ok()
     }
 
-    /// A client that keeps no connection: each request opens its own.
+    /// A client that keeps no connection: each request opens its own. Otherwise the same as the
+    /// client's own (same-origin redirects only, TLS, proxy rules).
     fn fresh_client(&self) -> Result<reqwest::Client, ProviderError> {
-        reqwest::Client::builder()
-            .no_proxy()
+        super::client_for(&self.config.base_url, self.config.limits.connect_timeout)
             .pool_max_idle_per_host(0)
-            .connect_timeout(self.config.limits.connect_timeout)
             .build()
             .map_err(|e| ProviderError::new(ProviderErrorKind::Connect, e.to_string()))
     }

@@ -367,6 +367,12 @@ pub(crate) async fn probe_json(url: &str, timeout: Duration) -> Option<serde_jso
 /// No overall timeout (answers stream for minutes; the stall timeout guards them instead). A
 /// model server on this machine is never reached through a proxy.
 fn build_client(base_url: &str, connect_timeout: Duration) -> reqwest::Result<reqwest::Client> {
+    client_for(base_url, connect_timeout).build()
+}
+
+/// The settings every client of a model server has (TLS, redirects, proxy, user agent), for a
+/// caller to add to before building.
+pub(super) fn client_for(base_url: &str, connect_timeout: Duration) -> reqwest::ClientBuilder {
     let mut builder = client_builder()
         .connect_timeout(connect_timeout)
         .tcp_nodelay(true)
@@ -375,7 +381,7 @@ fn build_client(base_url: &str, connect_timeout: Duration) -> reqwest::Result<re
     if is_loopback(base_url) {
         builder = builder.no_proxy();
     }
-    builder.build()
+    builder
 }
 
 /// A client builder whose TLS works: reqwest's rustls takes the process's crypto provider, and
