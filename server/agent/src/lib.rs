@@ -340,10 +340,10 @@ impl Inner {
             .get_or_init(|| context::compact_tools(self.tools()))
     }
 
-    /// What the kernel's sandbox can enforce, asked once, at the first command: the question
-    /// starts the sandbox launcher as a probe, which `tandem lsp`'s start need not wait for.
-    /// Where walls are down that is said then, once (without Landlock every command asks,
-    /// allow-list or not).
+    /// What the kernel's sandbox can enforce, asked once (beside the start, or by the first
+    /// command if that comes first): the question starts the sandbox launcher as a probe, which
+    /// `tandem lsp`'s start need not wait for. Where walls are down that is said once (without
+    /// Landlock every command asks, allow-list or not).
     async fn sandbox(&self) -> &tandem_sandbox::SandboxSupport {
         self.sandbox
             .get_or_init(|| async {
@@ -380,7 +380,7 @@ impl Agent {
                 }
             });
         }
-        Self {
+        let agent = Self {
             inner: Arc::new(Inner {
                 settings,
                 client,
@@ -394,7 +394,17 @@ impl Agent {
                 models: OnceCell::new(),
                 windows: OnceCell::new(),
             }),
+        };
+        // The sandbox's walls are asked beside the start, not before it: the answer (a probe
+        // process) is ready by the first command, and where walls are down (Windows, no
+        // Landlock) the user is told at start without the start waiting for it.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let inner = agent.inner.clone();
+            runtime.spawn(async move {
+                inner.sandbox().await;
+            });
         }
+        agent
     }
 
     pub fn settings(&self) -> &AgentSettings {
