@@ -254,6 +254,31 @@ async fn a_model_error_exits_1_and_says_so() {
 }
 
 #[tokio::test]
+async fn each_retry_is_an_event_of_the_schema_and_the_turn_still_ends_well() {
+    let env = Env::new();
+    let mock = MockServer::start(scenario("retry-500"));
+    let output = exec(&env, &mock, "Hello?", &["--json"], "").await;
+    assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+    let events = events(&output);
+    let retries = of_type(&events, "retrying");
+    assert_eq!(retries.len(), 2, "{events:#?}");
+    for (n, retry) in retries.into_iter().enumerate() {
+        assert_eq!(retry["retry"], n + 1, "{retry}");
+        assert_eq!(retry["status"], 500, "{retry}");
+    }
+    // Without --json, the progress on stderr says it, and the answer alone is on stdout.
+    let mock = MockServer::start(scenario("retry-500"));
+    let output = exec(&env, &mock, "Hello?", &[], "").await;
+    assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("retrying (1/"), "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        "Hello after two failures."
+    );
+}
+
+#[tokio::test]
 async fn the_step_cap_exits_3() {
     let env = Env::new();
     env.write("notes.txt", "hello\n");
