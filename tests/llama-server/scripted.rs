@@ -107,7 +107,7 @@ impl Recorder {
             .iter()
             .map(|path| {
                 Some(ToolCall {
-                    id: format!("call_{turn}_{path}"),
+                    id: format!("call_{turn}_{path}").into(),
                     name: "read_file".into(),
                     arguments: serde_json::json!({ "path": path }).to_string(),
                 })

@@ -13,6 +13,7 @@ use agent_client_protocol::v1::schema::{
 };
 use serde_json::Value;
 
+use tandem_agent::ToolCallId as CoreCallId;
 use tandem_agent::approval::{
     ApprovalAction, ApprovalKind, ApprovalReply, ApprovalRequest, Decision,
 };
@@ -117,7 +118,7 @@ fn link_chunk(path: &Path) -> ContentChunk {
     ))
 }
 
-fn status_update(id: &str, fields: ToolCallUpdateFields) -> SessionUpdate {
+fn status_update(id: &CoreCallId, fields: ToolCallUpdateFields) -> SessionUpdate {
     SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(id.to_string(), fields))
 }
 
@@ -153,7 +154,7 @@ pub struct Translator {
     root: PathBuf,
     /// Replaying history: the user's prompts are shown too, and errors as text.
     replay: bool,
-    calls: HashMap<String, Call>,
+    calls: HashMap<CoreCallId, Call>,
 }
 
 impl Translator {
@@ -225,7 +226,7 @@ impl Translator {
                     }
                     _ => ToolCallStatus::InProgress,
                 };
-                let call = ToolCall::new(tool_call_id.clone(), title)
+                let call = ToolCall::new(tool_call_id.to_string(), title)
                     .kind(kind)
                     .status(status)
                     .locations(locations(location))
@@ -268,12 +269,12 @@ impl Translator {
 
     fn result(
         &mut self,
-        id: &str,
+        id: &CoreCallId,
         status: ToolStatus,
         output: &str,
         file_diff: Option<&FileDiff>,
     ) -> SessionUpdate {
-        let call = self.calls.entry(id.to_string()).or_default();
+        let call = self.calls.entry(id.clone()).or_default();
         call.done = true;
         let mut content: Vec<ToolCallContent> = match (&call.diff, file_diff) {
             // An applied edit, or a rejected one: show what it was.
@@ -351,12 +352,12 @@ impl Translator {
                 .title(format!("Start MCP server `{}`?", server.server))
                 .kind(ToolKind::Other);
         }
-        ToolCallUpdate::new(request.tool_call_id.clone(), fields)
+        ToolCallUpdate::new(request.tool_call_id.to_string(), fields)
     }
 
     /// The user allowed the call: it runs now. `None` when the call is already over (the
     /// answer came after the turn was cancelled): a finished call never goes back to running.
-    pub fn allowed(&self, tool_call_id: &str) -> Option<SessionUpdate> {
+    pub fn allowed(&self, tool_call_id: &CoreCallId) -> Option<SessionUpdate> {
         let call = self.calls.get(tool_call_id)?;
         if call.done {
             return None;
@@ -370,7 +371,7 @@ impl Translator {
     /// Calls that never got a result (the sidecar stopped mid-turn) end as failed, so the
     /// client doesn't show them running forever. The turn's calls are then forgotten.
     pub fn close_open(&mut self) -> Vec<SessionUpdate> {
-        let mut open: Vec<String> = self
+        let mut open: Vec<CoreCallId> = self
             .calls
             .drain()
             .filter(|(_, call)| !call.done)
@@ -726,7 +727,10 @@ mod tests {
             json!({"type": "diff", "path": "/ws/a.txt", "oldText": "old\n", "newText": "new\n"});
         assert_eq!(asked["content"], json!([diff.clone()]));
         assert_eq!(asked["status"], "pending");
-        assert_eq!(wire(&t.allowed("e").unwrap())["status"], "in_progress");
+        assert_eq!(
+            wire(&t.allowed(&"e".into()).unwrap())["status"],
+            "in_progress"
+        );
         let done = t.event(Event::ToolResult {
             tool_call_id: "e".into(),
             status: ToolStatus::Ok,
@@ -760,8 +764,8 @@ mod tests {
             "The user rejected this edit."
         );
         // An answer that comes after the call ended (a cancelled turn) never reopens it.
-        assert!(t.allowed("e").is_none());
-        assert!(t.allowed("never-seen").is_none());
+        assert!(t.allowed(&"e".into()).is_none());
+        assert!(t.allowed(&"never-seen".into()).is_none());
     }
 
     #[test]

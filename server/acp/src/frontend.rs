@@ -23,7 +23,7 @@ use super::convert::{self, Translator};
 use tandem_agent::approval::{ApprovalReply, ApprovalRequest, Decision, queued_reply};
 use tandem_agent::events::Event;
 use tandem_agent::outbox::{self as agent_outbox, Deliver};
-use tandem_agent::{Frontend, HistoryEntry};
+use tandem_agent::{Frontend, HistoryEntry, ToolCallId};
 
 use tandem_stdx::lock;
 
@@ -56,7 +56,7 @@ enum Outgoing {
         oneshot::Sender<ApprovalReply>,
     ),
     /// The user allowed a tool call: it is running now.
-    Allowed(Arc<SessionRef>, String),
+    Allowed(Arc<SessionRef>, ToolCallId),
     Replay(
         Arc<SessionRef>,
         Vec<HistoryEntry>,

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use tandem_model::ToolCallId;
 pub use tandem_sandbox::SandboxMode;
 use tandem_tools::FileDiff;
 
@@ -84,7 +85,7 @@ pub enum ApprovalKind {
 pub struct ApprovalRequest {
     pub session_id: String,
     pub turn_id: String,
-    pub tool_call_id: String,
+    pub tool_call_id: ToolCallId,
     pub action: ApprovalAction,
 }
 

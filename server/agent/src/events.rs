@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 pub use tandem_model::Retrying;
+use tandem_model::ToolCallId;
 use tandem_tools::{ErrorKind, FileDiff, ToolKind};
 
 /// One thing that happened in a turn.
@@ -23,10 +24,13 @@ pub enum Event {
     /// The model called a tool.
     ToolCall(ToolCallEvent),
     /// Output of a running command, as it comes.
-    ToolOutput { tool_call_id: String, delta: String },
+    ToolOutput {
+        tool_call_id: ToolCallId,
+        delta: String,
+    },
     /// A tool call finished.
     ToolResult {
-        tool_call_id: String,
+        tool_call_id: ToolCallId,
         status: ToolStatus,
         output: String,
         /// The change an edit made (or would have made, when rejected).
@@ -129,7 +133,7 @@ impl TurnErrorKind {
 /// A tool call as the user is shown it when the model makes it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolCallEvent {
-    pub tool_call_id: String,
+    pub tool_call_id: ToolCallId,
     pub name: String,
     /// The parsed JSON, or the raw text as a string when it did not parse.
     pub arguments: serde_json::Value,

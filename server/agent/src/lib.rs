@@ -39,6 +39,8 @@ use tandem_model::ToolDefinition;
 use tandem_provider::{ModelClient, ModelInfo};
 
 pub use on_demand::{CompactOutcome, McpServerState, McpServerView};
+/// The id types, re-exported so a face needs no other crate to name them.
+pub use tandem_model::{SessionId, ToolCallId, TurnId};
 
 /// What a face must provide for a turn to run: somewhere to send updates, and a user to ask.
 pub trait Frontend: Send + Sync + 'static {

@@ -6,6 +6,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use tandem_model::ToolCallId;
+
 /// Output files kept in the data dir (older ones are removed when a new one starts).
 const KEEP: usize = 20;
 /// The most of one command's output kept; past it the file ends with a note.
@@ -21,7 +23,12 @@ pub(crate) struct OutputFile {
 impl OutputFile {
     /// The file for one tool call (created at the first write). The call id is the model's:
     /// only its safe characters make it into the name.
-    pub(crate) fn new(data_dir: &Path, session_id: &str, turn_id: &str, call_id: &str) -> Self {
+    pub(crate) fn new(
+        data_dir: &Path,
+        session_id: &str,
+        turn_id: &str,
+        call_id: &ToolCallId,
+    ) -> Self {
         let safe = |s: &str| -> String {
             s.chars()
                 .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
@@ -32,7 +39,7 @@ impl OutputFile {
             "{}-{}-{}.log",
             safe(session_id),
             safe(turn_id),
-            safe(call_id)
+            safe(call_id.as_str())
         );
         Self {
             path: data_dir.join("outputs").join(name),
@@ -127,7 +134,7 @@ mod tests {
     #[test]
     fn keeps_the_whole_output_under_a_safe_name_and_only_the_newest_files() {
         let dir = tempfile::tempdir().unwrap();
-        let mut out = OutputFile::new(dir.path(), "s1", "t2", "../../etc/passwd");
+        let mut out = OutputFile::new(dir.path(), "s1", "t2", &"../../etc/passwd".into());
         assert!(out.path().is_none(), "nothing written, no file");
         out.write("line 1\n");
         out.write("line 2\n");
@@ -135,14 +142,14 @@ mod tests {
         assert_eq!(path, dir.path().join("outputs").join("s1-t2-etcpasswd.log"));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "line 1\nline 2\n");
         for i in 0..(KEEP + 5) {
-            let mut other = OutputFile::new(dir.path(), "s1", "t3", &format!("c{i}"));
+            let mut other = OutputFile::new(dir.path(), "s1", "t3", &format!("c{i}").into());
             other.write("x");
         }
         let left = std::fs::read_dir(dir.path().join("outputs"))
             .unwrap()
             .count();
         assert_eq!(left, KEEP);
-        let mut shown = OutputFile::new(dir.path(), "s1", "t4", "c");
+        let mut shown = OutputFile::new(dir.path(), "s1", "t4", &"c".into());
         shown.write("small");
         let small = shown.path().unwrap().to_path_buf();
         shown.discard();

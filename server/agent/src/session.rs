@@ -13,7 +13,7 @@ use super::mode::Mode;
 use super::plan::Plan;
 use super::transcript::{self, Record, Transcript};
 use super::{AgentError, HistoryEntry, SessionInfo};
-use tandem_model::Message;
+use tandem_model::{Message, ToolCallId};
 use tandem_tools::{ReadTracker, UndoLog, Workspace};
 
 pub(super) struct Session {
@@ -435,7 +435,7 @@ fn repair_conversation(messages: &mut Vec<Message>) {
     let mut i = 0;
     while i < messages.len() {
         if let Message::Assistant { tool_calls, .. } = &messages[i] {
-            let ids: Vec<String> = tool_calls.iter().map(|c| c.id.clone()).collect();
+            let ids: Vec<ToolCallId> = tool_calls.iter().map(|c| c.id.clone()).collect();
             for (j, id) in (i + 1..).zip(ids) {
                 let answered = messages[i + 1..]
                     .iter()

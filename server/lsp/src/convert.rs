@@ -191,7 +191,7 @@ impl IntoWire for Event {
             Event::Text { delta } => Update::Text { delta },
             Event::Reasoning { delta } => Update::Reasoning { delta },
             Event::ToolCall(call) => Update::ToolCall {
-                tool_call_id: call.tool_call_id,
+                tool_call_id: call.tool_call_id.into(),
                 name: call.name,
                 arguments: call.arguments,
                 title: call.title,
@@ -200,7 +200,7 @@ impl IntoWire for Event {
                 tool_call_id,
                 delta,
             } => Update::ToolOutput {
-                tool_call_id,
+                tool_call_id: tool_call_id.into(),
                 delta,
             },
             Event::ToolResult {
@@ -210,7 +210,7 @@ impl IntoWire for Event {
                 diff,
                 error_kind,
             } => Update::ToolResult {
-                tool_call_id,
+                tool_call_id: tool_call_id.into(),
                 status: status.into_wire(),
                 output,
                 diff: diff.map(|d| d.unified),
@@ -416,7 +416,7 @@ impl IntoWire for core_approval::ApprovalRequest {
         ApprovalRequest {
             session_id: r.session_id,
             turn_id: r.turn_id,
-            tool_call_id: r.tool_call_id,
+            tool_call_id: r.tool_call_id.into(),
             action,
         }
     }

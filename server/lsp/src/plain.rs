@@ -27,11 +27,11 @@ use tower_lsp_server::{Client, UriExt};
 use super::documents::Documents;
 use super::editor;
 use super::workspace_edit::EditCapabilities;
-use tandem_agent::Frontend;
 use tandem_agent::approval::{
     ApprovalAction, ApprovalReply, ApprovalRequest, Decision, queued_reply,
 };
 use tandem_agent::events::{Event, StopReason, ToolCallEvent, ToolStatus, retry_line};
+use tandem_agent::{Frontend, ToolCallId};
 use tandem_tools::{FileDiff, ToolKind};
 
 /// The commands a plain client runs through `workspace/executeCommand`.
@@ -285,7 +285,7 @@ struct TurnView {
     /// Text not yet logged because its sentence isn't complete.
     pending_line: String,
     /// The kind of each tool call, so a read's result is not logged as the file's first line.
-    kinds: HashMap<String, ToolKind>,
+    kinds: HashMap<ToolCallId, ToolKind>,
 }
 
 /// Sends to the client in order, one turn's view at a time.
@@ -367,7 +367,7 @@ impl Forwarder {
         let name = format!(
             "{}-{}.diff",
             request.session_id,
-            safe_name(&request.tool_call_id)
+            safe_name(request.tool_call_id.as_str())
         );
         let path = self.proposals.join(name);
         // The user's alone: a diff shows the file's text.

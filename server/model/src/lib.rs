@@ -3,9 +3,13 @@
 //! These types are provider-neutral: the provider module translates them to and from each wire
 //! format (OpenAI Chat Completions, Anthropic Messages).
 
+mod ids;
+
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+
+pub use ids::{SessionId, ToolCallId, TurnId};
 
 /// One message of a conversation, in the order the model sees them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,7 +36,7 @@ pub enum Message {
     },
     Tool {
         #[serde(rename = "toolCallId")]
-        tool_call_id: String,
+        tool_call_id: ToolCallId,
         content: String,
     },
 }
@@ -118,7 +122,7 @@ impl std::fmt::Debug for Image {
 /// may be malformed: validation is the tools' job, so the model can be told what was wrong.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
-    pub id: String,
+    pub id: ToolCallId,
     pub name: String,
     pub arguments: String,
 }

@@ -325,7 +325,7 @@ fixtures! {
             (c.tool_calls[0].name.as_str(), c.tool_calls[0].arguments.as_str()),
             ("get_something_by_name", r#"{"name":"example"}"#)
         );
-        assert!(c.tool_calls[0].id.starts_with("fc_"));
+        assert!(c.tool_calls[0].id.as_str().starts_with("fc_"));
         assert_eq!(counts(c.usage), usage(304, 49));
     }
 

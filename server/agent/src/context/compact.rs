@@ -2,7 +2,7 @@
 //! on (read again), then the oldest turns or steps replaced by a summary. The system prompt, the
 //! current user message and the latest tool results are kept whole.
 
-use tandem_model::{Message, ToolCall};
+use tandem_model::{Message, ToolCall, ToolCallId};
 
 /// Where the parts of the conversation are.
 pub(crate) struct Layout {
@@ -75,9 +75,9 @@ pub(crate) fn elide(conversation: &mut [Message], index: usize) {
     }
 }
 
-fn find_call<'a>(conversation: &'a [Message], id: &str) -> Option<&'a ToolCall> {
+fn find_call<'a>(conversation: &'a [Message], id: &ToolCallId) -> Option<&'a ToolCall> {
     conversation.iter().find_map(|m| match m {
-        Message::Assistant { tool_calls, .. } => tool_calls.iter().find(|c| c.id == id),
+        Message::Assistant { tool_calls, .. } => tool_calls.iter().find(|c| c.id == *id),
         _ => None,
     })
 }

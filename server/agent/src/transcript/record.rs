@@ -28,7 +28,7 @@ use crate::events::{
 };
 use crate::mode::Mode;
 use crate::plan::{Plan, PlanStep, StepStatus};
-use tandem_model::{Message, ToolCall};
+use tandem_model::{Message, ToolCall, ToolCallId};
 use tandem_tools::{ErrorKind, FileDiff};
 
 /// The format this build writes.
@@ -70,7 +70,7 @@ pub enum Record {
     /// A decision the user made on an approval.
     Approval {
         turn_id: String,
-        tool_call_id: String,
+        tool_call_id: ToolCallId,
         #[serde(with = "time::serde::rfc3339")]
         at: OffsetDateTime,
         decision: StoredDecision,
@@ -129,7 +129,7 @@ pub enum StoredMessage {
     },
     Tool {
         #[serde(rename = "toolCallId")]
-        tool_call_id: String,
+        tool_call_id: ToolCallId,
         content: String,
     },
 }
@@ -146,7 +146,7 @@ pub struct StoredImage {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredToolCall {
-    pub id: String,
+    pub id: ToolCallId,
     pub name: String,
     pub arguments: String,
 }
@@ -172,17 +172,17 @@ pub enum StoredEvent {
         delta: String,
     },
     ToolCall {
-        tool_call_id: String,
+        tool_call_id: ToolCallId,
         name: String,
         arguments: Value,
         title: String,
     },
     ToolOutput {
-        tool_call_id: String,
+        tool_call_id: ToolCallId,
         delta: String,
     },
     ToolResult {
-        tool_call_id: String,
+        tool_call_id: ToolCallId,
         status: StoredStatus,
         output: String,
         /// The unified diff.

@@ -9,7 +9,7 @@ use crate::events::{Event, ToolCallEvent, ToolStatus};
 use crate::mcp::describe_server;
 use crate::rules;
 use crate::trust::{TrustStore, Verdict};
-use tandem_model::{Message, ToolCall, ToolDefinition};
+use tandem_model::{Message, ToolCall, ToolCallId, ToolDefinition};
 use tandem_tools::{Tool, ToolKind};
 
 /// How long one MCP tool call may take.
@@ -91,7 +91,7 @@ impl Turn {
                 )
             };
             // Shown as a call of its own, so every face has a place for the question.
-            let tool_call_id = format!("mcp-server-{}", config.name());
+            let tool_call_id = ToolCallId::from(format!("mcp-server-{}", config.name()));
             self.emit(Event::ToolCall(ToolCallEvent {
                 tool_call_id: tool_call_id.clone(),
                 name: "start_mcp_server".into(),

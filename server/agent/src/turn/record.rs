@@ -5,7 +5,7 @@ use time::OffsetDateTime;
 use super::Turn;
 use crate::events::Event;
 use crate::transcript::Record;
-use tandem_model::{Completion, FinishReason, Message, ToolCall};
+use tandem_model::{Completion, FinishReason, Message, ToolCall, ToolCallId};
 
 impl Turn {
     /// Sends an event to the face and, unless it is a streaming piece, into the history.
@@ -117,7 +117,7 @@ impl Turn {
         }
         for call in &mut tool_calls {
             if call.id.is_empty() {
-                call.id = format!("call_{}", uuid::Uuid::new_v4().simple());
+                call.id = ToolCallId::generate();
             }
         }
         self.record_message(

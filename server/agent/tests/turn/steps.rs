@@ -132,7 +132,7 @@ async fn a_call_without_an_id_gets_one_that_its_result_carries() {
         }
         _ => panic!("no call and result: {turn}"),
     };
-    assert!(call_id.starts_with("call_"), "{call_id}");
+    assert!(call_id.as_str().starts_with("call_"), "{call_id}");
     assert_eq!(result_id, call_id);
     // The model sees one id on its call and on the result.
     let requests = h.requests();

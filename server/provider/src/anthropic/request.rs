@@ -78,7 +78,7 @@ fn blocks_of(message: &Message) -> (&'static str, Vec<Block<'_>>) {
             ..
         } => {
             let calls = tool_calls.iter().map(|call| Block::ToolUse {
-                id: &call.id,
+                id: call.id.as_str(),
                 name: &call.name,
                 input: input_object(&call.arguments),
             });
@@ -93,7 +93,7 @@ fn blocks_of(message: &Message) -> (&'static str, Vec<Block<'_>>) {
         } => (
             "user",
             vec![Block::ToolResult {
-                tool_use_id: tool_call_id,
+                tool_use_id: tool_call_id.as_str(),
                 content,
             }],
         ),

@@ -204,7 +204,7 @@ impl StreamAccumulator for AnthropicStream {
                     json,
                     start_input,
                 } => Some(ToolCall {
-                    id,
+                    id: id.into(),
                     name,
                     // A cut-off input stays as the raw text the model produced.
                     arguments: match start_input {

@@ -207,7 +207,7 @@ impl OllamaStream {
                     _ => "{}".into(),
                 };
                 self.completion.tool_calls.push(ToolCall {
-                    id: format!("call_{}", uuid::Uuid::new_v4().simple()),
+                    id: tandem_model::ToolCallId::generate(),
                     name: name.to_string(),
                     arguments,
                 });

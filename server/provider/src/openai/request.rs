@@ -131,7 +131,7 @@ impl<'a> From<&'a Message> for WireMessage<'a> {
                 tool_call_id,
                 content,
             } => Self::Tool {
-                tool_call_id,
+                tool_call_id: tool_call_id.as_str(),
                 content,
             },
         }
@@ -176,7 +176,7 @@ struct WireFunctionCall<'a> {
 impl<'a> From<&'a ToolCall> for WireToolCall<'a> {
     fn from(call: &'a ToolCall) -> Self {
         Self {
-            id: &call.id,
+            id: call.id.as_str(),
             kind: "function",
             function: WireFunctionCall {
                 name: &call.name,

@@ -10,7 +10,7 @@ use crate::ProviderError;
 use crate::stream::{
     StreamAccumulator, arguments_or_empty_object, bad_chunk, finish_reason, stream_error,
 };
-use tandem_model::{Completion, Delta, FinishReason, ToolCall, Usage};
+use tandem_model::{Completion, Delta, FinishReason, ToolCall, ToolCallId, Usage};
 
 /// Accumulates `chat.completion.chunk` payloads. With `n > 1` every choice is kept apart; only
 /// choice 0 is relayed and returned, the others are readable through [`OpenAiStream::choices`].
@@ -297,9 +297,9 @@ impl ChoiceState {
             .map(|call| ToolCall {
                 // The agent pairs results with calls by id: a server that sends none gets one.
                 id: if call.id.is_empty() {
-                    format!("call_{}", uuid::Uuid::new_v4().simple())
+                    ToolCallId::generate()
                 } else {
-                    call.id
+                    ToolCallId::from(call.id)
                 },
                 name: call.name,
                 arguments: arguments_or_empty_object(call.arguments),

@@ -96,7 +96,7 @@ pub fn extract(text: &str, tools: &[ToolDefinition]) -> (String, Vec<ToolCall>) 
 
 fn call(name: &str, arguments: String) -> ToolCall {
     ToolCall {
-        id: format!("call_{}", uuid::Uuid::new_v4().simple()),
+        id: tandem_model::ToolCallId::generate(),
         name: name.trim().to_string(),
         arguments,
     }

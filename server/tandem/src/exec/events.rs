@@ -4,6 +4,7 @@
 
 use serde_json::{Value, json};
 
+use tandem_agent::ToolCallId;
 use tandem_agent::approval::{ApprovalAction, ApprovalReply, DecidedBy, Decision};
 use tandem_agent::events::{StopReason, ToolStatus, TurnErrorKind};
 
@@ -39,7 +40,7 @@ pub fn tool_status(status: ToolStatus) -> &'static str {
 
 /// `approval`: what was asked, what was decided and by whom.
 pub fn approval(
-    tool_call_id: &str,
+    tool_call_id: &ToolCallId,
     action: &ApprovalAction,
     reply: &ApprovalReply,
     by: DecidedBy,
