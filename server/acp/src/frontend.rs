@@ -23,7 +23,7 @@ use super::convert::{self, Translator};
 use tandem_agent::approval::{ApprovalReply, ApprovalRequest, Decision, queued_reply};
 use tandem_agent::events::Event;
 use tandem_agent::outbox::{self as agent_outbox, Deliver};
-use tandem_agent::{Frontend, HistoryEntry, ToolCallId};
+use tandem_agent::{Frontend, HistoryEntry, ToolCallId, TurnId};
 
 use tandem_stdx::lock;
 
@@ -169,7 +169,7 @@ pub struct SessionFrontend {
 }
 
 impl Frontend for SessionFrontend {
-    fn update(&self, _session_id: &str, _turn_id: &str, event: Event) {
+    fn update(&self, _session_id: &str, _turn_id: &TurnId, event: Event) {
         self.queue.event(self.session.clone(), event);
     }
 

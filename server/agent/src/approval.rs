@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use tandem_model::ToolCallId;
+use tandem_model::{ToolCallId, TurnId};
 pub use tandem_sandbox::SandboxMode;
 use tandem_tools::FileDiff;
 
@@ -84,7 +84,7 @@ pub enum ApprovalKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApprovalRequest {
     pub session_id: String,
-    pub turn_id: String,
+    pub turn_id: TurnId,
     pub tool_call_id: ToolCallId,
     pub action: ApprovalAction,
 }

@@ -45,7 +45,7 @@ pub use tandem_model::{SessionId, ToolCallId, TurnId};
 /// What a face must provide for a turn to run: somewhere to send updates, and a user to ask.
 pub trait Frontend: Send + Sync + 'static {
     /// Something happened in a turn. Called in order; must not block.
-    fn update(&self, session_id: &str, turn_id: &str, event: Event);
+    fn update(&self, session_id: &str, turn_id: &TurnId, event: Event);
 
     /// Asks the user to approve an edit or a command. Dropping the future (on cancel) withdraws
     /// the question.
@@ -175,7 +175,7 @@ pub struct LoadedSession {
 /// One entry of a session's history, as a face replays it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HistoryEntry {
-    pub turn_id: String,
+    pub turn_id: TurnId,
     pub event: Event,
 }
 
@@ -222,7 +222,7 @@ pub struct UndoConflict {
 
 /// What the model is told after a restore.
 fn restore_note(
-    turn_id: Option<&str>,
+    turn_id: Option<&TurnId>,
     plan: &tandem_tools::UndoPlan,
     restored: &[String],
 ) -> String {
@@ -477,7 +477,7 @@ impl Agent {
         text: String,
         context: Vec<ContextItem>,
         frontend: Arc<dyn Frontend>,
-    ) -> Result<String, AgentError> {
+    ) -> Result<TurnId, AgentError> {
         self.prompt_with_images(session_id, text, context, Vec::new(), frontend)
     }
 
@@ -489,7 +489,7 @@ impl Agent {
         context: Vec<ContextItem>,
         images: Vec<tandem_model::Image>,
         frontend: Arc<dyn Frontend>,
-    ) -> Result<String, AgentError> {
+    ) -> Result<TurnId, AgentError> {
         images::check_prompt(&images).map_err(|e| AgentError::InvalidImage(e.0))?;
         let session = self.session(session_id)?;
         let (turn_id, cancel) = session.begin_turn()?;
@@ -655,7 +655,7 @@ impl Agent {
     pub async fn undo(
         &self,
         session_id: &str,
-        turn_id: Option<String>,
+        turn_id: Option<TurnId>,
         confirm: bool,
         frontend: &dyn Frontend,
     ) -> Result<UndoOutcome, AgentError> {
@@ -666,7 +666,7 @@ impl Agent {
         let io = |e: tandem_tools::ToolError| AgentError::Io(e.message);
         let mut plan = session
             .undo
-            .plan(&session.workspace, turn_id.as_deref())
+            .plan(&session.workspace, turn_id.as_ref())
             .map_err(io)?;
         // A file open in the editor is judged by what the editor holds.
         for item in &mut plan.items {
@@ -710,7 +710,7 @@ impl Agent {
         }
         if !restored.is_empty() {
             session
-                .tell_model(&restore_note(turn_id.as_deref(), &plan, &restored))
+                .tell_model(&restore_note(turn_id.as_ref(), &plan, &restored))
                 .await;
         }
         Ok(UndoOutcome {
@@ -748,7 +748,7 @@ impl Agent {
     pub fn turn_messages(
         &self,
         session_id: &str,
-        turn_id: &str,
+        turn_id: &TurnId,
     ) -> Result<Vec<tandem_model::Message>, AgentError> {
         let session = self.session(session_id)?;
         let loaded = transcript::read_records(session.transcript.path())
@@ -761,7 +761,7 @@ impl Agent {
                     turn_id: t,
                     message,
                     ..
-                } if t == turn_id => Some(message.into()),
+                } if t == *turn_id => Some(message.into()),
                 _ => None,
             })
             .collect())

@@ -83,7 +83,7 @@ impl Agent {
         tandem_stdx::lock(&self.inner.counter).absorb(&sizing.counter);
         if report.elided + report.summarized > 0 {
             session.persist(&Record::Compaction {
-                turn_id: "outside".to_string(),
+                turn_id: tandem_model::TurnId::outside(),
                 at: OffsetDateTime::now_utc(),
                 elided: report.elided,
                 summarized: report.summarized,

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use tandem_model::ToolCallId;
+use tandem_model::{ToolCallId, TurnId};
 
 /// Output files kept in the data dir (older ones are removed when a new one starts).
 const KEEP: usize = 20;
@@ -26,7 +26,7 @@ impl OutputFile {
     pub(crate) fn new(
         data_dir: &Path,
         session_id: &str,
-        turn_id: &str,
+        turn_id: &TurnId,
         call_id: &ToolCallId,
     ) -> Self {
         let safe = |s: &str| -> String {
@@ -38,7 +38,7 @@ impl OutputFile {
         let name = format!(
             "{}-{}-{}.log",
             safe(session_id),
-            safe(turn_id),
+            safe(turn_id.as_str()),
             safe(call_id.as_str())
         );
         Self {
@@ -134,7 +134,12 @@ mod tests {
     #[test]
     fn keeps_the_whole_output_under_a_safe_name_and_only_the_newest_files() {
         let dir = tempfile::tempdir().unwrap();
-        let mut out = OutputFile::new(dir.path(), "s1", "t2", &"../../etc/passwd".into());
+        let mut out = OutputFile::new(
+            dir.path(),
+            "s1",
+            &TurnId::numbered(2),
+            &"../../etc/passwd".into(),
+        );
         assert!(out.path().is_none(), "nothing written, no file");
         out.write("line 1\n");
         out.write("line 2\n");
@@ -142,14 +147,19 @@ mod tests {
         assert_eq!(path, dir.path().join("outputs").join("s1-t2-etcpasswd.log"));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "line 1\nline 2\n");
         for i in 0..(KEEP + 5) {
-            let mut other = OutputFile::new(dir.path(), "s1", "t3", &format!("c{i}").into());
+            let mut other = OutputFile::new(
+                dir.path(),
+                "s1",
+                &TurnId::numbered(3),
+                &format!("c{i}").into(),
+            );
             other.write("x");
         }
         let left = std::fs::read_dir(dir.path().join("outputs"))
             .unwrap()
             .count();
         assert_eq!(left, KEEP);
-        let mut shown = OutputFile::new(dir.path(), "s1", "t4", &"c".into());
+        let mut shown = OutputFile::new(dir.path(), "s1", &TurnId::numbered(4), &"c".into());
         shown.write("small");
         let small = shown.path().unwrap().to_path_buf();
         shown.discard();

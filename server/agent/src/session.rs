@@ -13,7 +13,7 @@ use super::mode::Mode;
 use super::plan::Plan;
 use super::transcript::{self, Record, Transcript};
 use super::{AgentError, HistoryEntry, SessionInfo};
-use tandem_model::{Message, ToolCallId};
+use tandem_model::{Message, ToolCallId, TurnId};
 use tandem_tools::{ReadTracker, UndoLog, Workspace};
 
 pub(super) struct Session {
@@ -284,7 +284,7 @@ impl Session {
     }
 
     /// Claims the session for a new turn.
-    pub fn begin_turn(&self) -> Result<(String, CancellationToken), AgentError> {
+    pub fn begin_turn(&self) -> Result<(TurnId, CancellationToken), AgentError> {
         let mut state = self.state();
         if state.running.is_some() {
             return Err(AgentError::TurnRunning(self.id.clone()));
@@ -292,7 +292,7 @@ impl Session {
         state.turns += 1;
         let token = CancellationToken::new();
         state.running = Some(token.clone());
-        Ok((format!("t{}", state.turns), token))
+        Ok((TurnId::numbered(state.turns), token))
     }
 
     pub fn end_turn(&self) {
@@ -323,18 +323,18 @@ impl Session {
     }
 
     /// Remembers what the user saw, for `loadSession`.
-    pub fn record_update(&self, turn_id: &str, event: Event) {
+    pub fn record_update(&self, turn_id: &TurnId, event: Event) {
         let at = OffsetDateTime::now_utc();
         {
             let mut state = self.state();
             state.updated_at = at;
             state.history.push(HistoryEntry {
-                turn_id: turn_id.to_string(),
+                turn_id: turn_id.clone(),
                 event: event.clone(),
             });
         }
         self.persist(&Record::Update {
-            turn_id: turn_id.to_string(),
+            turn_id: turn_id.clone(),
             at,
             update: (&event).into(),
         });
@@ -346,7 +346,7 @@ impl Session {
         let mut conversation = self.conversation.lock().await;
         let message = Message::user(note.to_string());
         self.persist(&Record::Message {
-            turn_id: "outside".to_string(),
+            turn_id: TurnId::outside(),
             at: OffsetDateTime::now_utc(),
             message: (&message).into(),
         });

@@ -27,12 +27,13 @@ use super::events::{Event, StopReason, ToolStatus, TurnErrorKind};
 use super::prompt::ContextItem;
 use super::session::Session;
 use super::{Agent, Frontend};
+use tandem_model::TurnId;
 use tandem_tools::{ErrorKind, FileDiff, ToolError};
 
 pub(super) struct Turn {
     pub agent: Agent,
     pub session: Arc<Session>,
-    pub turn_id: String,
+    pub turn_id: TurnId,
     pub frontend: Arc<dyn Frontend>,
     pub cancel: CancellationToken,
     /// The images attached to the prompt, sent after its text.

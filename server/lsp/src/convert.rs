@@ -2,6 +2,7 @@
 //! wire-types crate depends on nothing of the core. The orphan rule keeps `From` between two
 //! foreign crates' types out of this crate: [`IntoCore`] and [`IntoWire`] stand in for it.
 
+use tandem_agent::TurnId;
 use tandem_agent::approval as core_approval;
 use tandem_agent::events::{self as core_events, Event};
 use tandem_agent::mode as core_mode;
@@ -284,7 +285,7 @@ impl IntoWire for Event {
     }
 }
 
-pub(crate) fn update_params(session_id: &str, turn_id: &str, event: Event) -> UpdateParams {
+pub(crate) fn update_params(session_id: &str, turn_id: &TurnId, event: Event) -> UpdateParams {
     UpdateParams {
         session_id: session_id.to_string(),
         turn_id: turn_id.to_string(),
@@ -415,7 +416,7 @@ impl IntoWire for core_approval::ApprovalRequest {
         };
         ApprovalRequest {
             session_id: r.session_id,
-            turn_id: r.turn_id,
+            turn_id: r.turn_id.into(),
             tool_call_id: r.tool_call_id.into(),
             action,
         }
@@ -489,7 +490,7 @@ mod tests {
     fn updates_are_flat_with_a_kind() {
         let u = update_params(
             "s",
-            "t1",
+            &TurnId::numbered(1),
             Event::ToolResult {
                 tool_call_id: "c".into(),
                 status: core_events::ToolStatus::Rejected,

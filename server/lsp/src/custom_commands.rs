@@ -57,7 +57,9 @@ impl Backend {
                 ready.frontend.clone(),
             )
             .map_err(agent_error)?;
-        Ok(PromptResult { turn_id })
+        Ok(PromptResult {
+            turn_id: turn_id.into(),
+        })
     }
 
     /// `tandem.runCommand` and `tandem.listCommands` from a plain client, in its session.

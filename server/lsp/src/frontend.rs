@@ -16,7 +16,7 @@ use crate::workspace_edit::EditCapabilities;
 use tandem_agent::approval::{ApprovalReply, ApprovalRequest, queued_reply};
 use tandem_agent::events::{Event, FileEvent};
 use tandem_agent::outbox::{Deliver, Outbox};
-use tandem_agent::{Diagnostic, Frontend};
+use tandem_agent::{Diagnostic, Frontend, TurnId};
 use tandem_protocol::{ClientCapabilities, GetDiagnosticsParams};
 
 /// The client's side of the shared queue: updates, and approval requests kept in order with them.
@@ -25,7 +25,7 @@ struct ToClient {
 }
 
 /// Which stream an update belongs to.
-type Stream = (String, String);
+type Stream = (String, TurnId);
 
 impl Deliver for ToClient {
     type Tag = Stream;
@@ -110,9 +110,9 @@ impl LspFrontend {
 }
 
 impl Frontend for LspFrontend {
-    fn update(&self, session_id: &str, turn_id: &str, event: Event) {
+    fn update(&self, session_id: &str, turn_id: &TurnId, event: Event) {
         self.outbox
-            .event((session_id.to_string(), turn_id.to_string()), event);
+            .event((session_id.to_string(), turn_id.clone()), event);
     }
 
     fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply> {

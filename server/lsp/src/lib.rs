@@ -37,7 +37,7 @@ use convert::{IntoCore, IntoWire};
 use documents::Documents;
 use frontend::{EditorAccess, LspFrontend};
 use plain::{PlainCapabilities, PlainFrontend};
-use tandem_agent::{Agent, AgentError, Frontend, images};
+use tandem_agent::{Agent, AgentError, Frontend, TurnId, images};
 use tandem_config::{LazyClient, StartOptions};
 use tandem_protocol::{
     ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
@@ -286,7 +286,9 @@ impl Backend {
                 ready.frontend.clone(),
             )
             .map_err(agent_error)?;
-        Ok(PromptResult { turn_id })
+        Ok(PromptResult {
+            turn_id: turn_id.into(),
+        })
     }
 
     async fn cancel(&self, params: SessionParams) -> Result<Empty> {
@@ -354,7 +356,7 @@ impl Backend {
             .agent
             .undo(
                 &params.session_id,
-                params.turn_id,
+                params.turn_id.map(TurnId::from),
                 params.confirm.unwrap_or(false),
                 ready.frontend.as_ref(),
             )

@@ -31,7 +31,7 @@ use tandem_agent::approval::{
     ApprovalAction, ApprovalReply, ApprovalRequest, Decision, queued_reply,
 };
 use tandem_agent::events::{Event, StopReason, ToolCallEvent, ToolStatus, retry_line};
-use tandem_agent::{Frontend, ToolCallId};
+use tandem_agent::{Frontend, ToolCallId, TurnId};
 use tandem_tools::{FileDiff, ToolKind};
 
 /// The commands a plain client runs through `workspace/executeCommand`.
@@ -159,7 +159,7 @@ pub fn decision_of(title: &str) -> Option<Decision> {
 }
 
 enum Outgoing {
-    Update(String, String, Event),
+    Update(String, TurnId, Event),
     Approval(ApprovalRequest, oneshot::Sender<ApprovalReply>),
 }
 
@@ -213,10 +213,10 @@ impl PlainFrontend {
 }
 
 impl Frontend for PlainFrontend {
-    fn update(&self, session_id: &str, turn_id: &str, event: Event) {
+    fn update(&self, session_id: &str, turn_id: &TurnId, event: Event) {
         let _ = self.queue.send(Outgoing::Update(
             session_id.to_string(),
-            turn_id.to_string(),
+            turn_id.clone(),
             event,
         ));
     }
@@ -394,7 +394,7 @@ impl Forwarder {
         (!shown).then_some(path)
     }
 
-    async fn update(&mut self, session_id: &str, turn_id: &str, event: Event) {
+    async fn update(&mut self, session_id: &str, turn_id: &TurnId, event: Event) {
         match event {
             Event::TurnStarted { prompt, .. } => {
                 let token = self.begin_progress(session_id, turn_id, &prompt).await;
@@ -542,7 +542,7 @@ impl Forwarder {
     async fn begin_progress(
         &self,
         session_id: &str,
-        turn_id: &str,
+        turn_id: &TurnId,
         prompt: &str,
     ) -> Option<NumberOrString> {
         if !self.capabilities.work_done_progress {

@@ -15,9 +15,9 @@ use super::plain::{
     ANSWER, ASK, CANCEL, NEW, NEW_SESSION, RESUME, SESSIONS, SHOW_TRANSCRIPT, UNDO,
 };
 use super::{Backend, agent_error, invalid_params, lock};
-use tandem_agent::HistoryEntry;
 use tandem_agent::events::{Event, ToolCallEvent, ToolStatus};
 use tandem_agent::prompt::{ContextItem, Position as CtxPosition, Range as CtxRange};
+use tandem_agent::{HistoryEntry, TurnId};
 
 /// The optional second argument of `tandem.ask`: where the question is about.
 #[derive(Deserialize)]
@@ -86,7 +86,7 @@ impl Backend {
                 let turn = arguments.first().and_then(|a| {
                     a.as_str()
                         .or_else(|| a.get("turnId").and_then(Value::as_str))
-                        .map(str::to_string)
+                        .map(TurnId::from)
                 });
                 let frontend = ready.frontend.as_ref();
                 let mut outcome = ready

@@ -109,6 +109,12 @@ impl TurnId {
     pub fn numbered(n: u32) -> Self {
         Self(format!("t{n}"))
     }
+
+    /// The id stored records made outside any turn carry (a note after a restore, a compaction
+    /// the user asked for).
+    pub fn outside() -> Self {
+        Self("outside".to_string())
+    }
 }
 
 impl ToolCallId {

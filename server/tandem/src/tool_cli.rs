@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
+use tandem_model::TurnId;
 use tandem_tools::{
     self, ErrorKind, Prepared, ReadTracker, ToolContext, ToolError, UndoLog, Workspace,
 };
@@ -152,8 +153,13 @@ async fn execute(args: ToolCliArgs) -> Result<Value, ToolError> {
                 .map_err(|e| ToolError::new(ErrorKind::Io, format!("no temp dir: {e}")))?;
             let undo = UndoLog::open(undo_dir.path())
                 .map_err(|e| ToolError::new(ErrorKind::Io, format!("undo log: {e}")))?;
-            let applied =
-                tandem_tools::apply_edit(&ctx, &proposal, &proposal.proposed, &undo, "cli")?;
+            let applied = tandem_tools::apply_edit(
+                &ctx,
+                &proposal,
+                &proposal.proposed,
+                &undo,
+                &TurnId::from("cli"),
+            )?;
             Ok(json!({
                 "ok": true,
                 "output": format!(

@@ -149,7 +149,14 @@ fn bench_replace(rt: &tokio::runtime::Runtime) {
             let reads = ReadTracker::new();
             let ctx = ToolContext::new(&ws, &reads);
             let p = prepare(&ctx);
-            tandem_tools::apply_edit(&ctx, &p, &p.proposed, &undo, &turn.to_string()).unwrap();
+            tandem_tools::apply_edit(
+                &ctx,
+                &p,
+                &p.proposed,
+                &undo,
+                &tandem_model::TurnId::numbered(turn),
+            )
+            .unwrap();
         });
         report(
             "  proposal + atomic write + undo save (fsyncs)",

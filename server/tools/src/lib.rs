@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use tandem_model::ToolDefinition;
+use tandem_model::{ToolDefinition, TurnId};
 
 mod args;
 mod atomic;
@@ -285,7 +285,7 @@ pub fn apply_edit(
     proposal: &EditProposal,
     content: &str,
     undo: &UndoLog,
-    turn_id: &str,
+    turn_id: &TurnId,
 ) -> Result<AppliedEdit, ToolError> {
     let path = write::begin(ctx, proposal, undo, turn_id)?;
     write::to_disk(ctx, &path, content)?;
@@ -300,7 +300,7 @@ pub fn begin_edit(
     ctx: &ToolContext<'_>,
     proposal: &EditProposal,
     undo: &UndoLog,
-    turn_id: &str,
+    turn_id: &TurnId,
 ) -> Result<PathBuf, ToolError> {
     write::begin(ctx, proposal, undo, turn_id)
 }

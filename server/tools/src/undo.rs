@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
+use tandem_model::TurnId;
 
 use super::{ErrorKind, ToolError, Workspace, atomic};
 
@@ -127,7 +128,7 @@ pub struct UndoLog {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Save {
     seq: u64,
-    turn: String,
+    turn: TurnId,
     /// Relative to the workspace root, as shown to the user.
     path: String,
     /// `false`: the turn created the file, so undo deletes it.
@@ -216,14 +217,14 @@ impl UndoLog {
     /// the first write of `turn` to it; later writes of the same turn keep the first state.
     pub(crate) fn save_before(
         &self,
-        turn: &str,
+        turn: &TurnId,
         display_path: &str,
         previous: Option<(&[u8], u32)>,
     ) -> Result<(), ToolError> {
         let mut saves = self.lock();
         if saves
             .iter()
-            .any(|s| !s.undone && s.turn == turn && s.path == display_path)
+            .any(|s| !s.undone && s.turn == *turn && s.path == display_path)
         {
             return Ok(());
         }
@@ -233,7 +234,7 @@ impl UndoLog {
         }
         let save = Save {
             seq,
-            turn: turn.to_string(),
+            turn: turn.clone(),
             path: display_path.to_string(),
             existed: previous.is_some(),
             mode: previous.map(|(_, mode)| mode),
@@ -249,7 +250,7 @@ impl UndoLog {
     /// so that an undo can tell whether someone changed the file since.
     pub fn record_written(
         &self,
-        turn: &str,
+        turn: &TurnId,
         display_path: &str,
         bytes: &[u8],
     ) -> Result<(), ToolError> {
@@ -257,7 +258,7 @@ impl UndoLog {
         let Some(save) = saves
             .iter_mut()
             .rev()
-            .find(|s| !s.undone && s.turn == turn && s.path == display_path)
+            .find(|s| !s.undone && s.turn == *turn && s.path == display_path)
         else {
             return Ok(());
         };
@@ -271,7 +272,7 @@ impl UndoLog {
     /// Puts back every file changed in `turn_id` and the turns after it (the last turn that wrote
     /// anything when `None`), deleting files those turns created. Returns the display paths.
     /// What is undone once is not undone again.
-    pub fn undo(&self, ws: &Workspace, turn_id: Option<&str>) -> Result<Vec<String>, ToolError> {
+    pub fn undo(&self, ws: &Workspace, turn_id: Option<&TurnId>) -> Result<Vec<String>, ToolError> {
         let plan = self.plan(ws, turn_id)?;
         let mut done = Vec::new();
         let mut failures = Vec::new();
@@ -286,11 +287,11 @@ impl UndoLog {
 
     /// What undoing `turn_id` (and the turns after it) would put back, for a caller that writes
     /// some files its own way (through an editor); then [`UndoLog::commit`].
-    pub fn plan(&self, ws: &Workspace, turn_id: Option<&str>) -> Result<UndoPlan, ToolError> {
+    pub fn plan(&self, ws: &Workspace, turn_id: Option<&TurnId>) -> Result<UndoPlan, ToolError> {
         let saves = self.lock();
         let live = |s: &Save| !s.undone;
         let turn = match turn_id {
-            Some(turn) => turn.to_string(),
+            Some(turn) => turn.clone(),
             None => match saves.iter().rev().find(|s| live(s)) {
                 Some(last) => last.turn.clone(),
                 None => return Ok(UndoPlan::default()),

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use tandem_model::TurnId;
+
 use super::args::WriteToFile;
 use super::{AppliedEdit, EditProposal, ErrorKind, ToolContext, ToolError, UndoLog, text};
 
@@ -92,7 +94,7 @@ pub(crate) fn begin(
     ctx: &ToolContext<'_>,
     proposal: &EditProposal,
     undo: &UndoLog,
-    turn_id: &str,
+    turn_id: &TurnId,
 ) -> Result<PathBuf, ToolError> {
     let ws = ctx.workspace;
     // Resolved again: the tree may have changed (a link swapped in) since the proposal.

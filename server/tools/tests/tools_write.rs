@@ -36,7 +36,8 @@ fn apply_writes_the_users_version_and_reports_its_diff() {
     );
     assert_eq!(p.original.as_deref(), Some("x\ny\n"));
     let applied =
-        tandem_tools::apply_edit(&env.ctx(), &p, "x\nuser\nmore\n", &env.undo, "t1").unwrap();
+        tandem_tools::apply_edit(&env.ctx(), &p, "x\nuser\nmore\n", &env.undo, &"t1".into())
+            .unwrap();
     assert_eq!(env.read("a.txt"), b"x\nuser\nmore\n");
     assert_eq!(
         applied.diff.unified,
@@ -221,7 +222,7 @@ fn undo_restores_bytes_and_modes_and_deletes_created_files_after_a_restart() {
     // Undoing t1 takes t2 with it (t3 is already undone and not undone twice).
     let undo = tandem_tools::UndoLog::open(env.undo_dir.path()).unwrap();
     assert_eq!(
-        undo.undo(&env.ws, Some("t1")).unwrap(),
+        undo.undo(&env.ws, Some(&"t1".into())).unwrap(),
         vec!["exec.sh", "keep.txt", "new/made.txt"]
     );
     assert_eq!(env.read("keep.txt"), b"k0\n");
@@ -242,7 +243,7 @@ fn undo_restores_bytes_and_modes_and_deletes_created_files_after_a_restart() {
     // Everything is undone now, and stays so after another restart.
     let undo = tandem_tools::UndoLog::open(env.undo_dir.path()).unwrap();
     assert_eq!(undo.undo(&env.ws, None).unwrap(), Vec::<String>::new());
-    let err = undo.undo(&env.ws, Some("t2")).unwrap_err();
+    let err = undo.undo(&env.ws, Some(&"t2".into())).unwrap_err();
     assert_eq!(err.kind, ErrorKind::InvalidArguments);
 }
 
@@ -255,7 +256,7 @@ fn a_turn_after_an_undo_is_recorded_afresh() {
         json!({"path": "a.txt", "content": "1\n"}),
         "t1",
     );
-    env.undo.undo(&env.ws, Some("t1")).unwrap();
+    env.undo.undo(&env.ws, Some(&"t1".into())).unwrap();
     env.done("read_file", json!({"path": "a.txt"}));
     env.edit(
         "write_to_file",

@@ -28,7 +28,7 @@ use crate::events::{
 };
 use crate::mode::Mode;
 use crate::plan::{Plan, PlanStep, StepStatus};
-use tandem_model::{Message, ToolCall, ToolCallId};
+use tandem_model::{Message, ToolCall, ToolCallId, TurnId};
 use tandem_tools::{ErrorKind, FileDiff};
 
 /// The format this build writes.
@@ -55,21 +55,21 @@ pub enum Record {
     Title { title: String },
     /// A message of the conversation, as the model sees it.
     Message {
-        turn_id: String,
+        turn_id: TurnId,
         #[serde(with = "time::serde::rfc3339")]
         at: OffsetDateTime,
         message: StoredMessage,
     },
     /// What the user saw (text and reasoning coalesced per step).
     Update {
-        turn_id: String,
+        turn_id: TurnId,
         #[serde(with = "time::serde::rfc3339")]
         at: OffsetDateTime,
         update: StoredEvent,
     },
     /// A decision the user made on an approval.
     Approval {
-        turn_id: String,
+        turn_id: TurnId,
         tool_call_id: ToolCallId,
         #[serde(with = "time::serde::rfc3339")]
         at: OffsetDateTime,
@@ -83,7 +83,7 @@ pub enum Record {
     /// The conversation sent to the model was compacted (format 3): what the summary said.
     /// The messages stay in the transcript whole; this record says what the model saw instead.
     Compaction {
-        turn_id: String,
+        turn_id: TurnId,
         #[serde(with = "time::serde::rfc3339")]
         at: OffsetDateTime,
         elided: u32,
@@ -95,7 +95,7 @@ pub enum Record {
     Mode { mode: StoredMode },
     /// The model that answered a turn.
     Turn {
-        turn_id: String,
+        turn_id: TurnId,
         #[serde(with = "time::serde::rfc3339")]
         at: OffsetDateTime,
         model: String,

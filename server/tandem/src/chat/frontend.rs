@@ -8,11 +8,11 @@ use std::sync::Mutex;
 use futures_util::future::BoxFuture;
 use tokio::sync::mpsc;
 
-use tandem_agent::Frontend;
 use tandem_agent::approval::{ApprovalAction, ApprovalReply, ApprovalRequest, Decision};
 use tandem_agent::events::{
     Event, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind, retry_line,
 };
+use tandem_agent::{Frontend, TurnId};
 use tandem_stdx::lock;
 
 use std::sync::Arc;
@@ -100,7 +100,7 @@ impl ChatFrontend {
 }
 
 impl Frontend for ChatFrontend {
-    fn update(&self, _session_id: &str, _turn_id: &str, event: Event) {
+    fn update(&self, _session_id: &str, _turn_id: &TurnId, event: Event) {
         let s = self.style;
         match &event {
             Event::TurnStarted { .. } => self.status.turn_started(),

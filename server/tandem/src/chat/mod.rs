@@ -21,8 +21,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
 
-use tandem_agent::Agent;
 use tandem_agent::events::{StopReason, TurnErrorKind};
+use tandem_agent::{Agent, TurnId};
 use tandem_config::StartOptions;
 
 use crate::display::inert;
@@ -219,7 +219,7 @@ impl Chat<'_> {
                 Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
             },
             Slash::Sessions => out(&style.dim(&sessions_list(self.agent, self.root, session))),
-            Slash::Undo(turn) => self.undo(session, turn).await,
+            Slash::Undo(turn) => self.undo(session, turn.map(TurnId::from)).await,
             Slash::Diff => {
                 let diffs = sessions::diffs(self.agent, session);
                 if diffs.is_empty() {
@@ -261,7 +261,7 @@ impl Chat<'_> {
     }
 
     /// `/undo` reverts the last turn that changed files; `/undo t3` everything since t3.
-    async fn undo(&self, session: &str, turn: Option<String>) {
+    async fn undo(&self, session: &str, turn: Option<TurnId>) {
         let (agent, style) = (self.agent, self.style);
         let frontend = self.frontend.as_ref();
         let mut outcome = agent.undo(session, turn.clone(), false, frontend).await;

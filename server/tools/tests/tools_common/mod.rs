@@ -78,7 +78,8 @@ impl Env {
     }
 
     pub fn apply(&self, proposal: &EditProposal, turn: &str) -> Result<AppliedEdit, ToolError> {
-        tandem_tools::apply_edit(&self.ctx(), proposal, &proposal.proposed, &self.undo, turn)
+        let turn = tandem_model::TurnId::from(turn);
+        tandem_tools::apply_edit(&self.ctx(), proposal, &proposal.proposed, &self.undo, &turn)
     }
 
     /// Proposes and applies an edit in `turn`.
