@@ -22,7 +22,12 @@ use tandem_stdx::lock;
 pub struct Collect(Mutex<Vec<Event>>);
 
 impl Frontend for Collect {
-    fn update(&self, _session: &str, _turn: &tandem_agent::TurnId, event: Event) {
+    fn update(
+        &self,
+        _session: &tandem_agent::SessionId,
+        _turn: &tandem_agent::TurnId,
+        event: Event,
+    ) {
         lock(&self.0).push(event);
     }
     fn request_approval(&self, _request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply> {

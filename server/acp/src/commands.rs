@@ -10,18 +10,18 @@ use agent_client_protocol::v1::schema::{
     UnstructuredCommandInput,
 };
 
-use tandem_agent::Agent;
 use tandem_agent::commands::{CommandSource, Commands, CustomCommand};
+use tandem_agent::{Agent, SessionId};
 use tandem_stdx::lock;
 
 /// What each session was last offered, so an unchanged list is not sent again.
 #[derive(Default)]
-pub struct Offered(Mutex<HashMap<String, Vec<AvailableCommand>>>);
+pub struct Offered(Mutex<HashMap<SessionId, Vec<AvailableCommand>>>);
 
 impl Offered {
     /// The session's commands as an update, read now; `None` when the client already has this
     /// list.
-    pub fn update(&self, agent: &Agent, session_id: &str) -> Option<SessionUpdate> {
+    pub fn update(&self, agent: &Agent, session_id: &SessionId) -> Option<SessionUpdate> {
         let root = agent.session_root(session_id).ok()?;
         let commands = available(&agent.commands(session_id).ok()?, &root);
         let mut offered = lock(&self.0);
@@ -32,7 +32,7 @@ impl Offered {
         if unchanged {
             return None;
         }
-        offered.insert(session_id.to_string(), commands.clone());
+        offered.insert(session_id.clone(), commands.clone());
         Some(SessionUpdate::AvailableCommandsUpdate(
             AvailableCommandsUpdate::new(commands),
         ))

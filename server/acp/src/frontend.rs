@@ -23,14 +23,14 @@ use super::convert::{self, Translator};
 use tandem_agent::approval::{ApprovalReply, ApprovalRequest, Decision, queued_reply};
 use tandem_agent::events::Event;
 use tandem_agent::outbox::{self as agent_outbox, Deliver};
-use tandem_agent::{Frontend, HistoryEntry, ToolCallId, TurnId};
+use tandem_agent::{Frontend, HistoryEntry, SessionId, ToolCallId, TurnId};
 
 use tandem_stdx::lock;
 
 /// A session as the face knows it. Two refs are the same stream when they name one session.
 #[derive(Debug)]
 pub struct SessionRef {
-    pub id: String,
+    pub id: SessionId,
     /// Tool paths are relative to it; ACP wants absolute ones.
     pub root: PathBuf,
 }
@@ -66,7 +66,7 @@ enum Outgoing {
     /// A file request: sent in turn, so the client has seen the tool call it serves.
     Request(SendRequest),
     /// An update that is no event of a turn (the session's commands), by session id.
-    Update(String, SessionUpdate),
+    Update(SessionId, SessionUpdate),
 }
 
 type Queue = agent_outbox::Outbox<Arc<SessionRef>, Outgoing>;
@@ -78,7 +78,7 @@ type SendRequest = Box<dyn FnOnce(&ConnectionTo<Client>) + Send>;
 struct Shared {
     cx: ConnectionTo<Client>,
     /// The `session/prompt` waiting for its turn to end, by session.
-    prompts: Mutex<HashMap<String, Responder<PromptResponse>>>,
+    prompts: Mutex<HashMap<SessionId, Responder<PromptResponse>>>,
 }
 
 /// The connection's side of the queue: one per client, made at `initialize`.
@@ -122,27 +122,27 @@ impl Outbox {
     #[must_use]
     pub fn hold_prompt(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         responder: Responder<PromptResponse>,
     ) -> Option<Responder<PromptResponse>> {
         let mut prompts = lock(&self.shared.prompts);
         if prompts.contains_key(session_id) {
             return Some(responder);
         }
-        prompts.insert(session_id.to_string(), responder);
+        prompts.insert(session_id.clone(), responder);
         None
     }
 
     /// The held responder back, when the turn could not start.
-    pub fn release_prompt(&self, session_id: &str) -> Option<Responder<PromptResponse>> {
+    pub fn release_prompt(&self, session_id: &SessionId) -> Option<Responder<PromptResponse>> {
         lock(&self.shared.prompts).remove(session_id)
     }
 
     /// Sends `update` after everything queued before it.
-    pub fn notify(&self, session_id: &str, update: SessionUpdate) {
+    pub fn notify(&self, session_id: &SessionId, update: SessionUpdate) {
         let _ = self
             .queue
-            .send(Outgoing::Update(session_id.to_string(), update));
+            .send(Outgoing::Update(session_id.clone(), update));
     }
 
     /// Sends the history as updates, then answers `session/load`.
@@ -169,7 +169,7 @@ pub struct SessionFrontend {
 }
 
 impl Frontend for SessionFrontend {
-    fn update(&self, _session_id: &str, _turn_id: &TurnId, event: Event) {
+    fn update(&self, _session_id: &SessionId, _turn_id: &TurnId, event: Event) {
         self.queue.event(self.session.clone(), event);
     }
 
@@ -188,7 +188,7 @@ impl Frontend for SessionFrontend {
         if !self.fs.read_text_file || !path.is_file() {
             return None;
         }
-        let request = ReadTextFileRequest::new(self.session.id.clone(), path);
+        let request = ReadTextFileRequest::new(self.session.id.to_string(), path);
         Some(self.ask_client(request, |r| r.content))
     }
 
@@ -203,7 +203,7 @@ impl Frontend for SessionFrontend {
         if !self.fs.write_text_file {
             return None;
         }
-        let request = WriteTextFileRequest::new(self.session.id.clone(), path, content);
+        let request = WriteTextFileRequest::new(self.session.id.to_string(), path, content);
         Some(self.ask_client(request, |_| ()))
     }
 }
@@ -247,7 +247,7 @@ struct Forwarder {
     /// For answers to approvals, which must queue behind what came before them. Weak, so the
     /// task ends when the connection's senders are gone.
     queue: Arc<OnceLock<agent_outbox::WeakOutbox<Arc<SessionRef>, Outgoing>>>,
-    sessions: HashMap<String, Translator>,
+    sessions: HashMap<SessionId, Translator>,
 }
 
 impl Deliver for Forwarder {
@@ -291,7 +291,7 @@ impl Forwarder {
             .or_insert_with(|| Translator::new(session.root.clone(), false))
     }
 
-    fn notify(&self, session_id: &str, update: SessionUpdate) {
+    fn notify(&self, session_id: &SessionId, update: SessionUpdate) {
         // Fails only when the connection is gone; the turn then ends on its own.
         let _ = self
             .shared
@@ -334,7 +334,7 @@ impl Forwarder {
         let tool_call = self.translator(&session).approval(&request);
         let options = convert::permission_options(request.kind());
         let asked = self.shared.cx.send_request(RequestPermissionRequest::new(
-            session.id.clone(),
+            session.id.to_string(),
             tool_call,
             options,
         ));

@@ -25,7 +25,7 @@ use agent_client_protocol::{Client, Error, ErrorCode};
 use time::format_description::well_known::Rfc3339;
 
 use frontend::{FsCapabilities, Outbox, SessionRef};
-use tandem_agent::{Agent, AgentError};
+use tandem_agent::{Agent, AgentError, SessionId};
 
 /// What the command line says.
 pub type Options = tandem_config::StartOptions;
@@ -107,7 +107,9 @@ pub async fn serve(options: Options) -> Result<(), String> {
                 let s = s();
                 async move |notification: CancelNotification, _cx| {
                     // An unknown session has nothing to cancel.
-                    let _ = s.agent.cancel(&notification.session_id.0);
+                    let _ = s
+                        .agent
+                        .cancel(&SessionId::from(&*notification.session_id.0));
                     Ok(())
                 }
             },
@@ -200,7 +202,7 @@ impl Server {
             Ok(info) => {
                 let id = info.session_id.clone();
                 responder.respond(
-                    NewSessionResponse::new(info.session_id)
+                    NewSessionResponse::new(info.session_id.into_string())
                         .modes(convert::modes(tandem_agent::mode::Mode::Default)),
                 )?;
                 self.offer_commands(&id);
@@ -213,7 +215,7 @@ impl Server {
     /// Sends the session's custom commands (`available_commands_update`) when they are not what
     /// the client was last sent: after `session/new` and `session/load`, and before each turn,
     /// so a command file added since shows without a restart.
-    fn offer_commands(&self, session_id: &str) {
+    fn offer_commands(&self, session_id: &SessionId) {
         if let Some(outbox) = self.outbox.get()
             && let Some(update) = self.offered.update(&self.agent, session_id)
         {
@@ -231,7 +233,7 @@ impl Server {
         let Some(outbox) = self.outbox.get() else {
             return responder.respond_with_error(not_initialized());
         };
-        let id = request.session_id.0.to_string();
+        let id = SessionId::from(&*request.session_id.0);
         let loaded = self
             .agent
             .load_session(&id)
@@ -282,7 +284,7 @@ impl Server {
         let Some(outbox) = self.outbox.get() else {
             return responder.respond_with_error(not_initialized());
         };
-        let id = request.session_id.0.to_string();
+        let id = SessionId::from(&*request.session_id.0);
         let root = match self.agent.session_root(&id) {
             Ok(root) => root,
             Err(e) => return responder.respond_with_error(agent_error(e)),
@@ -342,7 +344,10 @@ impl Server {
                 ),
             ));
         };
-        match self.agent.set_mode(&request.session_id.0, mode) {
+        match self
+            .agent
+            .set_mode(&SessionId::from(&*request.session_id.0), mode)
+        {
             Ok(()) => responder.respond(SetSessionModeResponse::new()),
             Err(e) => responder.respond_with_error(agent_error(e)),
         }
@@ -363,7 +368,7 @@ impl Server {
             .into_iter()
             .filter(|s| cwd.as_ref().is_none_or(|cwd| s.root == *cwd))
             .map(|s| {
-                SessionInfo::new(s.session_id, s.root)
+                SessionInfo::new(s.session_id.into_string(), s.root)
                     .title((!s.title.is_empty()).then_some(s.title))
                     .updated_at(s.updated_at.format(&Rfc3339).ok())
             })

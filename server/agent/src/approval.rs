@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use tandem_model::{ToolCallId, TurnId};
+use tandem_model::{SessionId, ToolCallId, TurnId};
 pub use tandem_sandbox::SandboxMode;
 use tandem_tools::FileDiff;
 
@@ -83,7 +83,7 @@ pub enum ApprovalKind {
 /// A question to the user: may this edit be written, or this command run?
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApprovalRequest {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub turn_id: TurnId,
     pub tool_call_id: ToolCallId,
     pub action: ApprovalAction,

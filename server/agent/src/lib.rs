@@ -45,7 +45,7 @@ pub use tandem_model::{SessionId, ToolCallId, TurnId};
 /// What a face must provide for a turn to run: somewhere to send updates, and a user to ask.
 pub trait Frontend: Send + Sync + 'static {
     /// Something happened in a turn. Called in order; must not block.
-    fn update(&self, session_id: &str, turn_id: &TurnId, event: Event);
+    fn update(&self, session_id: &SessionId, turn_id: &TurnId, event: Event);
 
     /// Asks the user to approve an edit or a command. Dropping the future (on cancel) withdraws
     /// the question.
@@ -90,7 +90,7 @@ pub trait Frontend: Send + Sync + 'static {
     /// copy is gone by then); must not wait for the user.
     fn files_changed(
         &self,
-        _session_id: &str,
+        _session_id: &SessionId,
         _files: Vec<events::FileEvent>,
     ) -> BoxFuture<'static, ()> {
         Box::pin(async {})
@@ -157,7 +157,7 @@ impl AgentSettings {
 /// A session as listed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SessionInfo {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub title: String,
     pub root: PathBuf,
     pub created_at: OffsetDateTime,
@@ -182,9 +182,9 @@ pub struct HistoryEntry {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AgentError {
     #[error("no session {0}")]
-    UnknownSession(String),
+    UnknownSession(SessionId),
     #[error("a turn is already running in session {0}; cancel it or wait for it to end")]
-    TurnRunning(String),
+    TurnRunning(SessionId),
     #[error("{0}")]
     InvalidRoot(String),
     /// A saved session's workspace folder is gone.
@@ -315,7 +315,7 @@ struct Inner {
     /// What the kernel's sandbox can enforce, asked at the first command (the question starts
     /// a process).
     sandbox: OnceCell<tandem_sandbox::SandboxSupport>,
-    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    sessions: Mutex<HashMap<SessionId, Arc<Session>>>,
     models: OnceCell<Vec<ModelInfo>>,
     /// The models as far as context windows go: asked once per process, and an endpoint that
     /// can't list them (or is slow to) counts as listing none, rather than being asked again at
@@ -439,18 +439,18 @@ impl Agent {
         Ok(info)
     }
 
-    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Session>>> {
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Arc<Session>>> {
         tandem_stdx::lock(&self.inner.sessions)
     }
 
     /// The session, from memory or from its transcript on disk.
-    fn session(&self, session_id: &str) -> Result<Arc<Session>, AgentError> {
+    fn session(&self, session_id: &SessionId) -> Result<Arc<Session>, AgentError> {
         if let Some(s) = self.sessions().get(session_id) {
             return Ok(s.clone());
         }
-        let unknown = || AgentError::UnknownSession(session_id.to_string());
+        let unknown = || AgentError::UnknownSession(session_id.clone());
         // Ids are ours: anything that isn't one can't name a file.
-        if session_id.is_empty() || !session_id.chars().all(|c| c.is_ascii_alphanumeric()) {
+        if !session_id.is_well_formed() {
             return Err(unknown());
         }
         // No transcript: no such session. Any other failure says what it was.
@@ -463,17 +463,14 @@ impl Agent {
         clean_up_after_crashes(&loaded.workspace);
         let loaded = Arc::new(loaded);
         let mut sessions = self.sessions();
-        Ok(sessions
-            .entry(session_id.to_string())
-            .or_insert(loaded)
-            .clone())
+        Ok(sessions.entry(session_id.clone()).or_insert(loaded).clone())
     }
 
     /// Starts a turn and returns its id at once; the turn runs as its own task, reporting to
     /// `frontend`. Refused while another turn of the session runs.
     pub fn prompt(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         text: String,
         context: Vec<ContextItem>,
         frontend: Arc<dyn Frontend>,
@@ -484,7 +481,7 @@ impl Agent {
     /// [`Agent::prompt`] with images (checked by [`images`]) after the text.
     pub fn prompt_with_images(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         text: String,
         context: Vec<ContextItem>,
         images: Vec<tandem_model::Image>,
@@ -525,14 +522,14 @@ impl Agent {
 
     /// Cancels the running turn, if any: its HTTP stream and command stop, and pending approvals
     /// resolve as rejected.
-    pub fn cancel(&self, session_id: &str) -> Result<(), AgentError> {
+    pub fn cancel(&self, session_id: &SessionId) -> Result<(), AgentError> {
         self.session(session_id)?.cancel();
         Ok(())
     }
 
     /// Every session on disk and in memory, most recently updated first.
     pub fn list_sessions(&self) -> Vec<SessionInfo> {
-        let mut found: HashMap<String, SessionInfo> = HashMap::new();
+        let mut found: HashMap<SessionId, SessionInfo> = HashMap::new();
         if let Ok(dir) = std::fs::read_dir(self.sessions_dir()) {
             for entry in dir.flatten() {
                 let path = entry.path();
@@ -554,7 +551,7 @@ impl Agent {
 
     /// A session's history, loading it from disk if needed; later prompts continue it with its
     /// whole context.
-    pub fn load_session(&self, session_id: &str) -> Result<LoadedSession, AgentError> {
+    pub fn load_session(&self, session_id: &SessionId) -> Result<LoadedSession, AgentError> {
         let session = self.session(session_id)?;
         Ok(LoadedSession {
             history: session.history(),
@@ -567,7 +564,7 @@ impl Agent {
     /// before changes nothing.
     pub async fn set_session_servers(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         servers: Vec<mcp::SessionServer>,
     ) -> Result<(), AgentError> {
         let session = self.session(session_id)?;
@@ -576,20 +573,20 @@ impl Agent {
     }
 
     /// A session's mode.
-    pub fn session_mode(&self, session_id: &str) -> Result<mode::Mode, AgentError> {
+    pub fn session_mode(&self, session_id: &SessionId) -> Result<mode::Mode, AgentError> {
         Ok(self.session(session_id)?.mode())
     }
 
     /// Switches a session's mode (recorded in its transcript). Allowed while a turn runs: its
     /// next request offers the new mode's tools, and its next tool call is judged by it.
-    pub fn set_mode(&self, session_id: &str, mode: mode::Mode) -> Result<(), AgentError> {
+    pub fn set_mode(&self, session_id: &SessionId, mode: mode::Mode) -> Result<(), AgentError> {
         self.session(session_id)?.set_mode(mode);
         Ok(())
     }
 
     /// The custom commands a session offers (its workspace's and the user's), read now: a file
     /// added or changed since the last listing is seen.
-    pub fn commands(&self, session_id: &str) -> Result<commands::Commands, AgentError> {
+    pub fn commands(&self, session_id: &SessionId) -> Result<commands::Commands, AgentError> {
         let session = self.session(session_id)?;
         Ok(commands::discover(
             &session.workspace,
@@ -614,7 +611,7 @@ impl Agent {
     /// The custom command `name` of a session, read now; `None` when there is none.
     pub fn command(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         name: &str,
     ) -> Result<Option<commands::CustomCommand>, AgentError> {
         let mut found = self.commands(session_id)?;
@@ -624,7 +621,11 @@ impl Agent {
 
     /// `text` as a prompt: `/name args` of one of the session's custom commands becomes that
     /// command's text; anything else is left as it is.
-    pub fn expand_command(&self, session_id: &str, text: String) -> Result<String, AgentError> {
+    pub fn expand_command(
+        &self,
+        session_id: &SessionId,
+        text: String,
+    ) -> Result<String, AgentError> {
         let Some((name, arguments)) = commands::invocation(&text) else {
             return Ok(text);
         };
@@ -635,12 +636,12 @@ impl Agent {
     }
 
     /// The model's plan in a session, as it last sent it.
-    pub fn session_plan(&self, session_id: &str) -> Result<Option<plan::Plan>, AgentError> {
+    pub fn session_plan(&self, session_id: &SessionId) -> Result<Option<plan::Plan>, AgentError> {
         Ok(self.session(session_id)?.plan())
     }
 
     /// The root of a session.
-    pub fn session_root(&self, session_id: &str) -> Result<PathBuf, AgentError> {
+    pub fn session_root(&self, session_id: &SessionId) -> Result<PathBuf, AgentError> {
         Ok(self.session(session_id)?.workspace.root().to_path_buf())
     }
 
@@ -654,14 +655,14 @@ impl Agent {
     /// put back, so its picture of the files stays true.
     pub async fn undo(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         turn_id: Option<TurnId>,
         confirm: bool,
         frontend: &dyn Frontend,
     ) -> Result<UndoOutcome, AgentError> {
         let session = self.session(session_id)?;
         if session.is_running() {
-            return Err(AgentError::TurnRunning(session_id.to_string()));
+            return Err(AgentError::TurnRunning(session_id.clone()));
         }
         let io = |e: tandem_tools::ToolError| AgentError::Io(e.message);
         let mut plan = session
@@ -747,7 +748,7 @@ impl Agent {
     /// The messages a turn added to the conversation, from the transcript.
     pub fn turn_messages(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         turn_id: &TurnId,
     ) -> Result<Vec<tandem_model::Message>, AgentError> {
         let session = self.session(session_id)?;

@@ -6,6 +6,7 @@ use time::OffsetDateTime;
 use crate::context::{self, SMALL_WINDOW, Sizing};
 use crate::transcript::Record;
 use crate::{Agent, AgentError};
+use tandem_model::SessionId;
 
 /// The window assumed when no one says: the summary's room is sized by it.
 const UNKNOWN_WINDOW: u64 = 8 * 1024;
@@ -56,10 +57,10 @@ impl Agent {
     /// [`context::compact_now`]); what the model is sent from now on. The transcript keeps every
     /// message (a reopened session starts whole again, and is compacted when it must be).
     /// Refused while a turn runs.
-    pub async fn compact(&self, session_id: &str) -> Result<CompactOutcome, AgentError> {
+    pub async fn compact(&self, session_id: &SessionId) -> Result<CompactOutcome, AgentError> {
         let session = self.session(session_id)?;
         if session.is_running() {
-            return Err(AgentError::TurnRunning(session_id.to_string()));
+            return Err(AgentError::TurnRunning(session_id.clone()));
         }
         let mut conversation = session.conversation.lock().await;
         let known = self.window().await;
@@ -102,7 +103,10 @@ impl Agent {
     /// The MCP servers a session can use, the agent's and its own, with their state and
     /// tools. Servers not started yet are started to list their tools (as the next turn
     /// would); a project's server waiting for the user's trust is not.
-    pub async fn mcp_servers(&self, session_id: &str) -> Result<Vec<McpServerView>, AgentError> {
+    pub async fn mcp_servers(
+        &self,
+        session_id: &SessionId,
+    ) -> Result<Vec<McpServerView>, AgentError> {
         Ok(self.session(session_id)?.mcp.servers().await)
     }
 }

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use tandem_model::{ToolCallId, TurnId};
+use tandem_model::{SessionId, ToolCallId, TurnId};
 
 /// Output files kept in the data dir (older ones are removed when a new one starts).
 const KEEP: usize = 20;
@@ -25,7 +25,7 @@ impl OutputFile {
     /// only its safe characters make it into the name.
     pub(crate) fn new(
         data_dir: &Path,
-        session_id: &str,
+        session_id: &SessionId,
         turn_id: &TurnId,
         call_id: &ToolCallId,
     ) -> Self {
@@ -37,7 +37,7 @@ impl OutputFile {
         };
         let name = format!(
             "{}-{}-{}.log",
-            safe(session_id),
+            safe(session_id.as_str()),
             safe(turn_id.as_str()),
             safe(call_id.as_str())
         );
@@ -136,7 +136,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut out = OutputFile::new(
             dir.path(),
-            "s1",
+            &"s1".into(),
             &TurnId::numbered(2),
             &"../../etc/passwd".into(),
         );
@@ -149,7 +149,7 @@ mod tests {
         for i in 0..(KEEP + 5) {
             let mut other = OutputFile::new(
                 dir.path(),
-                "s1",
+                &"s1".into(),
                 &TurnId::numbered(3),
                 &format!("c{i}").into(),
             );
@@ -159,7 +159,8 @@ mod tests {
             .unwrap()
             .count();
         assert_eq!(left, KEEP);
-        let mut shown = OutputFile::new(dir.path(), "s1", &TurnId::numbered(4), &"c".into());
+        let mut shown =
+            OutputFile::new(dir.path(), &"s1".into(), &TurnId::numbered(4), &"c".into());
         shown.write("small");
         let small = shown.path().unwrap().to_path_buf();
         shown.discard();

@@ -13,11 +13,11 @@ use super::mode::Mode;
 use super::plan::Plan;
 use super::transcript::{self, Record, Transcript};
 use super::{AgentError, HistoryEntry, SessionInfo};
-use tandem_model::{Message, ToolCallId, TurnId};
+use tandem_model::{Message, SessionId, ToolCallId, TurnId};
 use tandem_tools::{ReadTracker, UndoLog, Workspace};
 
 pub(super) struct Session {
-    pub id: String,
+    pub id: SessionId,
     pub workspace: Workspace,
     pub created_at: OffsetDateTime,
     pub transcript: Transcript,
@@ -54,16 +54,16 @@ struct State {
     plan: Option<Plan>,
 }
 
-fn transcript_path(dir: &Path, id: &str) -> PathBuf {
+fn transcript_path(dir: &Path, id: &SessionId) -> PathBuf {
     dir.join(format!("{id}.jsonl"))
 }
 
 /// Whether a transcript for `id` is on disk.
-pub(super) fn exists(dir: &Path, id: &str) -> bool {
+pub(super) fn exists(dir: &Path, id: &SessionId) -> bool {
     transcript_path(dir, id).exists()
 }
 
-fn undo_dir(dir: &Path, id: &str) -> PathBuf {
+fn undo_dir(dir: &Path, id: &SessionId) -> PathBuf {
     dir.join(format!("{id}.undo"))
 }
 
@@ -89,7 +89,7 @@ impl Session {
                 root.display()
             )));
         }
-        let id = uuid::Uuid::new_v4().simple().to_string();
+        let id = SessionId::generate();
         let created_at = OffsetDateTime::now_utc();
         let transcript = Transcript::create(
             &transcript_path(dir, &id),
@@ -133,7 +133,11 @@ impl Session {
     }
 
     /// Brings a session back from its transcript.
-    pub fn load(dir: &Path, id: &str, mcp: super::mcp::SessionMcp) -> Result<Self, AgentError> {
+    pub fn load(
+        dir: &Path,
+        id: &SessionId,
+        mcp: super::mcp::SessionMcp,
+    ) -> Result<Self, AgentError> {
         let path = transcript_path(dir, id);
         let loaded = transcript::read_records(&path).map_err(|e| {
             AgentError::Io(format!(
@@ -212,7 +216,7 @@ impl Session {
         }];
         conversation.extend(messages);
         Ok(Self {
-            id: id.to_string(),
+            id: id.clone(),
             transcript: Transcript::open(&path).map_err(io_err)?,
             undo: UndoLog::open(&undo_dir(dir, id)).map_err(io_err)?,
             workspace,

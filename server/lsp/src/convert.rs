@@ -2,12 +2,12 @@
 //! wire-types crate depends on nothing of the core. The orphan rule keeps `From` between two
 //! foreign crates' types out of this crate: [`IntoCore`] and [`IntoWire`] stand in for it.
 
-use tandem_agent::TurnId;
 use tandem_agent::approval as core_approval;
 use tandem_agent::events::{self as core_events, Event};
 use tandem_agent::mode as core_mode;
 use tandem_agent::plan as core_plan;
 use tandem_agent::prompt as core_prompt;
+use tandem_agent::{SessionId, TurnId};
 use tandem_protocol::*;
 
 /// A wire value as the core takes it.
@@ -285,7 +285,11 @@ impl IntoWire for Event {
     }
 }
 
-pub(crate) fn update_params(session_id: &str, turn_id: &TurnId, event: Event) -> UpdateParams {
+pub(crate) fn update_params(
+    session_id: &SessionId,
+    turn_id: &TurnId,
+    event: Event,
+) -> UpdateParams {
     UpdateParams {
         session_id: session_id.to_string(),
         turn_id: turn_id.to_string(),
@@ -303,7 +307,7 @@ impl IntoWire for tandem_agent::SessionInfo {
     fn into_wire(self) -> SessionInfo {
         let s = self;
         SessionInfo {
-            session_id: s.session_id,
+            session_id: s.session_id.into(),
             title: s.title,
             root: s.root,
             created_at: rfc3339(s.created_at),
@@ -365,7 +369,7 @@ impl IntoWire for tandem_agent::UndoOutcome {
 }
 
 pub(crate) fn files_changed_params(
-    session_id: &str,
+    session_id: &SessionId,
     files: Vec<core_events::FileEvent>,
 ) -> FilesChangedParams {
     FilesChangedParams {
@@ -415,7 +419,7 @@ impl IntoWire for core_approval::ApprovalRequest {
             },
         };
         ApprovalRequest {
-            session_id: r.session_id,
+            session_id: r.session_id.into(),
             turn_id: r.turn_id.into(),
             tool_call_id: r.tool_call_id.into(),
             action,
@@ -489,7 +493,7 @@ mod tests {
     #[test]
     fn updates_are_flat_with_a_kind() {
         let u = update_params(
-            "s",
+            &SessionId::from("s"),
             &TurnId::numbered(1),
             Event::ToolResult {
                 tool_call_id: "c".into(),

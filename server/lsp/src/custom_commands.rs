@@ -8,6 +8,7 @@ use tower_lsp_server::lsp_types::LSPAny;
 
 use super::{Backend, agent_error, invalid_params};
 use crate::convert::{IntoCore, IntoWire};
+use tandem_agent::SessionId;
 use tandem_protocol::{ListCommandsParams, ListCommandsResult, PromptResult, RunCommandParams};
 
 /// `tandem.runCommand`: `[name, arguments?]`.
@@ -25,7 +26,7 @@ impl Backend {
     ) -> Result<ListCommandsResult> {
         let agent = &self.ready()?.agent;
         let commands = match (params.session_id, params.root) {
-            (Some(session), _) => agent.commands(&session),
+            (Some(session), _) => agent.commands(&SessionId::from(session)),
             (None, Some(root)) => agent.commands_at(&super::to_path(&root)?),
             (None, None) => {
                 return Err(invalid_params(
@@ -42,16 +43,13 @@ impl Backend {
         params: RunCommandParams,
     ) -> Result<PromptResult> {
         let ready = self.ready()?;
-        let text = self.expand(
-            &params.session_id,
-            &params.name,
-            params.arguments.as_deref(),
-        )?;
+        let session_id = SessionId::from(params.session_id);
+        let text = self.expand(&session_id, &params.name, params.arguments.as_deref())?;
         let context = params.context.unwrap_or_default();
         let turn_id = ready
             .agent
             .prompt(
-                &params.session_id,
+                &session_id,
                 text,
                 context.into_iter().map(IntoCore::into_core).collect(),
                 ready.frontend.clone(),
@@ -98,7 +96,12 @@ impl Backend {
     }
 
     /// The prompt command `name` sends with `arguments`; an unknown name says which there are.
-    fn expand(&self, session_id: &str, name: &str, arguments: Option<&str>) -> Result<String> {
+    fn expand(
+        &self,
+        session_id: &SessionId,
+        name: &str,
+        arguments: Option<&str>,
+    ) -> Result<String> {
         let agent = &self.ready()?.agent;
         match agent.command(session_id, name).map_err(agent_error)? {
             Some(command) => Ok(command.expand(arguments.unwrap_or_default())),

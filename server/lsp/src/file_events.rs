@@ -11,6 +11,7 @@ use tower_lsp_server::lsp_types::{
 
 use super::documents::{Document, Documents};
 use super::wire::FilesChangedNote;
+use tandem_agent::SessionId;
 use tandem_agent::events::{FileEvent, FileEventKind};
 
 /// Forgets the open documents of deleted files; the documents the client had open.
@@ -26,7 +27,7 @@ fn forget_deleted(documents: &Documents, files: &[FileEvent]) -> Vec<Document> {
 pub fn notify(
     client: &Client,
     documents: &Documents,
-    session_id: &str,
+    session_id: &SessionId,
     files: Vec<FileEvent>,
 ) -> BoxFuture<'static, ()> {
     forget_deleted(documents, &files);

@@ -16,7 +16,7 @@ use crate::workspace_edit::EditCapabilities;
 use tandem_agent::approval::{ApprovalReply, ApprovalRequest, queued_reply};
 use tandem_agent::events::{Event, FileEvent};
 use tandem_agent::outbox::{Deliver, Outbox};
-use tandem_agent::{Diagnostic, Frontend, TurnId};
+use tandem_agent::{Diagnostic, Frontend, SessionId, TurnId};
 use tandem_protocol::{ClientCapabilities, GetDiagnosticsParams};
 
 /// The client's side of the shared queue: updates, and approval requests kept in order with them.
@@ -25,7 +25,7 @@ struct ToClient {
 }
 
 /// Which stream an update belongs to.
-type Stream = (String, TurnId);
+type Stream = (SessionId, TurnId);
 
 impl Deliver for ToClient {
     type Tag = Stream;
@@ -110,9 +110,9 @@ impl LspFrontend {
 }
 
 impl Frontend for LspFrontend {
-    fn update(&self, session_id: &str, turn_id: &TurnId, event: Event) {
+    fn update(&self, session_id: &SessionId, turn_id: &TurnId, event: Event) {
         self.outbox
-            .event((session_id.to_string(), turn_id.clone()), event);
+            .event((session_id.clone(), turn_id.clone()), event);
     }
 
     fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply> {
@@ -164,7 +164,11 @@ impl Frontend for LspFrontend {
     }
 
     /// `tandem/filesChanged`; the deleted files' documents are forgotten first.
-    fn files_changed(&self, session_id: &str, files: Vec<FileEvent>) -> BoxFuture<'static, ()> {
+    fn files_changed(
+        &self,
+        session_id: &SessionId,
+        files: Vec<FileEvent>,
+    ) -> BoxFuture<'static, ()> {
         crate::file_events::notify(&self.client, &self.editor.documents, session_id, files)
     }
 

@@ -37,7 +37,7 @@ use convert::{IntoCore, IntoWire};
 use documents::Documents;
 use frontend::{EditorAccess, LspFrontend};
 use plain::{PlainCapabilities, PlainFrontend};
-use tandem_agent::{Agent, AgentError, Frontend, TurnId, images};
+use tandem_agent::{Agent, AgentError, Frontend, SessionId, TurnId, images};
 use tandem_config::{LazyClient, StartOptions};
 use tandem_protocol::{
     ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
@@ -147,7 +147,7 @@ struct Backend {
     overrides: Overrides,
     ready: OnceLock<Ready>,
     /// A plain client's session: made on first use, replaced by `tandem.newSession`.
-    current: Mutex<Option<String>>,
+    current: Mutex<Option<SessionId>>,
     /// A plain client's open documents (full text sync): the agent reads their unsaved text.
     documents: Documents,
     /// The client sent `shutdown`.
@@ -249,11 +249,12 @@ impl Backend {
             .new_session_with(&root, servers)
             .map_err(agent_error)?;
         Ok(NewSessionResult {
-            session_id: info.session_id,
+            session_id: info.session_id.into(),
         })
     }
 
     async fn prompt(&self, params: PromptParams) -> Result<PromptResult> {
+        let session_id = SessionId::from(params.session_id);
         let ready = self.ready()?;
         let attached = params.images.unwrap_or_default();
         if params.text.trim().is_empty() && attached.is_empty() {
@@ -262,7 +263,7 @@ impl Backend {
         // `/name args` of a custom command: its text is the prompt.
         let text = ready
             .agent
-            .expand_command(&params.session_id, params.text)
+            .expand_command(&session_id, params.text)
             .map_err(agent_error)?;
         let images = attached
             .iter()
@@ -275,7 +276,7 @@ impl Backend {
         let turn_id = ready
             .agent
             .prompt_with_images(
-                &params.session_id,
+                &session_id,
                 text,
                 params
                     .context
@@ -292,9 +293,10 @@ impl Backend {
     }
 
     async fn cancel(&self, params: SessionParams) -> Result<Empty> {
+        let session_id = SessionId::from(params.session_id);
         self.ready()?
             .agent
-            .cancel(&params.session_id)
+            .cancel(&session_id)
             .map_err(agent_error)?;
         Ok(Empty {})
     }
@@ -314,36 +316,31 @@ impl Backend {
     }
 
     async fn load_session(&self, params: SessionParams) -> Result<LoadSessionResult> {
+        let session_id = SessionId::from(params.session_id);
         let ready = self.ready()?;
-        let loaded = ready
-            .agent
-            .load_session(&params.session_id)
-            .map_err(agent_error)?;
+        let loaded = ready.agent.load_session(&session_id).map_err(agent_error)?;
         // A session reopened after a restart has its project's MCP servers again.
-        let root = ready
-            .agent
-            .session_root(&params.session_id)
-            .map_err(agent_error)?;
+        let root = ready.agent.session_root(&session_id).map_err(agent_error)?;
         let servers = tandem_config::project_mcp_servers(&root).map_err(|e| {
             Error::invalid_params(format!("{e}; fix the file, then open the session again"))
         })?;
         ready
             .agent
-            .set_session_servers(&params.session_id, servers)
+            .set_session_servers(&session_id, servers)
             .await
             .map_err(agent_error)?;
         let entries = loaded
             .history
             .into_iter()
-            .map(|entry| convert::update_params(&params.session_id, &entry.turn_id, entry.event))
+            .map(|entry| convert::update_params(&session_id, &entry.turn_id, entry.event))
             .collect();
         let mode = ready
             .agent
-            .session_mode(&params.session_id)
+            .session_mode(&session_id)
             .map_err(agent_error)?
             .into_wire();
         Ok(LoadSessionResult {
-            session_id: params.session_id,
+            session_id: session_id.into(),
             entries,
             unreadable_lines: u32::try_from(loaded.unreadable_lines).unwrap_or(u32::MAX),
             mode,
@@ -351,11 +348,12 @@ impl Backend {
     }
 
     async fn undo(&self, params: UndoParams) -> Result<UndoResult> {
+        let session_id = SessionId::from(params.session_id);
         let ready = self.ready()?;
         let outcome = ready
             .agent
             .undo(
-                &params.session_id,
+                &session_id,
                 params.turn_id.map(TurnId::from),
                 params.confirm.unwrap_or(false),
                 ready.frontend.as_ref(),
@@ -374,7 +372,7 @@ impl Backend {
                 .and_then(|t| t.split('/').next())
             && let Ok(ready) = self.ready()
         {
-            let _ = ready.agent.cancel(session);
+            let _ = ready.agent.cancel(&SessionId::from(session));
         }
     }
 
@@ -388,9 +386,10 @@ impl Backend {
 
     /// `tandem/setMode`: the session's mode from its next request on.
     async fn set_mode(&self, params: SetModeParams) -> Result<Empty> {
+        let session_id = SessionId::from(params.session_id);
         self.ready()?
             .agent
-            .set_mode(&params.session_id, params.mode.into_core())
+            .set_mode(&session_id, params.mode.into_core())
             .map_err(agent_error)?;
         Ok(Empty {})
     }

@@ -31,7 +31,7 @@ use tandem_agent::approval::{
     ApprovalAction, ApprovalReply, ApprovalRequest, Decision, queued_reply,
 };
 use tandem_agent::events::{Event, StopReason, ToolCallEvent, ToolStatus, retry_line};
-use tandem_agent::{Frontend, ToolCallId, TurnId};
+use tandem_agent::{Frontend, SessionId, ToolCallId, TurnId};
 use tandem_tools::{FileDiff, ToolKind};
 
 /// The commands a plain client runs through `workspace/executeCommand`.
@@ -159,7 +159,7 @@ pub fn decision_of(title: &str) -> Option<Decision> {
 }
 
 enum Outgoing {
-    Update(String, TurnId, Event),
+    Update(SessionId, TurnId, Event),
     Approval(ApprovalRequest, oneshot::Sender<ApprovalReply>),
 }
 
@@ -213,12 +213,10 @@ impl PlainFrontend {
 }
 
 impl Frontend for PlainFrontend {
-    fn update(&self, session_id: &str, turn_id: &TurnId, event: Event) {
-        let _ = self.queue.send(Outgoing::Update(
-            session_id.to_string(),
-            turn_id.clone(),
-            event,
-        ));
+    fn update(&self, session_id: &SessionId, turn_id: &TurnId, event: Event) {
+        let _ = self
+            .queue
+            .send(Outgoing::Update(session_id.clone(), turn_id.clone(), event));
     }
 
     fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalReply> {
@@ -235,7 +233,7 @@ impl Frontend for PlainFrontend {
 
     fn files_changed(
         &self,
-        _session_id: &str,
+        _session_id: &SessionId,
         files: Vec<tandem_agent::events::FileEvent>,
     ) -> BoxFuture<'static, ()> {
         self.close_deleted(&files)
@@ -394,7 +392,7 @@ impl Forwarder {
         (!shown).then_some(path)
     }
 
-    async fn update(&mut self, session_id: &str, turn_id: &TurnId, event: Event) {
+    async fn update(&mut self, session_id: &SessionId, turn_id: &TurnId, event: Event) {
         match event {
             Event::TurnStarted { prompt, .. } => {
                 let token = self.begin_progress(session_id, turn_id, &prompt).await;
@@ -541,7 +539,7 @@ impl Forwarder {
 
     async fn begin_progress(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         turn_id: &TurnId,
         prompt: &str,
     ) -> Option<NumberOrString> {

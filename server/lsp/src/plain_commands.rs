@@ -17,7 +17,7 @@ use super::plain::{
 use super::{Backend, agent_error, invalid_params, lock};
 use tandem_agent::events::{Event, ToolCallEvent, ToolStatus};
 use tandem_agent::prompt::{ContextItem, Position as CtxPosition, Range as CtxRange};
-use tandem_agent::{HistoryEntry, TurnId};
+use tandem_agent::{HistoryEntry, SessionId, TurnId};
 
 /// The optional second argument of `tandem.ask`: where the question is about.
 #[derive(Deserialize)]
@@ -167,7 +167,7 @@ impl Backend {
     }
 
     /// The client's session, made on first use.
-    pub(super) fn current_session(&self) -> Result<String> {
+    pub(super) fn current_session(&self) -> Result<SessionId> {
         if let Some(session) = lock(&self.current).clone() {
             return Ok(session);
         }
@@ -229,7 +229,7 @@ impl Backend {
     }
 
     /// Renders the session's history as Markdown in the data dir.
-    fn write_transcript(&self, session: &str) -> Result<PathBuf> {
+    fn write_transcript(&self, session: &SessionId) -> Result<PathBuf> {
         let ready = self.ready()?;
         let history = ready.agent.load_session(session).map_err(agent_error)?;
         let dir = ready.agent.settings().data_dir.join("transcripts");

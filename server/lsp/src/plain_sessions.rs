@@ -3,6 +3,7 @@
 
 use crate::convert::IntoWire;
 use serde_json::{Value, json};
+use tandem_agent::SessionId;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::lsp_types::MessageType;
 
@@ -34,7 +35,7 @@ impl Backend {
             // A session never asked anything has no title and nothing to go back to.
             .filter(|s| s.root == root && !s.title.is_empty())
             .map(|s| {
-                let current = current.as_deref() == Some(s.session_id.as_str());
+                let current = current.as_ref() == Some(&s.session_id);
                 let wire = s.into_wire();
                 json!({
                     "sessionId": wire.session_id,
@@ -62,8 +63,8 @@ impl Backend {
                 invalid_params(
                     "tandem.resume takes [sessionId]: one of those tandem.sessions lists".into(),
                 )
-            })?
-            .to_string();
+            })
+            .map(SessionId::from)?;
         let ready = self.ready()?;
         let root = super::documents::canonical(&self.default_root()?);
         let loaded = ready.agent.load_session(&session_id).map_err(agent_error)?;

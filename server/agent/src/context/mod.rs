@@ -108,7 +108,7 @@ pub(crate) async fn cap_tool_output(
 }
 
 /// The key a session's requests carry, so a server keeps its prompt cached in one slot.
-pub(crate) fn conversation_key(session_id: &str) -> u64 {
+pub(crate) fn conversation_key(session_id: &tandem_model::SessionId) -> u64 {
     use std::hash::{DefaultHasher, Hash, Hasher};
     let mut hasher = DefaultHasher::new();
     session_id.hash(&mut hasher);

@@ -139,7 +139,7 @@ pub fn read_records(path: &Path) -> std::io::Result<Loaded> {
 
 /// What `listSessions` needs, read from the head of a transcript without loading all of it.
 pub struct Summary {
-    pub session_id: String,
+    pub session_id: tandem_model::SessionId,
     pub root: PathBuf,
     pub created_at: OffsetDateTime,
     pub title: String,

@@ -28,7 +28,7 @@ use crate::events::{
 };
 use crate::mode::Mode;
 use crate::plan::{Plan, PlanStep, StepStatus};
-use tandem_model::{Message, ToolCall, ToolCallId, TurnId};
+use tandem_model::{Message, SessionId, ToolCall, ToolCallId, TurnId};
 use tandem_tools::{ErrorKind, FileDiff};
 
 /// The format this build writes.
@@ -44,7 +44,7 @@ pub const FORMAT_VERSION: u32 = 5;
 pub enum Record {
     /// The first line: what the session is.
     Session {
-        session_id: String,
+        session_id: SessionId,
         root: PathBuf,
         #[serde(with = "time::serde::rfc3339")]
         created_at: OffsetDateTime,

@@ -11,7 +11,7 @@ use futures_util::future::BoxFuture;
 use mock_model::{MockServer, RecordedRequest, Scenario};
 use tandem_agent::approval::{ApprovalPolicy, ApprovalReply, ApprovalRequest, Decision};
 use tandem_agent::events::{Event, StopReason, ToolStatus, TurnErrorKind};
-use tandem_agent::{Agent, AgentSettings, Frontend, TurnId};
+use tandem_agent::{Agent, AgentSettings, Frontend, SessionId, TurnId};
 use tandem_provider::{LazyClient, Limits, ProviderOptions};
 use tandem_tools::ErrorKind;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -76,7 +76,7 @@ struct Face {
 }
 
 impl Frontend for Face {
-    fn update(&self, _session: &str, _turn: &TurnId, event: Event) {
+    fn update(&self, _session: &SessionId, _turn: &TurnId, event: Event) {
         let _ = self.events.send(event);
     }
 
@@ -99,7 +99,7 @@ impl Frontend for Face {
 pub struct Harness {
     pub mock: MockServer,
     pub agent: Agent,
-    pub session: String,
+    pub session: SessionId,
     root: tempfile::TempDir,
     data: tempfile::TempDir,
 }

@@ -5,15 +5,15 @@
 use std::path::Path;
 
 use rustyline::completion::Pair;
-use tandem_agent::Agent;
 use tandem_agent::commands::{self, CommandSource, Commands};
+use tandem_agent::{Agent, SessionId};
 
 use super::slash::{self, Slash};
 use crate::display::inert;
 
 /// The prompt `/word rest` sends when `word` names a custom command; `None` when none has that
 /// name (then it is an unknown command).
-pub fn prompt(agent: &Agent, session: &str, line: &str) -> Option<String> {
+pub fn prompt(agent: &Agent, session: &SessionId, line: &str) -> Option<String> {
     let (name, arguments) = commands::invocation(line)?;
     let command = agent.command(session, name).ok()??;
     Some(command.expand(arguments))
@@ -26,7 +26,7 @@ fn built_in(name: &str) -> bool {
 
 /// The custom commands for `/help`: name, arguments, description, where from; those hidden by a
 /// built-in, and the files that could not be used.
-pub fn help(agent: &Agent, session: &str, root: &Path) -> String {
+pub fn help(agent: &Agent, session: &SessionId, root: &Path) -> String {
     let Ok(found) = agent.commands(session) else {
         return String::new();
     };

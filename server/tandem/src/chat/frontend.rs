@@ -12,7 +12,7 @@ use tandem_agent::approval::{ApprovalAction, ApprovalReply, ApprovalRequest, Dec
 use tandem_agent::events::{
     Event, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind, retry_line,
 };
-use tandem_agent::{Frontend, TurnId};
+use tandem_agent::{Frontend, SessionId, TurnId};
 use tandem_stdx::lock;
 
 use std::sync::Arc;
@@ -100,7 +100,7 @@ impl ChatFrontend {
 }
 
 impl Frontend for ChatFrontend {
-    fn update(&self, _session_id: &str, _turn_id: &TurnId, event: Event) {
+    fn update(&self, _session_id: &SessionId, _turn_id: &TurnId, event: Event) {
         let s = self.style;
         match &event {
             Event::TurnStarted { .. } => self.status.turn_started(),

@@ -6,14 +6,14 @@ use std::path::PathBuf;
 use serde_json::json;
 use time::OffsetDateTime;
 
-use tandem_agent::{Agent, TurnId};
+use tandem_agent::{Agent, SessionId, TurnId};
 
 pub struct JsonLog {
     pub path: Option<PathBuf>,
 }
 
 impl JsonLog {
-    pub fn write(&self, agent: &Agent, session: &str, turn: &TurnId) {
+    pub fn write(&self, agent: &Agent, session: &SessionId, turn: &TurnId) {
         let Some(path) = &self.path else { return };
         let messages = agent.turn_messages(session, turn).unwrap_or_default();
         let line = json!({

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
 use tandem_agent::events::{StopReason, TurnErrorKind};
-use tandem_agent::{Agent, TurnId};
+use tandem_agent::{Agent, SessionId, TurnId};
 use tandem_config::StartOptions;
 
 use crate::display::inert;
@@ -184,7 +184,7 @@ struct Chat<'a> {
 }
 
 impl Chat<'_> {
-    async fn command(&self, command: Slash, session: &str) {
+    async fn command(&self, command: Slash, session: &SessionId) {
         let style = self.style;
         match command {
             Slash::Help => out(&style.dim(&format!(
@@ -261,7 +261,7 @@ impl Chat<'_> {
     }
 
     /// `/undo` reverts the last turn that changed files; `/undo t3` everything since t3.
-    async fn undo(&self, session: &str, turn: Option<TurnId>) {
+    async fn undo(&self, session: &SessionId, turn: Option<TurnId>) {
         let (agent, style) = (self.agent, self.style);
         let frontend = self.frontend.as_ref();
         let mut outcome = agent.undo(session, turn.clone(), false, frontend).await;
@@ -298,7 +298,7 @@ impl Chat<'_> {
 /// Runs one turn to its end; Ctrl-C cancels it.
 async fn run_turn(
     agent: &Agent,
-    session: &str,
+    session: &SessionId,
     prompt: String,
     frontend: Arc<ChatFrontend>,
     ended: &mut mpsc::UnboundedReceiver<(StopReason, Option<String>)>,

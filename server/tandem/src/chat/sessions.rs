@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use tandem_agent::Agent;
 use tandem_agent::events::Event;
+use tandem_agent::{Agent, SessionId};
 
 use crate::display::inert;
 
@@ -11,7 +11,7 @@ use crate::display::inert;
 pub(crate) struct Started {
     pub agent: Agent,
     pub client: std::sync::Arc<tandem_provider::LazyClient>,
-    pub session: String,
+    pub session: SessionId,
     /// The session's root, canonical: paths in approvals are made relative to it.
     pub root: PathBuf,
     /// The user's config file, for the first-run guide.
@@ -47,7 +47,7 @@ pub(crate) async fn open_session(
     agent: &Agent,
     resume_id: Option<&str>,
     root: &Path,
-) -> Result<(String, PathBuf), String> {
+) -> Result<(SessionId, PathBuf), String> {
     match resume_id {
         None => {
             let servers = tandem_config::project_mcp_servers(root).map_err(|e| e.to_string())?;
@@ -65,7 +65,7 @@ pub(crate) async fn resume(
     agent: &Agent,
     wanted: &str,
     root: &Path,
-) -> Result<(String, PathBuf), String> {
+) -> Result<(SessionId, PathBuf), String> {
     let id = if wanted.is_empty() {
         let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
         agent
@@ -75,7 +75,7 @@ pub(crate) async fn resume(
             .map(|s| s.session_id)
             .ok_or_else(|| format!("no saved session in {}", root.display()))?
     } else {
-        wanted.to_string()
+        SessionId::from(wanted)
     };
     agent.load_session(&id).map_err(|e| e.to_string())?;
     let root = agent.session_root(&id).map_err(|e| e.to_string())?;
@@ -89,7 +89,7 @@ pub(crate) async fn resume(
 }
 
 /// "Resumed …": the session, and its last prompt to remind the user where it was.
-pub fn resumed_line(agent: &Agent, session: &str) -> String {
+pub fn resumed_line(agent: &Agent, session: &SessionId) -> String {
     let history = agent
         .load_session(session)
         .map(|l| l.history)
@@ -118,14 +118,14 @@ pub fn resumed_line(agent: &Agent, session: &str) -> String {
 }
 
 /// `/sessions`: this workspace's saved sessions, newest first, the current one marked.
-pub fn sessions_list(agent: &Agent, root: &Path, current: &str) -> String {
+pub fn sessions_list(agent: &Agent, root: &Path, current: &SessionId) -> String {
     let list: Vec<String> = agent
         .list_sessions()
         .into_iter()
         .filter(|s| s.root == root)
         .take(20)
         .map(|s| {
-            let mark = if s.session_id == current { "*" } else { " " };
+            let mark = if s.session_id == *current { "*" } else { " " };
             let when = s
                 .updated_at
                 .format(&time::format_description::well_known::Rfc3339)
@@ -144,7 +144,7 @@ pub fn sessions_list(agent: &Agent, root: &Path, current: &str) -> String {
 }
 
 /// The earlier conversation, condensed for `--resume`: one line per prompt, answer and tool call.
-pub fn replay(agent: &Agent, session: &str) -> String {
+pub fn replay(agent: &Agent, session: &SessionId) -> String {
     let history = agent
         .load_session(session)
         .map(|l| l.history)
@@ -188,7 +188,7 @@ pub fn replay(agent: &Agent, session: &str) -> String {
 }
 
 /// `/diff`: the edits written in this session, oldest first.
-pub fn diffs(agent: &Agent, session: &str) -> Vec<String> {
+pub fn diffs(agent: &Agent, session: &SessionId) -> Vec<String> {
     let history = agent
         .load_session(session)
         .map(|l| l.history)
@@ -207,7 +207,7 @@ pub fn diffs(agent: &Agent, session: &str) -> Vec<String> {
 }
 
 /// `/rules`: the rules files the model was given in this session.
-pub fn rules(agent: &Agent, session: &str, root: &Path) -> String {
+pub fn rules(agent: &Agent, session: &SessionId, root: &Path) -> String {
     let history = agent
         .load_session(session)
         .map(|l| l.history)

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use tandem_agent::approval::{ApprovalReply, ApprovalRequest, DecidedBy, Decision};
 use tandem_agent::events::{Event, StopReason, ToolCallEvent, TurnErrorKind, retry_line};
-use tandem_agent::{Frontend, TurnId};
+use tandem_agent::{Frontend, SessionId, TurnId};
 use tandem_stdx::lock;
 
 use super::events;
@@ -110,7 +110,7 @@ impl ExecFrontend {
 }
 
 impl Frontend for ExecFrontend {
-    fn update(&self, session_id: &str, turn_id: &TurnId, event: Event) {
+    fn update(&self, session_id: &SessionId, turn_id: &TurnId, event: Event) {
         let mut state = lock(&self.state);
         match &event {
             Event::Text { delta } => {
