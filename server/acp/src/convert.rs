@@ -7,13 +7,12 @@ use std::path::{Path, PathBuf};
 use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, Diff, EmbeddedResourceResource, PermissionOption,
     PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus,
-    RequestPermissionOutcome, SessionMode, SessionModeState, SessionUpdate,
+    RequestPermissionOutcome, SessionId, SessionMode, SessionModeState, SessionUpdate,
     StopReason as AcpStopReason, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
     ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use serde_json::Value;
 
-use tandem_agent::ToolCallId as CoreCallId;
 use tandem_agent::approval::{
     ApprovalAction, ApprovalKind, ApprovalReply, ApprovalRequest, Decision,
 };
@@ -21,6 +20,7 @@ use tandem_agent::events::{Event, Location, StopReason, ToolCallEvent, ToolStatu
 use tandem_agent::mode::Mode;
 use tandem_agent::plan::{self as core_plan, StepStatus};
 use tandem_agent::prompt::{ContextItem, Position, Range};
+use tandem_agent::{SessionId as CoreSessionId, ToolCallId as CoreCallId};
 use tandem_tools::{FileDiff, ToolKind as CoreKind};
 
 /// The permission options offered for every approval, by id.
@@ -31,6 +31,11 @@ pub const REJECT_ONCE: &str = "reject_once";
 /// The most of a running command's output repeated in each update: ACP replaces a tool call's
 /// content on every update, so without a bound a chatty command would cost quadratic bytes.
 const MAX_SHOWN_OUTPUT: usize = 64 * 1024;
+
+/// The core's id of the session a request names.
+pub fn session_id(id: &SessionId) -> CoreSessionId {
+    CoreSessionId::from(&*id.0)
+}
 
 /// A session's modes as ACP offers them, `current` selected.
 pub fn modes(current: Mode) -> SessionModeState {

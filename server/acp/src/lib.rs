@@ -109,7 +109,7 @@ pub async fn serve(options: Options) -> Result<(), String> {
                     // An unknown session has nothing to cancel.
                     let _ = s
                         .agent
-                        .cancel(&SessionId::from(&*notification.session_id.0));
+                        .cancel(&convert::session_id(&notification.session_id));
                     Ok(())
                 }
             },
@@ -233,7 +233,7 @@ impl Server {
         let Some(outbox) = self.outbox.get() else {
             return responder.respond_with_error(not_initialized());
         };
-        let id = SessionId::from(&*request.session_id.0);
+        let id = convert::session_id(&request.session_id);
         let loaded = self
             .agent
             .load_session(&id)
@@ -284,7 +284,7 @@ impl Server {
         let Some(outbox) = self.outbox.get() else {
             return responder.respond_with_error(not_initialized());
         };
-        let id = SessionId::from(&*request.session_id.0);
+        let id = convert::session_id(&request.session_id);
         let root = match self.agent.session_root(&id) {
             Ok(root) => root,
             Err(e) => return responder.respond_with_error(agent_error(e)),
@@ -346,7 +346,7 @@ impl Server {
         };
         match self
             .agent
-            .set_mode(&SessionId::from(&*request.session_id.0), mode)
+            .set_mode(&convert::session_id(&request.session_id), mode)
         {
             Ok(()) => responder.respond(SetSessionModeResponse::new()),
             Err(e) => responder.respond_with_error(agent_error(e)),

@@ -722,6 +722,43 @@ mod tests {
         assert_eq!(back, mode);
     }
 
+    /// The ids became types of their own (`SessionId`, `TurnId`, `ToolCallId`); stored, they are
+    /// the same strings: every line of a format-1 transcript reads, holds the ids it was written
+    /// with, and is written back the same (but for the version the session line now carries).
+    #[test]
+    fn ids_in_a_format_1_transcript_read_and_write_as_the_same_strings() {
+        let fixture = include_str!("../../../../tests/fixtures/transcripts/format-1.jsonl");
+        for line in fixture.lines() {
+            let record: Record = serde_json::from_str(line).unwrap();
+            let mut written = serde_json::to_value(&record).unwrap();
+            if let Some(line) = written.as_object_mut() {
+                line.remove("formatVersion");
+            }
+            let original: Value = serde_json::from_str(line).unwrap();
+            assert_eq!(written, original, "{line}");
+        }
+        let first: Record = serde_json::from_str(fixture.lines().next().unwrap()).unwrap();
+        assert!(matches!(
+            first,
+            Record::Session { session_id, .. } if session_id == "20bf33622d9343959c06cd2000e1cbac"
+        ));
+        let approval = fixture
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Record>(l).ok())
+            .find_map(|r| match r {
+                Record::Approval {
+                    turn_id,
+                    tool_call_id,
+                    ..
+                } => Some((turn_id, tool_call_id)),
+                _ => None,
+            });
+        assert_eq!(
+            approval,
+            Some((TurnId::numbered(1), ToolCallId::from("call_write")))
+        );
+    }
+
     #[test]
     fn a_format_3_session_line_still_reads() {
         let line = r#"{"type":"session","sessionId":"s","root":"/w","createdAt":"2026-11-21T19:40:02Z","formatVersion":3}"#;
