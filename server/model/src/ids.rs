@@ -5,6 +5,21 @@
 //! stored records and the wire don't change. New ids are made here and nowhere else:
 //! [`SessionId::generate`], [`TurnId::numbered`], [`ToolCallId::generate`]. Ids that come from
 //! outside (a client, a transcript, the model) are taken as they are with `From<String>`.
+//!
+//! ```
+//! use tandem_model::{SessionId, TurnId};
+//! fn undo_since(_turn: &TurnId) {}
+//! undo_since(&TurnId::numbered(3));
+//! # let _ = SessionId::generate();
+//! ```
+//!
+//! The same call with a session id does not compile:
+//!
+//! ```compile_fail,E0308
+//! use tandem_model::{SessionId, TurnId};
+//! fn undo_since(_turn: &TurnId) {}
+//! undo_since(&SessionId::generate());
+//! ```
 
 use std::fmt;
 
