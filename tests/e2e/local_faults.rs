@@ -259,6 +259,107 @@ async fn with_one_slot_a_refit_summarizes_without_a_request_beside_the_conversat
     assert!(requests.iter().all(|r| r.body["id_slot"] == 0));
 }
 
+/// Six turns on a 4-slot llama-server with an 8,192 window: two long answers, then a turn that
+/// needs them summarized (the model asked on slot 3, request 3), twice. `/slots` says slot 0
+/// holds the conversation, and after the first summary `after_summary` tokens. `second` answers
+/// the second compaction and the sixth turn. The requests' slots, and the updates of all turns.
+async fn summaries_on_four_slots(after_summary: u64, second: Vec<Reply>) -> (MockServer, Turn) {
+    let long = |n: usize| Reply::text(format!("part {n}: {}", "word ".repeat(3000)));
+    let mut replies = vec![
+        long(1),
+        long(2),
+        Reply::text("SUMMARY-ONE"),
+        Reply::text("Fine."),
+        long(4),
+        long(5),
+    ];
+    replies.extend(second);
+    let slots = |conversation: u64, aside: u64| {
+        json!([
+            {"id": 0, "n_prompt_tokens": conversation},
+            {"id": 1}, {"id": 2},
+            {"id": 3, "n_prompt_tokens": aside}
+        ])
+    };
+    let mut scenario = llama_cpp_slots(Scenario::new(replies), 8192, 4);
+    scenario.route_states.insert(
+        "GET /slots".into(),
+        vec![
+            slots(0, 0),
+            slots(4000, 0),
+            slots(8000, 0),
+            slots(after_summary, 2100),
+        ],
+    );
+    let mock = MockServer::start(scenario);
+    let env = Env::new();
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let mut all = Turn::new(Vec::new());
+    for prompt in ["one", "two", "three", "four", "five", "six"] {
+        let turn = tandem.run_turn(&session, prompt).await;
+        assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+        all.updates.extend(turn.updates);
+    }
+    (mock, all)
+}
+
+fn slots_asked(mock: &MockServer) -> Vec<Value> {
+    model_requests(mock)
+        .iter()
+        .map(|r| r.body["id_slot"].clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_summary_that_evicts_the_conversations_slot_is_seen_and_later_ones_need_no_model() {
+    // Unified KV cache: the summary on slot 3 emptied slot 0. The user is told once, and the
+    // next compaction summarizes without a request beside the conversation: the first summary
+    // word for word, then what was asked since.
+    let second =
+        vec![Reply::text("Fine.").expect_messages_contain("SUMMARY-ONE\nThe user asked: three")];
+    let (mock, turn) = summaries_on_four_slots(0, second).await;
+    let slots = slots_asked(&mock);
+    assert_eq!(slots, [0, 0, 3, 0, 0, 0, 0], "{slots:?}");
+    let told: Vec<String> = notices(&turn)
+        .into_iter()
+        .filter(|n| n.contains("share one prompt cache"))
+        .collect();
+    assert_eq!(told.len(), 1, "{turn}");
+    assert!(told[0].contains("-np N"), "{}", told[0]);
+    assert_eq!(turn.of_kind("compaction").len(), 2, "{turn}");
+    // `/slots` was read around the one summary, and not again once the answer was known.
+    let reads = mock
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/slots")
+        .count();
+    assert_eq!(reads, 2);
+}
+
+#[tokio::test]
+async fn a_summary_on_a_slot_of_its_own_keeps_summaries_by_the_model_and_says_nothing() {
+    // Slots of their own: slot 0 keeps its tokens through the summary, so the second
+    // compaction asks the model again, on slot 3, and nothing is said.
+    let second = vec![
+        Reply::text("SUMMARY-TWO").expect_messages_contain("SUMMARY-ONE"),
+        Reply::text("Fine.").expect_messages_contain("SUMMARY-TWO"),
+    ];
+    let (mock, turn) = summaries_on_four_slots(8000, second).await;
+    let slots = slots_asked(&mock);
+    assert_eq!(slots, [0, 0, 3, 0, 0, 0, 3, 0], "{slots:?}");
+    assert!(
+        !notices(&turn).iter().any(|n| n.contains("prompt cache")),
+        "{turn}"
+    );
+    let reads = mock
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/slots")
+        .count();
+    assert_eq!(reads, 4, "read around each summary");
+}
+
 /// llama-server's tokenizer as the mock plays it: every text is `n` tokens.
 fn tokenizer(scenario: Scenario, n: usize, template: bool) -> Scenario {
     let mut scenario = scenario;
@@ -298,17 +399,17 @@ async fn each_message_is_counted_by_the_servers_tokenizer_once() {
     let all = mock.requests();
     let paths: Vec<&str> = all.iter().map(|r| r.path.as_str()).collect();
     // Probes: the template check at discovery. Then per step only what is new: the system
-    // prompt and the user's message, then each call and its result; the whole request through
-    // the template once, at the first step (the tools stay the same).
+    // prompt and the user's message, then each call and its result; and the whole request
+    // through the template at each step (what the template adds differs by message).
     let tokenized: Vec<String> = all
         .iter()
         .filter(|r| r.path == "/tokenize")
         .map(|r| r.body["content"].as_str().unwrap_or_default().to_string())
         .collect();
     let templated = paths.iter().filter(|p| **p == "/apply-template").count();
-    assert_eq!(templated, 2, "{paths:?}");
-    // 2 + 2 + 2 messages, and the rendered prompt once.
-    assert_eq!(tokenized.len(), 7, "{tokenized:#?}");
+    assert_eq!(templated, 1 + 3, "{paths:?}");
+    // 2 + 2 + 2 messages, and the rendered prompt of each of the 3 steps.
+    assert_eq!(tokenized.len(), 6 + 3, "{tokenized:#?}");
     assert!(
         tokenized
             .iter()
@@ -326,7 +427,7 @@ async fn each_message_is_counted_by_the_servers_tokenizer_once() {
             .as_array()
             .is_some_and(|t| !t.is_empty())
     );
-    assert_eq!(template.body["messages"].as_array().unwrap().len(), 2);
+    assert_eq!(template.body["messages"].as_array().unwrap().len(), 6);
 }
 
 #[tokio::test]
@@ -416,6 +517,48 @@ async fn ollamas_prompt_eval_count_raises_the_count_as_a_lower_bound() {
     assert!(before > 5900, "counted from Ollama's 5,900: {turn}");
     let failures = mock.failures();
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[tokio::test]
+async fn ollamas_small_count_of_a_cached_prompt_is_no_cut_and_a_real_cut_is_still_told() {
+    // Ollama's `prompt_eval_count` counts only what it evaluated. With the first turn's long
+    // message in its cache, the second turn's count is the few new tokens: no cut prompt, and
+    // the tools stay native. A new session's long message read as 12 tokens is a cut.
+    let env = Env::new();
+    let log = |what: &str| format!("Look at this log. {}", what.repeat(400));
+    let scenario = Scenario::new([
+        Reply::text("The disk is full.").usage(3400, 5),
+        Reply::text("Free some space.").usage(25, 5),
+        Reply::text("Hm.").usage(12, 5),
+    ]);
+    let mock = MockServer::start(as_ollama(scenario, json!(["completion", "tools"])));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let first = tandem
+        .run_turn(&session, &log("error: disk full on /dev/sda1\n"))
+        .await;
+    let second = tandem.run_turn(&session, "What now?").await;
+    for turn in [&first, &second] {
+        assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+        assert!(notices(turn).is_empty(), "{turn}");
+    }
+    let chats: Vec<RecordedRequest> = mock
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/api/chat")
+        .collect();
+    assert_eq!(chats.len(), 2);
+    assert!(chats[1].body["tools"].is_array(), "tools still native");
+
+    let other = tandem.new_session().await;
+    let cut = tandem
+        .run_turn(&other, &log("warning: inode table nearly full\n"))
+        .await;
+    let told = notices(&cut);
+    assert!(
+        told.iter().any(|n| n.contains("reports reading 12 tokens")),
+        "{cut}"
+    );
 }
 
 #[tokio::test]

@@ -326,6 +326,8 @@ struct Inner {
     compact_tools: std::sync::OnceLock<Vec<ToolDefinition>>,
     /// The request counts the server gave, and characters per token for the rest.
     counter: Mutex<context::count::Counter>,
+    /// The beginnings of the requests sent, to tell what a server's prompt cache may hold.
+    sent: Mutex<context::count::SentPrefixes>,
     /// A window guessed from an overflow error that named no number.
     guessed_window: Mutex<Option<u64>>,
 }
@@ -391,6 +393,7 @@ impl Agent {
                 compact_tools: std::sync::OnceLock::new(),
                 tools: std::sync::OnceLock::new(),
                 counter: Mutex::new(context::count::Counter::new(context::START_RATIO)),
+                sent: Mutex::new(context::count::SentPrefixes::default()),
                 guessed_window: Mutex::new(None),
                 sessions: Mutex::new(HashMap::new()),
                 models: OnceCell::new(),

@@ -77,6 +77,7 @@ impl Agent {
             kind: self.inner.client.server_kind(),
             counter: tandem_stdx::lock(&self.inner.counter).clone(),
             text_tools: self.inner.client.text_tools(),
+            answer_limit: self.inner.client.output_limit(),
         };
         let client = self.inner.client.clone();
         let report =

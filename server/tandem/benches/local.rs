@@ -11,7 +11,9 @@
 //!   came from its prompt cache and how many it evaluated, and the seconds; with one slot and
 //!   with the server's default slots. The two reads of each turn are put into the real model's
 //!   answers (a 135M model does not call tools reliably): the server still reads every prompt,
-//!   so its cache numbers are real.
+//!   so its cache numbers are real. Three servers: one slot; the default slots (`-np -1`: 4
+//!   sharing one KV cache); 4 slots of their own (`-np 4 -c 16384`: 4,096 tokens each).
+//!   `TANDEM_BENCH_SERVERS=1,default,4` picks some of them (all when unset).
 
 #[path = "../../../tests/llama-server/server.rs"]
 #[allow(dead_code)]
@@ -133,9 +135,9 @@ async fn scripted_task(steps: usize, file_bytes: usize, window: u64) {
 
 const TURNS: usize = 12;
 
-/// The 12-turn session against a real llama-server started with `extra` flags.
-async fn real_session(label: &str, extra: &[&str]) {
-    let server = llama_server::LlamaServer::start(4096, extra);
+/// The 12-turn session against a real llama-server of `n_ctx` started with `extra` flags.
+async fn real_session(label: &str, n_ctx: u32, extra: &[&str]) {
+    let server = llama_server::LlamaServer::start(n_ctx, extra);
     let dir = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
     for i in 0..TURNS * 2 {
@@ -188,7 +190,18 @@ async fn real_session(label: &str, extra: &[&str]) {
         .iter()
         .filter(|e| matches!(e, Event::Compaction { .. }))
         .count();
+    let notices: Vec<String> = frontend
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            Event::Notice { message } => Some(message.clone()),
+            _ => None,
+        })
+        .collect();
     println!("\nllama-server, SmolLM2-135M, 4,096-token window, {label}:");
+    for notice in notices {
+        println!("  notice: {notice}");
+    }
     println!("  turn  request   prompt  cached  evaluated  seconds");
     for (i, r) in requests.iter().enumerate() {
         let cached = r.cached.unwrap_or(0);
@@ -236,9 +249,23 @@ fn main() {
         );
         return;
     }
-    runtime.block_on(real_session("one slot (-np 1)", &[]));
-    runtime.block_on(real_session(
-        "the server's default slots (-np -1: 4)",
-        &["-np", "-1"],
-    ));
+    let chosen = std::env::var("TANDEM_BENCH_SERVERS").unwrap_or_else(|_| "1,default,4".into());
+    let chosen: Vec<&str> = chosen.split(',').map(str::trim).collect();
+    if chosen.contains(&"1") {
+        runtime.block_on(real_session("one slot (-np 1)", 4096, &[]));
+    }
+    if chosen.contains(&"default") {
+        runtime.block_on(real_session(
+            "the server's default slots (-np -1: 4 sharing one KV cache)",
+            4096,
+            &["-np", "-1"],
+        ));
+    }
+    if chosen.contains(&"4") {
+        runtime.block_on(real_session(
+            "4 slots of their own (-np 4 -c 16384: 4,096 tokens each)",
+            16384,
+            &["-np", "4"],
+        ));
+    }
 }

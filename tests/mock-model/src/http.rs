@@ -140,11 +140,13 @@ async fn respond(
     let body = parse_body(&request.body);
     let chat = request.method == "POST" && route == "/chat/completions";
     let ollama_chat = request.method == "POST" && path == "/api/chat";
+    let key = format!("{} {path}", request.method);
     let fixed = shared
         .scenario
         .routes
-        .get(&format!("{} {path}", request.method))
-        .cloned();
+        .get(&key)
+        .cloned()
+        .or_else(|| shared.route_state(&key));
     if !route.starts_with("/__mock/") {
         shared.log(RecordedRequest {
             method: request.method.clone(),

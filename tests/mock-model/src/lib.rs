@@ -91,6 +91,13 @@ impl Shared {
         (state.chat_requests, state.replies.pop_front())
     }
 
+    /// The answer of `route_states` for `key`, as the chat requests so far make it.
+    fn route_state(&self, key: &str) -> Option<Value> {
+        let states = self.scenario.route_states.get(key)?;
+        let n = self.state().chat_requests;
+        states.get(n).or(states.last()).cloned()
+    }
+
     fn fail(&self, message: String) {
         self.state().failures.push(message);
     }

@@ -406,13 +406,17 @@ impl<'a> Chunker<'a> {
         if !self.calls.is_empty() {
             message["tool_calls"] = Value::Array(self.wire_calls());
         }
-        json!({
+        let mut whole = json!({
             "id": self.id, "object": "chat.completion", "created": self.created,
             "model": self.model, "system_fingerprint": "fp_mock",
             "choices": [{"index": 0, "message": message, "logprobs": null,
                          "finish_reason": self.finish_reason()}],
             "usage": self.usage(),
-        })
+        });
+        if let Some(timings) = &self.reply.timings {
+            whole["timings"] = timings.clone();
+        }
+        whole
     }
 
     fn events(&self) -> Events {
@@ -473,8 +477,14 @@ impl<'a> Chunker<'a> {
                 delta(&mut events, d.to_string().as_bytes());
             }
         }
+        let timings = self
+            .reply
+            .timings
+            .as_ref()
+            .map(|t| format!(r#","timings":{t}"#))
+            .unwrap_or_default();
         let finish = format!(
-            r#"[{{"index":0,"delta":{{}},"logprobs":null,"finish_reason":{}}}]}}"#,
+            r#"[{{"index":0,"delta":{{}},"logprobs":null,"finish_reason":{}}}]{timings}}}"#,
             Value::from(self.finish_reason())
         );
         events.push(&[head, finish.as_bytes(), b"\n\n"]);

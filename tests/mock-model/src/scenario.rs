@@ -37,6 +37,11 @@ pub struct Scenario {
     /// Ollama, `"GET /api/v0/models"` for LM Studio).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub routes: BTreeMap<String, Value>,
+    /// JSON answers (200) that follow the chat requests, keyed like `routes`: the answer at
+    /// index `n` is given while `n` chat requests have come, the last one after that (llama.cpp's
+    /// `GET /slots`, whose slots fill and empty as requests are served). `routes` wins.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub route_states: BTreeMap<String, Vec<Value>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -107,6 +112,10 @@ pub struct Reply {
     /// estimated when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<UsageSpec>,
+    /// llama.cpp's `timings` (`{"cache_n": 700, "prompt_n": 40, ...}`), sent as it is in the
+    /// stream's finish chunk and in a whole answer, as llama-server sends them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timings: Option<Value>,
     /// Default: `tool_calls` when there are tool calls, else `stop`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
@@ -166,6 +175,7 @@ impl Scenario {
             models: Vec::new(),
             responses: responses.into_iter().collect(),
             routes: BTreeMap::new(),
+            route_states: BTreeMap::new(),
         }
     }
 
@@ -283,6 +293,11 @@ impl Reply {
 
     pub fn usage(mut self, prompt: u64, completion: u64) -> Self {
         self.usage = Some(UsageSpec { prompt, completion });
+        self
+    }
+
+    pub fn timings(mut self, timings: Value) -> Self {
+        self.timings = Some(timings);
         self
     }
 

@@ -80,6 +80,49 @@ async fn non_streaming_requests_get_a_whole_completion() {
 }
 
 #[tokio::test]
+async fn route_states_follow_the_chat_requests_and_timings_ride_the_finish_chunk() {
+    let timings = json!({"cache_n": 700, "prompt_n": 40});
+    let mut scenario = Scenario::new([
+        Reply::text("one").timings(timings.clone()),
+        Reply::text("two").timings(timings.clone()),
+    ]);
+    let states = [
+        json!([{"id": 0}]),
+        json!([{"id": 0, "n_prompt_tokens": 740}]),
+    ];
+    scenario
+        .route_states
+        .insert("GET /slots".into(), states.to_vec());
+    let mock = MockServer::start(scenario);
+    let slots = || async {
+        let url = format!("{}/slots", mock.base_url().trim_end_matches("/v1"));
+        http()
+            .get(url)
+            .send()
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap()
+    };
+    assert_eq!(slots().await, states[0]);
+    let all = events(&post(&mock, &chat_body(true)).await.text().await.unwrap());
+    let finish = all
+        .iter()
+        .find(|e| {
+            e.pointer("/choices/0/finish_reason")
+                .is_some_and(|r| !r.is_null())
+        })
+        .unwrap();
+    assert_eq!(finish["timings"], timings);
+    assert_eq!(slots().await, states[1]);
+    // Past the list, the last state stays.
+    let whole: Value = post(&mock, &chat_body(false)).await.json().await.unwrap();
+    assert_eq!(whole["timings"], timings);
+    assert_eq!(slots().await, states[1]);
+}
+
+#[tokio::test]
 async fn lists_models_with_their_context_length() {
     let mock = MockServer::start(Scenario::default());
     let body: Value = http()

@@ -170,17 +170,30 @@ pub(crate) fn render_for_summary(messages: &[Message], per_message: usize) -> St
     out
 }
 
-/// A summary made without the model, when asking it failed: the requests, the calls made and
-/// the files they named.
+/// A summary made without the model (asking it failed, or would evict the conversation from
+/// the server's prompt cache): an earlier summary in the span word for word, then the requests,
+/// the calls made and the files they named. Summaries so nest without losing what was kept.
 pub(crate) fn mechanical_summary(messages: &[Message]) -> String {
+    let mut earlier = Vec::new();
     let mut asks = Vec::new();
     let mut calls = Vec::new();
     for m in messages {
         match m {
+            // Earlier summaries are kept as they were, word for word, at the start.
+            Message::User { content, .. } if is_summary(m) => {
+                earlier.push(content[SUMMARY_HEAD.len()..].trim().to_string());
+            }
             Message::User { content, .. } => {
                 asks.push(content.lines().next().unwrap_or("").to_string())
             }
-            Message::Assistant { tool_calls, .. } => {
+            Message::Assistant {
+                content,
+                tool_calls,
+                ..
+            } => {
+                if let Some(steps) = content.strip_prefix(STEPS_HEAD) {
+                    earlier.push(steps.trim().to_string());
+                }
                 for c in tool_calls {
                     let args: serde_json::Value =
                         serde_json::from_str(&c.arguments).unwrap_or_default();
@@ -192,6 +205,10 @@ pub(crate) fn mechanical_summary(messages: &[Message]) -> String {
         }
     }
     let mut out = String::new();
+    for text in earlier.iter().filter(|t| !t.is_empty()) {
+        out.push_str(text);
+        out.push('\n');
+    }
     if !asks.is_empty() {
         out.push_str(&format!("The user asked: {}.\n", asks.join("; ")));
     }
@@ -250,6 +267,29 @@ mod tests {
             "{content}"
         );
         assert!(elidable(&c).is_empty());
+    }
+
+    #[test]
+    fn a_mechanical_summary_keeps_the_earlier_one_word_for_word() {
+        let mut c = vec![
+            Message::System {
+                content: "S".into(),
+            },
+            user("first task"),
+            call("a"),
+            result("a"),
+            user("second task"),
+            call("b"),
+            result("b"),
+            user("third"),
+        ];
+        let first = mechanical_summary(&c[1..4]);
+        replace_with_summary(&mut c, 1..4, &first);
+        assert_eq!(summarizable(&c), Some(1..5));
+        let second = mechanical_summary(&c[1..5]);
+        assert!(second.starts_with(&first), "{second}");
+        assert!(second.contains("second task") && second.contains("read_file b.txt"));
+        assert!(!second.contains(SUMMARY_HEAD), "{second}");
     }
 
     #[test]

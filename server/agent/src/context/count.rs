@@ -140,11 +140,6 @@ impl Counter {
             self.learn(messages, shape, total);
         }
     }
-
-    fn knows_framing(&self, shape: Shape<'_>) -> bool {
-        self.framing
-            .is_some_and(|f| f.tools == tools_key(shape.tools) && f.text_tools == shape.text_tools)
-    }
 }
 
 impl Counter {
@@ -183,6 +178,38 @@ impl Counter {
     }
 }
 
+/// The beginnings of the requests sent so far, each as a chain of its messages' hashes: how
+/// many of a request's first messages a server's prompt cache may already hold. Ollama counts
+/// only the tokens it evaluated, so only what follows them tells whether it cut the prompt.
+#[derive(Debug, Default)]
+pub(crate) struct SentPrefixes {
+    seen: std::collections::HashSet<u64>,
+}
+
+impl SentPrefixes {
+    /// How many of `messages`' first messages some earlier request began with; `messages` is
+    /// remembered for the next ones.
+    pub fn shared_then_record(&mut self, messages: &[Message]) -> usize {
+        if self.seen.len() > MAX_COUNTED {
+            self.seen.clear();
+        }
+        let mut chain = DefaultHasher::new();
+        let mut shared = 0;
+        let mut diverged = false;
+        for (i, m) in messages.iter().enumerate() {
+            key(m).hash(&mut chain);
+            let link = chain.finish();
+            if !diverged && self.seen.contains(&link) {
+                shared = i + 1;
+            } else {
+                diverged = true;
+                self.seen.insert(link);
+            }
+        }
+        shared
+    }
+}
+
 /// `text`'s tokens by the server's tokenizer; `None` where it has none (or it failed).
 async fn count_text(client: &dyn ModelClient, text: &str) -> Option<u64> {
     if text.is_empty() {
@@ -214,8 +241,11 @@ pub(crate) async fn count_messages(
 }
 
 /// Counts, through the server, what `counter` has not counted yet: the text of each new
-/// message, and the whole request when its framing is not known for these tools (the first
-/// step, or the tools changed). Nothing happens where the server has no tokenizer.
+/// message, and the whole request as the server renders it where it can (llama.cpp's
+/// `/apply-template`), at every step: what a template adds around a message differs by role
+/// and tool mode (text mode wraps each tool result), so a framing learnt at one step and applied
+/// to the next step's new messages was a few tokens off. Nothing happens where the server has
+/// no tokenizer.
 pub(crate) async fn count_new(
     client: &dyn ModelClient,
     counter: &Mutex<Counter>,
@@ -228,9 +258,6 @@ pub(crate) async fn count_new(
         tools: request.tools,
         text_tools: client.text_tools(),
     };
-    if lock(counter).knows_framing(shape) {
-        return;
-    }
     if let Some(total) = client.count_request(request).await {
         lock(counter).learn(request.messages, shape, total);
     }
@@ -327,6 +354,27 @@ mod tests {
             text_tools: false,
         };
         assert!(counter.count(&[user("x")], other) > 100);
+    }
+
+    #[test]
+    fn a_request_shares_the_beginning_of_earlier_ones() {
+        let mut sent = SentPrefixes::default();
+        let (s, a, b, c) = (user("system"), user("a"), user("b"), user("c"));
+        assert_eq!(sent.shared_then_record(&[s.clone(), a.clone()]), 0);
+        assert_eq!(
+            sent.shared_then_record(&[s.clone(), a.clone(), b.clone()]),
+            2
+        );
+        assert_eq!(
+            sent.shared_then_record(&[s.clone(), a.clone(), b.clone()]),
+            3
+        );
+        // Another conversation on the same system prompt; a compaction that rewrote `a`.
+        assert_eq!(
+            sent.shared_then_record(&[s.clone(), c.clone(), b.clone()]),
+            1
+        );
+        assert_eq!(sent.shared_then_record(&[a, s, b]), 0);
     }
 
     #[test]

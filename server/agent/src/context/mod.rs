@@ -23,10 +23,13 @@ pub const SMALL_WINDOW: u64 = 16 * 1024;
 /// The share of the window one tool output may take.
 const TOOL_OUTPUT_SHARE: f64 = 0.25;
 
-/// The share of the budget a compaction brings a request down to: well below it, so the next
-/// steps append to a prefix that stays byte-identical (and in the server's prompt cache)
-/// instead of each one compacting a little and changing the prefix again.
-const COMPACT_TO: f64 = 0.6;
+/// The share of the budget a compaction brings a request down to: far below it, so many steps
+/// append to a prefix that stays byte-identical (and in the server's prompt cache) before the
+/// next compaction, instead of each one compacting a little and changing the prefix again.
+/// Everything after the first message a compaction rewrites is evaluated again, so one deep
+/// compaction costs about what a shallow one does; measured with `cargo bench --bench local`
+/// (0.6 before: a compaction every other step in a 4k window).
+const COMPACT_TO: f64 = 0.4;
 
 /// What the turn knows about the request's room.
 #[derive(Clone, Debug)]
@@ -37,13 +40,19 @@ pub(crate) struct Sizing {
     pub counter: count::Counter,
     /// Whether tools go as text in the system prompt.
     pub text_tools: bool,
+    /// The `max_tokens` the client sends, once known (see [`Sizing::reserve`]).
+    pub answer_limit: Option<u64>,
 }
 
 impl Sizing {
-    /// Tokens kept free for the answer: a quarter of a small window, at most 8,192 (what local
-    /// servers get as `max_tokens`).
+    /// Tokens kept free for the answer: the `max_tokens` the requests carry (the answer can't
+    /// be longer), at least 128 and at most half the window; where none is sent, a quarter of a
+    /// small window, at most 8,192 (what local servers get as `max_tokens` by default).
     pub fn reserve(&self) -> u64 {
-        tokens::answer_limit(self.window.tokens)
+        match self.answer_limit {
+            Some(n) => n.clamp(128, (self.window.tokens / 2).max(128)),
+            None => tokens::answer_limit(self.window.tokens),
+        }
     }
 
     /// The most a request may take.
@@ -163,13 +172,15 @@ pub(crate) async fn fit(
             return Fit::Compacted(report);
         }
     }
-    // Eliding reached the budget but not the target: summarizing too is worth it only to fit.
-    let aim = if sizing.estimate(conversation, tools) <= budget {
+    // Eliding reached the budget but not the target: a summary by the model is worth it only to
+    // fit; one made without it (where a summary request would evict the conversation from the
+    // server's cache) costs nothing, and reaching the target keeps the next compaction far off.
+    let asides_evict = client.asides_evict_cache().await;
+    let aim = if sizing.estimate(conversation, tools) <= budget && !asides_evict {
         budget
     } else {
         target
     };
-    let asides_evict = client.asides_evict_cache().await;
     while sizing.estimate(conversation, tools) > aim {
         let Some(range) = compact::summarizable(conversation) else {
             break;

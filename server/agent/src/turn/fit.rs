@@ -18,6 +18,7 @@ impl Turn {
             kind: client.server_kind(),
             counter: tandem_stdx::lock(&self.agent.inner.counter).clone(),
             text_tools: client.text_tools(),
+            answer_limit: client.output_limit(),
         })
     }
 
@@ -30,6 +31,7 @@ impl Turn {
         sent: &[Message],
         tools: &[ToolDefinition],
     ) {
+        let shared = tandem_stdx::lock(&self.agent.inner.sent).shared_then_record(sent);
         let Some(usage) = completion.usage.filter(|u| u.prompt_tokens > 0) else {
             return;
         };
@@ -57,9 +59,22 @@ impl Turn {
             text_tools: client.text_tools(),
         };
         let counter = &self.agent.inner.counter;
+        let ollama = client.server_kind() == ServerKind::Ollama;
+        // Ollama counts only what it evaluated, not what its cache held: only the messages no
+        // earlier request began with are sure to be in its count (the system prompt and the
+        // tools never are: another session, or an earlier run, may have sent the same).
+        let (chars, messages) = if ollama {
+            let fresh = &sent[shared.max(1).min(sent.len())..];
+            (
+                fresh.iter().map(tokens::message_chars).sum::<u64>(),
+                fresh.len(),
+            )
+        } else {
+            (chars, messages)
+        };
         match context::calibrated(chars, messages, usage.prompt_tokens) {
-            // Ollama counts only what it evaluated (not what its cache held): a lower bound.
-            Some(_) if client.server_kind() == ServerKind::Ollama => {
+            // A lower bound of the whole request.
+            Some(_) if ollama => {
                 tandem_stdx::lock(counter).learn_at_least(sent, shape, usage.prompt_tokens);
             }
             Some(_) => {
@@ -69,10 +84,15 @@ impl Turn {
             None if tokens::tokens_for(chars, messages, 4.0) < 2048 => {}
             None => {
                 let expected = tokens::tokens_for(chars, messages, 4.0);
+                let of = if ollama {
+                    "of the request's new part, about"
+                } else {
+                    "of a request of about"
+                };
                 let mut message = format!(
-                    "the model server reports reading {} tokens of a request of about {}: it cut \
-                     the prompt (Ollama does at its default context size; set a larger context) \
-                     or its chat template dropped part of it, such as the tool definitions",
+                    "the model server reports reading {} tokens {of} {}: it cut the prompt \
+                     (Ollama does at its default context size; set a larger context) or its chat \
+                     template dropped part of it, such as the tool definitions",
                     context::group(usage.prompt_tokens),
                     context::group(expected)
                 );

@@ -49,7 +49,14 @@ impl Turn {
             let key = context::conversation_key(&self.session.id);
             let request = CompletionRequest::conversation(conversation, &tools, key);
             count::count_new(client.as_ref(), &self.agent.inner.counter, request).await;
-            self.fit(conversation, &tools, sizing).await?;
+            if self.fit(conversation, &tools, sizing).await? {
+                // What a compaction removed and rewrote was weighed with the framing of the
+                // request before it: where the server counts whole requests, the compacted one
+                // is counted too, and fitted again when that count is over.
+                let request = CompletionRequest::conversation(conversation, &tools, key);
+                count::count_new(client.as_ref(), &self.agent.inner.counter, request).await;
+                self.fit(conversation, &tools, sizing).await?;
+            }
         }
         let tools_chars = tokens::tools_chars(&tools);
         let sent = Sent {
@@ -65,13 +72,13 @@ impl Turn {
     }
 
     /// Fits the conversation to the window at the current estimate; a compaction is recorded and
-    /// shown.
+    /// shown. Whether it compacted.
     async fn fit(
         &self,
         conversation: &mut Vec<Message>,
         tools: &[ToolDefinition],
         sizing: &Sizing,
-    ) -> Result<(), Ended> {
+    ) -> Result<bool, Ended> {
         let client = self.agent.inner.client.clone();
         let mut sizing = Sizing {
             counter: tandem_stdx::lock(&self.agent.inner.counter).clone(),
@@ -80,7 +87,7 @@ impl Turn {
         let fitted = context::fit(client.as_ref(), conversation, tools, &mut sizing).await;
         tandem_stdx::lock(&self.agent.inner.counter).absorb(&sizing.counter);
         match fitted {
-            Fit::Fits => {}
+            Fit::Fits => Ok(false),
             Fit::Compacted(report) => {
                 self.session.persist(&Record::Compaction {
                     turn_id: self.turn_id.clone(),
@@ -96,14 +103,12 @@ impl Turn {
                     tokens_after: report.tokens_after,
                     context_window: sizing.window.tokens,
                 });
+                Ok(true)
             }
-            Fit::TooSmall(message) => {
-                return Err((
-                    StopReason::Error,
-                    Some((TurnErrorKind::ContextOverflow, message)),
-                ));
-            }
+            Fit::TooSmall(message) => Err((
+                StopReason::Error,
+                Some((TurnErrorKind::ContextOverflow, message)),
+            )),
         }
-        Ok(())
     }
 }

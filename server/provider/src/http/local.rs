@@ -580,8 +580,15 @@ impl HttpModelClient {
         let lost = before
             .iter()
             .any(|&(id, held)| id != aside && after.iter().any(|&(i, now)| i == id && now < held));
-        if lost {
-            self.local.asides_evicted.store(true, Ordering::Relaxed);
+        if lost && !self.local.asides_evicted.swap(true, Ordering::Relaxed) {
+            self.local.notice(
+                "llama-server's slots share one prompt cache (its unified KV cache, the default \
+                 when -np is not set): a summary made on another slot pushed this conversation \
+                 out of it, so summaries are made without the model from now on; to give each \
+                 slot a cache of its own, start llama-server with -np N (N conversations plus \
+                 one for summaries) and without --kv-unified"
+                    .into(),
+            );
         }
     }
 
