@@ -299,3 +299,15 @@ mod tests {
         assert_eq!(refused(&deep("7", 200)[..300]).code, PARSE_ERROR);
     }
 }
+
+#[cfg(test)]
+mod props {
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_body_is_taken_or_refused_never_a_panic(body in prop::collection::vec(any::<u8>(), 0..500)) {
+            let _ = super::parse(&body, |t| serde_json::from_str::<serde_json::Value>(t), "");
+        }
+    }
+}

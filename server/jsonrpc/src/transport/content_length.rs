@@ -46,12 +46,6 @@ impl ContentLength {
         }
     }
 
-    /// How many bytes are held (for tests of the bound).
-    #[cfg(test)]
-    pub(super) fn buffered(&self) -> usize {
-        self.buf.len()
-    }
-
     /// Skips past the start of a bad header block: the next frame starts at the next
     /// `Content-Length` (which may be inside this block, after a stray line).
     fn bad_header(&mut self, why: String) -> Frame {
@@ -68,6 +62,11 @@ impl Framing for ContentLength {
 
     fn feed(&mut self, bytes: &[u8]) {
         self.buf.extend_from_slice(bytes);
+    }
+
+    #[cfg(test)]
+    fn buffered(&self) -> usize {
+        self.buf.len()
     }
 
     fn next_frame(&mut self) -> Option<Frame> {
@@ -321,6 +320,7 @@ mod props {
     use bytes::Bytes;
     use proptest::prelude::*;
 
+    use super::super::tests::frames_in_any_chunks;
     use super::tests::encode;
     use super::*;
 
@@ -339,44 +339,22 @@ mod props {
         prop::collection::vec(piece, 0..40).prop_map(|p| p.concat())
     }
 
-    fn decode_in(input: &[u8], cuts: &[usize], max_frame: usize) -> Vec<Frame> {
-        let mut decoder = ContentLength::new(max_frame);
-        let mut out = Vec::new();
-        let mut at = 0;
-        let mut biggest = 0;
-        for &cut in cuts.iter().chain([&input.len()]) {
-            let cut = cut.clamp(at, input.len());
-            decoder.feed(&input[at..cut]);
-            biggest = biggest.max(cut - at);
-            at = cut;
-            out.extend(std::iter::from_fn(|| decoder.next_frame()));
-            assert!(
-                decoder.buffered() <= (MAX_HEADERS + 4).max(max_frame) + biggest,
-                "holds {} bytes",
-                decoder.buffered()
-            );
-        }
-        out
-    }
-
     proptest! {
         #[test]
         fn any_bytes_in_any_chunks_give_the_same_frames(
             input in prop_oneof![stream(), prop::collection::vec(any::<u8>(), 0..2000)],
-            mut cuts in prop::collection::vec(0usize..2000, 0..20),
+            cuts in prop::collection::vec(0usize..2000, 0..20),
             max_frame in 0usize..200,
         ) {
-            cuts.sort_unstable();
-            let whole = decode_in(&input, &[], max_frame);
-            let chunked = decode_in(&input, &cuts, max_frame);
-            prop_assert_eq!(&whole, &chunked);
+            let new = || ContentLength::new(max_frame);
+            frames_in_any_chunks(new, &input, cuts, (MAX_HEADERS + 4).max(max_frame));
         }
 
         #[test]
         fn good_frames_come_out_whole_after_any_garbage(
             garbage in prop::collection::vec(any::<u8>(), 0..500),
             bodies in prop::collection::vec(".{0,60}", 1..5),
-            mut cuts in prop::collection::vec(0usize..1000, 0..10),
+            cuts in prop::collection::vec(0usize..1000, 0..10),
         ) {
             // Garbage cannot hold a header we take; everything after it must come through.
             prop_assume!(!String::from_utf8_lossy(&garbage).to_lowercase().contains("content-length"));
@@ -384,8 +362,7 @@ mod props {
             for body in &bodies {
                 input.extend(encode(body.as_bytes()));
             }
-            cuts.sort_unstable();
-            let frames = decode_in(&input, &cuts, MAX_FRAME);
+            let frames = frames_in_any_chunks(ContentLength::default, &input, cuts, MAX_FRAME);
             let tail: Vec<Frame> = bodies
                 .iter()
                 .map(|b| Frame::Body(Bytes::copy_from_slice(b.as_bytes())))

@@ -35,12 +35,6 @@ impl Lines {
         }
     }
 
-    /// How many bytes are held (for tests of the bound).
-    #[cfg(test)]
-    pub(super) fn buffered(&self) -> usize {
-        self.buf.len()
-    }
-
     fn too_long(&self) -> Frame {
         Frame::Skipped(format!(
             "a line over the limit of {} bytes; dropped it",
@@ -54,6 +48,11 @@ impl Framing for Lines {
 
     fn feed(&mut self, bytes: &[u8]) {
         self.buf.extend_from_slice(bytes);
+    }
+
+    #[cfg(test)]
+    fn buffered(&self) -> usize {
+        self.buf.len()
     }
 
     fn next_frame(&mut self) -> Option<Frame> {
@@ -167,27 +166,8 @@ mod props {
     use bytes::Bytes;
     use proptest::prelude::*;
 
+    use super::super::tests::frames_in_any_chunks;
     use super::*;
-
-    fn decode_in(input: &[u8], cuts: &[usize], max_line: usize) -> Vec<Frame> {
-        let mut decoder = Lines::new(max_line);
-        let mut out = Vec::new();
-        let mut at = 0;
-        let mut biggest = 0;
-        for &cut in cuts.iter().chain([&input.len()]) {
-            let cut = cut.clamp(at, input.len());
-            decoder.feed(&input[at..cut]);
-            biggest = biggest.max(cut - at);
-            at = cut;
-            out.extend(std::iter::from_fn(|| decoder.next_frame()));
-            assert!(
-                decoder.buffered() <= max_line + 1 + biggest,
-                "holds {} bytes",
-                decoder.buffered()
-            );
-        }
-        out
-    }
 
     fn bytes() -> impl Strategy<Value = Vec<u8>> {
         let piece = prop_oneof![
@@ -205,20 +185,17 @@ mod props {
         #[test]
         fn any_bytes_in_any_chunks_give_the_same_lines(
             input in bytes(),
-            mut cuts in prop::collection::vec(0usize..2000, 0..20),
+            cuts in prop::collection::vec(0usize..2000, 0..20),
             max_line in 0usize..100,
         ) {
-            cuts.sort_unstable();
-            let whole = decode_in(&input, &[], max_line);
-            let chunked = decode_in(&input, &cuts, max_line);
-            prop_assert_eq!(&whole, &chunked);
+            frames_in_any_chunks(|| Lines::new(max_line), &input, cuts, max_line + 1);
         }
 
         #[test]
         fn good_lines_come_out_whole_after_any_garbage(
             garbage in prop::collection::vec(any::<u8>(), 0..500),
             messages in prop::collection::vec("[^\r\n]{0,60}", 1..5),
-            mut cuts in prop::collection::vec(0usize..1000, 0..10),
+            cuts in prop::collection::vec(0usize..1000, 0..10),
         ) {
             let mut input = garbage;
             input.push(b'\n');
@@ -226,8 +203,7 @@ mod props {
                 input.extend(message.as_bytes());
                 input.push(b'\n');
             }
-            cuts.sort_unstable();
-            let lines = decode_in(&input, &cuts, 1000);
+            let lines = frames_in_any_chunks(|| Lines::new(1000), &input, cuts, 1001);
             // Blank lines are passed over.
             let tail: Vec<Frame> = messages
                 .iter()

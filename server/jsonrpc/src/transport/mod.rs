@@ -44,6 +44,9 @@ pub trait Framing: Send + 'static {
     fn next_frame(&mut self) -> Option<Frame>;
     /// Appends `body`, framed, to `out`.
     fn encode(body: &[u8], out: &mut Vec<u8>);
+    /// How many bytes are held (for tests of the bound).
+    #[cfg(test)]
+    fn buffered(&self) -> usize;
 }
 
 pub type Input = Pin<Box<dyn AsyncRead + Send>>;
