@@ -7,8 +7,8 @@
 
 mod commands;
 mod convert;
-mod framing;
 mod frontend;
+mod transport;
 
 use std::sync::{Arc, OnceLock};
 
@@ -40,11 +40,8 @@ pub async fn serve(options: Options) -> Result<(), String> {
     });
     // Each handler holds its own reference to the server.
     let s = || server.clone();
-    // The SDK reads only lines the relay checked; bad ones are answered by the relay.
-    let (transport, relay) = framing::relay(
-        tandem_jsonrpc::stdio::input(),
-        tandem_jsonrpc::stdio::output(),
-    );
+    // The SDK is given only messages the relay parsed; bad lines are answered by the relay.
+    let (transport, relay) = transport::connect();
     let served = agent_client_protocol::Agent
         .v1()
         .name("tandem")
@@ -117,9 +114,10 @@ pub async fn serve(options: Options) -> Result<(), String> {
         )
         .connect_to(transport)
         .await;
-    relay.finish().await;
+    let read = relay.finish().await;
     server.agent.shutdown().await;
-    served.map_err(|e| e.to_string())
+    served.map_err(|e| e.to_string())?;
+    read.map_err(|e| format!("cannot read stdin: {e}"))
 }
 
 struct Server {

@@ -1,6 +1,6 @@
 //! Why a message body is not one a JSON-RPC 2.0 library will take, and whom to tell.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// JSON-RPC's error codes for what is refused here.
 pub const PARSE_ERROR: i64 = -32700;
@@ -15,17 +15,25 @@ pub struct Refusal {
     pub message: String,
 }
 
-/// `None` when `parses` (the face's library reading the body) takes it; else why not.
+impl Refusal {
+    /// The JSON-RPC error reply that tells the client.
+    pub fn reply(&self) -> Value {
+        json!({"jsonrpc": "2.0", "id": self.id, "error": {"code": self.code, "message": self.message}})
+    }
+}
+
+/// The message `parse` (the face's library reading the body) makes of `body`; if it cannot,
+/// why not. The body is diagnosed only after a failed parse, so a good message is parsed once.
 /// `batch_hint` tells a client that sent a JSON array how to send its messages instead.
-pub fn refusal(
+pub fn parse<T>(
     body: &[u8],
-    parses: impl FnOnce(&str) -> Result<(), serde_json::Error>,
+    parse: impl FnOnce(&str) -> Result<T, serde_json::Error>,
     batch_hint: &str,
-) -> Option<Refusal> {
+) -> Result<T, Refusal> {
     let text = match std::str::from_utf8(body) {
         Ok(text) => text,
         Err(e) => {
-            return Some(Refusal {
+            return Err(Refusal {
                 code: PARSE_ERROR,
                 id: Value::Null,
                 message: format!(
@@ -35,13 +43,16 @@ pub fn refusal(
             });
         }
     };
-    let error = parses(text).err()?;
+    let error = match parse(text) {
+        Ok(message) => return Ok(message),
+        Err(error) => error,
+    };
     if !error.is_data() {
         // Syntax, an early end, or nesting past serde_json's limit (128): not JSON we can read.
         // Too deep is still JSON: its request's id is read without the nesting, so the client
         // gets the answer to the request it is waiting for.
         let too_deep = error.to_string().starts_with("recursion limit exceeded");
-        return Some(Refusal {
+        return Err(Refusal {
             code: PARSE_ERROR,
             id: too_deep
                 .then(|| shallow_request_id(text))
@@ -60,7 +71,7 @@ pub fn refusal(
     // It is JSON (so parsing it again is safe): say what is wrong with its shape.
     let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
     let (id, why) = shape_problem(&value, &error, batch_hint);
-    Some(Refusal {
+    Err(Refusal {
         code: INVALID_REQUEST,
         id,
         message: format!("not a JSON-RPC 2.0 message: {why}"),
@@ -227,14 +238,18 @@ mod tests {
         }
     }
 
+    fn refusal(body: &[u8]) -> Option<Refusal> {
+        parse(body, strict, "send one at a time").err()
+    }
+
     fn refused(body: &str) -> Refusal {
-        refusal(body.as_bytes(), strict, "send one at a time").expect("refused")
+        refusal(body.as_bytes()).expect("refused")
     }
 
     #[test]
     fn each_kind_of_bad_message_is_named_and_a_readable_request_id_kept() {
-        assert!(refusal(br#"{"jsonrpc":"2.0","method":"m"}"#, strict, "").is_none());
-        let r = refusal(b"\xff{}", strict, "").unwrap();
+        assert!(refusal(br#"{"jsonrpc":"2.0","method":"m"}"#).is_none());
+        let r = refusal(b"\xff{}").unwrap();
         assert_eq!((r.code, r.id.clone()), (PARSE_ERROR, Value::Null));
         assert!(r.message.contains("not UTF-8"), "{}", r.message);
         assert_eq!(refused("{").code, PARSE_ERROR);
@@ -282,5 +297,17 @@ mod tests {
         assert_eq!(refused(&response).id, Value::Null);
         // Cut off: nothing to read.
         assert_eq!(refused(&deep("7", 200)[..300]).code, PARSE_ERROR);
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_body_is_taken_or_refused_never_a_panic(body in prop::collection::vec(any::<u8>(), 0..500)) {
+            let _ = super::parse(&body, |t| serde_json::from_str::<serde_json::Value>(t), "");
+        }
     }
 }

@@ -8,12 +8,12 @@ mod custom_commands;
 mod documents;
 mod editor;
 mod file_events;
-mod framing;
 mod frontend;
 mod plain;
 mod plain_commands;
 mod plain_mode;
 mod plain_sessions;
+mod transport;
 mod wire;
 mod workspace_edit;
 
@@ -31,7 +31,7 @@ use tower_lsp_server::lsp_types::{
     InitializedParams, LSPAny, NumberOrString, ServerCapabilities, ServerInfo,
     TextDocumentSyncCapability, TextDocumentSyncKind, WorkDoneProgressCancelParams,
 };
-use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
+use tower_lsp_server::{Client, LanguageServer, LspService, UriExt};
 
 use convert::{IntoCore, IntoWire};
 use documents::Documents;
@@ -76,13 +76,7 @@ pub async fn serve(overrides: Overrides) -> bool {
     let service = ServiceBuilder::new()
         .map_request(default_params)
         .service(DollarRequests(service));
-    // The library reads only frames the relay checked; bad ones are answered by the relay.
-    let (input, output, relay) = framing::relay(
-        tandem_jsonrpc::stdio::input(),
-        tandem_jsonrpc::stdio::output(),
-    );
-    Server::new(input, output, socket).serve(service).await;
-    relay.finish().await;
+    transport::serve(service, socket).await;
     shut_down.load(Ordering::SeqCst)
 }
 

@@ -4,7 +4,9 @@
 //! - idle RSS after `initialize`;
 //! - relaying a long streamed answer from a model server to the client: deltas a second, and the
 //!   latency each delta gains on its way through the sidecar (against the same stream read
-//!   directly from the model server).
+//!   directly from the model server);
+//! - reading from the editor: full-text `didChange`s of a large document, MB a second (each
+//!   message framed, checked and parsed on its way in).
 //!
 //! The model server here is a few lines of raw HTTP that stamp each delta with the wall-clock
 //! time it was written, so the client can tell how long it took to arrive.
@@ -251,6 +253,32 @@ fn relay(count: usize, pace: Option<Duration>) -> (usize, f64, Vec<f64>) {
     (received, secs, lat)
 }
 
+/// Sends `count` full-text `didChange`s of a `size`-byte document, then a request answered after
+/// all of them; returns MB a second read by the sidecar.
+fn inbound(count: usize, size: usize) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lsp = Lsp::spawn(&dir.path().join("data"));
+    lsp.initialize(dir.path(), None);
+    let uri = format!("file://{}/a.txt", dir.path().display());
+    let document = json!({"uri": uri, "languageId": "plaintext", "version": 0, "text": ""});
+    lsp.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                    "params": {"textDocument": document}}));
+    // Framed before the clock starts: what is timed is the sidecar's reading.
+    let text = "fn main() { println!(\"é\"); }\n".repeat(size / 32);
+    let mut frames = Vec::new();
+    for version in 1..=count {
+        let body = json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"text": text}]}})
+        .to_string();
+        write!(frames, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+    }
+    let start = Instant::now();
+    lsp.stdin.write_all(&frames).unwrap();
+    lsp.request("shutdown", Value::Null);
+    frames.len() as f64 / start.elapsed().as_secs_f64() / 1e6
+}
+
 /// The same stream read straight from the model server: the baseline a delta can't beat.
 fn direct(count: usize, pace: Option<Duration>) -> Vec<f64> {
     let url = start_model(count, pace);
@@ -311,6 +339,12 @@ fn main() {
         "relay throughput: {count} deltas in {:.3} s = {:.0} deltas/s (goal > 20,000)",
         secs,
         count as f64 / secs
+    );
+
+    let mut rates: Vec<f64> = (0..5).map(|_| inbound(200, 256 << 10)).collect();
+    println!(
+        "reading didChange (256 KiB documents, 200 a run): median {:.0} MB/s",
+        median(&mut rates)
     );
 
     // Paced at 5,000 deltas a second, so what is measured is latency, not queueing.
