@@ -146,7 +146,9 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         // On a thread, waited for with a bound: an open that blocks fails instead of hanging.
         let (sent, opened) = std::sync::mpsc::channel();
-        std::thread::spawn(move || sent.send(open(&fifo)));
+        std::thread::spawn(move || {
+            let _ = sent.send(open(&fifo));
+        });
         let opened = opened
             .recv_timeout(Duration::from_secs(60))
             .expect("opening a FIFO with no writer blocked");
