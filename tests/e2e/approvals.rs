@@ -98,7 +98,7 @@ async fn a_rejection_leaves_the_file_and_tells_the_model_why() {
     assert_eq!(env.read("src/answer.rs"), ORIGINAL);
     let result = turn.tool_result();
     assert_eq!(result["status"], "rejected", "{result}");
-    assert!(result.get("diff").is_none(), "{result}");
+    assert_eq!(turn.result_diff(), None, "{result}");
     assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
     assert!(turn.text().ends_with("OK, using a constant."));
 
@@ -159,7 +159,13 @@ async fn a_new_file_is_proposed_without_an_original() {
     let question = &tandem.approvals()[0];
     assert_eq!(question["kind"], "edit");
     assert_eq!(question["path"], env.path("docs/notes.md"));
-    assert!(question.get("original").is_none(), "{question}");
+    assert!(
+        matches!(
+            typed_approval(question),
+            ApprovalAction::Edit { original: None, .. }
+        ),
+        "a new file has no original text: {question}"
+    );
     assert_eq!(question["proposed"], content);
     assert!(
         question["diff"]

@@ -20,7 +20,14 @@ async fn an_approved_command_streams_its_output_and_exit_code() {
     assert_eq!(approvals[0]["kind"], "command");
     assert_eq!(approvals[0]["command"], command);
     assert_eq!(approvals[0]["cwd"], env.workspace.display().to_string());
-    assert!(approvals[0].get("path").is_none());
+    assert!(
+        matches!(
+            typed_approval(&approvals[0]),
+            ApprovalAction::Command { .. }
+        ),
+        "{:?}",
+        approvals[0]
+    );
 
     assert_eq!(
         turn.kinds(),

@@ -300,9 +300,8 @@ async fn a_fifo_ends_in_a_tool_error_and_the_session_goes_on() {
     ]));
     let tandem = Sidecar::start(&env, &mock, Options::default()).await;
     let session = tandem.new_session().await;
-    let started = std::time::Instant::now();
+    // A read that blocked on the pipe would hold the turn past run_turn's bound.
     let turn = tandem.run_turn(&session, "Read the pipe").await;
-    assert!(started.elapsed() < std::time::Duration::from_secs(5));
     assert_eq!(turn.tool_result()["status"], "error", "{turn}");
     let next = tandem.run_turn(&session, "Are you there?").await;
     assert_eq!(next.text(), "Still here.");

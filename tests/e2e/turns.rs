@@ -62,7 +62,7 @@ async fn a_turn_with_a_read_streams_the_answer_and_feeds_the_file_back() {
     assert_eq!(usage["completionTokens"], 8);
     assert_eq!(usage["contextWindow"], 32768);
     assert_eq!(turn.stop_reason(), "endTurn");
-    assert!(turn.ended().get("error").is_none(), "{turn}");
+    assert_eq!(turn.end_error(), None, "{turn}");
 
     let requests = model_requests(&mock);
     assert_eq!(requests.len(), 2);

@@ -1,5 +1,6 @@
-//! llama.cpp's own `llama-server` for a test or a benchmark: started on a free port with the
-//! model `tests/llama/server-setup.sh` fetched, ready once `/health` answers, killed on drop.
+//! llama.cpp's own `llama-server` for a test or a benchmark: started with the model
+//! `tests/llama/server-setup.sh` fetched on a port it takes itself (`--port 0`; its log says
+//! which), ready once `/health` answers, killed on drop.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -48,15 +49,13 @@ impl LlamaServer {
     /// A server with a window of `n_ctx` and one slot (unless `extra` has `-np`).
     pub fn start(n_ctx: u32, extra: &[&str]) -> LlamaServer {
         let (server, model) = paths();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port");
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("llama-server.log");
         let child = Command::new(&server)
             .args(["-m", model.to_str().unwrap(), "-c", &n_ctx.to_string()])
-            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            // Port 0: the server binds a free port itself, so no other process can take the one
+            // a test found free before the server starts.
+            .args(["--host", "127.0.0.1", "--port", "0"])
             .args(["-t", "1", "-tb", "1", "--temp", "0"])
             // One slot unless the caller names how many.
             .args(if extra.contains(&"-np") {
@@ -72,30 +71,47 @@ impl LlamaServer {
             .unwrap_or_else(|e| panic!("cannot run {}: {e}", server.display()));
         let mut server = LlamaServer {
             child,
-            port,
-            url: format!("http://127.0.0.1:{port}/v1"),
+            port: 0,
+            url: String::new(),
             log,
             _dir: dir,
         };
-        server.wait_ready(port);
+        server.wait_ready();
         server
     }
 
-    /// Polls `/health` until the model is loaded, the process exits, or 120 s pass.
-    fn wait_ready(&mut self, port: u16) {
+    /// The port the server's log says it listens on (`listening on http://127.0.0.1:PORT`).
+    fn listening_port(&self) -> Option<u16> {
+        let log = self.log_text();
+        let (_, rest) = log.split_once("listening on http://127.0.0.1:")?;
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    }
+
+    /// Polls the log for the port, then `/health` until the model is loaded, the process exits,
+    /// or 120 s pass.
+    fn wait_ready(&mut self) {
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
                 panic!("llama-server exited ({status}): {}", self.log_text());
             }
-            let ok = std::net::TcpStream::connect(("127.0.0.1", port)).is_ok_and(|mut s| {
-                use std::io::{Read, Write};
-                let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-                let _ = s.write_all(b"GET /health HTTP/1.0\r\nHost: x\r\n\r\n");
-                let mut answer = String::new();
-                let _ = s.read_to_string(&mut answer);
-                answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200")
-            });
+            if self.port == 0
+                && let Some(port) = self.listening_port()
+            {
+                self.port = port;
+                self.url = format!("http://127.0.0.1:{port}/v1");
+            }
+            let port = self.port;
+            let ok = port != 0
+                && std::net::TcpStream::connect(("127.0.0.1", port)).is_ok_and(|mut s| {
+                    use std::io::{Read, Write};
+                    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+                    let _ = s.write_all(b"GET /health HTTP/1.0\r\nHost: x\r\n\r\n");
+                    let mut answer = String::new();
+                    let _ = s.read_to_string(&mut answer);
+                    answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200")
+                });
             if ok {
                 return;
             }

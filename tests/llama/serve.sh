@@ -3,8 +3,9 @@
 #
 #   tests/llama/serve.sh PORT N_CTX [CHAT_FORMAT [more server flags...]]
 #
-# e.g. `serve.sh 18080 2048` or `serve.sh 18080 4096 chatml-function-calling`.
-# The model is served as `smollm2` at http://127.0.0.1:PORT/v1.
+# e.g. `serve.sh 18080 2048` or `serve.sh 0 4096 chatml-function-calling`.
+# The model is served as `smollm2` at http://127.0.0.1:PORT/v1. PORT 0 lets the server take a free
+# port itself (no race with another process for a port found free); the READY line names it.
 #
 # The script execs the server, so the process the caller started IS the server: killing that pid
 # stops it. Once GET /v1/models answers, one line goes to stdout:
@@ -42,14 +43,14 @@ args=(--model "$TANDEM_LLAMA_MODEL" --model_alias smollm2 --host 127.0.0.1 --por
 args+=("$@")
 
 # A server already on the port would answer the readiness check in our place: refuse early.
-if ! "$TANDEM_LLAMA_PYTHON" -c 'import socket, sys; socket.create_server(("127.0.0.1", int(sys.argv[1]))).close()' "$port" 2>/dev/null; then
+if [ "$port" != 0 ] && ! "$TANDEM_LLAMA_PYTHON" -c 'import socket, sys; socket.create_server(("127.0.0.1", int(sys.argv[1]))).close()' "$port" 2>/dev/null; then
   echo "FAILED: 127.0.0.1:$port is already in use" >&2
   exit 1
 fi
 
 # The watcher outlives the exec below: it polls the server (whose pid is ours, $$) and reports once.
 "$TANDEM_LLAMA_PYTHON" - "$$" "$port" "${TANDEM_LLAMA_START_TIMEOUT:-60}" "$log" <<'EOF' &
-import os, sys, time, urllib.request
+import os, re, sys, time, urllib.request
 pid, port, timeout, log = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), sys.argv[4]
 url = f"http://127.0.0.1:{port}/v1"
 deadline = time.monotonic() + timeout
@@ -66,10 +67,13 @@ while time.monotonic() < deadline:
         sys.stderr.write(f"FAILED: the server exited before answering; {log}:\n{tail()}")
         sys.exit(1)
     try:
-        # Our own log says uvicorn is up (so the answer below is from our server, not another).
+        # Our own log says uvicorn is up (so the answer below is from our server, not another),
+        # and on which port (the one it took when asked for port 0).
         with open(log, errors="replace") as f:
-            if "Uvicorn running on" not in f.read():
-                raise OSError("not yet")
+            running = re.search(r"Uvicorn running on http://127\.0\.0\.1:(\d+)", f.read())
+        if not running:
+            raise OSError("not yet")
+        url = f"http://127.0.0.1:{running.group(1)}/v1"
         with urllib.request.urlopen(url + "/models", timeout=2) as r:
             if r.status == 200:
                 print(f"READY {url}", flush=True)

@@ -26,37 +26,24 @@ struct LlamaServer {
 }
 
 impl LlamaServer {
-    /// The port is picked free, then handed to the server: another test may take it in between,
-    /// so a start that fails for want of the port is tried again on another.
+    /// The server takes a free port itself (port 0; `serve.sh` reads which from its log), so no
+    /// other process can take the port between a check and the server's start.
     fn start(n_ctx: u32, chat_format: Option<&str>) -> LlamaServer {
-        let mut tries = 0;
-        loop {
-            tries += 1;
-            match Self::try_start(n_ctx, chat_format) {
-                Ok(server) => return server,
-                Err(why) if tries < 5 && why.contains("in use") => continue,
-                Err(why) => panic!(
-                    "the real model server did not start: {why}\nThese tests need llama-cpp-python \
-                     and SmolLM2: run tests/llama/setup.sh (once; it caches its build)"
-                ),
-            }
-        }
+        Self::try_start(n_ctx, chat_format).unwrap_or_else(|why| {
+            panic!(
+                "the real model server did not start: {why}\nThese tests need llama-cpp-python \
+                 and SmolLM2: run tests/llama/setup.sh (once; it caches its build)"
+            )
+        })
     }
 
     fn try_start(n_ctx: u32, chat_format: Option<&str>) -> Result<LlamaServer, String> {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
         let script = root.join("tests/llama/serve.sh");
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port");
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("llama.log");
         let mut command = Command::new("bash");
-        command
-            .arg(&script)
-            .arg(port.to_string())
-            .arg(n_ctx.to_string());
+        command.arg(&script).arg("0").arg(n_ctx.to_string());
         if let Some(format) = chat_format {
             command.arg(format);
         }
@@ -85,7 +72,6 @@ impl LlamaServer {
                 let _ = std::io::Read::read_to_string(&mut BufReader::new(stderr), &mut why);
                 let _ = child.kill();
                 let _ = child.wait();
-                // uvicorn says "address already in use" in its log, serve.sh "already in use".
                 why.push_str(&std::fs::read_to_string(&log).unwrap_or_default());
                 Err(why)
             }
@@ -153,7 +139,7 @@ async fn a_turn_completes() {
     let session = tandem.new_session().await;
     let t = turn(&tandem, &session, "Say hello in one short sentence.").await;
     assert_eq!(t.stop_reason(), "endTurn", "{t}");
-    assert!(t.ended().get("error").is_none(), "{t}");
+    assert_eq!(t.end_error(), None, "{t}");
 }
 
 #[tokio::test]
@@ -163,7 +149,6 @@ async fn a_prompt_over_a_2048_window_ends_with_the_numbers() {
     let (tandem, _unused) = tandem_for(&env, &server, json!({})).await;
     let session = tandem.new_session().await;
     let message = format!("Count the apples: {}", "apple ".repeat(3000));
-    let started = std::time::Instant::now();
     let t = turn(&tandem, &session, &message).await;
     assert_eq!(t.stop_reason(), "error", "{t}");
     let error = t.ended()["error"].as_str().unwrap().to_string();
@@ -176,11 +161,6 @@ async fn a_prompt_over_a_2048_window_ends_with_the_numbers() {
         server.chat_requests() <= 2,
         "{} chat requests",
         server.chat_requests()
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(60),
-        "{:?}",
-        started.elapsed()
     );
 }
 

@@ -1,7 +1,10 @@
 //! The sidecar's own costs, as a user feels them: `cargo bench -p tandem --bench lsp`.
 //!
-//! - cold `initialize`: spawn `tandem lsp`, send `initialize`, read the answer (median of runs);
-//! - idle RSS after `initialize`;
+//! - cold `initialize`: spawn `tandem lsp`, send `initialize`, read the answer (median of runs),
+//!   beside a bare spawn of `tandem --version` on the same machine (a loaded machine slows both);
+//! - idle RSS after `initialize`, split into anonymous memory (the process's own) and file pages
+//!   (the binary's and libraries' code and read-only data: shared between processes, and given
+//!   back by the kernel under pressure);
 //! - relaying a long streamed answer from a model server to the client: deltas a second, and the
 //!   latency each delta gains on its way through the sidecar (against the same stream read
 //!   directly from the model server);
@@ -131,11 +134,12 @@ impl Lsp {
         result
     }
 
-    fn rss_kib(&self) -> u64 {
+    /// A `/proc/PID/status` field in KiB (`VmRSS`, `RssAnon`, `RssFile`).
+    fn status_kib(&self, field: &str) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
         status
             .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
             .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
             .unwrap_or(0)
     }
@@ -310,8 +314,16 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
 
     let mut init_ms = Vec::new();
-    let mut rss = Vec::new();
+    let mut spawn_ms = Vec::new();
+    let (mut rss, mut anon, mut file) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..25 {
+        let start = Instant::now();
+        Command::new(TANDEM)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .status()
+            .expect("tandem --version");
+        spawn_ms.push(start.elapsed().as_secs_f64() * 1000.0);
         let start = Instant::now();
         let mut lsp = Lsp::spawn(&dir.path().join("data"));
         let answer = lsp.initialize(dir.path(), None);
@@ -321,15 +333,23 @@ fn main() {
             "{answer}"
         );
         thread::sleep(Duration::from_millis(100));
-        rss.push(lsp.rss_kib() as f64 / 1024.0);
+        let mib = |field| lsp.status_kib(field) as f64 / 1024.0;
+        rss.push(mib("VmRSS"));
+        anon.push(mib("RssAnon"));
+        file.push(mib("RssFile"));
     }
+    let (init, spawn) = (median(&mut init_ms), median(&mut spawn_ms));
     println!(
-        "cold initialize round trip from spawn: median {:.2} ms (goal < 10 ms)",
-        median(&mut init_ms)
+        "cold initialize round trip from spawn: median {init:.2} ms (goal < 10 ms); a bare spawn \
+         of `tandem --version` {spawn:.2} ms, so initialize is {:.1}x a bare spawn",
+        init / spawn
     );
     println!(
-        "idle RSS after initialize: median {:.1} MiB (goal < 12 MiB)",
-        median(&mut rss)
+        "idle RSS after initialize: median {:.1} MiB (goal < 12 MiB): {:.1} MiB anonymous, \
+         {:.1} MiB file pages (the binary's code and read-only data, shared and reclaimable)",
+        median(&mut rss),
+        median(&mut anon),
+        median(&mut file)
     );
 
     let count = 100_000;

@@ -9,7 +9,8 @@ pub use mock_model::{MockServer, ModelEntry, RecordedRequest, Reply, Scenario};
 pub use rpc::{Answer, SAFETY};
 pub use serde_json::{Value, json};
 pub use sidecar::{API_KEY, Env, Options, Sidecar, initialize_params};
-pub use turn::{Turn, TurnRef};
+pub use tandem_protocol::ApprovalAction;
+pub use turn::{Turn, TurnRef, typed_approval};
 
 /// Polls `done` until it holds; fails the test when the safety net runs out first.
 pub async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {

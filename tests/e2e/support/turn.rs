@@ -1,6 +1,21 @@
 //! A turn as the client saw it: its `tandem/update` params, in order.
 
 use serde_json::Value;
+use tandem_protocol::{ApprovalAction, Update};
+
+/// An update as the protocol's type. Checks that a field is absent go through the types: a field
+/// renamed in the protocol then breaks the test's build, where a JSON key check would still pass.
+pub fn typed_update(update: &Value) -> Update {
+    serde_json::from_value(update.clone())
+        .unwrap_or_else(|e| panic!("not a protocol update ({e}): {update}"))
+}
+
+/// A `tandem/requestApproval` question's action as the protocol's type (see [`typed_update`]).
+pub fn typed_approval(question: &Value) -> ApprovalAction {
+    serde_json::from_value::<tandem_protocol::ApprovalRequest>(question.clone())
+        .unwrap_or_else(|e| panic!("not an approval request ({e}): {question}"))
+        .action
+}
 
 /// Names a turn: turn ids count per session, so both are needed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,6 +88,22 @@ impl Turn {
             .iter()
             .find(|u| u["kind"] == "turnEnded")
             .expect("no turnEnded")
+    }
+
+    /// The error the turn ended with, through the protocol's type.
+    pub fn end_error(&self) -> Option<String> {
+        match typed_update(self.ended()) {
+            Update::TurnEnded { error, .. } => error,
+            other => panic!("not a turn end: {other:?}"),
+        }
+    }
+
+    /// The one tool result's diff, through the protocol's type.
+    pub fn result_diff(&self) -> Option<String> {
+        match typed_update(self.tool_result()) {
+            Update::ToolResult { diff, .. } => diff,
+            other => panic!("not a tool result: {other:?}"),
+        }
     }
 
     pub fn stop_reason(&self) -> &str {

@@ -9,7 +9,7 @@ use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
 use crate::render::{self, Answer, StreamEnd};
-use crate::{RecordedRequest, Shared};
+use crate::{Hold, RecordedRequest, Shared};
 
 /// The most header bytes accepted.
 const MAX_HEAD: usize = 64 * 1024;
@@ -214,7 +214,7 @@ async fn respond(
             &format!("mock-model: no route for {} {}", request.method, path),
         ),
     };
-    send(answer, read, write).await
+    send(answer, read, write, shared).await
 }
 
 fn parse_body(body: &[u8]) -> Value {
@@ -275,6 +275,7 @@ async fn send(
     answer: Answer,
     read: &mut BufReader<OwnedReadHalf>,
     write: &mut OwnedWriteHalf,
+    shared: &Shared,
 ) -> bool {
     match answer {
         Answer::Whole {
@@ -316,6 +317,7 @@ async fn send(
                 }
             } else {
                 for i in 0..count {
+                    shared.holding(Hold::Paused { sent: i });
                     tokio::time::sleep(delay).await;
                     if write
                         .write_all(&chunk(events.range(i, i + 1)))
@@ -331,6 +333,7 @@ async fn send(
                 // Closing without the last chunk: the client sees the body break off.
                 StreamEnd::Cut(_) => false,
                 StreamEnd::Stall(_) => {
+                    shared.holding(Hold::Stalled { sent: count });
                     // Silent until the client hangs up (or the server stops).
                     let mut sink = [0u8; 1024];
                     while matches!(read.read(&mut sink).await, Ok(n) if n > 0) {}

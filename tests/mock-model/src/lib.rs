@@ -61,10 +61,23 @@ impl RecordedRequest {
     }
 }
 
+/// Where a stream is holding back: the events sent so far, and why nothing more comes yet.
+/// Reported once those events are written, so a test can tell "silent" from "not yet sent"
+/// without waiting for a while and assuming.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hold {
+    /// Pausing (`delayMs`) before the next event.
+    Paused { sent: usize },
+    /// Stalled (`stallAfterChunks`): nothing more until the client hangs up.
+    Stalled { sent: usize },
+}
+
 /// What the server threads share.
 pub(crate) struct Shared {
     scenario: Scenario,
     state: Mutex<State>,
+    /// The latest stream hold, for [`MockServer::hold`].
+    hold: tokio::sync::watch::Sender<Option<Hold>>,
 }
 
 #[derive(Default)]
@@ -106,6 +119,10 @@ impl Shared {
         self.state().requests.clone()
     }
 
+    pub(crate) fn holding(&self, hold: Hold) {
+        self.hold.send_replace(Some(hold));
+    }
+
     fn failures(&self) -> Vec<String> {
         self.state().failures.clone()
     }
@@ -136,6 +153,7 @@ impl MockServer {
                 ..State::default()
             }),
             scenario,
+            hold: tokio::sync::watch::Sender::new(None),
         });
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -197,6 +215,18 @@ impl MockServer {
     /// Expectations that failed and requests that found no scripted reply.
     pub fn failures(&self) -> Vec<String> {
         self.shared.failures()
+    }
+
+    /// Waits until a stream holds as `done` accepts (the latest hold reported), and returns it.
+    /// The events it counts are written by then: what the client has not read of them is on its
+    /// way, and nothing else is sent before the hold ends.
+    pub async fn hold(&self, mut done: impl FnMut(Hold) -> bool) -> Hold {
+        let mut seen = self.shared.hold.subscribe();
+        let hold = *seen
+            .wait_for(|hold| hold.is_some_and(&mut done))
+            .await
+            .expect("the mock's state outlives its server");
+        hold.expect("accepted above")
     }
 
     /// How many scripted replies are still unused.

@@ -1,9 +1,9 @@
 //! The mock, seen from an HTTP client.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::StreamExt;
-use mock_model::{MockServer, Reply, Scenario};
+use mock_model::{Hold, MockServer, Reply, Scenario};
 use serde_json::{Value, json};
 
 fn chat_body(stream: bool) -> Value {
@@ -26,6 +26,13 @@ async fn post(mock: &MockServer, body: &Value) -> reqwest::Response {
         .send()
         .await
         .unwrap()
+}
+
+/// Waits for what must come; the bound only turns a hang into a failure.
+async fn within_bound<T>(what: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(30), what)
+        .await
+        .expect("not within 30 s")
 }
 
 /// The JSON payloads of an SSE body, `[DONE]` as a string.
@@ -205,34 +212,66 @@ async fn a_cut_stream_breaks_off_after_n_events() {
     assert_eq!(all[2]["choices"][0]["delta"]["content"], "ial ");
 }
 
+/// Everything the client gets of a body once the server is gone: the SSE text, and whether the
+/// body broke off (rather than ending with its last chunk).
+async fn rest_after_stop(mock: MockServer, response: reqwest::Response) -> (String, bool) {
+    drop(mock);
+    let mut stream = response.bytes_stream();
+    let mut received = Vec::new();
+    while let Some(piece) = stream.next().await {
+        match piece {
+            Ok(bytes) => received.extend_from_slice(&bytes),
+            Err(_) => return (String::from_utf8(received).unwrap(), true),
+        }
+    }
+    (String::from_utf8(received).unwrap(), false)
+}
+
 #[tokio::test]
 async fn a_stalled_stream_sends_n_events_then_nothing() {
     let mock = MockServer::start(Scenario::new([Reply::text("abcdefgh")
         .chunk_size(1)
         .stall_after(2)]));
     let response = post(&mock, &chat_body(true)).await;
-    let mut stream = response.bytes_stream();
-    let mut received = String::new();
-    while events(&received).len() < 2 {
-        let bytes = stream.next().await.unwrap().unwrap();
-        received.push_str(std::str::from_utf8(&bytes).unwrap());
-    }
-    // Nothing more comes while the client waits (bounded wait: this checks silence).
-    let more = tokio::time::timeout(Duration::from_millis(300), stream.next()).await;
-    assert!(more.is_err(), "data after the stall: {more:?}");
-    assert_eq!(events(&received).len(), 2);
+    // The mock says when it has gone silent; the server still answers other requests then.
+    let hold = within_bound(mock.hold(|_| true)).await;
+    assert_eq!(hold, Hold::Stalled { sent: 2 });
+    let models = http()
+        .get(format!("{}/models", mock.base_url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(models.status(), 200);
+    // Stopping the server ends the connection: all the body ever held is the two events.
+    let (received, broke) = rest_after_stop(mock, response).await;
+    assert!(broke, "the body ended cleanly: {received}");
+    assert_eq!(events(&received).len(), 2, "{received}");
 }
 
 #[tokio::test]
 async fn delays_pace_the_events() {
+    // An hour's pause: the head is sent, then nothing until the pause ends.
     let mock = MockServer::start(Scenario::new([Reply::text("abcd")
         .chunk_size(1)
-        .delay_ms(30)]));
-    let started = Instant::now();
+        .delay_ms(3_600_000)]));
+    let response = post(&mock, &chat_body(true)).await;
+    assert_eq!(response.status(), 200);
+    let hold = within_bound(mock.hold(|_| true)).await;
+    assert_eq!(hold, Hold::Paused { sent: 0 });
+    let (received, broke) = rest_after_stop(mock, response).await;
+    assert!(broke && received.is_empty(), "{received:?}");
+
+    // A short pause before each: every event comes, one at a time.
+    let mock = MockServer::start(Scenario::new([Reply::text("abcd")
+        .chunk_size(1)
+        .delay_ms(1)]));
     let text = post(&mock, &chat_body(true)).await.text().await.unwrap();
-    // 8 events (role, 4 deltas, finish, usage, done), each after a 30 ms pause.
-    assert!(started.elapsed() >= Duration::from_millis(8 * 30));
+    // 8 events (role, 4 deltas, finish, usage, done), the last pause before the 8th.
     assert_eq!(events(&text).len(), 8);
+    assert_eq!(
+        within_bound(mock.hold(|_| true)).await,
+        Hold::Paused { sent: 7 }
+    );
 }
 
 #[tokio::test]
@@ -251,15 +290,9 @@ async fn replays_a_recorded_stream() {
 async fn repeat_streams_many_deltas() {
     const N: usize = 200_000;
     let mock = MockServer::start(Scenario::new([Reply::text("x").repeat(N)]));
-    let started = Instant::now();
     let text = post(&mock, &chat_body(true)).await.text().await.unwrap();
-    let elapsed = started.elapsed();
     let deltas = text.matches(r#""delta":{"content":"x"}"#).count();
     assert_eq!(deltas, N);
-    eprintln!(
-        "{N} deltas in {elapsed:?} ({:.0}/s)",
-        N as f64 / elapsed.as_secs_f64()
-    );
 }
 
 #[test]

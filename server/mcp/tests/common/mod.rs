@@ -75,6 +75,10 @@ pub fn http(name: &str, url: &str) -> McpServerConfig {
 
 pub const CALL: Duration = Duration::from_secs(30);
 
+/// The bound on a wait for something that must happen (a process gone, a notification): only
+/// turns a hang into a failure, so it is long enough for a loaded machine.
+pub const SAFETY: Duration = Duration::from_secs(60);
+
 pub async fn call(hub: &McpHub, name: &str, args: serde_json::Value) -> tandem_mcp::McpCallResult {
     hub.call_tool(name, args, CALL, &CancellationToken::new())
         .await
