@@ -223,6 +223,25 @@ async fn real_session(label: &str, n_ctx: u32, extra: &[&str]) {
     let later = steps.get(1..).unwrap_or_default();
     let prompt: u64 = later.iter().map(|r| r.prompt).sum();
     let cached: u64 = later.iter().map(|r| r.cached.unwrap_or(0)).sum();
+    // What the server had seen before each step: at most the previous step's prompt and answer.
+    // A new tool output can't come from any cache; a rewritten or evicted prefix could have.
+    let seen: u64 = steps
+        .windows(2)
+        .map(|pair| pair[1].prompt.min(pair[0].prompt + pair[0].completion))
+        .sum();
+    let reused: u64 = steps
+        .windows(2)
+        .map(|pair| {
+            let most = pair[1].prompt.min(pair[0].prompt + pair[0].completion);
+            pair[1].cached.unwrap_or(0).min(most)
+        })
+        .sum();
+    println!(
+        "  prefix kept: of the {seen} tokens the steps after the first could have had from the \
+         cache (each at most the previous step's prompt and answer; new tool outputs can't be), \
+         {reused} came from it ({:.0}%); compactions and evictions are the misses",
+        100.0 * reused as f64 / seen.max(1) as f64
+    );
     println!(
         "  {TURNS} turns: {} requests ({:.1} a turn; {} summaries), {compactions} compactions; \
          steps after the first: {cached} of {prompt} prompt tokens from the cache ({:.0}%; aim \
