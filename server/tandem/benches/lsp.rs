@@ -340,12 +340,12 @@ fn main() {
     }
     let (init, spawn) = (median(&mut init_ms), median(&mut spawn_ms));
     println!(
-        "cold initialize round trip from spawn: median {init:.2} ms (goal < 10 ms); a bare spawn \
+        "cold initialize round trip from spawn: median {init:.2} ms (goal < 3 ms); a bare spawn \
          of `tandem --version` {spawn:.2} ms, so initialize is {:.1}x a bare spawn",
         init / spawn
     );
     println!(
-        "idle RSS after initialize: median {:.1} MiB (goal < 12 MiB): {:.1} MiB anonymous, \
+        "idle RSS after initialize: median {:.1} MiB (goal < 8 MiB): {:.1} MiB anonymous, \
          {:.1} MiB file pages (the binary's code and read-only data, shared and reclaimable)",
         median(&mut rss),
         median(&mut anon),
