@@ -192,7 +192,14 @@ fn overflow(n_prompt_tokens: u64, n_ctx: u64) -> Reply {
 
 /// Three reads of a, b and c that fit by the estimate, then the server counts far more and
 /// refuses; `after` answers the refit, on a server with `slots` slots and a 2,048 window.
-async fn refused_after_three_reads(after: Vec<Reply>, slots: u64) -> (Turn, MockServer, Env) {
+/// `summary` answers the summary requests of the compactions before the third read and after
+/// it, where the server has a slot for them (summaries are then made down to the target, by
+/// the model).
+async fn refused_after_three_reads(
+    summary: Option<Reply>,
+    after: Vec<Reply>,
+    slots: u64,
+) -> (Turn, MockServer, Env) {
     let env = Env::new();
     for f in ["a.txt", "b.txt", "c.txt"] {
         env.write(f, &"x = 1 # a line of code\n".repeat(60));
@@ -200,9 +207,11 @@ async fn refused_after_three_reads(after: Vec<Reply>, slots: u64) -> (Turn, Mock
     let mut replies = vec![
         Reply::tool("read_file", json!({"path": "a.txt"})),
         Reply::tool("read_file", json!({"path": "b.txt"})),
-        Reply::tool("read_file", json!({"path": "c.txt"})),
-        overflow(1900, 2048),
     ];
+    replies.extend(summary.clone());
+    replies.push(Reply::tool("read_file", json!({"path": "c.txt"})));
+    replies.extend(summary);
+    replies.push(overflow(1900, 2048));
     replies.extend(after);
     let mock = MockServer::start(llama_cpp_slots(Scenario::new(replies), 2048, slots));
     let tandem = Sidecar::start(&env, &mock, Options::default()).await;
@@ -214,25 +223,24 @@ async fn refused_after_three_reads(after: Vec<Reply>, slots: u64) -> (Turn, Mock
 
 #[tokio::test]
 async fn an_overflow_is_refit_to_the_servers_count_and_never_resent_unchanged() {
-    // The refit summarizes the earlier steps (with the model), then asks again.
-    let after = vec![
-        Reply::text("Read a.txt and b.txt: lines of code."),
-        Reply::text("Done."),
-    ];
-    let (turn, mock, env) = refused_after_three_reads(after, 2).await;
+    // Before the third read and after it the request is over the budget: with a slot for it,
+    // the model summarizes down to the target (requests 3 and 5, slot 1). The refused request
+    // (6) is refit to the server's count, then asked again (7).
+    let summary = Reply::text("Read a.txt: lines of code.");
+    let (turn, mock, env) =
+        refused_after_three_reads(Some(summary), vec![Reply::text("Done.")], 2).await;
     let requests = model_requests(&mock);
-    assert_eq!(requests.len(), 6);
-    assert!(!turn.of_kind("compaction").is_empty());
-    // The conversation keeps slot 0 and its prompt cache; the summary goes to the other slot.
     let slots: Vec<&Value> = requests.iter().map(|r| &r.body["id_slot"]).collect();
-    assert_eq!(slots, [0, 0, 0, 0, 1, 0], "{slots:?}");
+    // The conversation keeps slot 0 and its prompt cache; the summaries go to the other slot.
+    assert_eq!(slots, [0, 0, 1, 0, 1, 0, 0], "{slots:?}");
+    assert_eq!(turn.of_kind("compaction").len(), 3, "{turn}");
     assert!(requests.iter().all(|r| r.body["cache_prompt"] == true));
     let size = |r: &RecordedRequest| r.body["messages"].to_string().len();
     assert!(
-        size(&requests[5]) < size(&requests[3]),
+        size(&requests[6]) < size(&requests[5]),
         "refit to the server's count: {} then {} bytes",
-        size(&requests[3]),
-        size(&requests[5])
+        size(&requests[5]),
+        size(&requests[6])
     );
 
     // A request that cannot shrink is not sent again: the turn ends with the numbers.
@@ -253,7 +261,7 @@ async fn with_one_slot_a_refit_summarizes_without_a_request_beside_the_conversat
     // One slot: a summary request would evict the conversation's cached prompt, so the steps
     // are summarized without the model.
     let after = vec![Reply::text("Done.").expect_messages_contain("Tools used: read_file a.txt")];
-    let (_turn, mock, _env) = refused_after_three_reads(after, 1).await;
+    let (_turn, mock, _env) = refused_after_three_reads(None, after, 1).await;
     let requests = model_requests(&mock);
     assert_eq!(requests.len(), 5, "no summary request");
     assert!(requests.iter().all(|r| r.body["id_slot"] == 0));

@@ -13,8 +13,8 @@ use tandem_agent::approval::{ApprovalReply, ApprovalRequest, Decision};
 use tandem_agent::events::Event;
 use tandem_model::{Completion, Delta, FinishReason, ToolCall};
 use tandem_provider::{
-    CompletionRequest, LazyClient, ModelClient, ModelInfo, ProviderError, Purpose, ServerKind,
-    Window,
+    AsideCache, CompletionRequest, LazyClient, ModelClient, ModelInfo, ProviderError, Purpose,
+    ServerKind, Window,
 };
 use tandem_stdx::lock;
 
@@ -183,8 +183,8 @@ impl ModelClient for Recorder {
     fn count_request<'a>(&'a self, request: CompletionRequest<'a>) -> BoxFuture<'a, Option<u64>> {
         self.inner.count_request(request)
     }
-    fn asides_evict_cache(&self) -> BoxFuture<'_, bool> {
-        self.inner.asides_evict_cache()
+    fn aside_cache(&self) -> BoxFuture<'_, AsideCache> {
+        self.inner.aside_cache()
     }
     fn text_tools(&self) -> bool {
         self.inner.text_tools()

@@ -12,8 +12,9 @@ use tandem_stdx::lock;
 use tokio::sync::OnceCell;
 
 use crate::{
-    Api, ApiKey, CompletionRequest, HttpModelClient, Limits, LocalOptions, ModelClient, ModelInfo,
-    ProviderConfig, ProviderError, ProviderErrorKind, ServerKind, ToolMode, ToolModeMemory, Window,
+    Api, ApiKey, AsideCache, CompletionRequest, HttpModelClient, Limits, LocalOptions, ModelClient,
+    ModelInfo, ProviderConfig, ProviderError, ProviderErrorKind, ServerKind, ToolMode,
+    ToolModeMemory, Window,
 };
 
 /// Provider settings as the editor (`initializationOptions.provider`) or the CLI gives them.
@@ -332,11 +333,11 @@ impl ModelClient for LazyClient {
         Box::pin(async move { self.client().await.ok()?.count_request(request).await })
     }
 
-    fn asides_evict_cache(&self) -> BoxFuture<'_, bool> {
+    fn aside_cache(&self) -> BoxFuture<'_, AsideCache> {
         Box::pin(async move {
             match self.client().await {
-                Ok(client) => client.asides_evict_cache().await,
-                Err(_) => false,
+                Ok(client) => client.aside_cache().await,
+                Err(_) => AsideCache::Unknown,
             }
         })
     }

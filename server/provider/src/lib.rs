@@ -39,6 +39,18 @@ pub use http::{HttpModelClient, probe};
 pub use memory::ToolModeMemory;
 pub use window::{ServerKind, Window};
 
+/// What a request beside the conversation (a summary, a title) does to the conversation's place
+/// in the server's prompt cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AsideCache {
+    /// The server does not say (hosted APIs, Ollama, LM Studio).
+    Unknown,
+    /// It goes to a slot of its own: llama.cpp with several slots, no eviction seen.
+    OwnSlot,
+    /// It would evict the conversation: llama.cpp with one slot, or slots seen sharing one cache.
+    Evicts,
+}
+
 /// How tools reach the model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -289,10 +301,10 @@ pub trait ModelClient: Send + Sync {
         Box::pin(async { None })
     }
 
-    /// Whether a request beside the conversation ([`Purpose::Aside`]) would evict the
-    /// conversation from the server's prompt cache: a llama.cpp server with a single slot.
-    fn asides_evict_cache(&self) -> BoxFuture<'_, bool> {
-        Box::pin(async { false })
+    /// What a request beside the conversation ([`Purpose::Aside`]) does to the conversation's
+    /// place in the server's prompt cache, as far as the server says.
+    fn aside_cache(&self) -> BoxFuture<'_, AsideCache> {
+        Box::pin(async { AsideCache::Unknown })
     }
 
     /// Whether tools now go as text in the system prompt (text mode, or auto after a switch).

@@ -105,7 +105,7 @@ async fn use_client(base_url: &str) {
     client.window().await;
     client.count_tokens("hi").await;
     client.count_request(request()).await;
-    client.asides_evict_cache().await;
+    client.aside_cache().await;
     let mut text = String::new();
     let mut on_delta = |delta: Delta| {
         if let Delta::Text(t) = delta {

@@ -15,7 +15,7 @@ pub(crate) mod count;
 use serde_json::Value;
 use tandem_model::{Message, ToolDefinition};
 use tandem_provider::tokens::{self, DEFAULT_CHARS_PER_TOKEN};
-use tandem_provider::{CompletionRequest, ModelClient, Purpose, ServerKind, Window};
+use tandem_provider::{AsideCache, CompletionRequest, ModelClient, Purpose, ServerKind, Window};
 
 /// Windows up to this size get the compact system prompt and tool definitions.
 pub const SMALL_WINDOW: u64 = 16 * 1024;
@@ -172,11 +172,16 @@ pub(crate) async fn fit(
             return Fit::Compacted(report);
         }
     }
-    // Eliding reached the budget but not the target: a summary by the model is worth it only to
-    // fit; one made without it (where a summary request would evict the conversation from the
-    // server's cache) costs nothing, and reaching the target keeps the next compaction far off.
-    let asides_evict = client.asides_evict_cache().await;
-    let aim = if sizing.estimate(conversation, tools) <= budget && !asides_evict {
+    // Eliding reached the budget but not the target. Reaching the target keeps the next
+    // compaction far off, so the prefix the server cached stays put. Where the server says what
+    // a summary request does, that is free of the conversation's cache: made without the model
+    // where the request would evict it, by the model on a slot of its own (stopping at the
+    // budget there made a small compaction nearly every step: 11 in 37 requests with 4 slots,
+    // `cargo bench --bench local`). Where it does not say (hosted APIs, Ollama, LM Studio: a
+    // request with another prompt may evict, or is billed), the model is asked only to fit.
+    let aside = client.aside_cache().await;
+    let asides_evict = aside == AsideCache::Evicts;
+    let aim = if sizing.estimate(conversation, tools) <= budget && aside == AsideCache::Unknown {
         budget
     } else {
         target

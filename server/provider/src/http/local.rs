@@ -20,8 +20,8 @@ use crate::models::parse_model_list;
 use crate::textcalls::{MarkupFilter, extract_meant, render_history};
 use crate::window::{self, Window};
 use crate::{
-    Api, CompletionRequest, LocalOptions, ModelClient, ProviderError, ProviderErrorKind, Purpose,
-    ServerKind, ToolMode, ollama, openai, tokens,
+    Api, AsideCache, CompletionRequest, LocalOptions, ModelClient, ProviderError,
+    ProviderErrorKind, Purpose, ServerKind, ToolMode, ollama, openai, tokens,
 };
 
 /// How long each question about the server may take.
@@ -530,10 +530,17 @@ impl HttpModelClient {
     /// Whether a summary request would evict the conversation's prompt cache: a llama.cpp
     /// server with one slot, or one whose slots share a cache, as a summary has shown (several
     /// slots of their own give summaries one of theirs).
-    pub(super) async fn local_asides_evict_cache(&self) -> bool {
+    pub(super) async fn local_aside_cache(&self) -> AsideCache {
         let info = self.server_info().await;
-        info.kind == ServerKind::LlamaCpp
-            && (info.slots == Some(1) || self.local.asides_evicted.load(Ordering::Relaxed))
+        if info.kind != ServerKind::LlamaCpp {
+            return AsideCache::Unknown;
+        }
+        match info.slots {
+            Some(1) => AsideCache::Evicts,
+            _ if self.local.asides_evicted.load(Ordering::Relaxed) => AsideCache::Evicts,
+            Some(_) => AsideCache::OwnSlot,
+            None => AsideCache::Unknown,
+        }
     }
 
     /// The prompt tokens each llama.cpp slot holds (`/slots` `n_prompt_tokens`; none for a slot

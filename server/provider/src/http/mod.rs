@@ -27,8 +27,8 @@ use super::models::parse_model_list;
 use super::openai::{self, OpenAiStream};
 use super::stream::StreamAccumulator;
 use super::{
-    Api, CompletionRequest, LocalOptions, ModelClient, ModelInfo, ProviderConfig, ProviderError,
-    ProviderErrorKind, ServerKind, Window,
+    Api, AsideCache, CompletionRequest, LocalOptions, ModelClient, ModelInfo, ProviderConfig,
+    ProviderError, ProviderErrorKind, ServerKind, Window,
 };
 use tandem_model::{Completion, Delta};
 
@@ -307,8 +307,8 @@ impl ModelClient for HttpModelClient {
         self.local_count_request(request).boxed()
     }
 
-    fn asides_evict_cache(&self) -> BoxFuture<'_, bool> {
-        self.local_asides_evict_cache().boxed()
+    fn aside_cache(&self) -> BoxFuture<'_, AsideCache> {
+        self.local_aside_cache().boxed()
     }
 
     fn text_tools(&self) -> bool {
