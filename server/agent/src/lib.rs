@@ -312,8 +312,7 @@ struct Inner {
     tools: std::sync::OnceLock<Vec<ToolDefinition>>,
     /// The MCP servers every session shares; `None` when none are configured.
     mcp: Option<tandem_mcp::McpHub>,
-    /// What the kernel's sandbox can enforce, asked at the first command (the question starts
-    /// a process).
+    /// What the kernel's sandbox can enforce, asked once, beside the start (`sandbox()`).
     sandbox: OnceCell<tandem_sandbox::SandboxSupport>,
     sessions: Mutex<HashMap<SessionId, Arc<Session>>>,
     models: OnceCell<Vec<ModelInfo>>,
