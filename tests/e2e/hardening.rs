@@ -351,8 +351,8 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 }
 
 /// The kernel shows a process's initial environment to every process of the same user (and to
-/// root) in `/proc/PID/environ`: the sidecar re-executes itself so that block holds no key, yet
-/// the key still reaches the model server.
+/// root) in `/proc/PID/environ`: the sidecar moves its environment into memory of its own and
+/// zeroes that block, so it holds no key, yet the key still reaches the model server.
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn the_api_key_is_not_in_the_sidecars_proc_environ() {
@@ -383,8 +383,8 @@ async fn the_api_key_is_not_in_the_sidecars_proc_environ() {
     // The answer comes from the process after its start, so the block read next is its final one.
     tandem.request("initialize", params).await.unwrap();
     tandem.rpc.notify("initialized", json!({})).await;
-    // The re-exec keeps the process's name: process lists (and VS Code's restart logic) see
-    // `tandem`, not `exe`.
+    // The process keeps its name: process lists (and VS Code's restart logic) see `tandem`, not
+    // `exe` (a re-exec through /proc/self/exe would change it).
     let comm = std::fs::read_to_string(format!("/proc/{}/comm", tandem.pid())).unwrap();
     assert_eq!(comm.trim(), "tandem");
     let environ = std::fs::read(format!("/proc/{}/environ", tandem.pid())).unwrap();
