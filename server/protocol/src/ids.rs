@@ -27,7 +27,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// Declares a wire id: a `String` newtype, in TypeScript the branded string given (ts-rs takes
-/// only a literal there, so each id spells its brand out).
+/// only a literal there, so each id spells its brand out). The same shape as `tandem_model`'s
+/// `id_type!`, written again because this crate depends on serde alone (scripts/check-layers.sh).
 macro_rules! wire_id {
     ($(#[$doc:meta])* $name:ident, $branded:literal) => {
         $(#[$doc])*
