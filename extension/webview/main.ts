@@ -1,7 +1,7 @@
 // The chat webview: renders what the host sends and forwards what the user does. It decides
 // nothing; the host and the sidecar do.
 
-import type { ModelInfo } from '../src/protocol';
+import type { ModelInfo, TurnId } from '../src/protocol';
 import type { ImageAttachment } from '../src/shared/images';
 import { approvalRef, type Attachment, type HostMessage, type LogEntry, type PendingApproval, type ServerState, type SidecarState, type WebviewMessage } from '../src/shared/messages';
 import { Composer } from './composer';
@@ -33,7 +33,7 @@ const persisted: Persisted = { draft: '', attachments: [], images: [], expanded:
 
 let transcript: Transcript = buildTranscript([]);
 let pending = new Map<string, PendingApproval>();
-let runningTurn: string | null = null;
+let runningTurn: TurnId | null = null;
 let sidecar: SidecarState = 'starting';
 let models: ModelInfo[] = [];
 let currentModel: string | null = null;

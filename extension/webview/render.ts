@@ -1,18 +1,18 @@
 // The transcript model to DOM. Each item's element is cached by id and revision, so a streamed
 // delta redraws one paragraph, not the chat, and the user's open/closed details survive.
 
-import type { ErrorKind } from '../src/protocol';
+import type { ErrorKind, ToolCallId, TurnId } from '../src/protocol';
 import type { ChatCommand, Decision, PendingApproval } from '../src/shared/messages';
 
 /** The key of a pending approval within the shown session (the host sends only that session's). */
-export const pendingKey = (turnId: string, toolCallId: string) => `${turnId}\u0000${toolCallId}`;
+export const pendingKey = (turnId: TurnId, toolCallId: ToolCallId) => `${turnId}\u0000${toolCallId}`;
 import { button, h, icon, sanitizedHtml } from './dom';
 import { renderCode, renderMarkdown } from './markdown';
 import { changedFiles, firstLine, OUTPUT_CAP, type Block, type Item, type ToolItem, type ToolState, type Transcript, type Turn } from './transcript';
 
 export interface RenderContext {
   pending: ReadonlyMap<string, PendingApproval>;
-  runningTurn: string | null;
+  runningTurn: TurnId | null;
   expanded: Readonly<Record<string, boolean>>;
   onToggle(id: string, open: boolean): void;
   onDecide(request: PendingApproval, decision: Decision, feedback?: string): void;
@@ -26,9 +26,9 @@ export interface RenderContext {
   onRetry(): void;
   onCommand(command: ChatCommand): void;
   /** "Restore to here": the files as they were before this turn. */
-  onRestore(turnId: string): void;
+  onRestore(turnId: TurnId): void;
   /** "Open Full Output": a command's whole output, kept by the sidecar, in an editor. */
-  onOpenOutput?(turnId: string, toolCallId: string, path: string): void;
+  onOpenOutput?(turnId: TurnId, toolCallId: ToolCallId, path: string): void;
 }
 
 const STATE_LABEL: Record<ToolState, string> = {

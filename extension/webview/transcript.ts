@@ -1,7 +1,7 @@
 // The chat as a model: the host's log of sidecar updates folded into turns and items. Pure, so
 // it is tested without a DOM; render.ts turns it into elements.
 
-import type { ErrorKind, ToolStatus, StopReason } from '../src/protocol';
+import type { ErrorKind, ToolCallId, ToolStatus, StopReason, TurnId } from '../src/protocol';
 import type { LogEntry } from '../src/shared/messages';
 
 /**
@@ -37,7 +37,7 @@ export type ToolState = 'running' | ToolStatus;
 export interface ToolItem extends Base {
   type: 'tool';
   /** The model's id for the call. Not unique: local models reuse ids across turns and steps. */
-  toolCallId: string;
+  toolCallId: ToolCallId;
   name: string;
   title: string;
   arguments: unknown;
@@ -57,7 +57,7 @@ export type Item = UserItem | TextItem | ReasoningItem | ToolItem;
 
 export interface Turn {
   kind: 'turn';
-  turnId: string;
+  turnId: TurnId;
   items: Item[];
   ended?: { stopReason: StopReason; error?: string; errorKind?: ErrorKind };
   /** The model request is being tried again: what the footer says until the next update. */
@@ -88,7 +88,7 @@ export function emptyTranscript(): Transcript {
   return { blocks: [] };
 }
 
-function turnFor(t: Transcript, turnId: string): Turn {
+function turnFor(t: Transcript, turnId: TurnId): Turn {
   const last = t.blocks[t.blocks.length - 1];
   if (last?.kind === 'turn' && last.turnId === turnId) return last;
   // Updates of a turn arrive together; a turn already closed by a notice is found further back.
@@ -101,7 +101,7 @@ function turnFor(t: Transcript, turnId: string): Turn {
   return turn;
 }
 
-function findTool(turn: Turn, toolCallId: string): ToolItem | undefined {
+function findTool(turn: Turn, toolCallId: ToolCallId): ToolItem | undefined {
   for (let i = turn.items.length - 1; i >= 0; i--) {
     const item = turn.items[i];
     if (item?.type === 'tool' && item.toolCallId === toolCallId) return item;

@@ -2,7 +2,7 @@
 // editor shows, and when a request goes away (decided, cancelled, its turn ended, its chat left).
 // Pure apart from the `DiffSurface` it drives, so the keying is unit-tested.
 
-import type { ApprovalReply, ApprovalRequest, EditApprovalRequest } from '../protocol';
+import type { ApprovalReply, ApprovalRequest, EditApprovalRequest, SessionId, TurnId } from '../protocol';
 import { approvalKey, type ApprovalRef, type Decision } from '../shared/messages';
 import { parseHunks, rejectedHunks } from './hunks';
 import { ApprovalQueue } from './queue';
@@ -31,7 +31,7 @@ export class ApprovalBroker {
     private readonly diff: DiffSurface,
     private readonly events: BrokerEvents,
     /** The session the chat shows: a request of any other is answered at once. */
-    private readonly shownSession: () => string | null,
+    private readonly shownSession: () => SessionId | null,
   ) {}
 
   get pending(): ApprovalRequest[] {
@@ -118,12 +118,12 @@ export class ApprovalBroker {
   }
 
   /** A turn ended (in whichever session): the sidecar has already answered its requests itself. */
-  turnEnded(sessionId: string, turnId: string): void {
+  turnEnded(sessionId: SessionId, turnId: TurnId): void {
     this.drop((r) => r.sessionId === sessionId && r.turnId === turnId, 'The turn ended.');
   }
 
   /** The chat now shows `sessionId` (null: a new chat): every other session's requests go. */
-  keepOnly(sessionId: string | null): void {
+  keepOnly(sessionId: SessionId | null): void {
     this.drop((r) => r.sessionId !== sessionId, 'The user left this chat.');
   }
 

@@ -4,7 +4,7 @@
 
 import * as vscode from 'vscode';
 import type { CancellationToken } from 'vscode-languageclient/node';
-import type { ApprovalReply, ApprovalRequest } from '../protocol';
+import type { ApprovalReply, ApprovalRequest, SessionId, TurnId } from '../protocol';
 import type { ApprovalRef, Decision } from '../shared/messages';
 import { ApprovalBroker } from './broker';
 import { DiffView } from './diffView';
@@ -20,7 +20,7 @@ export class ApprovalController implements vscode.Disposable {
 
   constructor(
     private readonly reveal: () => void,
-    shownSession: () => string | null,
+    shownSession: () => SessionId | null,
   ) {
     this.broker = new ApprovalBroker(
       this.diff,
@@ -70,12 +70,12 @@ export class ApprovalController implements vscode.Disposable {
   }
 
   /** A turn ended, in whichever session: its diffs close. */
-  turnEnded(sessionId: string, turnId: string): void {
+  turnEnded(sessionId: SessionId, turnId: TurnId): void {
     this.broker.turnEnded(sessionId, turnId);
   }
 
   /** The chat shows another session (or a new chat): the others' requests go. */
-  keepOnly(sessionId: string | null): void {
+  keepOnly(sessionId: SessionId | null): void {
     this.broker.keepOnly(sessionId);
   }
 

@@ -2,7 +2,7 @@
 // without taking the focus, reads back what the user left there, and closes it.
 
 import * as vscode from 'vscode';
-import type { EditApprovalRequest as ApprovalRequest } from '../protocol';
+import { type EditApprovalRequest as ApprovalRequest, sessionIdFrom, toolCallIdFrom, turnIdFrom } from '../protocol';
 import type { ApprovalRef } from '../shared/messages';
 import { MemoryFiles, ORIGINAL_SCHEME, PROPOSAL_SCHEME } from './proposalFs';
 
@@ -36,7 +36,8 @@ export class DiffView implements vscode.Disposable {
     const sessionId = q.get('session');
     const turnId = q.get('turn');
     const toolCallId = q.get('call');
-    return sessionId !== null && turnId !== null && toolCallId !== null ? { sessionId, turnId, toolCallId } : undefined;
+    if (sessionId === null || turnId === null || toolCallId === null) return undefined;
+    return { sessionId: sessionIdFrom(sessionId), turnId: turnIdFrom(turnId), toolCallId: toolCallIdFrom(toolCallId) };
   }
 
   async show(r: ApprovalRequest): Promise<void> {

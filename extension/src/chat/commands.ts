@@ -3,7 +3,7 @@
 // opens. Running one needs nothing here: a prompt that starts with `/name` is expanded by the
 // sidecar (tandem/prompt).
 
-import type { CustomCommand, ListCommandsParams } from '../protocol';
+import type { CustomCommand, ListCommandsParams, SessionId } from '../protocol';
 import { Method } from '../protocol';
 import type { Requester } from './mode';
 
@@ -14,7 +14,7 @@ export const MAX_MENU_COMMANDS = 200;
  * The commands of the shown session, or those a session on `root` would have (a new chat); none
  * when there is neither, or the sidecar can't say (the menu then offers nothing).
  */
-export async function listCommands(sidecar: Requester, sessionId: string | null, root: string | undefined): Promise<CustomCommand[]> {
+export async function listCommands(sidecar: Requester, sessionId: SessionId | null, root: string | undefined): Promise<CustomCommand[]> {
   const params: ListCommandsParams | undefined = sessionId ? { sessionId } : root ? { root } : undefined;
   if (!params) return [];
   try {

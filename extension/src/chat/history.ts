@@ -1,12 +1,12 @@
 // The history picker's rows. Pure: the session passes the sidecar's list and a date format.
 
-import type { SessionInfo } from '../protocol';
+import type { SessionId, SessionInfo } from '../protocol';
 
 export interface HistoryPick {
   label: string;
   description: string;
   detail: string;
-  sessionId: string;
+  sessionId: SessionId;
 }
 
 /** A date and time the way the user's locale writes them, e.g. `21 Nov 2026, 19:40`. */
@@ -19,7 +19,7 @@ export const localDateTime = (iso: string): string => {
  * Newest first. The first prompt is the label; the start date and the last activity tell chats
  * with the same first prompt apart, and the id's first characters do when even those match.
  */
-export function historyPicks(sessions: readonly SessionInfo[], current: string | null, format: (iso: string) => string = localDateTime): HistoryPick[] {
+export function historyPicks(sessions: readonly SessionInfo[], current: SessionId | null, format: (iso: string) => string = localDateTime): HistoryPick[] {
   return [...sessions]
     .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
     .map((s) => ({

@@ -2,7 +2,7 @@
 // new chat, the mode its session will start in. The sidecar enforces the mode; this only keeps
 // what the picker shows in step with it.
 
-import type { Mode, ParamsOf, RequestMethod, ResultOf, SetModeParams } from '../protocol';
+import type { Mode, ParamsOf, RequestMethod, ResultOf, SessionId, SetModeParams } from '../protocol';
 import { Method } from '../protocol';
 
 /** What the mode needs of the sidecar connection (typed by the method, as the sidecar is). */
@@ -24,13 +24,13 @@ export class ChatMode {
    * turn included); a new chat keeps it for the session its first prompt makes. Throws when the
    * sidecar refused, leaving the shown mode as it was.
    */
-  async pick(sessionId: string | null, mode: Mode): Promise<void> {
+  async pick(sessionId: SessionId | null, mode: Mode): Promise<void> {
     if (sessionId) await this.sidecar.request(Method.setMode, { sessionId, mode } satisfies SetModeParams);
     this.mode = mode;
   }
 
   /** A new chat's session was just made: it gets the mode picked before it existed. */
-  async started(sessionId: string): Promise<void> {
+  async started(sessionId: SessionId): Promise<void> {
     if (this.mode !== 'default') await this.sidecar.request(Method.setMode, { sessionId, mode: this.mode } satisfies SetModeParams);
   }
 

@@ -4,7 +4,7 @@
 // again with `confirm`. Pure apart from the calls it is given, so the flow is unit-tested.
 
 import { applyPatch } from 'diff';
-import type { UndoConflict, UndoParams, UndoResult } from '../protocol';
+import type { SessionId, TurnId, UndoConflict, UndoParams, UndoResult } from '../protocol';
 
 export interface RestoreDeps {
   undo(params: UndoParams): Promise<UndoResult>;
@@ -68,7 +68,7 @@ export function conflictMessage(conflicts: readonly UndoConflict[], turnLabel: s
  * Restores to before `turnId` (the last turn that changed files when absent). Asks first when
  * the sidecar reports conflicts; nothing is restored unless the user agrees.
  */
-export async function restoreTo(deps: RestoreDeps, sessionId: string, turnId: string | undefined): Promise<RestoreOutcome> {
+export async function restoreTo(deps: RestoreDeps, sessionId: SessionId, turnId: TurnId | undefined): Promise<RestoreOutcome> {
   const base: UndoParams = turnId === undefined ? { sessionId } : { sessionId, turnId };
   const first = await deps.undo(base);
   if (!first.needsConfirmation) return { kind: 'restored', restored: first.restored, overwritten: [] };
@@ -80,7 +80,7 @@ export async function restoreTo(deps: RestoreDeps, sessionId: string, turnId: st
 }
 
 /** The chat's notice for an outcome. */
-export function restoreNotice(outcome: RestoreOutcome, turnId: string | undefined): string {
+export function restoreNotice(outcome: RestoreOutcome, turnId: TurnId | undefined): string {
   if (outcome.kind === 'declined') {
     return `Nothing was restored: you kept your changes to ${outcome.conflicts.map((c) => c.path).join(', ')}.`;
   }

@@ -9,10 +9,13 @@ import type {
   Mode,
   ModelInfo,
   PromptParams,
+  SessionId,
   SetModelParams,
+  ToolCallId,
+  TurnId,
   UpdateParams,
 } from '../protocol';
-import { ErrorCode, Method } from '../protocol';
+import { ErrorCode, Method, sessionIdFrom } from '../protocol';
 import type { Attachment, HostMessage, LogEntry, Notice, ServerState } from '../shared/messages';
 import { type ImageAttachment, imageTypeOfName, MAX_IMAGES } from '../shared/images';
 import { readWorkspaceImage } from './images';
@@ -47,11 +50,11 @@ function errorCode(e: unknown): number | undefined {
 }
 
 export class ChatSession {
-  private sessionId: string | null;
+  private sessionId: SessionId | null;
   private log: LogEntry[] = [];
-  private runningTurn: string | null = null;
+  private runningTurn: TurnId | null = null;
   /** Turns whose `turnEnded` came before their `prompt` reply. */
-  private readonly ended = new Set<string>();
+  private readonly ended = new Set<TurnId>();
   private models: ModelInfo[] = [];
   private currentModel: string | null = null;
   private post: ((m: HostMessage) => void) | undefined;
@@ -69,7 +72,8 @@ export class ChatSession {
     private readonly approvals: ApprovalController,
     private readonly endpoint: () => Promise<EndpointStatus>,
   ) {
-    this.sessionId = context.workspaceState.get<string>(SESSION_KEY) ?? null;
+    const stored = context.workspaceState.get<string>(SESSION_KEY);
+    this.sessionId = stored === undefined ? null : sessionIdFrom(stored);
     context.subscriptions.push(this.loss, this.files);
     this.mode = new ChatMode(sidecar);
   }
@@ -98,7 +102,7 @@ export class ChatSession {
   }
 
   /** The session the chat shows (null: a new chat, not yet sent). */
-  get shownSessionId(): string | null {
+  get shownSessionId(): SessionId | null {
     return this.sessionId;
   }
 
@@ -132,7 +136,7 @@ export class ChatSession {
     this.append({ kind: 'notice', level, text });
   }
 
-  private setSession(id: string | null, entries: LogEntry[], mode?: Mode): void {
+  private setSession(id: SessionId | null, entries: LogEntry[], mode?: Mode): void {
     this.sessionId = id;
     // A session made from a new chat keeps the mode picked for it.
     if (mode !== undefined || id === null) this.mode.shown(mode);
@@ -268,7 +272,7 @@ export class ChatSession {
   }
 
   /** Shows a stored session. */
-  async open(sessionId: string): Promise<void> {
+  async open(sessionId: SessionId): Promise<void> {
     if (this.runningTurn && sessionId !== this.sessionId) await this.stop();
     const loaded = await this.sidecar.request(Method.loadSession, { sessionId });
     this.setSession(loaded.sessionId, loaded.entries, loaded.mode);
@@ -334,7 +338,7 @@ export class ChatSession {
    * "Restore to here" (`turnId`: to before that turn) or Undo Last Turn (none: to before the
    * last turn that changed files). Asks before overwriting what the user changed since.
    */
-  async restore(turnId?: string): Promise<void> {
+  async restore(turnId?: TurnId): Promise<void> {
     const sessionId = this.sessionId;
     if (!sessionId) {
       void vscode.window.showInformationMessage('Nothing to restore: this chat has no turns yet.');
@@ -441,7 +445,7 @@ export class ChatSession {
   }
 
   /** Opens a command's whole output (read-only, as the sidecar kept it) in an editor. */
-  async openOutput(turnId: string, toolCallId: string, path: string): Promise<void> {
+  async openOutput(turnId: TurnId, toolCallId: ToolCallId, path: string): Promise<void> {
     if (!this.sessionId || !isWholeOutputPath(path, this.sessionId, turnId, toolCallId)) {
       void vscode.window.showErrorMessage(`Tandem does not open ${path}: it is not the output file of that command.`);
       return;

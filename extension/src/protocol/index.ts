@@ -8,3 +8,5 @@ import type { ApprovalRequest } from './generated';
 
 /** An approval request for an edit: the ones that open a diff. */
 export type EditApprovalRequest = Extract<ApprovalRequest, { kind: 'edit' }>;
+
+export { sessionIdFrom, toolCallIdFrom, turnIdFrom } from './ids';

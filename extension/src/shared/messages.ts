@@ -4,7 +4,7 @@
 // The host owns the truth: the transcript is the sidecar's updates as the host logged them, and
 // the webview only renders it. A webview that is recreated gets it all again in one `reset`.
 
-import type { ApprovalRequest, ContextItem, CustomCommand, Decision, Mode, ModelInfo, UpdateParams } from '../protocol';
+import { type ApprovalRequest, type ContextItem, type CustomCommand, type Decision, type Mode, type ModelInfo, type SessionId, sessionIdFrom, type ToolCallId, toolCallIdFrom, type TurnId, turnIdFrom, type UpdateParams } from '../protocol';
 import { type ImageAttachment, isImageAttachment, MAX_IMAGES } from './images';
 
 /** A line the extension itself adds to the transcript (sidecar restarts, undo results, errors). */
@@ -47,9 +47,9 @@ export type ServerState =
  * reuse tool-call ids (`call_0`), so only the three together tell two requests apart.
  */
 export interface ApprovalRef {
-  sessionId: string;
-  turnId: string;
-  toolCallId: string;
+  sessionId: SessionId;
+  turnId: TurnId;
+  toolCallId: ToolCallId;
 }
 
 /** A map key for an approval request. */
@@ -63,9 +63,9 @@ export function approvalRef(r: ApprovalRef): ApprovalRef {
 }
 
 export type HostMessage =
-  | { type: 'reset'; sessionId: string | null; entries: LogEntry[] }
+  | { type: 'reset'; sessionId: SessionId | null; entries: LogEntry[] }
   | { type: 'append'; entries: LogEntry[] }
-  | { type: 'status'; runningTurn: string | null; sidecar: SidecarState }
+  | { type: 'status'; runningTurn: TurnId | null; sidecar: SidecarState }
   | { type: 'approvals'; pending: PendingApproval[] }
   | { type: 'models'; models: ModelInfo[]; current: string | null }
   | { type: 'endpoint'; baseUrl: string | null; hasKey: boolean }
@@ -101,11 +101,11 @@ export type WebviewMessage =
   /** A link in the model's text; the host opens http(s) and mailto only. */
   | { type: 'openLink'; href: string }
   /** A command's whole output, as the sidecar kept it (the host checks the path). */
-  | { type: 'openOutput'; turnId: string; toolCallId: string; path: string }
+  | { type: 'openOutput'; turnId: TurnId; toolCallId: ToolCallId; path: string }
   /** Send the last prompt again (after a connection or server error). */
   | { type: 'retry' }
   /** "Restore to here": put the files back as they were before this turn. */
-  | { type: 'restore'; turnId: string }
+  | { type: 'restore'; turnId: TurnId }
   /** The mode picker. */
   | { type: 'setMode'; mode: Mode }
   /** The composer's `/` menu opened: the commands, please. */
@@ -124,8 +124,11 @@ function isString(x: unknown): x is string {
   return typeof x === 'string';
 }
 
-function isRef(x: unknown): x is ApprovalRef {
-  return isRecord(x) && isString(x.sessionId) && isString(x.turnId) && isString(x.toolCallId);
+/** The ref in a webview message: three strings, typed as the ids they name. */
+function parseRef(x: unknown): ApprovalRef | undefined {
+  return isRecord(x) && isString(x.sessionId) && isString(x.turnId) && isString(x.toolCallId)
+    ? { sessionId: sessionIdFrom(x.sessionId), turnId: turnIdFrom(x.turnId), toolCallId: toolCallIdFrom(x.toolCallId) }
+    : undefined;
 }
 
 function isPosition(x: unknown): boolean {
@@ -169,27 +172,31 @@ export function parseWebviewMessage(x: unknown): WebviewMessage | undefined {
         : undefined;
     case 'attachImage':
       return isString(x.path) && x.path !== '' && x.path.length <= 4096 ? { type: 'attachImage', path: x.path } : undefined;
-    case 'decide':
-      if (!isRef(x.ref) || (x.decision !== 'accept' && x.decision !== 'acceptAlways' && x.decision !== 'reject')) {
+    case 'decide': {
+      const ref = parseRef(x.ref);
+      if (!ref || (x.decision !== 'accept' && x.decision !== 'acceptAlways' && x.decision !== 'reject')) {
         return undefined;
       }
       if (x.feedback !== undefined && !isString(x.feedback)) return undefined;
       return {
         type: 'decide',
-        ref: approvalRef(x.ref),
+        ref,
         decision: x.decision,
         ...(x.feedback ? { feedback: x.feedback } : {}),
       };
-    case 'openDiff':
-      return isRef(x.ref) ? { type: 'openDiff', ref: approvalRef(x.ref) } : undefined;
+    }
+    case 'openDiff': {
+      const ref = parseRef(x.ref);
+      return ref ? { type: 'openDiff', ref } : undefined;
+    }
     case 'restore':
-      return isString(x.turnId) && x.turnId !== '' && x.turnId.length <= 256 ? { type: 'restore', turnId: x.turnId } : undefined;
+      return isString(x.turnId) && x.turnId !== '' && x.turnId.length <= 256 ? { type: 'restore', turnId: turnIdFrom(x.turnId) } : undefined;
     case 'setModel':
       return isString(x.model) && x.model !== '' ? { type: 'setModel', model: x.model } : undefined;
     case 'openOutput':
       // The host opens only the sidecar's output file of that call (wholeOutput.ts checks).
       return isString(x.turnId) && isString(x.toolCallId) && isString(x.path) && x.path.length <= 4096
-        ? { type: 'openOutput', turnId: x.turnId, toolCallId: x.toolCallId, path: x.path }
+        ? { type: 'openOutput', turnId: turnIdFrom(x.turnId), toolCallId: toolCallIdFrom(x.toolCallId), path: x.path }
         : undefined;
     case 'findFiles':
       return isString(x.query) ? { type: 'findFiles', query: x.query } : undefined;

@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { historyPicks } from '../../src/chat/history';
+import { sessionIdFrom } from '../../src/protocol';
 
 describe('historyPicks', () => {
   it('tells apart chats with the same first prompt by date, and by id when the dates match', () => {
-    const s = (sessionId: string, createdAt: string, updatedAt: string) => ({ sessionId, title: 'Fix the tests', root: '/w', createdAt, updatedAt });
+    const s = (sessionId: string, createdAt: string, updatedAt: string) => ({ sessionId: sessionIdFrom(sessionId), title: 'Fix the tests', root: '/w', createdAt, updatedAt });
     const picks = historyPicks(
       [
         s('aaaaaaaa11', '2026-11-20T10:00:00Z', '2026-11-20T10:05:00Z'),
         s('bbbbbbbb22', '2026-11-21T09:00:00Z', '2026-11-21T09:30:00Z'),
         s('cccccccc33', '2026-11-21T09:00:00Z', '2026-11-21T09:30:00Z'),
       ],
-      'bbbbbbbb22',
+      sessionIdFrom('bbbbbbbb22'),
       (iso) => iso.slice(0, 16).replace('T', ' '),
     );
     assert.deepEqual(picks.map((p) => p.label), ['Fix the tests', 'Fix the tests', 'Fix the tests']);

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { listCommands } from '../../src/chat/commands';
 import { ChatMode, type Requester } from '../../src/chat/mode';
 import { parseWebviewMessage } from '../../src/shared/messages';
+import { sessionIdFrom } from '../../src/protocol';
 
 /** A sidecar that records requests and answers from `answer`. */
 function fake(answer: (method: string, params: object) => unknown = () => ({})): Requester & { sent: [string, object][] } {
@@ -27,12 +28,12 @@ describe('the chat mode', () => {
     await mode.pick(null, 'plan');
     assert.equal(mode.current, 'plan');
     assert.deepEqual(sidecar.sent, []);
-    await mode.started('s1');
-    assert.deepEqual(sidecar.sent, [['tandem/setMode', { sessionId: 's1', mode: 'plan' }]]);
-    await mode.pick('s1', 'default');
-    assert.deepEqual(sidecar.sent[1], ['tandem/setMode', { sessionId: 's1', mode: 'default' }]);
+    await mode.started(sessionIdFrom('s1'));
+    assert.deepEqual(sidecar.sent, [['tandem/setMode', { sessionId: sessionIdFrom('s1'), mode: 'plan' }]]);
+    await mode.pick(sessionIdFrom('s1'), 'default');
+    assert.deepEqual(sidecar.sent[1], ['tandem/setMode', { sessionId: sessionIdFrom('s1'), mode: 'default' }]);
     // A new chat in the default mode asks nothing.
-    await mode.started('s2');
+    await mode.started(sessionIdFrom('s2'));
     assert.equal(sidecar.sent.length, 2);
     mode.shown('plan');
     assert.equal(mode.current, 'plan');
@@ -46,7 +47,7 @@ describe('the chat mode', () => {
         throw new Error('no session s9');
       }),
     );
-    await assert.rejects(mode.pick('s9', 'plan'), /no session/);
+    await assert.rejects(mode.pick(sessionIdFrom('s9'), 'plan'), /no session/);
     assert.equal(mode.current, 'default');
   });
 });
@@ -55,11 +56,11 @@ describe('the custom commands for the / menu', () => {
   it('asks by session, else by the workspace root, else not at all', async () => {
     const commands = [{ name: 'review', source: 'project', path: '/ws/.tandem/commands/review.md' }];
     const sidecar = fake(() => ({ commands, problems: [] }));
-    assert.deepEqual(await listCommands(sidecar, 's1', '/ws'), commands);
+    assert.deepEqual(await listCommands(sidecar, sessionIdFrom('s1'), '/ws'), commands);
     assert.deepEqual(await listCommands(sidecar, null, '/ws'), commands);
     assert.deepEqual(await listCommands(sidecar, null, undefined), []);
     assert.deepEqual(sidecar.sent, [
-      ['tandem/listCommands', { sessionId: 's1' }],
+      ['tandem/listCommands', { sessionId: sessionIdFrom('s1') }],
       ['tandem/listCommands', { root: '/ws' }],
     ]);
   });
@@ -68,7 +69,7 @@ describe('the custom commands for the / menu', () => {
     const sidecar = fake(() => {
       throw new Error('sidecar gone');
     });
-    assert.deepEqual(await listCommands(sidecar, 's1', '/ws'), []);
+    assert.deepEqual(await listCommands(sidecar, sessionIdFrom('s1'), '/ws'), []);
   });
 
   it('takes only well-formed mode and list messages from the webview', () => {

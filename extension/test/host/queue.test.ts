@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApprovalQueue } from '../../src/approvals/queue';
 import type { ApprovalReply, ApprovalRequest } from '../../src/protocol';
+import { sessionIdFrom, toolCallIdFrom, turnIdFrom } from '../../src/protocol';
 
 function req(toolCallId: string, kind: 'edit' | 'command', turnId = 't1'): ApprovalRequest {
-  const ids = { sessionId: 's', turnId, toolCallId };
+  const ids = { sessionId: sessionIdFrom('s'), turnId: turnIdFrom(turnId), toolCallId: toolCallIdFrom(toolCallId) };
   return kind === 'edit' ? { ...ids, kind, path: `/w/${toolCallId}.ts`, proposed: 'x', diff: '' } : { ...ids, kind, command: 'ls', cwd: '/w' };
 }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { conflictDetail, restoredText, restoreNotice, restoreTo, type RestoreDeps } from '../../src/chat/restore';
 import type { UndoConflict, UndoParams, UndoResult } from '../../src/protocol';
+import { sessionIdFrom, turnIdFrom } from '../../src/protocol';
 
 /**
  * A sidecar's undo with the rule the protocol gives: with conflicts and no `confirm`, nothing is
@@ -26,22 +27,22 @@ describe('restore to a turn', () => {
     const s = sidecar([], files, { 'a.txt': 'before' });
     const asked: string[] = [];
     const deps: RestoreDeps = { undo: s.undo, confirm: async (m) => (asked.push(m), true) };
-    const outcome = await restoreTo(deps, 's1', 't2');
+    const outcome = await restoreTo(deps, sessionIdFrom('s1'), turnIdFrom('t2'));
     assert.deepEqual(outcome, { kind: 'restored', restored: ['a.txt'], overwritten: [] });
-    assert.deepEqual(s.calls, [{ sessionId: 's1', turnId: 't2' }]);
+    assert.deepEqual(s.calls, [{ sessionId: sessionIdFrom('s1'), turnId: turnIdFrom('t2') }]);
     assert.deepEqual(asked, []);
     assert.equal(files['a.txt'], 'before');
-    assert.match(restoreNotice(outcome, 't2'), /Restored the files to before this turn: a\.txt/);
+    assert.match(restoreNotice(outcome, turnIdFrom('t2')), /Restored the files to before this turn: a\.txt/);
   });
 
   it('a file the user changed since: asked, and declining loses nothing', async () => {
     const files = { 'CHANGELOG.md': '# Changes\nmy own line\n' };
     const s = sidecar([changed], files, { 'CHANGELOG.md': '' });
     let shown: { message: string; detail: string; conflicts: readonly UndoConflict[] } | undefined;
-    const outcome = await restoreTo({ undo: s.undo, confirm: async (message, detail, conflicts) => ((shown = { message, detail, conflicts }), false) }, 's1', 't1');
+    const outcome = await restoreTo({ undo: s.undo, confirm: async (message, detail, conflicts) => ((shown = { message, detail, conflicts }), false) }, sessionIdFrom('s1'), turnIdFrom('t1'));
     assert.equal(outcome.kind, 'declined');
     // One call, without confirm: the sidecar restored nothing.
-    assert.deepEqual(s.calls, [{ sessionId: 's1', turnId: 't1' }]);
+    assert.deepEqual(s.calls, [{ sessionId: sessionIdFrom('s1'), turnId: turnIdFrom('t1') }]);
     assert.equal(files['CHANGELOG.md'], '# Changes\nmy own line\n');
     assert.match(shown?.message ?? '', /CHANGELOG\.md was changed after the agent wrote it/);
     assert.match(shown?.detail ?? '', /CHANGELOG\.md: you changed it since/);
@@ -49,22 +50,22 @@ describe('restore to a turn', () => {
     assert.match(shown?.detail ?? '', /The diff beside this dialog shows what you would lose/);
     // The loss itself goes to the diff, whole.
     assert.deepEqual(shown?.conflicts, [changed]);
-    assert.equal(restoreNotice(outcome, 't1'), 'Nothing was restored: you kept your changes to CHANGELOG.md.');
+    assert.equal(restoreNotice(outcome, turnIdFrom('t1')), 'Nothing was restored: you kept your changes to CHANGELOG.md.');
   });
 
   it('confirming calls again with confirm: true, and then it is restored', async () => {
     const files = { 'CHANGELOG.md': '# Changes\nmy own line\n' };
     const s = sidecar([changed], files, { 'CHANGELOG.md': '' });
-    const outcome = await restoreTo({ undo: s.undo, confirm: async () => true }, 's1', 't1');
-    assert.deepEqual(s.calls, [{ sessionId: 's1', turnId: 't1' }, { sessionId: 's1', turnId: 't1', confirm: true }]);
+    const outcome = await restoreTo({ undo: s.undo, confirm: async () => true }, sessionIdFrom('s1'), turnIdFrom('t1'));
+    assert.deepEqual(s.calls, [{ sessionId: sessionIdFrom('s1'), turnId: turnIdFrom('t1') }, { sessionId: sessionIdFrom('s1'), turnId: turnIdFrom('t1'), confirm: true }]);
     assert.deepEqual(outcome, { kind: 'restored', restored: ['CHANGELOG.md'], overwritten: [changed] });
     assert.equal(files['CHANGELOG.md'], '');
   });
 
   it('Undo Last Turn sends no turnId', async () => {
     const s = sidecar([], {}, {});
-    const outcome = await restoreTo({ undo: s.undo, confirm: async () => assert.fail('nothing to ask') }, 's1', undefined);
-    assert.deepEqual(s.calls, [{ sessionId: 's1' }]);
+    const outcome = await restoreTo({ undo: s.undo, confirm: async () => assert.fail('nothing to ask') }, sessionIdFrom('s1'), undefined);
+    assert.deepEqual(s.calls, [{ sessionId: sessionIdFrom('s1') }]);
     assert.equal(restoreNotice(outcome, undefined), 'Nothing to restore: no turn of this chat changed files.');
   });
 

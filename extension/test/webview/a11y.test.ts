@@ -6,8 +6,9 @@ import type { PendingApproval } from '../../src/shared/messages';
 import { TranscriptView, triedServers } from '../../webview/render';
 import { renderContext } from './context';
 import { buildTranscript } from '../../webview/transcript';
+import { sessionIdFrom, toolCallIdFrom, turnIdFrom } from '../../src/protocol';
 
-const u = (e: Record<string, unknown>, turnId = 't1'): UpdateParams => ({ sessionId: 's', turnId, ...e }) as UpdateParams;
+const u = (e: Record<string, unknown>, turnId = 't1'): UpdateParams => ({ sessionId: sessionIdFrom('s'), turnId: turnIdFrom(turnId), ...e }) as UpdateParams;
 
 const ctx = (pending: PendingApproval[] = []) => renderContext(pending, null);
 
@@ -33,8 +34,8 @@ describe('repeated buttons have distinct accessible names', () => {
 
   it('the answers of two questions say what each is about', () => {
     const root = document.createElement('div');
-    const a = { kind: 'edit', sessionId: 's', turnId: 't1', toolCallId: 'e1', path: '/w/a.rs', displayPath: 'a.rs', original: 'x', proposed: 'y', diff: '' } as unknown as PendingApproval;
-    const c = { kind: 'command', sessionId: 's', turnId: 't1', toolCallId: 'c1', command: 'cargo test', cwd: '/w' } as unknown as PendingApproval;
+    const a = { kind: 'edit', sessionId: sessionIdFrom('s'), turnId: turnIdFrom('t1'), toolCallId: toolCallIdFrom('e1'), path: '/w/a.rs', displayPath: 'a.rs', original: 'x', proposed: 'y', diff: '' } as unknown as PendingApproval;
+    const c = { kind: 'command', sessionId: sessionIdFrom('s'), turnId: turnIdFrom('t1'), toolCallId: toolCallIdFrom('c1'), command: 'cargo test', cwd: '/w' } as unknown as PendingApproval;
     new TranscriptView(root).render(
       buildTranscript([
         u({ kind: 'toolCall', toolCallId: 'e1', name: 'write_to_file', arguments: {}, title: 'Edit a.rs' }),

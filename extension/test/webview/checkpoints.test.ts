@@ -6,13 +6,14 @@ import type { Decision, PendingApproval } from '../../src/shared/messages';
 import { TranscriptView } from '../../webview/render';
 import { renderContext } from './context';
 import { buildTranscript, changedFiles, diffPath, type Turn } from '../../webview/transcript';
+import { sessionIdFrom, toolCallIdFrom, turnIdFrom } from '../../src/protocol';
 
-const u = (turnId: string, e: Record<string, unknown>): UpdateParams => ({ sessionId: 's', turnId, ...e }) as UpdateParams;
+const u = (turnId: string, e: Record<string, unknown>): UpdateParams => ({ sessionId: sessionIdFrom('s'), turnId: turnIdFrom(turnId), ...e }) as UpdateParams;
 
 function context(runningTurn: string | null, pending: PendingApproval[] = []) {
   const restore = mock.fn((_turnId: string) => undefined);
   const decide = mock.fn((_r: PendingApproval, _d: Decision) => undefined);
-  return { ctx: renderContext(pending, runningTurn, { onDecide: decide, onRestore: restore }), restore, decide };
+  return { ctx: renderContext(pending, runningTurn === null ? null : turnIdFrom(runningTurn), { onDecide: decide, onRestore: restore }), restore, decide };
 }
 
 const edit = (turnId: string, id: string, path: string, status = 'ok') => [
@@ -73,15 +74,15 @@ describe('checkpoints in the chat', () => {
   });
 
   it('offers accept always for an edit and a sandboxed command, not for a command outside the sandbox', () => {
-    const base = { sessionId: 's', turnId: 't3' };
-    const ed: PendingApproval = { ...base, toolCallId: 'e', kind: 'edit', path: '/w/a.ts', original: 'a', proposed: 'b', diff: '' };
-    const cmd: PendingApproval = { ...base, toolCallId: 'c', kind: 'command', command: 'ls', cwd: '/w' };
-    const outside: PendingApproval = { ...base, toolCallId: 'o', kind: 'command', command: 'curl x', cwd: '/w', outsideSandbox: true };
+    const base = { sessionId: sessionIdFrom('s'), turnId: turnIdFrom('t3') };
+    const ed: PendingApproval = { ...base, toolCallId: toolCallIdFrom('e'), kind: 'edit', path: '/w/a.ts', original: 'a', proposed: 'b', diff: '' };
+    const cmd: PendingApproval = { ...base, toolCallId: toolCallIdFrom('c'), kind: 'command', command: 'ls', cwd: '/w' };
+    const outside: PendingApproval = { ...base, toolCallId: toolCallIdFrom('o'), kind: 'command', command: 'curl x', cwd: '/w', outsideSandbox: true };
     const t = buildTranscript([
       u('t3', { kind: 'turnStarted', prompt: 'p' }),
-      u('t3', { kind: 'toolCall', toolCallId: 'e', name: 'write_to_file', arguments: {}, title: 'Edit a.ts' }),
-      u('t3', { kind: 'toolCall', toolCallId: 'c', name: 'execute_command', arguments: {}, title: 'ls' }),
-      u('t3', { kind: 'toolCall', toolCallId: 'o', name: 'execute_command', arguments: {}, title: 'curl x' }),
+      u('t3', { kind: 'toolCall', toolCallId: toolCallIdFrom('e'), name: 'write_to_file', arguments: {}, title: 'Edit a.ts' }),
+      u('t3', { kind: 'toolCall', toolCallId: toolCallIdFrom('c'), name: 'execute_command', arguments: {}, title: 'ls' }),
+      u('t3', { kind: 'toolCall', toolCallId: toolCallIdFrom('o'), name: 'execute_command', arguments: {}, title: 'curl x' }),
     ]);
     const root = document.createElement('div');
     const { ctx, decide } = context('t3', [ed, cmd, outside]);

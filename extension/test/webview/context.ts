@@ -1,9 +1,10 @@
 // A render context for the webview's tests: every hook a no-op unless a test gives its own.
 
+import type { TurnId } from '../../src/protocol';
 import type { PendingApproval } from '../../src/shared/messages';
 import { pendingKey, type RenderContext } from '../../webview/render';
 
-export function renderContext(pending: readonly PendingApproval[], runningTurn: string | null, hooks: Partial<RenderContext> = {}): RenderContext {
+export function renderContext(pending: readonly PendingApproval[], runningTurn: TurnId | null, hooks: Partial<RenderContext> = {}): RenderContext {
   return {
     pending: new Map(pending.map((r) => [pendingKey(r.turnId, r.toolCallId), r])),
     runningTurn,

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Decision, PendingApproval } from '../../src/shared/messages';
 import { chatKey, type ChatKey, type KeyTargets } from '../../webview/keys';
+import { sessionIdFrom, toolCallIdFrom, turnIdFrom } from '../../src/protocol';
 
 const key = (k: string, mods: Partial<ChatKey> = {}): ChatKey => ({ key: k, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, defaultPrevented: false, ...mods });
-const edit = (toolCallId: string) => ({ kind: 'edit', sessionId: 's', turnId: 't1', toolCallId, path: `/w/${toolCallId}.txt` }) as unknown as PendingApproval;
-const command = { kind: 'command', sessionId: 's', turnId: 't1', toolCallId: 'c', command: 'ls' } as unknown as PendingApproval;
+const edit = (toolCallId: string) => ({ kind: 'edit', sessionId: sessionIdFrom('s'), turnId: turnIdFrom('t1'), toolCallId: toolCallIdFrom(toolCallId), path: `/w/${toolCallId}.txt` }) as unknown as PendingApproval;
+const command = { kind: 'command', sessionId: sessionIdFrom('s'), turnId: turnIdFrom('t1'), toolCallId: toolCallIdFrom('c'), command: 'ls' } as unknown as PendingApproval;
 
 function targets(pending: PendingApproval[], running = true) {
   const decided: [string, Decision][] = [];

@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LogEntry } from '../../src/shared/messages';
 import { nextPlan, planOf, PlanView } from '../../webview/plan';
+import { sessionIdFrom, turnIdFrom } from '../../src/protocol';
 
 const plan = (entries: { step: string; status: 'pending' | 'inProgress' | 'completed' }[], explanation?: string): LogEntry => ({
   kind: 'plan',
-  sessionId: 's',
-  turnId: 't1',
+  sessionId: sessionIdFrom('s'),
+  turnId: turnIdFrom('t1'),
   entries,
   ...(explanation ? { explanation } : {}),
 });
@@ -19,7 +20,7 @@ describe('the plan checklist', () => {
       { step: 'Read', status: 'completed' },
       { step: 'Change', status: 'inProgress' },
     ]);
-    const text: LogEntry = { kind: 'text', sessionId: 's', turnId: 't1', delta: 'hi' };
+    const text: LogEntry = { kind: 'text', sessionId: sessionIdFrom('s'), turnId: turnIdFrom('t1'), delta: 'hi' };
     assert.equal(planOf([text]), null);
     assert.deepEqual(planOf([first, text]), { explanation: 'Look first.', entries: [{ step: 'Read', status: 'inProgress' }] });
     assert.deepEqual(planOf([first, second, text])?.entries.map((e) => e.status), ['completed', 'inProgress']);

@@ -5,8 +5,9 @@ import type { UpdateParams } from '../../src/protocol';
 import type { ChatCommand } from '../../src/shared/messages';
 import { TranscriptView, type RenderContext } from '../../webview/render';
 import { applyEntry, buildTranscript, OUTPUT_CAP, type ToolItem, type Turn } from '../../webview/transcript';
+import { sessionIdFrom, toolCallIdFrom, turnIdFrom } from '../../src/protocol';
 
-const u = (e: Record<string, unknown>): UpdateParams => ({ sessionId: 's', turnId: 't1', ...e }) as UpdateParams;
+const u = (e: Record<string, unknown>): UpdateParams => ({ sessionId: sessionIdFrom('s'), turnId: turnIdFrom('t1'), ...e }) as UpdateParams;
 
 function context(runningTurn: string | null = null) {
   const calls = {
@@ -18,7 +19,7 @@ function context(runningTurn: string | null = null) {
   };
   const ctx: RenderContext = {
     pending: new Map(),
-    runningTurn,
+    runningTurn: runningTurn === null ? null : turnIdFrom(runningTurn),
     expanded: {},
     onToggle: () => undefined,
     onDecide: () => undefined,
@@ -79,19 +80,19 @@ describe('code blocks and links in answers', () => {
 });
 
 describe('command output', () => {
-  const call = u({ kind: 'toolCall', toolCallId: 'c1', name: 'execute_command', arguments: {}, title: 'make' });
+  const call = u({ kind: 'toolCall', toolCallId: toolCallIdFrom('c1'), name: 'execute_command', arguments: {}, title: 'make' });
 
   it('appends new output to the same element instead of re-rendering it', () => {
     const root = document.createElement('div');
     const view = new TranscriptView(root);
     const { ctx } = context('t1');
-    const t = buildTranscript([call, u({ kind: 'toolOutput', toolCallId: 'c1', delta: 'line 1\n' })]);
+    const t = buildTranscript([call, u({ kind: 'toolOutput', toolCallId: toolCallIdFrom('c1'), delta: 'line 1\n' })]);
     view.render(t, ctx);
     const code = root.querySelector('.output code');
     assert.ok(code);
     const firstNode = code.firstChild;
-    applyEntry(t, u({ kind: 'toolOutput', toolCallId: 'c1', delta: 'line 2\n' }));
-    applyEntry(t, u({ kind: 'toolOutput', toolCallId: 'c1', delta: '<b>3</b>\n' }));
+    applyEntry(t, u({ kind: 'toolOutput', toolCallId: toolCallIdFrom('c1'), delta: 'line 2\n' }));
+    applyEntry(t, u({ kind: 'toolOutput', toolCallId: toolCallIdFrom('c1'), delta: '<b>3</b>\n' }));
     view.render(t, ctx);
     assert.equal(root.querySelector('.output code'), code, 'the same element');
     assert.equal(code.firstChild, firstNode, 'what was there is untouched');
@@ -107,7 +108,7 @@ describe('command output', () => {
     const t = buildTranscript([call]);
     const chunk = `${'x'.repeat(1023)}\n`;
     for (let i = 0; i < 300; i++) {
-      applyEntry(t, u({ kind: 'toolOutput', toolCallId: 'c1', delta: i === 299 ? 'the end\n' : chunk }));
+      applyEntry(t, u({ kind: 'toolOutput', toolCallId: toolCallIdFrom('c1'), delta: i === 299 ? 'the end\n' : chunk }));
       if (i % 50 === 0 || i === 299) view.render(t, ctx);
     }
     const tool = (t.blocks[0] as Turn).items[0] as ToolItem;
@@ -172,8 +173,8 @@ describe('failed turns', () => {
     const root = document.createElement('div');
     new TranscriptView(root).render(
       buildTranscript([
-        u({ kind: 'toolCall', toolCallId: 'e1', name: 'write_to_file', arguments: {}, title: 'Edit src/a.ts' }),
-        u({ kind: 'toolResult', toolCallId: 'e1', status: 'error', errorKind: 'stale', output: 'Error (stale): src/a.ts changed since the edit was proposed; nothing was written.' }),
+        u({ kind: 'toolCall', toolCallId: toolCallIdFrom('e1'), name: 'write_to_file', arguments: {}, title: 'Edit src/a.ts' }),
+        u({ kind: 'toolResult', toolCallId: toolCallIdFrom('e1'), status: 'error', errorKind: 'stale', output: 'Error (stale): src/a.ts changed since the edit was proposed; nothing was written.' }),
       ]),
       context().ctx,
     );
@@ -188,9 +189,9 @@ describe('failed turns', () => {
     const root = document.createElement('div');
     new TranscriptView(root).render(
       buildTranscript([
-        u({ kind: 'toolCall', toolCallId: 'e1', name: 'read_file', arguments: {}, title: 'Read notes.md' }),
+        u({ kind: 'toolCall', toolCallId: toolCallIdFrom('e1'), name: 'read_file', arguments: {}, title: 'Read notes.md' }),
         // A file whose text says so is not a stale edit.
-        u({ kind: 'toolResult', toolCallId: 'e1', status: 'error', errorKind: 'noSuchFile', output: 'Error (stale): changed since you last read it' }),
+        u({ kind: 'toolResult', toolCallId: toolCallIdFrom('e1'), status: 'error', errorKind: 'noSuchFile', output: 'Error (stale): changed since you last read it' }),
       ]),
       context().ctx,
     );
@@ -203,8 +204,8 @@ describe('failed turns', () => {
     const root = document.createElement('div');
     new TranscriptView(root).render(
       buildTranscript([
-        u({ kind: 'toolCall', toolCallId: 'e1', name: 'write_to_file', arguments: {}, title: 'Edit src/a.ts' }),
-        u({ kind: 'toolResult', toolCallId: 'e1', status: 'error', errorKind: 'stale', output: 'Error (stale): src/a.ts changed in the editor (unsaved changes in its buffer) since the edit was proposed; nothing was written.' }),
+        u({ kind: 'toolCall', toolCallId: toolCallIdFrom('e1'), name: 'write_to_file', arguments: {}, title: 'Edit src/a.ts' }),
+        u({ kind: 'toolResult', toolCallId: toolCallIdFrom('e1'), status: 'error', errorKind: 'stale', output: 'Error (stale): src/a.ts changed in the editor (unsaved changes in its buffer) since the edit was proposed; nothing was written.' }),
       ]),
       context().ctx,
     );

@@ -6,12 +6,13 @@ import type { Decision, PendingApproval } from '../../src/shared/messages';
 import { TranscriptView } from '../../webview/render';
 import { renderContext } from './context';
 import { applyEntry, buildTranscript } from '../../webview/transcript';
+import { sessionIdFrom, toolCallIdFrom, turnIdFrom } from '../../src/protocol';
 
-const u = (e: Record<string, unknown>): UpdateParams => ({ sessionId: 's', turnId: 't1', ...e }) as UpdateParams;
+const u = (e: Record<string, unknown>): UpdateParams => ({ sessionId: sessionIdFrom('s'), turnId: turnIdFrom('t1'), ...e }) as UpdateParams;
 
 function context(pending: PendingApproval[] = [], runningTurn: string | null = 't1') {
   const decide = mock.fn((_req: PendingApproval, _decision: Decision, _feedback?: string) => undefined);
-  return { ctx: renderContext(pending, runningTurn, { onDecide: decide }), decide };
+  return { ctx: renderContext(pending, runningTurn === null ? null : turnIdFrom(runningTurn), { onDecide: decide }), decide };
 }
 
 const buttonNamed = (root: HTMLElement, name: string) => {
@@ -23,9 +24,9 @@ const buttonNamed = (root: HTMLElement, name: string) => {
 describe('TranscriptView', () => {
   const entries = [
     u({ kind: 'turnStarted', prompt: 'run it' }),
-    u({ kind: 'toolCall', toolCallId: 'c1', name: 'execute_command', arguments: {}, title: 'npm test' }),
+    u({ kind: 'toolCall', toolCallId: toolCallIdFrom('c1'), name: 'execute_command', arguments: {}, title: 'npm test' }),
   ];
-  const command: PendingApproval = { sessionId: 's', turnId: 't1', toolCallId: 'c1', kind: 'command', command: 'npm test', cwd: '/w' };
+  const command: PendingApproval = { sessionId: sessionIdFrom('s'), turnId: turnIdFrom('t1'), toolCallId: toolCallIdFrom('c1'), kind: 'command', command: 'npm test', cwd: '/w' };
 
   it('shows a command approval with its working directory, and reports the decision with a note', () => {
     const root = document.createElement('div');
@@ -58,7 +59,7 @@ describe('TranscriptView', () => {
   it('drops the approval box when the request is gone and shows the final state', () => {
     const root = document.createElement('div');
     const view = new TranscriptView(root);
-    const t = buildTranscript([...entries, u({ kind: 'toolResult', toolCallId: 'c1', status: 'rejected', output: 'no' }), u({ kind: 'turnEnded', stopReason: 'cancelled' })]);
+    const t = buildTranscript([...entries, u({ kind: 'toolResult', toolCallId: toolCallIdFrom('c1'), status: 'rejected', output: 'no' }), u({ kind: 'turnEnded', stopReason: 'cancelled' })]);
     view.render(t, context([], null).ctx);
     assert.equal(root.querySelector('.approval'), null);
     assert.equal(root.querySelector('.tool-state')?.textContent, 'rejected');
@@ -69,12 +70,12 @@ describe('TranscriptView', () => {
     const root = document.createElement('div');
     const t = buildTranscript([
       ...entries,
-      u({ kind: 'toolResult', toolCallId: 'c1', status: 'ok', output: 'done' }),
+      u({ kind: 'toolResult', toolCallId: toolCallIdFrom('c1'), status: 'ok', output: 'done' }),
       u({ kind: 'turnEnded', stopReason: 'endTurn' }),
-      { ...u({ kind: 'turnStarted', prompt: 'again' }), turnId: 't2' } as UpdateParams,
-      { ...u({ kind: 'toolCall', toolCallId: 'c1', name: 'execute_command', arguments: {}, title: 'npm test' }), turnId: 't2' } as UpdateParams,
+      { ...u({ kind: 'turnStarted', prompt: 'again' }), turnId: turnIdFrom('t2') } as UpdateParams,
+      { ...u({ kind: 'toolCall', toolCallId: toolCallIdFrom('c1'), name: 'execute_command', arguments: {}, title: 'npm test' }), turnId: turnIdFrom('t2') } as UpdateParams,
     ]);
-    new TranscriptView(root).render(t, context([{ ...command, turnId: 't2' }], 't2').ctx);
+    new TranscriptView(root).render(t, context([{ ...command, turnId: turnIdFrom('t2') }], 't2').ctx);
     const turns = root.querySelectorAll('.turn');
     assert.equal(turns[0]?.querySelector('.approval'), null);
     assert.ok(turns[1]?.querySelector('.approval'));

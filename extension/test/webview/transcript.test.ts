@@ -3,8 +3,9 @@ import { describe, it } from 'node:test';
 import type { UpdateParams } from '../../src/protocol';
 import type { LogEntry } from '../../src/shared/messages';
 import { buildTranscript, usageView, type ToolItem, type Turn } from '../../webview/transcript';
+import { sessionIdFrom, turnIdFrom } from '../../src/protocol';
 
-const u = (turnId: string, e: Record<string, unknown>): UpdateParams => ({ sessionId: 's', turnId, ...e }) as UpdateParams;
+const u = (turnId: string, e: Record<string, unknown>): UpdateParams => ({ sessionId: sessionIdFrom('s'), turnId: turnIdFrom(turnId), ...e }) as UpdateParams;
 
 describe('the transcript', () => {
   it('folds a streamed turn into a prompt, reasoning, text and tool cards', () => {

@@ -22,6 +22,35 @@ pub(crate) trait IntoWire {
     fn into_wire(self) -> Self::Wire;
 }
 
+/// The ids cross as their text: the wire's (`tandem_protocol`) and the core's
+/// (`tandem_model`) are separate types of the same shape, so neither crate knows the other.
+macro_rules! id_conversions {
+    ($($id:ident),*) => {$(
+        impl IntoCore for tandem_protocol::$id {
+            type Core = tandem_agent::$id;
+            fn into_core(self) -> tandem_agent::$id {
+                self.into_string().into()
+            }
+        }
+
+        impl IntoWire for tandem_agent::$id {
+            type Wire = tandem_protocol::$id;
+            fn into_wire(self) -> tandem_protocol::$id {
+                self.into_string().into()
+            }
+        }
+
+        impl IntoWire for &tandem_agent::$id {
+            type Wire = tandem_protocol::$id;
+            fn into_wire(self) -> tandem_protocol::$id {
+                self.as_str().into()
+            }
+        }
+    )*};
+}
+
+id_conversions!(SessionId, TurnId, ToolCallId);
+
 impl IntoCore for ProviderOptions {
     type Core = tandem_provider::ProviderOptions;
     fn into_core(self) -> tandem_provider::ProviderOptions {
@@ -192,7 +221,7 @@ impl IntoWire for Event {
             Event::Text { delta } => Update::Text { delta },
             Event::Reasoning { delta } => Update::Reasoning { delta },
             Event::ToolCall(call) => Update::ToolCall {
-                tool_call_id: call.tool_call_id.into(),
+                tool_call_id: call.tool_call_id.into_wire(),
                 name: call.name,
                 arguments: call.arguments,
                 title: call.title,
@@ -201,7 +230,7 @@ impl IntoWire for Event {
                 tool_call_id,
                 delta,
             } => Update::ToolOutput {
-                tool_call_id: tool_call_id.into(),
+                tool_call_id: tool_call_id.into_wire(),
                 delta,
             },
             Event::ToolResult {
@@ -211,7 +240,7 @@ impl IntoWire for Event {
                 diff,
                 error_kind,
             } => Update::ToolResult {
-                tool_call_id: tool_call_id.into(),
+                tool_call_id: tool_call_id.into_wire(),
                 status: status.into_wire(),
                 output,
                 diff: diff.map(|d| d.unified),
@@ -291,8 +320,8 @@ pub(crate) fn update_params(
     event: Event,
 ) -> UpdateParams {
     UpdateParams {
-        session_id: session_id.to_string(),
-        turn_id: turn_id.to_string(),
+        session_id: session_id.into_wire(),
+        turn_id: turn_id.into_wire(),
         update: event.into_wire(),
     }
 }
@@ -307,7 +336,7 @@ impl IntoWire for tandem_agent::SessionInfo {
     fn into_wire(self) -> SessionInfo {
         let s = self;
         SessionInfo {
-            session_id: s.session_id.into(),
+            session_id: s.session_id.into_wire(),
             title: s.title,
             root: s.root,
             created_at: rfc3339(s.created_at),
@@ -373,7 +402,7 @@ pub(crate) fn files_changed_params(
     files: Vec<core_events::FileEvent>,
 ) -> FilesChangedParams {
     FilesChangedParams {
-        session_id: session_id.to_string(),
+        session_id: session_id.into_wire(),
         files: files
             .into_iter()
             .map(|f| FileEvent {
@@ -419,9 +448,9 @@ impl IntoWire for core_approval::ApprovalRequest {
             },
         };
         ApprovalRequest {
-            session_id: r.session_id.into(),
-            turn_id: r.turn_id.into(),
-            tool_call_id: r.tool_call_id.into(),
+            session_id: r.session_id.into_wire(),
+            turn_id: r.turn_id.into_wire(),
+            tool_call_id: r.tool_call_id.into_wire(),
             action,
         }
     }

@@ -26,7 +26,7 @@ impl Backend {
     ) -> Result<ListCommandsResult> {
         let agent = &self.ready()?.agent;
         let commands = match (params.session_id, params.root) {
-            (Some(session), _) => agent.commands(&SessionId::from(session)),
+            (Some(session), _) => agent.commands(&session.into_core()),
             (None, Some(root)) => agent.commands_at(&super::to_path(&root)?),
             (None, None) => {
                 return Err(invalid_params(
@@ -43,7 +43,7 @@ impl Backend {
         params: RunCommandParams,
     ) -> Result<PromptResult> {
         let ready = self.ready()?;
-        let session_id = SessionId::from(params.session_id);
+        let session_id = params.session_id.into_core();
         let text = self.expand(&session_id, &params.name, params.arguments.as_deref())?;
         let context = params.context.unwrap_or_default();
         let turn_id = ready
@@ -56,7 +56,7 @@ impl Backend {
             )
             .map_err(agent_error)?;
         Ok(PromptResult {
-            turn_id: turn_id.into(),
+            turn_id: turn_id.into_wire(),
         })
     }
 

@@ -37,7 +37,7 @@ use convert::{IntoCore, IntoWire};
 use documents::Documents;
 use frontend::{EditorAccess, LspFrontend};
 use plain::{PlainCapabilities, PlainFrontend};
-use tandem_agent::{Agent, AgentError, Frontend, SessionId, TurnId, images};
+use tandem_agent::{Agent, AgentError, Frontend, SessionId, images};
 use tandem_config::{LazyClient, StartOptions};
 use tandem_protocol::{
     ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
@@ -243,12 +243,12 @@ impl Backend {
             .new_session_with(&root, servers)
             .map_err(agent_error)?;
         Ok(NewSessionResult {
-            session_id: info.session_id.into(),
+            session_id: info.session_id.into_wire(),
         })
     }
 
     async fn prompt(&self, params: PromptParams) -> Result<PromptResult> {
-        let session_id = SessionId::from(params.session_id);
+        let session_id = params.session_id.into_core();
         let ready = self.ready()?;
         let attached = params.images.unwrap_or_default();
         if params.text.trim().is_empty() && attached.is_empty() {
@@ -282,12 +282,12 @@ impl Backend {
             )
             .map_err(agent_error)?;
         Ok(PromptResult {
-            turn_id: turn_id.into(),
+            turn_id: turn_id.into_wire(),
         })
     }
 
     async fn cancel(&self, params: SessionParams) -> Result<Empty> {
-        let session_id = SessionId::from(params.session_id);
+        let session_id = params.session_id.into_core();
         self.ready()?
             .agent
             .cancel(&session_id)
@@ -310,7 +310,7 @@ impl Backend {
     }
 
     async fn load_session(&self, params: SessionParams) -> Result<LoadSessionResult> {
-        let session_id = SessionId::from(params.session_id);
+        let session_id = params.session_id.into_core();
         let ready = self.ready()?;
         let loaded = ready.agent.load_session(&session_id).map_err(agent_error)?;
         // A session reopened after a restart has its project's MCP servers again.
@@ -334,7 +334,7 @@ impl Backend {
             .map_err(agent_error)?
             .into_wire();
         Ok(LoadSessionResult {
-            session_id: session_id.into(),
+            session_id: session_id.into_wire(),
             entries,
             unreadable_lines: u32::try_from(loaded.unreadable_lines).unwrap_or(u32::MAX),
             mode,
@@ -342,13 +342,13 @@ impl Backend {
     }
 
     async fn undo(&self, params: UndoParams) -> Result<UndoResult> {
-        let session_id = SessionId::from(params.session_id);
+        let session_id = params.session_id.into_core();
         let ready = self.ready()?;
         let outcome = ready
             .agent
             .undo(
                 &session_id,
-                params.turn_id.map(TurnId::from),
+                params.turn_id.map(IntoCore::into_core),
                 params.confirm.unwrap_or(false),
                 ready.frontend.as_ref(),
             )
@@ -380,7 +380,7 @@ impl Backend {
 
     /// `tandem/setMode`: the session's mode from its next request on.
     async fn set_mode(&self, params: SetModeParams) -> Result<Empty> {
-        let session_id = SessionId::from(params.session_id);
+        let session_id = params.session_id.into_core();
         self.ready()?
             .agent
             .set_mode(&session_id, params.mode.into_core())

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ids::SessionId;
 use crate::types::ContextItem;
 
 /// `tandem/listCommands`'s params: a session, or (before the first prompt made one) the
@@ -11,7 +12,7 @@ use crate::types::ContextItem;
 #[serde(rename_all = "camelCase")]
 pub struct ListCommandsParams {
     #[serde(default)]
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     #[serde(default)]
     pub root: Option<String>,
 }
@@ -60,7 +61,7 @@ pub enum CommandSource {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunCommandParams {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub name: String,
     /// What the user typed after the name.
     #[serde(default)]

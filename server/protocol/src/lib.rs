@@ -9,11 +9,13 @@
 //! included (`ts.rs`).
 
 mod commands;
+mod ids;
 pub mod methods;
 #[cfg(test)]
 mod ts;
 mod types;
 
 pub use commands::*;
+pub use ids::{SessionId, ToolCallId, TurnId};
 pub use methods::error_code;
 pub use types::*;

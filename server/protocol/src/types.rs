@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::ids::{SessionId, ToolCallId, TurnId};
+
 macro_rules! wire {
     ($($item:item)*) => {
         $(
@@ -205,13 +207,13 @@ pub struct NewSessionParams {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NewSessionResult {
-    pub session_id: String,
+    pub session_id: SessionId,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptParams {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub text: String,
     #[serde(default)]
     pub context: Vec<ContextItem>,
@@ -263,13 +265,13 @@ pub struct Position {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptResult {
-    pub turn_id: String,
+    pub turn_id: TurnId,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionParams {
-    pub session_id: String,
+    pub session_id: SessionId,
 }
 
 /// An empty object result (`{}`).
@@ -286,7 +288,7 @@ pub struct ListSessionsResult {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfo {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub title: String,
     #[cfg_attr(test, ts(type = "string"))]
     pub root: PathBuf,
@@ -299,7 +301,7 @@ pub struct SessionInfo {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LoadSessionResult {
-    pub session_id: String,
+    pub session_id: SessionId,
     /// The history, as the `tandem/update` params it was sent as (text coalesced).
     pub entries: Vec<UpdateParams>,
     /// Lines of the session's transcript that could not be read and are not in `entries`
@@ -314,8 +316,8 @@ pub struct LoadSessionResult {
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateParams {
-    pub session_id: String,
-    pub turn_id: String,
+    pub session_id: SessionId,
+    pub turn_id: TurnId,
     #[serde(flatten)]
     pub update: Update,
 }
@@ -336,17 +338,17 @@ pub enum Update {
     Reasoning { delta: String },
     /// The model called a tool. `arguments` is the parsed JSON, or the raw text when it did not parse.
     ToolCall {
-        tool_call_id: String,
+        tool_call_id: ToolCallId,
         name: String,
         #[cfg_attr(test, ts(type = "unknown"))]
         arguments: serde_json::Value,
         title: String,
     },
     /// Output of a running command, as it comes.
-    ToolOutput { tool_call_id: String, delta: String },
+    ToolOutput { tool_call_id: ToolCallId, delta: String },
     /// A tool call finished.
     ToolResult {
-        tool_call_id: String,
+        tool_call_id: ToolCallId,
         status: ToolStatus,
         output: String,
         /// An edit's unified diff.
@@ -440,7 +442,7 @@ pub enum Mode {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SetModeParams {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub mode: Mode,
 }
 
@@ -524,11 +526,11 @@ pub enum StopReason {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UndoParams {
-    pub session_id: String,
+    pub session_id: SessionId,
     /// Restore to before this turn (it and every later turn are undone); the last turn that
     /// changed files when absent.
     #[serde(default)]
-    pub turn_id: Option<String>,
+    pub turn_id: Option<TurnId>,
     /// Restore even the files the user changed since the agent wrote them (after the user saw
     /// `conflicts` and agreed).
     #[serde(default)]
@@ -571,7 +573,7 @@ pub enum FileChange {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FilesChangedParams {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub files: Vec<FileEvent>,
 }
 
@@ -655,9 +657,9 @@ pub enum Severity {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalRequest {
-    pub session_id: String,
-    pub turn_id: String,
-    pub tool_call_id: String,
+    pub session_id: SessionId,
+    pub turn_id: TurnId,
+    pub tool_call_id: ToolCallId,
     #[serde(flatten)]
     pub action: ApprovalAction,
 }

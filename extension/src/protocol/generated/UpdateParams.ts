@@ -2,14 +2,17 @@
 import type { ErrorKind } from "./ErrorKind";
 import type { PlanEntry } from "./PlanEntry";
 import type { RulesFile } from "./RulesFile";
+import type { SessionId } from "./SessionId";
 import type { StopReason } from "./StopReason";
+import type { ToolCallId } from "./ToolCallId";
 import type { ToolErrorKind } from "./ToolErrorKind";
 import type { ToolStatus } from "./ToolStatus";
+import type { TurnId } from "./TurnId";
 
 /**
  * The params of the `tandem/update` notification.
  */
-export type UpdateParams = { sessionId: string, turnId: string, } & ({ "kind": "turnStarted", prompt: string, } | { "kind": "text", delta: string, } | { "kind": "reasoning", delta: string, } | { "kind": "toolCall", toolCallId: string, name: string, arguments: unknown, title: string, } | { "kind": "toolOutput", toolCallId: string, delta: string, } | { "kind": "toolResult", toolCallId: string, status: ToolStatus, output: string, 
+export type UpdateParams = { sessionId: SessionId, turnId: TurnId, } & ({ "kind": "turnStarted", prompt: string, } | { "kind": "text", delta: string, } | { "kind": "reasoning", delta: string, } | { "kind": "toolCall", toolCallId: ToolCallId, name: string, arguments: unknown, title: string, } | { "kind": "toolOutput", toolCallId: ToolCallId, delta: string, } | { "kind": "toolResult", toolCallId: ToolCallId, status: ToolStatus, output: string, 
 /**
  * An edit's unified diff.
  */
