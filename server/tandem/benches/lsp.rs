@@ -4,7 +4,8 @@
 //!   beside a bare spawn of `tandem --version` on the same machine (a loaded machine slows both);
 //! - idle RSS after `initialize`, split into anonymous memory (the process's own) and file pages
 //!   (the binary's and libraries' code and read-only data: shared between processes, and given
-//!   back by the kernel under pressure);
+//!   back by the kernel under pressure), and how many of the functions `startup-order.txt` lists
+//!   to be linked side by side this binary has (server/tandem/build.rs);
 //! - relaying a long streamed answer from a model server to the client: deltas a second, and the
 //!   latency each delta gains on its way through the sidecar (against the same stream read
 //!   directly from the model server);
@@ -30,6 +31,23 @@ fn now_ns() -> u128 {
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_nanos()
+}
+
+/// "N of M": how many names `startup-order.txt` lists the binary has (by `nm`), or why unknown.
+fn startup_order_found() -> String {
+    let list = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/startup-order.txt"))
+        .unwrap_or_default();
+    let listed: Vec<&str> = list.lines().filter(|l| !l.starts_with('#')).collect();
+    let Ok(out) = Command::new("nm").args(["--defined-only", TANDEM]).output() else {
+        return "unknown (nm is not installed)".into();
+    };
+    let symbols: std::collections::HashSet<&str> = std::str::from_utf8(&out.stdout)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .collect();
+    let found = listed.iter().filter(|n| symbols.contains(*n)).count();
+    format!("{found} of the {} names listed", listed.len())
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -350,6 +368,11 @@ fn main() {
         median(&mut rss),
         median(&mut anon),
         median(&mut file)
+    );
+    println!(
+        "startup order (functions linked side by side, server/tandem/build.rs): this binary has {}; \
+         when few match, run scripts/startup-order.py",
+        startup_order_found()
     );
 
     let count = 100_000;
