@@ -132,7 +132,8 @@ def startup_functions():
     names = []
     for options, extra_env in STARTS:
         with tempfile.TemporaryDirectory() as workdir:
-            names += [n for n in functions(profile(workdir, options, extra_env)) if n not in names]
+            names += functions(profile(workdir, options, extra_env))
+    names = list(dict.fromkeys(names))  # each once, in the order first seen
     known = symbols()
     return [n for n in names if n in known]
 
@@ -145,7 +146,8 @@ def main():
     release = startup_functions()
     build_bench()
     bench = startup_functions()
-    names = release + [n for n in bench if n not in set(release)]
+    in_release = set(release)
+    names = release + [n for n in bench if n not in in_release]
     with open(ORDER, "w") as f:
         f.write(HEADER + "".join(n + "\n" for n in names))
     print(f"startup-order: {len(names)} names written to {os.path.relpath(ORDER, REPO)}: "
