@@ -14,6 +14,17 @@ import { MockModel, messageText } from './support/mock.mjs';
 /** @param {any} update @param {string} kind */
 const isToolCall = (update, kind) => update.sessionUpdate === 'tool_call' && update.kind === kind;
 
+test('an answer cut at its output limit ends max_tokens, keeps what came, and says how to allow more', async (t) => {
+  const f = await setup(t, { responses: [{ text: 'On and on and on', finishReason: 'length' }] });
+  const response = await f.editor.prompt(f.session, 'Tell me everything');
+  assert.equal(response.stopReason, 'max_tokens');
+  const said = chunks(f.editor.updatesOf(f.session), 'agent_message_chunk');
+  assert.ok(said.startsWith('On and on and on'), said);
+  assert.match(said, /the answer was cut at [\d,]+ tokens/);
+  assert.match(said, /maxOutputTokens/);
+  await finish(f.editor, f.mock);
+});
+
 test('initialize: protocol v1 and the capabilities tandem implements', async (t) => {
   const f = await setup(t, { responses: [] });
   const init = /** @type {any} */ (f.init);

@@ -113,8 +113,6 @@ async fn tandem_for(env: &Env, server: &LlamaServer, provider: Value) -> (Sideca
 
 /// Runs a turn, waiting as long as a small CPU model may take (it can talk until its window
 /// is full).
-/// Runs a turn, waiting as long as a small CPU model may take (it can talk until its window
-/// is full).
 async fn turn(tandem: &Sidecar, session: &str, text: &str) -> Turn {
     let turn = tandem.prompt(session, text).await;
     let deadline = std::time::Instant::now() + Duration::from_secs(600);
@@ -177,7 +175,11 @@ async fn a_long_session_in_a_4096_window_compacts_and_keeps_going() {
             "the quick brown fox jumps over the lazy dog. ".repeat(120)
         );
         let t = turn(&tandem, &session, &text).await;
-        assert_eq!(t.stop_reason(), "endTurn", "turn {i}: {t}");
+        // Whether the model stops after a word is its business: on some CPUs SmolLM2 echoes the
+        // notes until its output limit (a quarter of the window) cuts it. Tandem's part: the
+        // turn ends either way, a cut answer says so by kind, and nothing overflows the window.
+        let cut = t.stop_reason() == "error" && t.ended()["errorKind"] == "answerCut";
+        assert!(t.stop_reason() == "endTurn" || cut, "turn {i}: {t}");
         compactions += t.of_kind("compaction").len();
     }
     assert!(

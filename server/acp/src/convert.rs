@@ -16,7 +16,9 @@ use serde_json::Value;
 use tandem_agent::approval::{
     ApprovalAction, ApprovalKind, ApprovalReply, ApprovalRequest, Decision,
 };
-use tandem_agent::events::{Event, Location, StopReason, ToolCallEvent, ToolStatus, retry_line};
+use tandem_agent::events::{
+    Event, Location, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind, retry_line,
+};
 use tandem_agent::mode::Mode;
 use tandem_agent::plan::{self as core_plan, StepStatus};
 use tandem_agent::prompt::{ContextItem, Position, Range};
@@ -258,11 +260,14 @@ impl Translator {
                 diff,
                 ..
             } => vec![self.result(&tool_call_id, status, &output, diff.as_ref())],
-            Event::TurnEnded { error, .. } => {
+            Event::TurnEnded {
+                error, error_kind, ..
+            } => {
                 let mut updates = self.close_open();
-                if self.replay
-                    && let Some(error) = error
-                {
+                // A live failure answers `session/prompt` with an error; a cut answer answers it
+                // with `max_tokens`, which says nothing of the fix, so the message goes here.
+                let said_here = self.replay || error_kind == Some(TurnErrorKind::AnswerCut);
+                if said_here && let Some(error) = error {
                     updates.push(SessionUpdate::AgentMessageChunk(chunk(format!(
                         "\n\nError: {error}"
                     ))));
@@ -459,11 +464,16 @@ pub fn decision(outcome: &RequestPermissionOutcome) -> ApprovalReply {
 }
 
 /// How a finished turn answers `session/prompt`: a stop reason, or the error's message.
-pub fn stop_reason(reason: StopReason, error: Option<String>) -> Result<AcpStopReason, String> {
+pub fn stop_reason(
+    reason: StopReason,
+    error: Option<String>,
+    kind: Option<TurnErrorKind>,
+) -> Result<AcpStopReason, String> {
     match reason {
         StopReason::EndTurn => Ok(AcpStopReason::EndTurn),
         StopReason::Cancelled => Ok(AcpStopReason::Cancelled),
         StopReason::MaxSteps => Ok(AcpStopReason::MaxTurnRequests),
+        StopReason::Error if kind == Some(TurnErrorKind::AnswerCut) => Ok(AcpStopReason::MaxTokens),
         StopReason::Error => Err(error.unwrap_or_else(|| "the turn failed".to_string())),
     }
 }
@@ -870,20 +880,33 @@ mod tests {
     #[test]
     fn stop_reasons() {
         assert_eq!(
-            stop_reason(StopReason::EndTurn, None),
+            stop_reason(StopReason::EndTurn, None, None),
             Ok(AcpStopReason::EndTurn)
         );
         assert_eq!(
-            stop_reason(StopReason::Cancelled, None),
+            stop_reason(StopReason::Cancelled, None, None),
             Ok(AcpStopReason::Cancelled)
         );
         assert_eq!(
-            stop_reason(StopReason::MaxSteps, None),
+            stop_reason(StopReason::MaxSteps, None, None),
             Ok(AcpStopReason::MaxTurnRequests)
         );
         assert_eq!(
-            stop_reason(StopReason::Error, Some("rate limited".into())),
+            stop_reason(
+                StopReason::Error,
+                Some("rate limited".into()),
+                Some(TurnErrorKind::Other)
+            ),
             Err("rate limited".into())
+        );
+        // A cut answer is ACP's own stop reason; its message went out as a chunk before.
+        assert_eq!(
+            stop_reason(
+                StopReason::Error,
+                Some("the answer was cut at 512 tokens".into()),
+                Some(TurnErrorKind::AnswerCut)
+            ),
+            Ok(AcpStopReason::MaxTokens)
         );
     }
 

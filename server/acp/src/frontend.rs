@@ -302,18 +302,20 @@ impl Forwarder {
     fn send_event(&mut self, session: &SessionRef, event: Event) {
         let ended = match &event {
             Event::TurnEnded {
-                stop_reason, error, ..
-            } => Some((*stop_reason, error.clone())),
+                stop_reason,
+                error,
+                error_kind,
+            } => Some((*stop_reason, error.clone(), *error_kind)),
             _ => None,
         };
         for update in self.translator(session).event(event) {
             self.notify(&session.id, update);
         }
-        if let Some((stop_reason, error)) = ended {
+        if let Some((stop_reason, error, error_kind)) = ended {
             self.sessions.remove(&session.id);
             let responder = lock(&self.shared.prompts).remove(&session.id);
             if let Some(responder) = responder {
-                let _ = match convert::stop_reason(stop_reason, error) {
+                let _ = match convert::stop_reason(stop_reason, error, error_kind) {
                     Ok(reason) => responder.respond(PromptResponse::new(reason)),
                     Err(message) => {
                         responder.respond_with_error(Error::new(ErrorCode::INTERNAL_ERROR, message))

@@ -106,6 +106,8 @@ pub enum TurnErrorKind {
     Connection,
     /// The conversation does not fit the model's context window.
     ContextOverflow,
+    /// The answer reached its output token limit and was cut; what came is kept.
+    AnswerCut,
     Other,
 }
 

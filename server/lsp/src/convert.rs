@@ -482,6 +482,7 @@ impl IntoWire for core_events::TurnErrorKind {
             core_events::TurnErrorKind::Auth => ErrorKind::Auth,
             core_events::TurnErrorKind::Connection => ErrorKind::Connection,
             core_events::TurnErrorKind::ContextOverflow => ErrorKind::ContextOverflow,
+            core_events::TurnErrorKind::AnswerCut => ErrorKind::AnswerCut,
             core_events::TurnErrorKind::Other => ErrorKind::Other,
         }
     }

@@ -471,6 +471,9 @@ pub enum ErrorKind {
     Connection,
     /// The conversation does not fit the model's context window.
     ContextOverflow,
+    /// The answer reached its output token limit and was cut (what came is kept): ask for a
+    /// shorter answer or raise the limit.
+    AnswerCut,
     Other,
 }
 

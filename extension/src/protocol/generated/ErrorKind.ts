@@ -3,4 +3,4 @@
 /**
  * What a turn's error is, as far as the user can act on it.
  */
-export type ErrorKind = "noServer" | "auth" | "connection" | "contextOverflow" | "other";
+export type ErrorKind = "noServer" | "auth" | "connection" | "contextOverflow" | "answerCut" | "other";

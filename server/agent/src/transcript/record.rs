@@ -320,6 +320,7 @@ pub enum StoredErrorKind {
     Auth,
     Connection,
     ContextOverflow,
+    AnswerCut,
     #[serde(other)]
     Other,
 }
@@ -331,6 +332,7 @@ impl From<TurnErrorKind> for StoredErrorKind {
             TurnErrorKind::Auth => StoredErrorKind::Auth,
             TurnErrorKind::Connection => StoredErrorKind::Connection,
             TurnErrorKind::ContextOverflow => StoredErrorKind::ContextOverflow,
+            TurnErrorKind::AnswerCut => StoredErrorKind::AnswerCut,
             TurnErrorKind::Other => StoredErrorKind::Other,
         }
     }
@@ -343,6 +345,7 @@ impl From<StoredErrorKind> for TurnErrorKind {
             StoredErrorKind::Auth => TurnErrorKind::Auth,
             StoredErrorKind::Connection => TurnErrorKind::Connection,
             StoredErrorKind::ContextOverflow => TurnErrorKind::ContextOverflow,
+            StoredErrorKind::AnswerCut => TurnErrorKind::AnswerCut,
             StoredErrorKind::Other => TurnErrorKind::Other,
         }
     }

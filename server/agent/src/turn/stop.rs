@@ -84,7 +84,7 @@ pub(super) fn answered(finish_reason: Option<FinishReason>, output_limit: Option
         Some(FinishReason::Length) => (
             StopReason::Error,
             Some((
-                TurnErrorKind::Other,
+                TurnErrorKind::AnswerCut,
                 context::cut_answer_message(output_limit),
             )),
         ),
@@ -170,7 +170,7 @@ mod tests {
         let (reason, error) = answered(Some(FinishReason::Length), Some(512));
         assert_eq!(reason, StopReason::Error);
         let (kind, message) = error.unwrap();
-        assert_eq!(kind, TurnErrorKind::Other);
+        assert_eq!(kind, TurnErrorKind::AnswerCut);
         assert_eq!(message, context::cut_answer_message(Some(512)));
     }
 }

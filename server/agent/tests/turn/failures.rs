@@ -63,7 +63,7 @@ async fn an_answer_cut_at_the_output_limit_is_an_error_that_says_so() {
     let turn = h.turn("Tell me a story", Vec::new()).await;
     let (reason, error, kind) = turn.ended();
     assert_eq!(reason, StopReason::Error, "{turn}");
-    assert_eq!(kind, Some(TurnErrorKind::Other));
+    assert_eq!(kind, Some(TurnErrorKind::AnswerCut));
     assert!(error.unwrap().contains("limit"));
     assert_eq!(turn.text(), "Once upon a");
 }

@@ -26,6 +26,7 @@ pub fn error_kind(kind: TurnErrorKind) -> &'static str {
         TurnErrorKind::Auth => "auth",
         TurnErrorKind::Connection => "connection",
         TurnErrorKind::ContextOverflow => "contextOverflow",
+        TurnErrorKind::AnswerCut => "answerCut",
         TurnErrorKind::Other => "other",
     }
 }
