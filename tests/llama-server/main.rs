@@ -69,8 +69,7 @@ fn notices(turn: &Turn) -> Vec<String> {
 
 /// The turn ended as a turn of a tiny model may: with its answer, or cut at Tandem's bound.
 fn ended_normally(t: &Turn) {
-    let cut = t.stop_reason() == "error" && t.ended()["errorKind"] == "answerCut";
-    assert!(t.stop_reason() == "endTurn" || cut, "{t}");
+    assert!(t.ended_or_cut(), "{t}");
 }
 
 #[tokio::test]

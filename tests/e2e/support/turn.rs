@@ -98,6 +98,23 @@ impl Turn {
         }
     }
 
+    /// Whether the turn ended with its answer, or with the answer cut at its output limit (a tiny
+    /// model may talk until then: that is the model's business), through the protocol's types.
+    pub fn ended_or_cut(&self) -> bool {
+        match typed_update(self.ended()) {
+            Update::TurnEnded {
+                stop_reason,
+                error_kind,
+                ..
+            } => {
+                stop_reason == tandem_protocol::StopReason::EndTurn
+                    || (stop_reason == tandem_protocol::StopReason::Error
+                        && error_kind == Some(tandem_protocol::ErrorKind::AnswerCut))
+            }
+            other => panic!("not a turn end: {other:?}"),
+        }
+    }
+
     /// The one tool result's diff, through the protocol's type.
     pub fn result_diff(&self) -> Option<String> {
         match typed_update(self.tool_result()) {
