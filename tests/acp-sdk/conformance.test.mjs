@@ -22,6 +22,7 @@ test('an answer cut at its output limit ends max_tokens, keeps what came, and sa
   assert.ok(said.startsWith('On and on and on'), said);
   assert.match(said, /the answer was cut at [\d,]+ tokens/);
   assert.match(said, /maxOutputTokens/);
+  assert.ok(lastUpdatePosition(f.editor) < responsePosition(f.editor, 'session/prompt'), 'the message comes before the answer');
   await finish(f.editor, f.mock);
 });
 
