@@ -115,7 +115,11 @@ async fn udp_attack(payload_py: &str, namespaces: bool) {
     )
     .await;
     assert!(output.contains("end"), "the command did not run: {output}");
-    assert!(!output.contains("SENT"), "{output}");
+    if !namespaces {
+        // In its own network namespace the command may send to its own loopback; without one
+        // it can't even make the socket.
+        assert!(!output.contains("SENT"), "{output}");
+    }
     // Loopback datagrams are queued by the time sendto returns.
     let mut buf = [0u8; 512];
     assert_eq!(
@@ -330,7 +334,9 @@ async fn the_terminal_is_out_of_reach() {
         let mock = MockServer::start(Scenario::new([
             Reply::tool(
                 "execute_command",
-                json!({"command": "echo hi > /dev/tty && echo WROTE; echo end"}),
+                json!({"command": "echo hi > /dev/tty && echo WROTE; \
+                    for t in /dev/pts/[0-9]* /dev/console /dev/tty0 /dev/ttyS0; do \
+                    printf '\\033]11;#000000\\007' > $t && echo WROTE $t; done; echo end"}),
             ),
             Reply::text("Done."),
         ]));
@@ -406,4 +412,211 @@ async fn doctor_names_each_wall_up_or_down_with_the_reason() {
         "{down}"
     );
     assert!(down.contains("up   seccomp:"), "{down}");
+}
+
+/// The command's view of its own capabilities, `Cap* HEX` lines, with and without namespaces
+/// (the fallback a container gets, where the sidecar may well be root).
+#[tokio::test]
+async fn no_capability_is_kept_root_or_not() {
+    // SAFETY: a plain integer call.
+    let root = unsafe { libc::geteuid() } == 0;
+    for namespaces in [true, false] {
+        let env = Env::new();
+        let output = run_sandboxed(
+            &env,
+            "grep ^Cap /proc/self/status; echo end",
+            namespaces,
+            &[],
+        )
+        .await;
+        assert!(output.contains("end"), "{output}");
+        for set in ["CapInh", "CapPrm", "CapEff", "CapAmb"] {
+            assert!(
+                output.contains(&format!("{set}:\t0000000000000000")),
+                "namespaces {namespaces}, {set}: {output}"
+            );
+        }
+        if root || namespaces {
+            assert!(
+                output.contains("CapBnd:\t0000000000000000"),
+                "namespaces {namespaces}: {output}"
+            );
+        }
+    }
+}
+
+/// What an administrator does, from a command: a block device node (to write a disk past every
+/// file wall), the host name, the kernel log. Refused by seccomp and the capability drop, root
+/// or not, namespaces or not.
+#[tokio::test]
+async fn device_nodes_hostname_and_the_kernel_log_are_refused() {
+    for namespaces in [true, false] {
+        let env = Env::new();
+        let output = run_sandboxed(
+            &env,
+            &format!(
+                "mknod blk b 7 0 && echo MADE-BLOCK; mknod chr c 1 3 && echo MADE-CHAR; \
+                 mkfifo fifo && echo MADE-FIFO; {}; echo x > /dev/kmsg && echo WROTE-KMSG; \
+                 dmesg > /dev/null 2>&1 && echo READ-LOG; echo end",
+                python("import socket; socket.sethostname(\"pwned\"); print(\"RENAMED\")")
+            ),
+            namespaces,
+            &[],
+        )
+        .await;
+        assert!(output.contains("end"), "{output}");
+        for done in [
+            "MADE-BLOCK",
+            "MADE-CHAR",
+            "RENAMED",
+            "WROTE-KMSG",
+            "READ-LOG",
+        ] {
+            assert!(
+                !output.contains(done),
+                "namespaces {namespaces}: {done}: {output}"
+            );
+        }
+        assert!(!env.workspace.join("blk").exists(), "{output}");
+        // A FIFO is no device: tools that make one keep working.
+        assert!(output.contains("MADE-FIFO"), "{output}");
+    }
+}
+
+/// With the network off, a command's own network namespace still has a working loopback: a
+/// test suite's local server is reachable from inside, nothing outside is.
+#[tokio::test]
+async fn loopback_works_inside_the_commands_own_network() {
+    let env = Env::new();
+    let output = run_sandboxed(
+        &env,
+        &python(
+            "import socket\ns = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(1)\n\
+             c = socket.create_connection(s.getsockname()); a, _ = s.accept()\n\
+             c.sendall(b\"ping\"); print(\"GOT\", a.recv(4).decode())",
+        ),
+        true,
+        &[],
+    )
+    .await;
+    assert!(output.contains("GOT ping"), "{output}");
+}
+
+/// A nested repository is as read-only as the root's, and one a command makes is told to the
+/// model and the user with what in it would run (here `core.fsmonitor`). Without namespaces
+/// nothing makes it read-only, so the change is told.
+#[tokio::test]
+async fn every_git_is_read_only_and_a_new_one_is_told() {
+    for namespaces in [true, false] {
+        let env = Env::new();
+        env.write("sub/.git/config", "[core]\n");
+        let output = run_sandboxed(
+            &env,
+            "echo '[core] fsmonitor = ./evil.sh' >> sub/.git/config; \
+             mkdir -p new/.git && printf '[core]\\n\\tfsmonitor = ./evil.sh\\n' > new/.git/config; \
+             echo end",
+            namespaces,
+            &[],
+        )
+        .await;
+        assert!(output.contains("end"), "{output}");
+        assert!(
+            output.contains(
+                "created a git repository at new/.git, which runs programs when anyone (an \
+                 editor too) runs git there: core.fsmonitor = ./evil.sh"
+            ),
+            "namespaces {namespaces}: {output}"
+        );
+        if namespaces {
+            assert_eq!(env.read("sub/.git/config"), "[core]\n", "{output}");
+            assert!(!output.contains("repository at sub/.git"), "{output}");
+        } else {
+            assert!(
+                output.contains("changed the git repository at sub/.git")
+                    && output.contains("core.fsmonitor = ./evil.sh"),
+                "{output}"
+            );
+        }
+    }
+}
+
+/// The launcher's stop: a SIGTERM at any moment of its life ends it and the command, never
+/// waits for a SIGKILL (the signal used to be lost between a flag check and `waitpid`).
+#[tokio::test]
+async fn a_stop_signal_at_any_moment_ends_the_launcher_and_its_command() {
+    let env = Env::new();
+    for namespaces in [true, false] {
+        let seconds = unique_seconds(if namespaces { 20 } else { 60 });
+        for attempt in 0..30u64 {
+            let mut command = env.command();
+            command.args(["__sandbox-launch", "--temp", "/tmp"]);
+            if !namespaces {
+                command.arg("--no-namespaces");
+            }
+            let mut child = command
+                .args(["--", "sleep", &seconds.to_string()])
+                .current_dir(&env.workspace)
+                .stdin(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            // Spread over the launcher's start: before, while and after it raises the walls.
+            tokio::time::sleep(std::time::Duration::from_micros(attempt * 700)).await;
+            let pid = child.id().unwrap() as libc::pid_t;
+            // SAFETY: a plain integer call on our own child.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+            let status = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait())
+                .await
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "attempt {attempt}: the launcher ignored SIGTERM (namespaces {namespaces})"
+                    )
+                })
+                .unwrap();
+            assert!(!status.success(), "attempt {attempt}: {status:?}");
+            assert!(
+                !alive(&format!("sleep {seconds}")),
+                "attempt {attempt}: the command outlived its launcher"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn doctor_json_says_which_walls_confine_what() {
+    let env = Env::new();
+    let json = |namespaces: bool| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_tandem"));
+        if !namespaces {
+            command.env("TANDEM_SANDBOX_NAMESPACES", "off");
+        }
+        let out = command
+            .args(["doctor", "--json", "--root"])
+            .arg(&env.workspace)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["sandbox"].clone()
+    };
+    let up = json(true);
+    assert_eq!(up["files"], json!(["mount namespace", "Landlock"]), "{up}");
+    assert_eq!(up["processes"], json!(["PID namespace"]), "{up}");
+    assert_eq!(up["unasked"], json!(true), "{up}");
+    assert!(up["namespaces"].is_null(), "{up}");
+    let down = json(false);
+    assert_eq!(down["files"], json!(["Landlock"]), "{down}");
+    assert_eq!(down["processes"], json!(["subreaper sweep"]), "{down}");
+    assert_eq!(down["unasked"], json!(true), "{down}");
+    assert_eq!(
+        down["namespaces"],
+        json!("TANDEM_SANDBOX_NAMESPACES=off"),
+        "{down}"
+    );
+    assert!(
+        down["walls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["name"] == "capabilities" && w["up"] == json!(true)),
+        "{down}"
+    );
 }

@@ -346,7 +346,7 @@ impl Inner {
     /// What the kernel's sandbox can enforce, asked once (beside the start, or by the first
     /// command if that comes first): the question starts the sandbox launcher as a probe, which
     /// `tandem lsp`'s start need not wait for. Where walls are down that is said once (without
-    /// Landlock every command asks, allow-list or not).
+    /// a wall for the files every command asks, allow-list or not).
     async fn sandbox(&self) -> &tandem_sandbox::SandboxSupport {
         self.sandbox
             .get_or_init(|| async {

@@ -9,9 +9,14 @@
 //! (and `prctl(PR_SET_NO_NEW_PRIVS)`) between `fork` and `exec`, which allocate nothing and take no
 //! lock, as code in `pre_exec` must.
 //!
-//! Devices writable inside: `/dev/null`, `/dev/zero`, `/dev/full`, `/dev/random`, `/dev/urandom`
-//! (with device ioctls), and `/dev/tty` and `/dev/pts/*` **without** device ioctls (so `TIOCSTI`
-//! cannot push keystrokes into the user's terminal). `/dev/shm` counts as a temp directory.
+//! Reads: everything under `/` but `/dev`, where only `/dev/null`, `/dev/zero`, `/dev/full`,
+//! `/dev/random` and `/dev/urandom` (also writable, with device ioctls) are reached: no terminal
+//! (`/dev/tty`, `/dev/pts/*`), disk, console or kernel log. In the launcher's private `/dev`
+//! ([`crate::launch`]) the command's own `/dev/pts` is added. `/dev/shm` counts as a temp
+//! directory.
+//!
+//! Which walls hold depends on the kernel: [`SandboxSupport::coverage`] says, wall by wall, what
+//! confines the files, the network and the processes here.
 
 use std::path::{Path, PathBuf};
 
@@ -95,33 +100,81 @@ pub struct SandboxSupport {
     /// macOS: `/usr/bin/sandbox-exec` is there, so commands run under a Seatbelt profile
     /// ([`crate::seatbelt`]) instead of Landlock.
     pub seatbelt: bool,
+    /// Commands run through the launcher (this is the `tandem` binary): seccomp, the capability
+    /// drop and the sweep are there.
+    pub launcher: bool,
+}
+
+/// The walls that confine each part of the policy on this machine; an empty list means that
+/// part is not confined.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// Writes outside the workspace and temp directories: "mount namespace", "Landlock".
+    pub files: Vec<&'static str>,
+    /// The network while it is off: "network namespace", "seccomp", "Landlock TCP".
+    pub network: Vec<&'static str>,
+    /// What a command leaves behind: "PID namespace" or "subreaper sweep".
+    pub processes: Vec<&'static str>,
 }
 
 impl SandboxSupport {
-    /// Writes can be confined (ABI 1, Linux 5.13).
+    /// Writes can be confined: by the mount namespace or by Landlock (ABI 1, Linux 5.13).
     pub fn filesystem(&self) -> bool {
-        self.abi >= 1
+        !self.coverage().files.is_empty()
     }
 
-    /// TCP connect and bind can be blocked (ABI 4, Linux 6.7).
+    /// Landlock can block TCP connect and bind (ABI 4, Linux 6.7).
     pub fn tcp(&self) -> bool {
         self.abi >= 4
     }
 
-    /// Abstract Unix sockets and signals can be scoped (ABI 6, Linux 6.12).
+    /// Landlock can scope abstract Unix sockets and signals (ABI 6, Linux 6.12).
     pub fn scopes(&self) -> bool {
         self.abi >= 6
     }
 
-    /// Whether `policy` can be enforced here in full. When it cannot, [`confine`] refuses
-    /// (Landlock missing, or TCP needed but not blockable) or enforces less (no scopes); either
-    /// way the caller should say so once and let no command run unasked.
+    /// Which walls confine what here, each part decided on its own from what the kernel has
+    /// (the table in docs/security.md).
+    pub fn coverage(&self) -> Coverage {
+        if self.seatbelt {
+            return Coverage {
+                files: vec!["Seatbelt"],
+                network: vec!["Seatbelt"],
+                processes: Vec::new(),
+            };
+        }
+        let namespaces = self.namespaces.is_ok();
+        let mut coverage = Coverage::default();
+        if namespaces {
+            coverage.files.push("mount namespace");
+            coverage.network.push("network namespace");
+            coverage.processes.push("PID namespace");
+        }
+        if self.abi >= 1 {
+            coverage.files.push("Landlock");
+        }
+        if self.launcher {
+            coverage.network.push("seccomp");
+            if !namespaces {
+                coverage.processes.push("subreaper sweep");
+            }
+        }
+        // Inside its own network namespace a command's TCP reaches its loopback alone, which
+        // Landlock's TCP rules would forbid too; they are set only without it.
+        if self.tcp() && !namespaces {
+            coverage.network.push("Landlock TCP");
+        }
+        coverage
+    }
+
+    /// Whether the walls that are up cover `policy`: the files always, the network when it is
+    /// off. Only then may a command run unasked.
     pub fn enforces(&self, policy: &SandboxPolicy) -> bool {
         match policy.mode {
             SandboxMode::Off => false,
             SandboxMode::WorkspaceWrite => {
-                self.seatbelt
-                    || (self.filesystem() && (policy.network || (self.tcp() && self.scopes())))
+                let coverage = self.coverage();
+                !coverage.files.is_empty() && (policy.network || !coverage.network.is_empty())
             }
         }
     }
@@ -134,37 +187,43 @@ impl SandboxSupport {
                     allowed."
                 .to_string();
         }
-        match self.abi {
-            0 => format!(
-                "Commands cannot be sandboxed: Landlock is not available ({}). Every command \
-                 will ask before it runs.",
-                self.missing
-            ),
-            1..=3 => format!(
-                "The sandbox confines writes, but this kernel's Landlock (ABI {}) cannot block \
-                 network access (that needs ABI 4, Linux 6.7).",
-                self.abi
-            ),
-            4 | 5 => format!(
-                "The sandbox confines writes and TCP, but this kernel's Landlock (ABI {}) cannot \
-                 scope abstract Unix sockets and signals (that needs ABI 6, Linux 6.12).",
-                self.abi
-            ),
-            _ => match &self.namespaces {
-                Ok(()) => format!(
-                    "Commands run in their own namespaces (read-only /, private /tmp and /proc, \
-                     read-only .git, no network unless allowed) under Landlock (ABI {}) and \
-                     seccomp.",
-                    self.abi
-                ),
-                Err(why) => format!(
-                    "Commands run under Landlock (ABI {}) and seccomp without namespaces ({why}): \
-                     metadata changes outside the workspace (chmod), .git writes and the \
-                     sidecar's /proc are not walled off.",
-                    self.abi
-                ),
-            },
+        let coverage = self.coverage();
+        if coverage.files.is_empty() {
+            let why = match &self.namespaces {
+                Err(ns) if self.abi == 0 => format!("Landlock: {}; namespaces: {ns}", self.missing),
+                _ => self.missing.clone(),
+            };
+            return format!(
+                "Commands cannot be sandboxed here ({why}). Every command will ask before it runs."
+            );
         }
+        let list = |walls: &[&str]| {
+            if walls.is_empty() {
+                "nothing".to_string()
+            } else {
+                walls.join(" and ")
+            }
+        };
+        let mut text = format!(
+            "Commands run confined: files by {}, the network by {}, what they leave behind by {}.",
+            list(&coverage.files),
+            list(&coverage.network),
+            list(&coverage.processes)
+        );
+        if let Err(why) = &self.namespaces {
+            text.push_str(&format!(
+                " Without namespaces ({why}): metadata changes outside the workspace (chmod), \
+                 .git writes and the sidecar's /proc are not walled off"
+            ));
+            if !self.scopes() {
+                text.push_str(
+                    ", nor abstract Unix sockets and signals outside (that needs Landlock ABI 6, \
+                     Linux 6.12)",
+                );
+            }
+            text.push('.');
+        }
+        text
     }
 
     /// Every wall, whether it is up here, and what it stops or why it is down.
@@ -178,7 +237,7 @@ impl SandboxSupport {
                     .to_string(),
             }];
         }
-        let launcher = crate::launch::launcher().is_some();
+        let launcher = self.launcher;
         let ns = |what: &'static str, stops: &str| Wall {
             name: what,
             up: self.namespaces.is_ok(),
@@ -213,7 +272,21 @@ impl SandboxSupport {
                 1,
                 "writes only in the workspace and the temp directories",
             ),
-            landlock("Landlock: TCP", 4, "no TCP connect or bind"),
+            Wall {
+                name: "Landlock: TCP",
+                up: self.tcp() && self.namespaces.is_err(),
+                detail: if self.namespaces.is_ok() {
+                    "not needed: the network namespace walls TCP (and keeps the loopback usable)"
+                        .to_string()
+                } else if self.tcp() {
+                    "no TCP connect or bind".to_string()
+                } else {
+                    format!(
+                        "needs Landlock ABI 4, this kernel has {}; seccomp walls the network",
+                        self.abi
+                    )
+                },
+            },
             landlock(
                 "Landlock: scopes",
                 6,
@@ -221,7 +294,8 @@ impl SandboxSupport {
             ),
             ns(
                 "mount namespace",
-                "/ read-only (no chmod, chown, utime, xattr outside), private /tmp, .git read-only",
+                "/ read-only (no chmod, chown, utime, xattr outside), private /tmp and /dev, \
+                 every .git read-only",
             ),
             ns(
                 "PID namespace",
@@ -229,11 +303,17 @@ impl SandboxSupport {
             ),
             ns(
                 "network namespace",
-                "loopback only: no UDP, DNS, MPTCP or any route out",
+                "loopback only (127.0.0.1 works inside): no UDP, DNS, MPTCP or any route out",
             ),
             launched(
                 "seccomp",
-                "no socket but AF_UNIX, no io_uring, while the network is off",
+                "no device nodes, mounts, modules, hostname, kernel log or terminal injection; \
+                 while the network is off no IP socket outside the command's network namespace, \
+                 no io_uring",
+            ),
+            launched(
+                "capabilities",
+                "none kept, root included: no_new_privs, every capability set emptied",
             ),
             launched(
                 "session",
@@ -290,6 +370,7 @@ pub fn status() -> SandboxSupport {
     STATUS
         .get_or_init(|| {
             let mut support = imp::status();
+            support.launcher = crate::launch::launcher().is_some();
             support.namespaces = crate::launch::probe_namespaces();
             support
         })
@@ -324,7 +405,9 @@ pub fn command(
         return Ok((command, confinement));
     };
     let support = status();
-    imp::check(&support, policy)?;
+    if support.coverage().files.is_empty() {
+        return Err(SandboxError::Unsupported(support.describe()));
+    }
     let options = crate::launch::LaunchOptions {
         network: policy.network,
         namespaces: support.namespaces.is_ok(),
@@ -384,6 +467,15 @@ pub fn confine(
 #[cfg(target_os = "linux")]
 pub(crate) use imp::restrict_self;
 
+/// What the launcher needs of Landlock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Need {
+    /// Landlock is the only wall around the files: its file rights must be enforced.
+    Files,
+    /// Another wall confines the files: Landlock adds what the kernel has, if anything.
+    BestEffort,
+}
+
 #[cfg(target_os = "linux")]
 mod imp {
     use std::os::unix::process::CommandExt;
@@ -394,7 +486,7 @@ mod imp {
         Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope,
     };
 
-    use super::{Confinement, SandboxError, SandboxPolicy, SandboxSupport};
+    use super::{Confinement, Need, SandboxError, SandboxPolicy, SandboxSupport};
 
     /// The newest ABI whose rights we ask for. Fixed, as the landlock crate advises: a newer
     /// kernel must not silently change what commands may do.
@@ -418,6 +510,7 @@ mod imp {
                 missing: String::new(),
                 namespaces: Ok(()),
                 seatbelt: false,
+                launcher: false,
             };
         }
         let missing = match std::io::Error::last_os_error().raw_os_error() {
@@ -438,12 +531,13 @@ mod imp {
             missing: missing.to_string(),
             namespaces: Ok(()),
             seatbelt: false,
+            launcher: false,
         }
     }
 
-    /// Refuses a policy this kernel's Landlock cannot enforce.
+    /// Refuses a policy that Landlock alone (confined in place, no launcher) can't enforce.
     pub fn check(support: &SandboxSupport, policy: &SandboxPolicy) -> Result<(), SandboxError> {
-        if !support.filesystem() {
+        if support.abi == 0 {
             return Err(SandboxError::Unsupported(support.missing.clone()));
         }
         if !policy.network && !support.tcp() {
@@ -452,15 +546,23 @@ mod imp {
         Ok(())
     }
 
-    /// Enforces `policy` on the calling (single-threaded) process: the launcher's way.
-    pub fn restrict_self(policy: &SandboxPolicy) -> Result<(), SandboxError> {
-        let status = build(policy)?
+    /// Enforces `policy` on the calling (single-threaded) process: the launcher's way. With
+    /// [`Need::Files`] Landlock must confine the files; with [`Need::BestEffort`] it adds what
+    /// this kernel has, nothing when it has none. `namespaces`: `/dev` is the launcher's own, so
+    /// its `/dev/pts` may be used, and the network namespace walls the network (the command's
+    /// loopback stays usable).
+    pub fn restrict_self(
+        policy: &SandboxPolicy,
+        need: Need,
+        namespaces: bool,
+    ) -> Result<(), SandboxError> {
+        let status = build(policy, need, namespaces)?
             .restrict_self()
             .map_err(|e| SandboxError::Rules {
                 path: "/".to_string(),
                 message: e.to_string(),
             })?;
-        if status.ruleset == RulesetStatus::NotEnforced {
+        if need == Need::Files && status.ruleset == RulesetStatus::NotEnforced {
             return Err(SandboxError::Unsupported(
                 "the Landlock rules were not enforced".to_string(),
             ));
@@ -474,7 +576,7 @@ mod imp {
     ) -> Result<Confinement, SandboxError> {
         let support = status();
         check(&support, policy)?;
-        let mut ruleset = Some(build(policy)?);
+        let mut ruleset = Some(build(policy, Need::Files, false)?);
         let pre_exec = move || {
             // In the child, between fork and exec: `restrict_self` makes two system calls
             // (prctl, landlock_restrict_self) and closes the ruleset; no allocation, no lock.
@@ -495,7 +597,14 @@ mod imp {
         Ok(Confinement::Landlock { abi: support.abi })
     }
 
-    fn build(policy: &SandboxPolicy) -> Result<RulesetCreated, SandboxError> {
+    /// The rules. Every right is asked best effort, so a kernel that lacks one (TCP before ABI 4,
+    /// scopes before ABI 6) gets the others; only [`Need::Files`] makes the files' rights a
+    /// requirement.
+    fn build(
+        policy: &SandboxPolicy,
+        need: Need,
+        namespaces: bool,
+    ) -> Result<RulesetCreated, SandboxError> {
         let err = |path: &Path| {
             let path = path.display().to_string();
             move |e: landlock::RulesetError| SandboxError::Rules {
@@ -504,24 +613,23 @@ mod imp {
             }
         };
         let root = Path::new("/");
-        // Confining writes is the point: required. Newer rights (rename across directories,
-        // truncate, device ioctls) are taken where the kernel has them.
+        let files = match need {
+            Need::Files => CompatLevel::HardRequirement,
+            Need::BestEffort => CompatLevel::BestEffort,
+        };
         let mut ruleset = Ruleset::default()
-            .set_compatibility(CompatLevel::HardRequirement)
+            .set_compatibility(files)
             .handle_access(AccessFs::from_all(ABI::V1))
             .and_then(|r| {
                 r.set_compatibility(CompatLevel::BestEffort)
                     .handle_access(AccessFs::from_all(TARGET))
             })
             .map_err(err(root))?;
-        if !policy.network {
+        if !policy.network && !namespaces {
             ruleset = ruleset
-                .set_compatibility(CompatLevel::HardRequirement)
+                .set_compatibility(CompatLevel::BestEffort)
                 .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
-                .and_then(|r| {
-                    r.set_compatibility(CompatLevel::BestEffort)
-                        .scope(Scope::AbstractUnixSocket)
-                })
+                .and_then(|r| r.scope(Scope::AbstractUnixSocket))
                 .map_err(err(root))?;
         }
         let mut created = ruleset
@@ -530,7 +638,17 @@ mod imp {
             .and_then(|r| r.create())
             .map_err(err(root))?;
 
-        created = add(created, root, AccessFs::from_read(TARGET))?;
+        // Reads everywhere but /dev (listing / and /dev is fine).
+        created = add(created, root, AccessFs::ReadDir.into())?;
+        let entries = std::fs::read_dir(root).map_err(|e| SandboxError::Rules {
+            path: "/".to_string(),
+            message: e.to_string(),
+        })?;
+        for entry in entries.flatten() {
+            if entry.file_name() != "dev" {
+                created = add(created, &entry.path(), AccessFs::from_read(TARGET))?;
+            }
+        }
         for path in &policy.writable_roots {
             let access = if path.is_dir() {
                 AccessFs::from_all(TARGET)
@@ -549,9 +667,13 @@ mod imp {
         ] {
             created = add(created, Path::new(device), plain | AccessFs::IoctlDev)?;
         }
-        // Terminals: read and write, but no ioctl (TIOCSTI would type into the user's shell).
-        for device in ["/dev/tty", "/dev/pts"] {
-            created = add(created, Path::new(device), plain)?;
+        if namespaces {
+            // The command's own pseudo-terminals (a new devpts instance), none of the user's.
+            created = add(
+                created,
+                Path::new("/dev/pts"),
+                plain | AccessFs::IoctlDev | AccessFs::ReadDir,
+            )?;
         }
         Ok(created)
     }
@@ -593,11 +715,8 @@ mod imp {
             .to_string(),
             namespaces: Err("namespaces exist only on Linux".to_string()),
             seatbelt: seatbelt(),
+            launcher: false,
         }
-    }
-
-    pub fn check(support: &SandboxSupport, _policy: &SandboxPolicy) -> Result<(), SandboxError> {
-        Err(SandboxError::Unsupported(support.missing.clone()))
     }
 
     /// macOS with its `sandbox-exec`: commands can run under a Seatbelt profile.

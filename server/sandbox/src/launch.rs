@@ -154,6 +154,14 @@ fn run(_options: &LaunchOptions, _program: &[OsString]) -> i32 {
     SETUP_FAILED
 }
 
+/// Whether this process seems to run in a container (Docker's `/.dockerenv`, Podman's
+/// `/run/.containerenv`, or the `container` variable systemd and Podman set).
+pub fn in_container() -> bool {
+    std::path::Path::new("/.dockerenv").exists()
+        || std::path::Path::new("/run/.containerenv").exists()
+        || std::env::var_os("container").is_some()
+}
+
 /// Whether namespaces are wanted: not when [`NAMESPACES_ENV`] is `off` (or `0`, `false`).
 pub fn namespaces_wanted() -> bool {
     namespaces_wanted_by(std::env::var(NAMESPACES_ENV).ok().as_deref())

@@ -7,7 +7,9 @@
 //! * [`seatbelt`]: the macOS sandbox's profile, from the same policy; on macOS [`command`] runs
 //!   commands through `sandbox-exec` with it.
 //! * [`confine`]: the Landlock sandbox a command runs in (writes only in the workspace and temp
-//!   directories, no network unless allowed).
+//!   directories, no network unless allowed), and which walls this kernel has.
+//! * [`gitdirs`]: every `.git` in a workspace, bound read-only by the launcher and compared
+//!   before and after each command.
 //!
 //! The crate depends on no other Tandem crate. How the command runner uses it:
 //!
@@ -33,6 +35,7 @@
 pub mod allow;
 pub mod confine;
 pub mod env;
+pub mod gitdirs;
 pub mod launch;
 mod programs;
 pub mod seatbelt;
@@ -41,7 +44,7 @@ mod seccomp;
 
 pub use allow::{AllowList, Verdict};
 pub use confine::{
-    Confinement, SandboxError, SandboxMode, SandboxPolicy, SandboxSupport, Wall, command, confine,
-    default_temp_dirs, status,
+    Confinement, Coverage, SandboxError, SandboxMode, SandboxPolicy, SandboxSupport, Wall, command,
+    confine, default_temp_dirs, status,
 };
 pub use env::{command_env, with_git_hardening, without_secrets};

@@ -1,7 +1,15 @@
-//! The second wall under the network namespace (and the only one without it): a seccomp filter
-//! that, when the network is off, refuses sockets of every family but `AF_UNIX` (so MPTCP, UDP,
-//! raw and netlink sockets are never created) and `io_uring`, whose requests could open sockets
-//! past the filter. Both fail with `EACCES`, as a refused permission.
+//! The seccomp filters every sandboxed command runs under (installed after `no_new_privs`):
+//!
+//! * **Privilege**: what only an administrator should do fails with `EPERM` even where the
+//!   command is root and a capability survived (a container's root without namespaces): device
+//!   nodes (`mknod` of a character or block device; FIFOs and sockets are fine), `sethostname`,
+//!   `setdomainname`, `syslog`, kernel modules, every mount call, `pivot_root`, swap, reboot,
+//!   `kexec`, setting the clock, process accounting, port I/O, and the terminal ioctls that type
+//!   into or rewrite a console (`TIOCSTI`, `TIOCLINUX`).
+//! * **Network** (only while the network is off): `io_uring`, whose requests could open sockets
+//!   past the filter, and sockets of the families that reach outside. Inside the command's own
+//!   network namespace (loopback alone) Unix, IP and netlink sockets are fine, so a test server on
+//!   `127.0.0.1` works; without that namespace only Unix sockets are. Refused with `EACCES`.
 
 use std::collections::BTreeMap;
 
@@ -10,43 +18,143 @@ use seccompiler::{
     SeccompRule, TargetArch,
 };
 
-/// The filter for a command, `None` when there is nothing to refuse (network allowed).
-pub(crate) fn program(network: bool) -> Result<Option<BpfProgram>, String> {
-    if network {
-        return Ok(None);
-    }
-    let err = |e: seccompiler::BackendError| format!("could not build the seccomp filter: {e}");
-    let arch = TargetArch::try_from(std::env::consts::ARCH)
-        .map_err(|e| format!("no seccomp filter for this architecture: {e}"))?;
-    let not_unix = SeccompCondition::new(
-        0,
-        SeccompCmpArgLen::Dword,
-        SeccompCmpOp::Ne,
-        libc::AF_UNIX as u64,
-    )
-    .map_err(err)?;
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    rules.insert(
-        libc::SYS_socket,
-        vec![SeccompRule::new(vec![not_unix]).map_err(err)?],
-    );
-    // An empty rule list matches every call.
-    rules.insert(libc::SYS_io_uring_setup, Vec::new());
+type Rules = BTreeMap<i64, Vec<SeccompRule>>;
+
+fn err(e: seccompiler::BackendError) -> String {
+    format!("could not build the seccomp filter: {e}")
+}
+
+fn arch() -> Result<TargetArch, String> {
+    TargetArch::try_from(std::env::consts::ARCH)
+        .map_err(|e| format!("no seccomp filter for this architecture: {e}"))
+}
+
+fn when(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, String> {
+    SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(err)
+}
+
+fn compile(rules: Rules, errno: i32) -> Result<BpfProgram, String> {
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
-        SeccompAction::Errno(libc::EACCES as u32),
-        arch,
+        SeccompAction::Errno(errno as u32),
+        arch()?,
     )
     .map_err(err)?;
-    BpfProgram::try_from(filter).map_err(err).map(Some)
+    BpfProgram::try_from(filter).map_err(err)
 }
 
-/// Installs the filter on the calling thread (after `no_new_privs`, which Landlock set).
-pub(crate) fn apply(network: bool) -> Result<(), String> {
-    if let Some(program) = program(network)? {
-        seccompiler::apply_filter(&program)
-            .map_err(|e| format!("could not install the seccomp filter: {e}"))?;
+/// The system calls refused to everyone inside (see the module's documentation).
+pub(crate) fn privilege_program() -> Result<BpfProgram, String> {
+    let mut rules: Rules = BTreeMap::new();
+    // An empty rule list matches every call.
+    for call in [
+        libc::SYS_sethostname,
+        libc::SYS_setdomainname,
+        libc::SYS_syslog,
+        libc::SYS_init_module,
+        libc::SYS_finit_module,
+        libc::SYS_delete_module,
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_open_tree,
+        libc::SYS_move_mount,
+        libc::SYS_fsopen,
+        libc::SYS_fsconfig,
+        libc::SYS_fsmount,
+        libc::SYS_fspick,
+        libc::SYS_mount_setattr,
+        libc::SYS_swapon,
+        libc::SYS_swapoff,
+        libc::SYS_reboot,
+        libc::SYS_kexec_load,
+        libc::SYS_kexec_file_load,
+        libc::SYS_settimeofday,
+        libc::SYS_clock_settime,
+        libc::SYS_acct,
+    ] {
+        rules.insert(call, Vec::new());
+    }
+    #[cfg(target_arch = "x86_64")]
+    for call in [libc::SYS_iopl, libc::SYS_ioperm] {
+        rules.insert(call, Vec::new());
+    }
+    // Device nodes: the mode's file type is a character or block device.
+    rules.insert(libc::SYS_mknodat, device_nodes(2)?);
+    #[cfg(target_arch = "x86_64")]
+    rules.insert(libc::SYS_mknod, device_nodes(1)?);
+    // Typing into a terminal, or rewriting a virtual console.
+    let ioctls = [libc::TIOCSTI, libc::TIOCLINUX]
+        .into_iter()
+        .map(|request| {
+            // The ioctl number's C type differs between libcs (an int on musl).
+            #[allow(clippy::unnecessary_cast)]
+            let request = request as u64;
+            SeccompRule::new(vec![when(1, SeccompCmpOp::Eq, request)?]).map_err(err)
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    rules.insert(libc::SYS_ioctl, ioctls);
+    compile(rules, libc::EPERM)
+}
+
+/// Rules matching a `mknod` whose mode (argument `arg`) makes a character or block device.
+fn device_nodes(arg: u8) -> Result<Vec<SeccompRule>, String> {
+    [libc::S_IFCHR, libc::S_IFBLK]
+        .into_iter()
+        .map(|kind| {
+            let condition = when(
+                arg,
+                SeccompCmpOp::MaskedEq(u64::from(libc::S_IFMT)),
+                u64::from(kind),
+            )?;
+            SeccompRule::new(vec![condition]).map_err(err)
+        })
+        .collect()
+}
+
+/// The network filter, `None` when the network is allowed. `own_network`: the command has a
+/// network namespace of its own (loopback alone), where IP sockets reach nothing outside.
+pub(crate) fn network_program(
+    network: bool,
+    own_network: bool,
+) -> Result<Option<BpfProgram>, String> {
+    if network {
+        return Ok(None);
+    }
+    let allowed: &[i32] = if own_network {
+        &[
+            libc::AF_UNIX,
+            libc::AF_INET,
+            libc::AF_INET6,
+            libc::AF_NETLINK,
+        ]
+    } else {
+        &[libc::AF_UNIX]
+    };
+    // One rule whose conditions all hold: the family is none of the allowed ones.
+    let others = allowed
+        .iter()
+        .map(|family| when(0, SeccompCmpOp::Ne, *family as u64))
+        .collect::<Result<Vec<_>, String>>()?;
+    let mut rules: Rules = BTreeMap::new();
+    rules.insert(
+        libc::SYS_socket,
+        vec![SeccompRule::new(others).map_err(err)?],
+    );
+    rules.insert(libc::SYS_io_uring_setup, Vec::new());
+    compile(rules, libc::EACCES).map(Some)
+}
+
+/// Installs both filters on the calling thread (sets `no_new_privs` first if it isn't).
+pub(crate) fn apply(network: bool, own_network: bool) -> Result<(), String> {
+    let install = |program: &BpfProgram| {
+        seccompiler::apply_filter(program)
+            .map_err(|e| format!("could not install the seccomp filter: {e}"))
+    };
+    install(&privilege_program()?)?;
+    if let Some(program) = network_program(network, own_network)? {
+        install(&program)?;
     }
     Ok(())
 }

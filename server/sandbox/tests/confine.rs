@@ -301,3 +301,124 @@ fn the_runner_can_still_kill_a_confined_process_group() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// A machine as `status()` would report it: a Landlock ABI, namespaces up or why not, and
+/// whether commands go through the launcher.
+fn machine(abi: u32, namespaces: bool, launcher: bool) -> tandem_sandbox::SandboxSupport {
+    tandem_sandbox::SandboxSupport {
+        abi,
+        missing: if abi == 0 {
+            "not enabled".to_string()
+        } else {
+            String::new()
+        },
+        namespaces: if namespaces {
+            Ok(())
+        } else {
+            Err("refused".to_string())
+        },
+        seatbelt: false,
+        launcher,
+    }
+}
+
+/// docs/security.md's wall table, row by row: which walls confine what, and whether allow-listed
+/// commands run unasked, from what the kernel has. Each wall is decided on its own: a kernel
+/// without Landlock TCP (before 6.7) still walls the network by namespace or seccomp, and one
+/// without Landlock at all still walls the files by the mount namespace.
+#[test]
+fn the_walls_are_decided_one_by_one_from_what_the_kernel_has() {
+    let policy = SandboxPolicy::workspace_write(Path::new("/ws"));
+    let mut with_network = policy.clone();
+    with_network.network = true;
+    // (row, machine, files, network, processes, unasked)
+    type Walls = &'static [&'static str];
+    let rows: [(&str, _, Walls, Walls, Walls, bool); 8] = [
+        (
+            "6.12+, namespaces (this project's machines)",
+            machine(7, true, true),
+            &["mount namespace", "Landlock"],
+            &["network namespace", "seccomp"],
+            &["PID namespace"],
+            true,
+        ),
+        (
+            "6.1 (Debian 12), namespaces",
+            machine(2, true, true),
+            &["mount namespace", "Landlock"],
+            &["network namespace", "seccomp"],
+            &["PID namespace"],
+            true,
+        ),
+        (
+            "6.1 booted without Landlock, namespaces",
+            machine(0, true, true),
+            &["mount namespace"],
+            &["network namespace", "seccomp"],
+            &["PID namespace"],
+            true,
+        ),
+        (
+            "6.1, no user namespaces (container, sysctl, AppArmor)",
+            machine(2, false, true),
+            &["Landlock"],
+            &["seccomp"],
+            &["subreaper sweep"],
+            true,
+        ),
+        (
+            "6.8 (Ubuntu 24.04) under AppArmor's restriction",
+            machine(4, false, true),
+            &["Landlock"],
+            &["seccomp", "Landlock TCP"],
+            &["subreaper sweep"],
+            true,
+        ),
+        (
+            "no Landlock, no namespaces: nothing confines writes",
+            machine(0, false, true),
+            &[],
+            &["seccomp"],
+            &["subreaper sweep"],
+            false,
+        ),
+        (
+            "Landlock alone, no launcher (a library's in-place confine), ABI 2",
+            machine(2, false, false),
+            &["Landlock"],
+            &[],
+            &[],
+            false,
+        ),
+        (
+            "Landlock alone, no launcher, ABI 4",
+            machine(4, false, false),
+            &["Landlock"],
+            &["Landlock TCP"],
+            &[],
+            true,
+        ),
+    ];
+    for (row, support, files, network, processes, unasked) in rows {
+        let coverage = support.coverage();
+        assert_eq!(coverage.files, files, "{row}");
+        assert_eq!(coverage.network, network, "{row}");
+        assert_eq!(coverage.processes, processes, "{row}");
+        assert_eq!(support.enforces(&policy), unasked, "{row}");
+        assert_eq!(support.filesystem(), !files.is_empty(), "{row}");
+        // With the network allowed only the files matter.
+        assert_eq!(support.enforces(&with_network), !files.is_empty(), "{row}");
+        let said = support.describe();
+        if files.is_empty() {
+            assert!(said.contains("Every command will ask"), "{row}: {said}");
+        } else {
+            assert!(
+                said.contains(&format!("files by {}", files.join(" and "))),
+                "{row}: {said}"
+            );
+        }
+    }
+    let mut off = policy.clone();
+    off.mode = SandboxMode::Off;
+    assert!(!machine(7, true, true).enforces(&off));
+}

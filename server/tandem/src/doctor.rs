@@ -14,6 +14,15 @@ pub async fn run(start: StartOptions, root: &Path) -> u8 {
         let state = if wall.up { "up  " } else { "DOWN" };
         println!("  {state} {}: {}", wall.name, wall.detail);
     }
+    let unasked = support.enforces(&tandem_sandbox::SandboxPolicy::workspace_write(root));
+    println!(
+        "  Allow-listed commands {}",
+        if unasked {
+            "run unasked inside these walls"
+        } else {
+            "ask like every other command: nothing here confines their writes"
+        }
+    );
     let resolved = match start.resolve() {
         Ok(resolved) => resolved,
         Err(e) => {
@@ -71,4 +80,28 @@ pub async fn run(start: StartOptions, root: &Path) -> u8 {
         println!("MCP server: {server}");
     }
     0
+}
+
+/// `tandem doctor --json`: the sandbox's decision and walls, for scripts (the kernel tests read
+/// it). The same facts as the text, in `camelCase`.
+pub fn sandbox_json(root: &Path) -> serde_json::Value {
+    let support = tandem_sandbox::status();
+    let coverage = support.coverage();
+    let walls: Vec<serde_json::Value> = support
+        .walls()
+        .iter()
+        .map(|w| serde_json::json!({"name": w.name, "up": w.up, "detail": w.detail}))
+        .collect();
+    serde_json::json!({
+        "sandbox": {
+            "unasked": support.enforces(&tandem_sandbox::SandboxPolicy::workspace_write(root)),
+            "files": coverage.files,
+            "network": coverage.network,
+            "processes": coverage.processes,
+            "landlockAbi": support.abi,
+            "namespaces": support.namespaces.as_ref().err(),
+            "describe": support.describe(),
+            "walls": walls,
+        }
+    })
 }

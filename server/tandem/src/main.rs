@@ -56,6 +56,11 @@ enum Command {
         /// The workspace (default: the current directory)
         #[arg(long)]
         root: Option<PathBuf>,
+        /// Print only the sandbox, as one JSON object: which walls confine the files, the
+        /// network and the processes here, whether allow-listed commands run unasked, and each
+        /// wall with its reason
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -278,10 +283,14 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }
-        Command::Doctor { serve, root } => {
+        Command::Doctor { serve, root, json } => {
             let root = root
                 .or_else(|| std::env::current_dir().ok())
                 .unwrap_or_else(|| PathBuf::from("."));
+            if json {
+                println!("{}", doctor::sandbox_json(&root));
+                return ExitCode::SUCCESS;
+            }
             let mut start = serve.start();
             start.workspace = Some(root.clone());
             ExitCode::from(runtime().block_on(doctor::run(start, &root)))

@@ -153,6 +153,7 @@ pub(crate) async fn run(
     };
     let (mut receiver, stdout, stderr) = process::output_pipe().map_err(spawn_error)?;
     let mut command = shell_command(proposal, walls)?;
+    let git_before = git_snapshot(&walls.root).await;
     command
         .current_dir(&proposal.cwd)
         .stdin(Stdio::null())
@@ -262,12 +263,29 @@ pub(crate) async fn run(
     if proposal.sandboxed && walls.mode == SandboxMode::WorkspaceWrite {
         add_git_hint(&mut output);
     }
+    let git_after = git_snapshot(&walls.root).await;
+    for change in git_after.changes_since(&git_before) {
+        let line = change.describe(&walls.root);
+        tracing::warn!("{line}");
+        if !output.is_empty() && !output.ends_with('\n') {
+            output.push('\n');
+        }
+        output.push_str(&format!("[{line}]\n"));
+    }
     Ok(CommandOutcome {
         exit_code: status.and_then(|s| s.code()),
         output,
         timed_out,
         cancelled,
     })
+}
+
+/// Every `.git` under the workspace and what in it runs programs, off the async threads.
+async fn git_snapshot(root: &std::path::Path) -> tandem_sandbox::gitdirs::GitSnapshot {
+    let root = root.to_path_buf();
+    tokio::task::spawn_blocking(move || tandem_sandbox::gitdirs::GitSnapshot::take(&root))
+        .await
+        .unwrap_or_default()
 }
 
 /// `.git` is read-only in the sandbox (so nothing plants hooks or config the user's git runs

@@ -14,9 +14,9 @@ const MAX_SHOWN_OUTPUT: usize = 1024 * 1024;
 
 impl Turn {
     pub(super) async fn command(&self, call: &ToolCall, mut proposal: CommandProposal) -> Outcome {
-        // Where nothing can be confined (Windows; Linux without Landlock), the command runs
-        // outside the sandbox once the user approves it, and the approval says so. It never
-        // runs unasked.
+        // Where nothing can confine writes (Windows; Linux with neither Landlock nor user
+        // namespaces), the command runs outside the sandbox once the user approves it, and the
+        // approval says so. It never runs unasked.
         let sandbox = self.agent.inner.sandbox().await;
         if proposal.sandboxed
             && self.agent.inner.settings.policy.sandbox

@@ -51,27 +51,96 @@ fn raise_and_run(options: &LaunchOptions, program: &[OsString]) -> Result<i32, S
             "become a subreaper",
         )?;
     }
-    catch_stop_signals()?;
+    // From here a stop signal is never lost: it stays pending until `wait_for` takes it.
+    let signals = Signals::block()?;
+    // The child watches this pipe: when its write end is closed, the launcher is gone.
+    let alive = Pipe::new()?;
     // SAFETY: the launcher is single-threaded, so the child may run any code.
     let child = unsafe { libc::fork() };
     if child < 0 {
         return Err(format!("fork failed: {}", io::Error::last_os_error()));
     }
     if child == 0 {
-        let e = become_the_command(options, &cwd, &argv);
+        // SAFETY: our own descriptor, closed once.
+        unsafe { libc::close(alive.write) };
+        let e = become_the_command(options, &cwd, &argv, &signals, alive.read);
         eprintln!("tandem sandbox: {e}");
         // SAFETY: ends the child without running the parent's destructors twice.
         unsafe { libc::_exit(SETUP_FAILED) };
     }
-    let status = wait_for(child);
+    // SAFETY: our own descriptor, closed once; the write end stays open while we live.
+    unsafe { libc::close(alive.read) };
+    let status = wait_for(child, &signals);
     if !options.namespaces {
         sweep();
     }
+    let status = status?;
+    signals.restore();
     Ok(exit_like(status))
 }
 
+/// A pipe, both ends close-on-exec.
+struct Pipe {
+    read: libc::c_int,
+    write: libc::c_int,
+}
+
+impl Pipe {
+    fn new() -> Result<Pipe, String> {
+        let mut fds = [0; 2];
+        check(
+            // SAFETY: pipe2 writes two descriptors into the array we pass.
+            unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) },
+            "make a pipe",
+        )?;
+        Ok(Pipe {
+            read: fds[0],
+            write: fds[1],
+        })
+    }
+}
+
+/// The stop signals (SIGTERM, SIGINT, SIGHUP: the sidecar cancelling, timing out or going away)
+/// and SIGCHLD, blocked, so the launcher takes them one by one in [`wait_for`] instead of
+/// racing a handler against `waitpid`.
+struct Signals {
+    set: libc::sigset_t,
+    previous: libc::sigset_t,
+}
+
+impl Signals {
+    fn block() -> Result<Signals, String> {
+        // SAFETY: sigset_t is plain data, filled by sigemptyset before any use.
+        let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        let mut previous: libc::sigset_t = unsafe { std::mem::zeroed() };
+        // SAFETY: pointers to our own sets.
+        let r = unsafe {
+            libc::sigemptyset(&mut set);
+            for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGCHLD] {
+                libc::sigaddset(&mut set, signal);
+            }
+            libc::sigprocmask(libc::SIG_BLOCK, &set, &mut previous)
+        };
+        check(r, "block the stop signals")?;
+        Ok(Signals { set, previous })
+    }
+
+    /// The mask as it was: the command starts with the signals its caller gave it.
+    fn restore(&self) {
+        // SAFETY: a set sigprocmask filled before.
+        unsafe { libc::sigprocmask(libc::SIG_SETMASK, &self.previous, std::ptr::null_mut()) };
+    }
+}
+
 /// In the child: the last walls, then `exec`. Returns only on failure.
-fn become_the_command(options: &LaunchOptions, cwd: &Path, argv: &[CString]) -> String {
+fn become_the_command(
+    options: &LaunchOptions,
+    cwd: &Path,
+    argv: &[CString],
+    signals: &Signals,
+    alive: libc::c_int,
+) -> String {
     let result = (|| -> Result<(), String> {
         // If the launcher dies (the sidecar killed its group), so does the command, and with a
         // PID namespace everything the command started.
@@ -80,6 +149,11 @@ fn become_the_command(options: &LaunchOptions, cwd: &Path, argv: &[CString]) -> 
             unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) },
             "set the parent-death signal",
         )?;
+        // The launcher may have died before that call: then no signal comes, but its end of
+        // the pipe is closed (a PID namespace's init can't ask getppid()).
+        if launcher_gone(alive) {
+            return Err("the launcher ended before the command started".to_string());
+        }
         if options.namespaces {
             mount_proc()?;
             if !options.network {
@@ -99,11 +173,17 @@ fn become_the_command(options: &LaunchOptions, cwd: &Path, argv: &[CString]) -> 
             writable_roots,
             temp_dirs: options.temp.clone(),
         };
-        crate::confine::restrict_self(&policy).map_err(|e| e.to_string())?;
-        if options.namespaces {
-            drop_capabilities()?;
-        }
-        crate::seccomp::apply(options.network)?;
+        // With namespaces the mount namespace confines the files and Landlock adds what this
+        // kernel has; without, Landlock is the files' only wall and must hold.
+        let landlock = if options.namespaces {
+            crate::confine::Need::BestEffort
+        } else {
+            crate::confine::Need::Files
+        };
+        crate::confine::restrict_self(&policy, landlock, options.namespaces)
+            .map_err(|e| e.to_string())?;
+        drop_capabilities()?;
+        crate::seccomp::apply(options.network, options.namespaces)?;
         Ok(())
     })();
     if let Err(e) = result {
@@ -113,6 +193,7 @@ fn become_the_command(options: &LaunchOptions, cwd: &Path, argv: &[CString]) -> 
         // SAFETY: as above.
         unsafe { libc::_exit(0) };
     }
+    signals.restore();
     let mut pointers: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     pointers.push(std::ptr::null());
     // SAFETY: NUL-terminated strings and a null-terminated array that outlive the call.
@@ -122,6 +203,20 @@ fn become_the_command(options: &LaunchOptions, cwd: &Path, argv: &[CString]) -> 
         argv[0].to_string_lossy(),
         io::Error::last_os_error()
     )
+}
+
+/// Whether every write end of the launcher's pipe is closed (the launcher is gone).
+fn launcher_gone(alive: libc::c_int) -> bool {
+    let mut poll = libc::pollfd {
+        fd: alive,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one pollfd of ours; a zero timeout only asks.
+    let r = unsafe { libc::poll(&mut poll, 1, 0) };
+    // SAFETY: our own descriptor, closed once (it is close-on-exec as well).
+    unsafe { libc::close(alive) };
+    r > 0 && poll.revents & libc::POLLHUP != 0
 }
 
 /// A user namespace mapping only our own ids, and in it new mount, PID, IPC and (without the
@@ -138,11 +233,12 @@ fn enter_namespaces(options: &LaunchOptions) -> Result<(), String> {
     if unsafe { libc::unshare(flags) } != 0 {
         let e = io::Error::last_os_error();
         return Err(match e.raw_os_error() {
-            Some(libc::EPERM) | Some(libc::EACCES) => format!(
-                "the kernel refuses an unprivileged user namespace ({e}): \
-                 kernel.unprivileged_userns_clone=0, an AppArmor restriction \
-                 (kernel.apparmor_restrict_unprivileged_userns=1) or a container's seccomp profile"
-            ),
+            Some(libc::EPERM) | Some(libc::EACCES) => {
+                format!(
+                    "the kernel refuses a user namespace ({e}): {}",
+                    why_refused()
+                )
+            }
             Some(libc::ENOSPC) => {
                 format!("no user namespace left (user.max_user_namespaces is 0 or reached): {e}")
             }
@@ -152,6 +248,18 @@ fn enter_namespaces(options: &LaunchOptions) -> Result<(), String> {
             _ => format!("could not create the namespaces: {e}"),
         });
     }
+    in_new_user_namespace(options, uid, gid).map_err(|e| match apparmor_restricts() {
+        true => format!(
+            "{e}: Ubuntu's AppArmor restriction (kernel.apparmor_restrict_unprivileged_userns=1) \
+             gives the namespace no capabilities; allow this tandem binary with the AppArmor \
+             profile in docs/security.md"
+        ),
+        false => e,
+    })
+}
+
+/// The rest of [`enter_namespaces`], inside the new user namespace.
+fn in_new_user_namespace(options: &LaunchOptions, uid: u32, gid: u32) -> Result<(), String> {
     match std::fs::write("/proc/self/setgroups", "deny") {
         Err(e) if e.kind() != io::ErrorKind::NotFound => {
             return Err(format!("could not write /proc/self/setgroups: {e}"));
@@ -172,7 +280,44 @@ fn enter_namespaces(options: &LaunchOptions) -> Result<(), String> {
     build_mounts(options)
 }
 
-/// `/` read-only, temp directories private, writable roots bound back, `.git` read-only.
+/// Why the kernel refused an unprivileged user namespace, and the fix, as far as this machine
+/// tells.
+fn why_refused() -> String {
+    let sysctl = |name: &str| {
+        std::fs::read_to_string(format!("/proc/sys/{name}"))
+            .ok()
+            .map(|v| v.trim().to_string())
+    };
+    if sysctl("kernel/unprivileged_userns_clone").as_deref() == Some("0") {
+        return "kernel.unprivileged_userns_clone=0 (Debian's switch); `sysctl -w \
+                kernel.unprivileged_userns_clone=1` allows them"
+            .to_string();
+    }
+    if crate::launch::in_container() {
+        return "this looks like a container whose seccomp profile refuses user namespaces \
+                (Docker's and Podman's default); run it with `--security-opt \
+                seccomp=unconfined` (or a profile that allows unshare and clone with \
+                CLONE_NEWUSER), or keep the fallback"
+            .to_string();
+    }
+    if apparmor_restricts() {
+        return "Ubuntu's AppArmor restriction (kernel.apparmor_restrict_unprivileged_userns=1); \
+                allow this tandem binary with the AppArmor profile in docs/security.md"
+            .to_string();
+    }
+    "a security module or a seccomp filter of this machine refuses them".to_string()
+}
+
+/// Ubuntu 23.10 and later: unprivileged user namespaces are made but get no capabilities unless
+/// an AppArmor profile allows the program.
+fn apparmor_restricts() -> bool {
+    std::fs::read_to_string("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+        .is_ok_and(|v| v.trim() == "1")
+}
+
+/// `/` read-only, a private `/dev` and temp directories, writable roots bound back, every `.git`
+/// under them read-only, and the user's runtime directory (D-Bus, systemd, Wayland sockets)
+/// hidden.
 fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
     // Opened before anything covers them: a workspace under /tmp is hidden by the private /tmp
     // and bound back from this handle.
@@ -182,7 +327,20 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
             roots.push((path.clone(), file));
         }
     }
+    // The session bus there starts anything as the user, outside every wall (`systemd-run
+    // --user`); a workspace inside it keeps its own bind below.
+    let runtime = runtime_dir();
     set_readonly(Path::new("/"), true, true)?;
+    private_dev()?;
+    if let Some(runtime) = &runtime {
+        mount(
+            Some(Path::new("tmpfs")),
+            runtime,
+            Some("tmpfs"),
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            Some("mode=700"),
+        )?;
+    }
     let mut temps: Vec<&PathBuf> = options
         .temp
         .iter()
@@ -228,14 +386,84 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
             None,
         )?;
         set_readonly(path, false, false)?;
-        let git = path.join(".git");
-        if is_dir && git.symlink_metadata().is_ok() && git.exists() {
-            // The user's own git (and the editor's) runs what .git says, outside any sandbox.
-            mount(Some(&git), &git, None, libc::MS_BIND | libc::MS_REC, None)?;
-            set_readonly(&git, true, true)?;
+        if is_dir {
+            // The user's own git (and the editor's) runs what a .git says, outside any sandbox:
+            // every one under the root is bound read-only (a workspace's nested repositories and
+            // submodules too).
+            for git in crate::gitdirs::find(path).paths {
+                mount(Some(&git), &git, None, libc::MS_BIND | libc::MS_REC, None)?;
+                set_readonly(&git, true, true)?;
+            }
         }
     }
     Ok(())
+}
+
+/// `$XDG_RUNTIME_DIR` (or `/run/user/UID`) when it exists: the user's sockets to services that
+/// run commands outside the sandbox.
+fn runtime_dir() -> Option<PathBuf> {
+    // SAFETY: a plain integer call.
+    let uid = unsafe { libc::getuid() };
+    let dir = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|d| d.is_absolute())
+        .unwrap_or_else(|| PathBuf::from(format!("/run/user/{uid}")));
+    dir.canonicalize()
+        .ok()
+        .filter(|d| d.is_dir() && d != Path::new("/"))
+}
+
+/// The devices a command may use, in a `/dev` of its own: `null`, `zero`, `full`, `random`,
+/// `urandom` and `tty` bound from the host, a new `devpts` instance (its own pseudo-terminals,
+/// none of the user's), `shm` (a temp directory, made private below) and the `fd` links. No
+/// disk, console, kernel log or other terminal is there.
+fn private_dev() -> Result<(), String> {
+    let dev = Path::new("/dev");
+    let mut nodes = Vec::new();
+    for name in ["null", "zero", "full", "random", "urandom", "tty"] {
+        if let Ok(handle) = open_path(&dev.join(name)) {
+            nodes.push((name, handle));
+        }
+    }
+    mount(
+        Some(Path::new("tmpfs")),
+        dev,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NOEXEC,
+        Some("mode=755"),
+    )?;
+    let made = |what: &Path, e: io::Error| format!("could not create {}: {e}", what.display());
+    for (name, handle) in &nodes {
+        let target = dev.join(name);
+        File::create(&target).map_err(|e| made(&target, e))?;
+        let source = PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()));
+        mount(Some(&source), &target, None, libc::MS_BIND, None)?;
+    }
+    for dir in ["pts", "shm"] {
+        let path = dev.join(dir);
+        std::fs::create_dir(&path).map_err(|e| made(&path, e))?;
+    }
+    // Without a devpts of its own the command simply has no pseudo-terminals.
+    if mount(
+        Some(Path::new("devpts")),
+        &dev.join("pts"),
+        Some("devpts"),
+        libc::MS_NOSUID | libc::MS_NOEXEC,
+        Some("newinstance,ptmxmode=0666,mode=0620"),
+    )
+    .is_ok()
+    {
+        let _ = std::os::unix::fs::symlink("pts/ptmx", dev.join("ptmx"));
+    }
+    for (link, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        std::os::unix::fs::symlink(target, dev.join(link)).map_err(|e| made(&dev.join(link), e))?;
+    }
+    set_readonly(dev, true, false)
 }
 
 fn open_path(path: &Path) -> io::Result<File> {
@@ -321,13 +549,14 @@ fn c_path(path: &Path) -> Result<CString, String> {
         .map_err(|_| format!("{} holds a NUL byte", path.display()))
 }
 
-/// This PID namespace's own `/proc`, over the host's.
+/// This PID namespace's own `/proc`, over the host's, read-only: no `/proc/sys` or
+/// `/proc/sysrq-trigger` write, whoever the command is.
 fn mount_proc() -> Result<(), String> {
     mount(
         Some(Path::new("proc")),
         Path::new("/proc"),
         Some("proc"),
-        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC | libc::MS_RDONLY,
         None,
     )
     .map_err(|e| format!("{e} (a container that masks parts of /proc forbids it)"))
@@ -357,19 +586,37 @@ fn loopback_up() -> Result<(), String> {
     Ok(())
 }
 
-/// Root in the user namespace keeps no capability across `exec`: the bounding set is emptied
-/// (a uid 0 would get it back at exec otherwise) and then the process's own sets.
+/// The command keeps no capability, whoever starts it (root in a container without namespaces
+/// included): `no_new_privs` (so an `exec` can't gain any back: not by setuid, file
+/// capabilities or root's own rule), the bounding and ambient sets emptied where this process
+/// may, then the effective, permitted and inheritable sets.
 fn drop_capabilities() -> Result<(), String> {
+    check(
+        // SAFETY: plain integers about this process alone.
+        unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) },
+        "set no_new_privs",
+    )?;
     for cap in 0..64 {
-        // SAFETY: plain integers; EINVAL past the last capability this kernel knows.
+        // SAFETY: plain integers; EINVAL past the last capability this kernel knows, EPERM
+        // without CAP_SETPCAP (nothing to drop then that no_new_privs doesn't already keep).
         if unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap) } != 0 {
             let e = io::Error::last_os_error();
-            if e.raw_os_error() == Some(libc::EINVAL) {
-                break;
+            match e.raw_os_error() {
+                Some(libc::EINVAL) | Some(libc::EPERM) => break,
+                _ => return Err(format!("could not drop capability {cap}: {e}")),
             }
-            return Err(format!("could not drop capability {cap}: {e}"));
         }
     }
+    // SAFETY: plain integers; fails only on kernels before 4.3, which have no ambient set.
+    unsafe {
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        )
+    };
     #[repr(C)]
     struct Header {
         version: u32,
@@ -410,46 +657,35 @@ fn check(r: libc::c_int, what: &str) -> Result<(), String> {
     Ok(())
 }
 
-static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-extern "C" fn on_stop(_signal: libc::c_int) {
-    STOP.store(true, std::sync::atomic::Ordering::SeqCst);
-}
-
-/// SIGTERM, SIGINT and SIGHUP (the sidecar cancelling, timing out or going away) interrupt the
-/// wait below instead of ending the launcher, so the command is killed with all it started.
-/// `exec` resets them to the default in the child.
-fn catch_stop_signals() -> Result<(), String> {
-    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
-        // SAFETY: a handler that only stores to an atomic; no SA_RESTART, so waitpid returns.
-        let r = unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_stop as *const () as libc::sighandler_t;
-            libc::sigemptyset(&mut action.sa_mask);
-            libc::sigaction(signal, &action, std::ptr::null_mut())
-        };
-        check(r, "catch the stop signals")?;
-    }
-    Ok(())
-}
-
-fn wait_for(pid: libc::pid_t) -> libc::c_int {
+/// Waits for the command, taking the blocked signals one at a time: a stop signal kills the
+/// command's session and the command; SIGCHLD looks again. A signal that comes at any moment
+/// stays pending until taken, so none is lost between a look and the wait.
+fn wait_for(pid: libc::pid_t, signals: &Signals) -> Result<libc::c_int, String> {
     let mut status = 0;
+    let mut killed = false;
     loop {
-        if STOP.load(std::sync::atomic::Ordering::SeqCst) {
+        let flags = if killed { 0 } else { libc::WNOHANG };
+        // SAFETY: a pointer to our own int.
+        let r = unsafe { libc::waitpid(pid, &mut status, flags) };
+        if r == pid {
+            return Ok(status);
+        }
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            return Err(format!("lost track of the command (waitpid: {e})"));
+        }
+        // SAFETY: a set filled in `Signals::block`; no info wanted.
+        let signal = unsafe { libc::sigwaitinfo(&signals.set, std::ptr::null_mut()) };
+        if matches!(signal, libc::SIGTERM | libc::SIGINT | libc::SIGHUP) {
             // SAFETY: plain integers. The command's session (it called setsid) and the command.
             unsafe {
                 libc::kill(-pid, libc::SIGKILL);
                 libc::kill(pid, libc::SIGKILL);
             }
-        }
-        // SAFETY: a pointer to our own int.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
-        if r == pid {
-            return status;
-        }
-        if r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            return 0;
+            killed = true;
         }
     }
 }
