@@ -76,7 +76,8 @@ for pass in "${first[@]}"; do run_pass "$pass" & done
 wait
 show "${first[@]}"
 if [ ${#later[@]} -gt 0 ]; then
-  if sysctl -qw kernel.unprivileged_userns_clone=0; then
+  # sysctl kernel.unprivileged_userns_clone=0, without procps (a fresh Debian lacks it)
+  if echo 0 2>/dev/null >/proc/sys/kernel/unprivileged_userns_clone; then
     for pass in "${later[@]}"; do run_pass "$pass"; done
     show "${later[@]}"
   else
