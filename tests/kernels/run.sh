@@ -64,7 +64,7 @@ row() { # row VARIANT PASS: that row's KT_EXPECT, or nothing
 wanted=("$@")
 for w in "${wanted[@]}"; do
   printf '%s\n' "$variants" | awk '{ print $1 }' | grep -qx -- "$w" ||
-    { echo "kernels: no variant $w (there are: $(printf '%s' "$variants" | awk '{ printf "%s ", $1 }'))" >&2; exit 2; }
+    { echo "kernels: no variant $w (there are:$(printf '%s' "$variants" | awk 'NF { printf " %s", $1 }'))" >&2; exit 2; }
 done
 timeout_s=${TANDEM_KERNELS_TIMEOUT:-200}
 passed=0 failed=0 stage_start=$SECONDS
