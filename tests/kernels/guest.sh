@@ -14,6 +14,9 @@ mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
 mount -t tmpfs -o mode=1777 shm /dev/shm
 mount -t tmpfs -o mode=1777 tmp /tmp
 mount -t tmpfs -o mode=0700 root /root
+# The passes' homes: writable, outside every temp directory (pass.py).
+mkdir -p /run/kt-home 2>/dev/null
+mount -t tmpfs -o mode=1777 home /run/kt-home
 mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 if command -v ip >/dev/null; then ip link set lo up; else busybox ip link set lo up; fi
 hostname kt-guest

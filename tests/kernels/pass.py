@@ -45,7 +45,10 @@ def oneline(text):
     return " | ".join(line.strip() for line in text.strip().splitlines() if line.strip())
 
 
-home, ws = os.path.join(WORK, "home"), os.path.join(WORK, "ws")
+# The home lies outside every temp directory (a tmpfs guest.sh mounts on /run/kt-home), so a write
+# there is refused by every files wall; WORK is under /tmp, which commands share with the host
+# without namespaces (a documented gap of that fallback).
+home, ws = os.path.join("/run/kt-home", os.path.basename(WORK)), os.path.join(WORK, "ws")
 os.makedirs(home)
 os.makedirs(ws)
 env = {
@@ -105,9 +108,13 @@ listener.bind(("127.0.0.1", 0))
 listener.listen(8)
 listener.setblocking(False)
 port = listener.getsockname()[1]
-# Writable places outside the workspace: the home, next to the workspace, /dev/shm (all tmpfs).
-probes = [os.path.join(home, "outside-probe"), os.path.join(WORK, "outside-probe"),
-          f"/dev/shm/kt-probe-{os.getpid()}"]
+# Writable places outside the workspace (all tmpfs): the home, refused by every files wall; next to
+# the workspace under /tmp, and /dev/shm, temp directories made private by the mount namespace and
+# shared without one.
+private_temp = "mount namespace" in EXPECT.get("files", "")
+probes = [os.path.join(home, "outside-probe")]
+if private_temp:
+    probes += [os.path.join(WORK, "outside-probe"), f"/dev/shm/kt-probe-{os.getpid()}"]
 sleep_s = 7_000_000 + os.getpid() % 100_000 * 10
 sleeps = [[str(sleep_s + i).encode()] for i in range(3)]
 

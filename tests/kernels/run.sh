@@ -28,8 +28,8 @@ expected='
 6.1-nolandlock  root           true     mount namespace           network namespace,seccomp              PID namespace    *
 6.1-nolandlock  user           true     mount namespace           network namespace,seccomp              PID namespace    *
 6.1-nolandlock  user-nouserns  false    -                         seccomp                                subreaper sweep  *
-6.12            root           true     mount namespace,Landlock  network namespace,seccomp,Landlock TCP  PID namespace    6
-6.12            user           true     mount namespace,Landlock  network namespace,seccomp,Landlock TCP  PID namespace    6
+6.12            root           true     mount namespace,Landlock  network namespace,seccomp               PID namespace    6
+6.12            user           true     mount namespace,Landlock  network namespace,seccomp               PID namespace    6
 '
 # The boots: variant, kernel, what the kernel command line adds, Landlock on or off.
 variants='
