@@ -27,7 +27,8 @@ pub use rules::Rules;
 pub mod code {
     /// The turn finished and nothing the model asked for was refused.
     pub const FINISHED: u8 = 0;
-    /// The turn failed: the model server (unreachable, refused the key, an error), or Tandem.
+    /// The turn failed: the model server (unreachable, refused the key, an error, an answer cut
+    /// at its output token limit), or Tandem.
     pub const ERROR: u8 = 1;
     /// Nothing ran: bad options, an unreadable prompt or config, an unknown session.
     pub const USAGE: u8 = 2;
