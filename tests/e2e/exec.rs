@@ -278,6 +278,31 @@ async fn each_retry_is_an_event_of_the_schema_and_the_turn_still_ends_well() {
     );
 }
 
+/// A cut answer ends the turn in error (docs/exec.md: 1), what came of it still on stdout.
+#[tokio::test]
+async fn a_cut_answer_exits_1_with_what_came() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([
+        Reply::text("Once upon a").finish_reason("length")
+    ]));
+    let output = exec(&env, &mock, "Tell a story", &[], "").await;
+    assert_eq!(output.status.code(), Some(1), "{}", show(&output));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        "Once upon a"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("the answer was cut"), "{stderr}");
+    let mock = MockServer::start(Scenario::new([
+        Reply::text("Once upon a").finish_reason("length")
+    ]));
+    let output = exec(&env, &mock, "Tell a story", &["--json"], "").await;
+    let end = events(&output).pop().unwrap();
+    assert_eq!(end["stopReason"], "error");
+    assert_eq!(end["errorKind"], "answerCut");
+    assert_eq!(end["exitCode"], 1);
+}
+
 #[tokio::test]
 async fn the_step_cap_exits_3() {
     let env = Env::new();

@@ -69,35 +69,54 @@ async fn chat_plan_mode_refuses_writes_unasked_and_shows_the_plan() {
     assert!(offered(&requests[2]).contains(&"write_to_file".to_string()));
 }
 
-#[tokio::test]
-async fn exec_plan_offers_no_writes_and_refuses_them() {
-    let env = Env::new();
-    env.write("notes.txt", "keep\n");
-    let mock = MockServer::start(Scenario::new([
-        plan_and_write(),
-        Reply::text("Planned only.").expect_tool_result_contains("read-only"),
-    ]));
+/// `tandem exec "Plan the change" --plan` with `flag`, the model writing after its plan.
+async fn exec_plan(env: &Env, flag: &str, after: Reply) -> (std::process::Output, MockServer) {
+    let mock = MockServer::start(Scenario::new([plan_and_write(), after]));
     let mut command = env.command();
     command
-        .args(["exec", "Plan the change", "--plan", "--yes"])
+        .args(["exec", "Plan the change", "--plan", flag])
         .args(["--base-url", &mock.base_url(), "--model", "mock-coder"])
         .arg("--root")
         .arg(&env.workspace)
         .arg("--data-dir")
         .arg(&env.data_dir);
-    let output = run_piped(command, "").await;
+    (run_piped(command, "").await, mock)
+}
+
+#[tokio::test]
+async fn exec_plan_offers_no_writes_and_refuses_them() {
+    let env = Env::new();
+    env.write("notes.txt", "keep\n");
+    let after = Reply::text("Planned only.").expect_tool_result_contains("read-only");
+    let (output, mock) = exec_plan(&env, "--yes", after).await;
     assert!(
         String::from_utf8_lossy(&output.stdout).contains("Planned only."),
         "{}",
         show(&output)
     );
-    // Even with --yes: plan mode takes the right away.
+    // Even with --yes: plan mode takes the right away, and the refusal is one (docs/exec.md:
+    // any refusal exits 4), told with what would have allowed it.
     assert_eq!(env.read("notes.txt"), "keep\n");
+    assert_eq!(output.status.code(), Some(4), "{}", show(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("1 action the model asked for was refused (--plan is read-only"),
+        "{stderr}"
+    );
     let requests = model_requests(&mock);
     let tools = offered(&requests[0]);
     assert!(tools.contains(&"update_plan".to_string()), "{tools:?}");
     assert!(!tools.contains(&"write_to_file".to_string()), "{tools:?}");
     assert!(!tools.contains(&"execute_command".to_string()), "{tools:?}");
+
+    // The JSON events count it too.
+    let (output, _mock) = exec_plan(&env, "--json", Reply::text("Planned only.")).await;
+    assert_eq!(output.status.code(), Some(4), "{}", show(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let end: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(end["type"], "turnEnded", "{end}");
+    assert_eq!(end["rejectedActions"], 1, "{end}");
+    assert_eq!(end["exitCode"], 4, "{end}");
 }
 
 #[tokio::test]

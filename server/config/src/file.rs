@@ -438,15 +438,37 @@ fn line_at_table(text: &str, table: &str) -> Option<usize> {
 }
 
 /// A project's file, checked: what it may set, and its MCP servers (which wait for the user's
-/// trust). `Ok(None)` when the project has none.
+/// trust). `Ok(None)` when the project has none, or when it links out of the workspace (see
+/// [`project_config_links_out`]), which is logged as a warning.
 pub fn read_project(root: &Path) -> Result<Option<ConfigFile>, ConfigError> {
     let path = project_config_path(root);
+    if let Some(why) = project_config_links_out(root) {
+        tracing::warn!("{why}");
+        return Ok(None);
+    }
     let Some(text) = read_text(&path, false)? else {
         return Ok(None);
     };
     let file = parse(&path, &text)?;
     file.check_project(&path, &text)?;
     Ok(Some(file))
+}
+
+/// Why the project's config file is not read, when it (or its `.tandem` folder) is a link that
+/// leads out of the workspace: a cloned repository must not make Tandem read a file of the
+/// user's machine as its settings. `None` when it lies in the workspace or is absent.
+pub fn project_config_links_out(root: &Path) -> Option<String> {
+    let path = project_config_path(root);
+    let real = path.canonicalize().ok()?;
+    let real_root = root.canonicalize().ok()?;
+    if real.starts_with(&real_root) {
+        return None;
+    }
+    Some(format!(
+        "the project's config file {} is not read: it links out of the workspace, to {}",
+        path.display(),
+        real.display()
+    ))
 }
 
 #[cfg(test)]
@@ -577,12 +599,47 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
+    fn a_project_file_linked_out_of_the_workspace_is_not_read() {
+        use std::os::unix::fs::symlink;
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("config.toml"), "max_steps = 7\n").unwrap();
+        // The file a link, then its `.tandem` folder a link.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".tandem")).unwrap();
+        symlink(
+            outside.path().join("config.toml"),
+            project_config_path(dir.path()),
+        )
+        .unwrap();
+        let why = project_config_links_out(dir.path()).unwrap();
+        assert!(why.contains("links out of the workspace"), "{why}");
+        assert!(read_project(dir.path()).unwrap().is_none());
+        let dir = tempfile::tempdir().unwrap();
+        symlink(outside.path(), dir.path().join(".tandem")).unwrap();
+        assert!(project_config_links_out(dir.path()).is_some());
+        assert!(read_project(dir.path()).unwrap().is_none());
+        // A link that stays in the workspace is read.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("shared")).unwrap();
+        std::fs::write(dir.path().join("shared/config.toml"), "max_steps = 7\n").unwrap();
+        symlink("shared", dir.path().join(".tandem")).unwrap();
+        assert_eq!(project_config_links_out(dir.path()), None);
+        assert_eq!(
+            read_project(dir.path()).unwrap().unwrap().max_steps,
+            Some(7)
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
     fn special_and_huge_config_files_are_refused_at_once() {
         let dir = tempfile::tempdir().unwrap();
         let path = project_config_path(dir.path());
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
-        let e = read_project(dir.path()).unwrap_err();
+        // A project's link out is not even opened; a file named outright is refused at once.
+        assert!(read_project(dir.path()).unwrap().is_none());
+        let e = read(&path, true).unwrap_err();
         assert!(e.message.contains("a device"), "{e}");
         std::fs::remove_file(&path).unwrap();
         std::fs::File::create(&path)

@@ -62,6 +62,36 @@ impl ServerKind {
             }
         }
     }
+
+    /// What the user changes so the server lets one answer run longer, when Tandem sent no
+    /// limit of its own, in the words each server's docs use.
+    pub fn output_limit_fix(self) -> &'static str {
+        match self {
+            ServerKind::LlamaCpp => {
+                "start llama-server with a larger --n-predict (-n; -1 for none), or a larger \
+                 --ctx-size if the window filled"
+            }
+            ServerKind::LlamaCppPython => {
+                "start llama-cpp-python with a larger --n_ctx (it stops an answer where the \
+                 window ends)"
+            }
+            ServerKind::LmStudio => {
+                "raise or turn off Limit Response Length in the model's settings in LM Studio"
+            }
+            ServerKind::Ollama => {
+                "raise the model's num_predict (PARAMETER num_predict in its Modelfile; -1 for \
+                 none)"
+            }
+            ServerKind::Vllm => {
+                "start vLLM with a larger --max-model-len (it stops an answer where the window \
+                 ends)"
+            }
+            ServerKind::OpenRouter | ServerKind::Other => {
+                "pick a model with a larger output limit, or raise the server's own (llama.cpp \
+                 --n-predict, Ollama num_predict, LM Studio's Limit Response Length)"
+            }
+        }
+    }
 }
 
 /// llama.cpp `GET /props`: the loaded `n_ctx`.

@@ -1,6 +1,6 @@
 //! `tandem doctor`: what this machine and these settings give, in a few lines. Each sandbox wall
-//! is up or down with the reason; then the endpoint, the context window, the rules files and the
-//! MCP servers a session in the workspace would get.
+//! is up or down with the reason; then the endpoint, the context window, the rules files, the
+//! project's config file and the MCP servers a session in the workspace would get.
 
 use std::path::Path;
 
@@ -57,6 +57,12 @@ pub async fn run(start: StartOptions, root: &Path) -> u8 {
             }
         }
         Err(e) => println!("Workspace {}: {e}", root.display()),
+    }
+    let project = tandem_config::file::project_config_path(root);
+    match tandem_config::file::project_config_links_out(root) {
+        Some(why) => println!("Project config not used: {why}"),
+        None if project.exists() => println!("Project config: {}", project.display()),
+        None => println!("Project config: none"),
     }
     let mut servers: Vec<String> = settings
         .mcp_servers

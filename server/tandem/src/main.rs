@@ -42,7 +42,9 @@ enum Command {
     /// on stderr; approvals never wait (the flags decide). Exit codes: docs/exec.md.
     Exec(ExecArgs),
     /// Run one workspace tool and print its result as JSON:
-    /// `tandem tool NAME [ARGS_JSON | -] [--root DIR] [--yes]`
+    /// `tandem tool NAME [ARGS_JSON | -] [--root DIR] [--yes]`. With `--yes` an edit is written
+    /// and a command run, inside the sandbox as in a session (`"outsideSandbox": true` in the
+    /// arguments runs it without)
     Tool {
         /// NAME [ARGS_JSON | -] [--root DIR] [--yes]
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]

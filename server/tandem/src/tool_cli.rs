@@ -3,7 +3,11 @@
 //! `{"ok": false, "error": {"kind": "...", "message": "..."}}`; exits 0 or 1.
 //!
 //! Without `--yes` an edit is only proposed (its diff printed, nothing written) and a command only
-//! described; with `--yes` the edit is applied and the command run.
+//! described; with `--yes` the edit is applied and the command run as a session runs it: inside
+//! the sandbox (writes to the workspace and the temp dirs only, no network), with the provider
+//! keys out of its environment and git hardened. `{"outsideSandbox": true}` in the arguments
+//! runs it without the sandbox, as the model can ask a session to (where the user is always
+//! asked); where the sandbox cannot confine commands, a command without it is refused.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -180,13 +184,28 @@ async fn execute(args: ToolCliArgs) -> Result<Value, ToolError> {
         })),
         Prepared::Command(proposal) => {
             let cancel = tokio_util::sync::CancellationToken::new();
-            // The user runs this by hand: no sandbox, but the provider keys still stay out.
+            // As in a session with the default policy: inside the sandbox (the workspace and
+            // the temp dirs writable, no network) unless the arguments say outsideSandbox, with
+            // the environment every command gets (provider keys removed, git hardened).
             let walls = tandem_tools::Walls {
                 root: ctx.workspace.root().to_path_buf(),
-                mode: tandem_sandbox::SandboxMode::Off,
-                network: true,
+                mode: tandem_sandbox::SandboxMode::WorkspaceWrite,
+                network: false,
                 key_var: None,
             };
+            // Where nothing can confine writes a session asks to run the command outside the
+            // sandbox; here `--yes` approved a sandboxed run, so nothing runs.
+            let support = tandem_sandbox::status();
+            if proposal.sandboxed && !support.filesystem() {
+                return Err(ToolError::new(
+                    ErrorKind::Io,
+                    format!(
+                        "the sandbox cannot confine commands here ({}); nothing was run. To run \
+                         it without the sandbox, add \"outsideSandbox\": true to the arguments",
+                        support.describe()
+                    ),
+                ));
+            }
             let outcome = tandem_tools::run_command(&proposal, &walls, &mut |_| {}, cancel).await?;
             if outcome.timed_out {
                 return Err(ToolError::new(

@@ -133,6 +133,56 @@ fn commands_are_described_without_yes_and_run_with_it() {
     assert!(dir.path().join("made").exists());
 }
 
+/// `--yes` runs a command as a session does: in the sandbox, with the session's policy (the
+/// workspace writable, nothing else of the home, no network, no capabilities) and environment.
+#[cfg(target_os = "linux")]
+#[test]
+fn commands_run_with_yes_are_sandboxed() {
+    let dir = tempfile::tempdir().unwrap();
+    // The home lies outside the temp dirs, which the sandbox leaves writable by design.
+    let home = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let command = format!(
+        "grep CapEff /proc/self/status; echo x > \"$HOME/probe\" || echo HOME-REFUSED; \
+         python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), 2); \
+         print(\"CONNECTED\")' 2>/dev/null || echo NET-REFUSED; \
+         echo \"key=${{OPENAI_API_KEY:-none}}\"; echo y > inside.txt"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_tandem"))
+        .args(["tool", "execute_command"])
+        .arg(json!({ "command": command }).to_string())
+        .arg("--root")
+        .arg(dir.path())
+        .arg("--yes")
+        .env("HOME", home.path())
+        .env("OPENAI_API_KEY", "sk-secret")
+        .output()
+        .unwrap();
+    let (v, code) = parse(&out);
+    assert_eq!(code, 0, "{v}");
+    let output = v["output"].as_str().unwrap();
+    assert!(
+        output.contains("CapEff:\t0000000000000000"),
+        "capabilities kept: {output}"
+    );
+    assert!(output.contains("HOME-REFUSED"), "{output}");
+    assert!(!home.path().join("probe").exists(), "{output}");
+    assert!(output.contains("NET-REFUSED"), "{output}");
+    assert_eq!(
+        listener.accept().map(|_| ()).map_err(|e| e.kind()),
+        Err(std::io::ErrorKind::WouldBlock),
+        "the listener got a connection: {output}"
+    );
+    assert!(output.contains("key=none"), "{output}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("inside.txt")).unwrap(),
+        "y\n",
+        "{output}"
+    );
+}
+
 #[test]
 fn every_error_kind_comes_out_as_json() {
     let dir = tempfile::tempdir().unwrap();

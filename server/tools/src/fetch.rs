@@ -4,8 +4,9 @@
 //! no credentials in the URL, a fresh client that sends no cookie, key or other default header,
 //! no proxy (the resolver's check must see the real peer), redirects never followed here (the
 //! caller asks again for a new host, then calls [`Fetcher::get`] once more), private and local
-//! addresses refused on the resolved IP unless the user listed the host by name, the body read
-//! to a cap and the result capped again.
+//! addresses refused on the resolved IP unless the user listed the host by name, the body
+//! decoded as it streams (gzip, deflate) and read to a cap of decoded bytes, and the result
+//! capped again.
 
 mod address;
 
@@ -20,7 +21,7 @@ use crate::{ErrorKind, ToolError};
 pub use address::is_public;
 
 pub const TOOL_NAME: &str = "fetch_url";
-/// What is read of a body; the rest is never downloaded.
+/// What is read of a body, decoded; the rest is never downloaded (nor decoded).
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 /// What the model gets, like `read_file`'s cap.
 pub const MAX_OUTPUT_BYTES: usize = 256 * 1024;
@@ -215,6 +216,9 @@ impl Fetcher {
                 format!("{url} is `{content_type}`; fetch_url reads only HTML, text and JSON"),
             )
         })?;
+        // A compressed body (`Content-Encoding: gzip` or `deflate`, which the client asks for)
+        // arrives decoded as it streams, so the cap counts decoded bytes: a small body that
+        // inflates to gigabytes is cut at the cap, never decoded whole.
         let mut body = Vec::new();
         let mut cut = false;
         while let Some(chunk) = response.chunk().await.map_err(|e| network_error(url, &e))? {

@@ -176,6 +176,65 @@ async fn a_50_mb_body_is_cut_at_the_cap() {
     assert!(written >= MAX_BODY_BYTES);
 }
 
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+fn zlib(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+async fn page(server: &Server) -> String {
+    let fetcher = Fetcher::new(&["127.0.0.1".into()]).unwrap();
+    let hop = fetcher
+        .get(&url(&format!("http://127.0.0.1:{}/", server.port)))
+        .await
+        .unwrap();
+    let Hop::Page(text) = hop else {
+        panic!("not a page: {hop:?}")
+    };
+    text
+}
+
+#[tokio::test]
+async fn a_compressed_body_reaches_the_model_decoded() {
+    let html = b"<h1>Zipped notes</h1><p>all fixed</p>";
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: {len}\r\n\r\n";
+    let server = serve(head, gzip(html), 0).await;
+    let text = page(&server).await;
+    assert!(text.contains("# Zipped notes"), "{text}");
+    assert!(text.contains("all fixed"), "{text}");
+    let asked = server.requests.lock().unwrap()[0].to_ascii_lowercase();
+    assert!(asked.contains("accept-encoding: gzip"), "{asked}");
+    // HTTP's `deflate` is the zlib format.
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Encoding: deflate\r\nContent-Length: {len}\r\n\r\n";
+    let server = serve(head, zlib(b"plain deflated text"), 0).await;
+    assert!(page(&server).await.contains("plain deflated text"));
+}
+
+/// A few KiB that inflate to 64 MiB: cut at the cap of decoded bytes, never decoded whole.
+#[tokio::test]
+async fn a_gzip_bomb_is_cut_at_the_cap() {
+    let bomb = gzip(&vec![b'a'; 64 * 1024 * 1024]);
+    assert!(bomb.len() < 128 * 1024, "{} bytes", bomb.len());
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Encoding: gzip\r\nContent-Length: {len}\r\n\r\n";
+    let server = serve(head, bomb, 0).await;
+    let text = page(&server).await;
+    assert!(
+        text.contains("only the first 2 MiB"),
+        "{}",
+        &text[text.len().saturating_sub(200)..]
+    );
+    assert!(text.contains("output capped at 256 KiB of 2048 KiB"), "cut");
+    assert!(text.contains(&"a".repeat(1000)), "decoded");
+}
+
 #[tokio::test]
 async fn other_schemes_and_types_are_refused() {
     for target in ["file:///etc/passwd", "ftp://example.com/x", "gopher://x/"] {

@@ -465,8 +465,9 @@ pub(crate) fn tools_dropped_message(prompt_tokens: u64, tools: u64) -> String {
 }
 
 /// What the user hears when the answer stopped on its token limit: the answer is kept, and the
-/// limit, when Tandem set it, is named with how to raise it.
-pub(crate) fn cut_answer_message(limit: Option<u64>) -> String {
+/// limit, when Tandem set it, is named with how to raise it; else the server's own, with the fix
+/// for the kind of server in use.
+pub(crate) fn cut_answer_message(limit: Option<u64>, kind: ServerKind) -> String {
     match limit {
         Some(n) => format!(
             "the answer was cut at {} tokens, the most one answer may take (a quarter of the \
@@ -475,9 +476,11 @@ pub(crate) fn cut_answer_message(limit: Option<u64>) -> String {
              limit), or ask for a shorter answer",
             group(n)
         ),
-        None => "the answer was cut at the server's own output token limit; what came is kept. \
-                 Ask for a shorter answer, or raise the server's limit (llama.cpp --n-predict)"
-            .into(),
+        None => format!(
+            "the answer was cut at the server's own output token limit; what came is kept. Ask \
+             for a shorter answer, or {}",
+            kind.output_limit_fix()
+        ),
     }
 }
 
@@ -546,7 +549,7 @@ mod tests {
         assert_eq!(tools_dropped(110, 2700), Some(540));
         assert_eq!(tools_dropped(900, 2700), None);
         assert_eq!(tools_dropped(10, 0), None);
-        assert!(cut_answer_message(Some(512)).contains("512 tokens"));
+        assert!(cut_answer_message(Some(512), ServerKind::Other).contains("512 tokens"));
     }
 
     #[test]

@@ -53,7 +53,8 @@ impl Turn {
                 streamed.reasoning,
             );
             if tool_calls.is_empty() {
-                return stop::answered(finish_reason, self.agent.inner.client.output_limit());
+                let client = &self.agent.inner.client;
+                return stop::answered(finish_reason, client.output_limit(), client.server_kind());
             }
             if let Some(ended) = self
                 .run_calls(&mut conversation, &tool_calls, request.sizing.as_ref())

@@ -5,7 +5,7 @@
 use crate::context;
 use crate::events::{StopReason, TurnErrorKind};
 use tandem_model::FinishReason;
-use tandem_provider::{ProviderError, ProviderErrorKind};
+use tandem_provider::{ProviderError, ProviderErrorKind, ServerKind};
 
 /// How a turn ended: why, and the error the user is shown when it was one.
 pub(super) type Ended = (StopReason, Option<(TurnErrorKind, String)>);
@@ -77,15 +77,19 @@ impl StopRules {
     }
 }
 
-/// An answer with no tool calls ends the turn: an error when the server cut it at its output
-/// limit (`output_limit`, when known), else the end of the turn.
-pub(super) fn answered(finish_reason: Option<FinishReason>, output_limit: Option<u64>) -> Ended {
+/// An answer with no tool calls ends the turn: an error when the server (of `kind`) cut it at
+/// its output limit (`output_limit`, when known), else the end of the turn.
+pub(super) fn answered(
+    finish_reason: Option<FinishReason>,
+    output_limit: Option<u64>,
+    kind: ServerKind,
+) -> Ended {
     match finish_reason {
         Some(FinishReason::Length) => (
             StopReason::Error,
             Some((
                 TurnErrorKind::AnswerCut,
-                context::cut_answer_message(output_limit),
+                context::cut_answer_message(output_limit, kind),
             )),
         ),
         _ => (StopReason::EndTurn, None),
@@ -162,15 +166,39 @@ mod tests {
 
     #[test]
     fn an_answer_cut_at_the_output_limit_is_an_error() {
+        let llama = ServerKind::LlamaCpp;
         assert_eq!(
-            answered(Some(FinishReason::Stop), None),
+            answered(Some(FinishReason::Stop), None, llama),
             (StopReason::EndTurn, None)
         );
-        assert_eq!(answered(None, None), (StopReason::EndTurn, None));
-        let (reason, error) = answered(Some(FinishReason::Length), Some(512));
+        assert_eq!(answered(None, None, llama), (StopReason::EndTurn, None));
+        let (reason, error) = answered(Some(FinishReason::Length), Some(512), llama);
         assert_eq!(reason, StopReason::Error);
         let (kind, message) = error.unwrap();
         assert_eq!(kind, TurnErrorKind::AnswerCut);
-        assert_eq!(message, context::cut_answer_message(Some(512)));
+        assert_eq!(message, context::cut_answer_message(Some(512), llama));
+    }
+
+    /// The server's own limit is raised where that server sets it: llama.cpp's flag is no
+    /// help on Ollama or LM Studio.
+    #[test]
+    fn a_cut_at_the_servers_own_limit_names_that_servers_fix() {
+        let said = |kind| {
+            answered(Some(FinishReason::Length), None, kind)
+                .1
+                .unwrap()
+                .1
+        };
+        assert!(said(ServerKind::LlamaCpp).contains("--n-predict"));
+        for (kind, fix) in [
+            (ServerKind::Ollama, "num_predict"),
+            (ServerKind::LmStudio, "Limit Response Length"),
+            (ServerKind::Vllm, "--max-model-len"),
+            (ServerKind::LlamaCppPython, "--n_ctx"),
+        ] {
+            let message = said(kind);
+            assert!(message.contains(fix), "{kind:?}: {message}");
+            assert!(!message.contains("--n-predict"), "{kind:?}: {message}");
+        }
     }
 }

@@ -185,6 +185,23 @@ impl SlotTable {
     }
 }
 
+/// What the model was given to read in `messages`, where markup it copies is an echo, not a
+/// call: tool results, the user's messages (attached files, summaries), and every system
+/// message after the first, which hold text from the workspace (the rules files, `AGENTS.md`
+/// and the like, which the model did not write and the user may not have read). The first is
+/// Tandem's own prompt: a call it shows as an example may be made as written.
+fn read(messages: &[Message]) -> Vec<&str> {
+    messages
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| match m {
+            Message::Tool { content, .. } | Message::User { content, .. } => Some(content.as_str()),
+            Message::System { content } if i > 0 => Some(content.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// `request` as it goes out: in text mode the tools are described in the system prompt and the
 /// calls and results are text, in messages `rendered` holds.
 fn as_sent<'a>(
@@ -681,18 +698,8 @@ impl HttpModelClient {
                 Ok(mut completion) => {
                     let mut found = Vec::new();
                     if completion.tool_calls.is_empty() && !native {
-                        let read: Vec<&str> = request
-                            .messages
-                            .iter()
-                            .filter_map(|m| match m {
-                                Message::Tool { content, .. } | Message::User { content, .. } => {
-                                    Some(content.as_str())
-                                }
-                                _ => None,
-                            })
-                            .collect();
                         let (visible, calls) =
-                            extract_meant(&completion.text, request.tools, &read);
+                            extract_meant(&completion.text, request.tools, &read(request.messages));
                         if !calls.is_empty() {
                             completion.text = visible;
                             found = calls;
@@ -959,6 +966,29 @@ mod tests {
         assert_eq!(one.slot(a, 1), 0);
         assert_eq!(one.slot(b, 1), 0);
         assert_eq!(one.slot(Purpose::Aside, 1), 0);
+    }
+
+    #[test]
+    fn rules_and_results_are_read_the_fixed_prompt_is_not() {
+        let messages = [
+            Message::System {
+                content: "prompt".into(),
+            },
+            Message::System {
+                content: "rules".into(),
+            },
+            Message::user("task"),
+            Message::Assistant {
+                content: "mine".into(),
+                reasoning: String::new(),
+                tool_calls: Vec::new(),
+            },
+            Message::Tool {
+                tool_call_id: "1".into(),
+                content: "result".into(),
+            },
+        ];
+        assert_eq!(read(&messages), ["rules", "task", "result"]);
     }
 
     #[test]

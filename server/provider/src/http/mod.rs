@@ -385,10 +385,12 @@ pub(super) fn client_for(base_url: &str, connect_timeout: Duration) -> reqwest::
 }
 
 /// A client builder whose TLS works: reqwest's rustls takes the process's crypto provider, and
-/// ring's is installed unless another was first.
+/// ring's is installed unless another was first. No compressed answers (the workspace's reqwest
+/// decodes them, for fetch_url): a streamed answer arrives as the server sends it, never held
+/// in a decoder's buffer.
 pub(super) fn client_builder() -> reqwest::ClientBuilder {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder()
+    reqwest::Client::builder().no_gzip().no_deflate()
 }
 
 /// Redirects are followed only within one origin (scheme, host and port): a redirect elsewhere

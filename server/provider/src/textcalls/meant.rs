@@ -1,9 +1,10 @@
 //! Which written tool calls are meant as calls. Markup the model only shows (in a code fence, in
-//! inline code, in the middle of prose) or copies from something it read (a README, an MCP
-//! result) is text: a model that quotes `<tool_call>` while explaining it must not run a command.
+//! an indented code block, in inline code, in the middle of prose) or copies from something it
+//! read (a README, an MCP result, a rules file) is text: a model that quotes `<tool_call>` while
+//! explaining it must not run a command.
 //!
 //! A call counts when its markup starts outside code, in the assistant's own answer, and nothing
-//! but the calls follow it; or when the whole answer is the call, fenced or not.
+//! but the calls follow it; or when the whole answer is the call, fenced, indented or bare.
 
 use std::sync::LazyLock;
 
@@ -20,8 +21,9 @@ pub fn extract_meant(
     read: &[&str],
 ) -> (String, Vec<ToolCall>) {
     let none = || (text.to_string(), Vec::new());
-    // A message that is one fenced block: the block is the message.
-    if let Some(inner) = whole_fence(text) {
+    // A message that is one code block: the block is the message.
+    let indented = whole_indented(text);
+    if let Some(inner) = whole_fence(text).or(indented.as_deref()) {
         let (visible, calls) = extract(inner, tools);
         return if calls.is_empty() || visible.trim() != "" || echoed(inner, read) {
             none()
@@ -123,12 +125,59 @@ fn whole_fence(text: &str) -> Option<&str> {
     Some(body.trim())
 }
 
-/// `text` with fenced code blocks and inline code spans blanked out (same byte length, so
-/// positions stay), the markup inside them then unseen.
+/// The inside of a message that is exactly one indented code block (every line that is not
+/// blank indented by four columns or more), without its indentation.
+fn whole_indented(text: &str) -> Option<String> {
+    let body = text.trim_matches('\n');
+    let lines: Vec<&str> = body.lines().collect();
+    if lines.iter().all(|l| l.trim().is_empty())
+        || !lines
+            .iter()
+            .all(|l| l.trim().is_empty() || indented_code(l).is_some())
+    {
+        return None;
+    }
+    let inner: Vec<&str> = lines
+        .iter()
+        .map(|l| indented_code(l).unwrap_or(""))
+        .collect();
+    Some(inner.join("\n").trim().to_string())
+}
+
+/// A line's text after four columns of indentation (a tab reaches the next multiple of four),
+/// when it has them: the line of an indented code block, as CommonMark has it.
+fn indented_code(line: &str) -> Option<&str> {
+    let mut column = 0;
+    for (i, b) in line.bytes().enumerate() {
+        column = match b {
+            b' ' => column + 1,
+            b'\t' => column + 4 - column % 4,
+            _ => return None,
+        };
+        if column >= 4 {
+            return Some(&line[i + 1..]);
+        }
+    }
+    None
+}
+
+/// `text` with code blanked out (same byte length, so positions stay), the markup inside it
+/// then unseen: fenced code blocks, indented code blocks and inline code spans. As in
+/// CommonMark, an indented block starts only where a paragraph can't go on (after a blank line,
+/// a heading or a closed fence, or at the start), so an indented line right after prose is
+/// prose.
 fn mask_code(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut fence: Option<&str> = None;
+    // Whether an indented line here is code: at the start, after a blank line, a heading, a
+    // closed fence, or another line of the block.
+    let mut block_may_start = true;
     for line in text.split_inclusive('\n') {
+        let blank_line = line.trim().is_empty();
+        if fence.is_none() && !blank_line && block_may_start && indented_code(line).is_some() {
+            blank(&mut out, line);
+            continue;
+        }
         let opener = line.trim_start();
         let marker = ["```", "~~~"].into_iter().find(|m| opener.starts_with(m));
         match (fence, marker) {
@@ -139,10 +188,13 @@ fn mask_code(text: &str) -> String {
             (Some(open), Some(m)) if m == open => {
                 fence = None;
                 blank(&mut out, line);
+                block_may_start = true;
+                continue;
             }
             (Some(_), _) => blank(&mut out, line),
             (None, None) => mask_inline(&mut out, line),
         }
+        block_may_start = blank_line || (fence.is_none() && opener.starts_with('#'));
     }
     out
 }
@@ -229,6 +281,42 @@ mod tests {
             assert!(found.is_empty(), "{text}");
             assert_eq!(visible, text);
         }
+    }
+
+    /// An indented code block (four spaces or a tab, after a blank line) is quoted code, as a
+    /// fenced one is; an indented line right after prose goes on the paragraph.
+    #[test]
+    fn markup_in_an_indented_code_block_is_text() {
+        let indent = |prefix: &str| -> String {
+            CALL.lines()
+                .map(|l| format!("{prefix}{l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        for text in [
+            format!("The format is:\n\n{}\n", indent("    ")),
+            format!("The format is:\n\n{}", indent("\t")),
+            format!("# Example\n{}", indent("      ")),
+            format!("Before:\n```\nx\n```\n{}", indent("  \t")),
+        ] {
+            let (visible, found) = extract_meant(&text, &tools(), &[]);
+            assert!(found.is_empty(), "{text:?}");
+            assert_eq!(visible, text);
+        }
+        // Three columns are not a code block; an indented line continuing prose is prose.
+        assert_eq!(calls(&format!("Let me list.\n\n{}", indent("   "))), 1);
+        assert_eq!(calls(&format!("Let me list:\n{}", indent("    "))), 1);
+    }
+
+    #[test]
+    fn a_message_that_is_only_an_indented_call_is_a_call() {
+        let (visible, found) = extract_meant(
+            &format!("\n    {}\n", CALL.replace('\n', "\n    ")),
+            &tools(),
+            &[],
+        );
+        assert_eq!((visible.as_str(), found.len()), ("", 1));
+        assert_eq!(calls("\t{\"name\": \"run_command\", \"arguments\": {}}"), 1);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The face `tandem exec` shows the core: progress to stderr (or events to stdout with
 //! `--json`), the final answer kept for the end, approvals answered at once by [`Rules`].
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -11,7 +12,7 @@ use tokio::sync::mpsc;
 
 use tandem_agent::approval::{ApprovalReply, ApprovalRequest, DecidedBy, Decision};
 use tandem_agent::events::{Event, StopReason, ToolCallEvent, TurnErrorKind, retry_line};
-use tandem_agent::{Frontend, SessionId, TurnId};
+use tandem_agent::{Frontend, SessionId, ToolCallId, TurnId};
 use tandem_stdx::lock;
 
 use super::events;
@@ -48,6 +49,8 @@ pub struct State {
     text: String,
     reasoning: String,
     rejected: u32,
+    /// The calls whose approval was refused (counted then, not again at their result).
+    refused_by_approval: HashSet<ToolCallId>,
     prompt_tokens: u64,
     completion_tokens: u64,
     requests: u32,
@@ -151,6 +154,13 @@ impl Frontend for ExecFrontend {
                     tandem_agent::events::ToolStatus::Error => "✗",
                     tandem_agent::events::ToolStatus::Rejected => "⊘",
                 };
+                // A refusal that asked nobody (plan mode's: an edit or a command in a read-only
+                // session) is a refusal too; one that was an approval was counted then.
+                if status == tandem_agent::events::ToolStatus::Rejected
+                    && !state.refused_by_approval.contains(&tool_call_id)
+                {
+                    state.rejected += 1;
+                }
                 self.progress(&format!("  {mark} {}", summary(&output)));
                 if self.json {
                     emit(&json!({
@@ -309,6 +319,9 @@ impl Frontend for ExecFrontend {
         self.flush(&mut state);
         if reply.decision == Decision::Reject {
             state.rejected += 1;
+            state
+                .refused_by_approval
+                .insert(request.tool_call_id.clone());
             if let Some(note) = &reply.feedback {
                 self.progress(&format!("  refused: {note}"));
             }

@@ -27,13 +27,15 @@ pub use rules::Rules;
 pub mod code {
     /// The turn finished and nothing the model asked for was refused.
     pub const FINISHED: u8 = 0;
-    /// The turn failed: the model server (unreachable, refused the key, an error), or Tandem.
+    /// The turn failed: the model server (unreachable, refused the key, an error, an answer cut
+    /// at its output token limit), or Tandem.
     pub const ERROR: u8 = 1;
     /// Nothing ran: bad options, an unreadable prompt or config, an unknown session.
     pub const USAGE: u8 = 2;
     /// The turn hit the step cap (`--max-steps`) before the model finished.
     pub const MAX_STEPS: u8 = 3;
-    /// The model finished, but an edit or command it asked for was refused by the flags.
+    /// The model finished, but an edit or command it asked for was refused: by the flags, or by
+    /// plan mode.
     pub const REJECTED: u8 = 4;
     /// Interrupted (Ctrl-C, SIGINT).
     pub const INTERRUPTED: u8 = 130;
@@ -179,11 +181,15 @@ pub async fn run(options: ExecOptions) -> Result<u8, String> {
                  --max-steps)"
             ),
             code::REJECTED => eprintln!(
-                "tandem: {} action{} the model asked for {} refused (allow with --yes or \
-                 --allow PREFIX)",
+                "tandem: {} action{} the model asked for {} refused ({})",
                 ended.rejected,
                 if ended.rejected == 1 { "" } else { "s" },
-                if ended.rejected == 1 { "was" } else { "were" }
+                if ended.rejected == 1 { "was" } else { "were" },
+                if options.plan {
+                    "--plan is read-only: run without it to let the model edit or run commands"
+                } else {
+                    "allow with --yes or --allow PREFIX"
+                }
             ),
             _ => {}
         }
