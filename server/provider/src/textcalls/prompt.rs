@@ -99,11 +99,17 @@ fn parameters(schema: &Value) -> String {
 /// prompt, earlier calls written back as `<tool_call>` blocks, results as user messages.
 pub fn render_history(messages: &[Message], tools: &[ToolDefinition]) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    // The tools are described once, after the first system message (Tandem's own prompt); the
+    // later ones (rules files, summaries) must not each pay for the list again.
+    let mut described = false;
     for message in messages {
         let rendered = match message {
-            Message::System { content } => Message::System {
-                content: format!("{content}{}", tools_prompt(tools)),
-            },
+            Message::System { content } if !described => {
+                described = true;
+                Message::System {
+                    content: format!("{content}{}", tools_prompt(tools)),
+                }
+            }
             Message::Assistant {
                 content,
                 reasoning,
@@ -151,6 +157,31 @@ mod tests {
     use super::*;
     use serde_json::json;
     use tandem_model::ToolCall;
+
+    #[test]
+    fn the_tools_are_described_once_whatever_the_system_messages() {
+        let tools = vec![ToolDefinition {
+            name: "read_file".into(),
+            description: "Read a file.".into(),
+            parameters: json!({"type": "object", "properties": {}}),
+        }];
+        let history = vec![
+            Message::System {
+                content: "Tandem".into(),
+            },
+            Message::System {
+                content: "Rules from AGENTS.md".into(),
+            },
+            Message::user("U"),
+        ];
+        let rendered = render_history(&history, &tools);
+        let text = format!("{rendered:?}");
+        assert_eq!(text.matches("# Tools").count(), 1, "{text}");
+        let Message::System { content } = &rendered[1] else {
+            panic!("{rendered:?}")
+        };
+        assert_eq!(content, "Rules from AGENTS.md");
+    }
 
     #[test]
     fn history_round_trips_through_the_parser() {
