@@ -253,24 +253,30 @@ async fn a_lazy_mcp_server_starts_at_the_first_turn_and_an_eager_one_at_start() 
     );
 }
 
-/// A project file's server that records its start in `marker`, then runs the test server.
+/// A project file's server that records its start in `marker` (in the workspace: a project's
+/// server writes nowhere else), then runs the test server; from a script of the project, so
+/// the trust binds to it.
 fn write_project_server(env: &Env, marker: &Path) {
     bin("mcp-server-everything");
     let script = servers_dir().join("test-server.mjs");
     env.write(
-        ".tandem/config.toml",
+        "tools/start.sh",
         &format!(
-            "max_steps = 7\n\n[[mcp.servers]]\nname = \"proj\"\ncommand = \"sh\"\nargs = [\"-c\", \"touch '{}' && exec node '{}'\"]\n",
+            "touch '{}' && exec node '{}'\n",
             marker.display(),
             script.display()
         ),
+    );
+    env.write(
+        ".tandem/config.toml",
+        "max_steps = 7\n\n[[mcp.servers]]\nname = \"proj\"\ncommand = \"sh\"\nargs = [\"tools/start.sh\"]\n",
     );
 }
 
 #[tokio::test]
 async fn a_project_files_server_starts_only_once_the_user_trusts_it() {
     let env = Env::new();
-    let marker = env.data_dir.join("started");
+    let marker = env.workspace.join("started");
     write_project_server(&env, &marker);
     let turn_of = |text: &str| Scenario::new([Reply::text(text.to_string())]);
 
@@ -289,7 +295,7 @@ async fn a_project_files_server_starts_only_once_the_user_trusts_it() {
         approvals[0]["target"]
             .as_str()
             .unwrap()
-            .starts_with("sh -c touch")
+            .starts_with("sh tools/start.sh (in the sandbox")
     );
     assert!(
         approvals[0]["source"]
