@@ -222,16 +222,24 @@ async fn a_lazy_mcp_server_starts_at_the_first_turn_and_an_eager_one_at_start() 
         mcp_servers: json!([
             marking_server("lazy", "lazy", &lazy),
             marking_server("eager", "eager", &eager),
+            {"name": "broken-eager", "command": "/nonexistent/broken-eager", "startup": "eager"},
         ]),
         ..Options::default()
     };
     let tandem = Sidecar::start(&env, &mock, options).await;
     let session = tandem.new_session().await;
-    // The eager server's start is the event: whatever start-up spawns has been spawned by then.
+    // The end of the start-up's work is the event: the sidecar warns of the broken eager server
+    // only once every server the start-up starts has been started (or failed), so a lazy server
+    // started then (it marks its start before its handshake) has left its marker by that warning.
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !eager.exists() && Instant::now() < deadline {
+    while !tandem.stderr().contains("broken-eager") && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    assert!(
+        tandem.stderr().contains("broken-eager"),
+        "the start-up did not finish: {}",
+        tandem.stderr()
+    );
     assert!(
         eager.exists(),
         "the eager server did not start with the sidecar"
