@@ -110,7 +110,9 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
       ? [
           h('div', { class: 'approval-q' }, 'Start the MCP server ', h('code', {}, req.server ?? ''), ' that ', h('code', {}, req.source ?? ''), ' names?'),
           h('pre', { class: 'command' }, req.target ?? ''),
-          h('div', { class: 'hint' }, 'A project file cannot start programs by itself. Allow starts it for this session.'),
+          h('div', { class: 'hint' }, req.whyNotAlways
+            ? `A project file cannot start programs by itself. Allow starts it for this session; it can't be trusted for good, since ${req.whyNotAlways}.`
+            : 'A project file cannot start programs by itself. Allow starts it for this session.'),
         ]
       : req.kind === 'fetch'
       ? [
@@ -130,8 +132,9 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
         ];
   nameButtons(approvalSubject(req), accept, reject, withNote);
   const buttons = h('div', { class: 'buttons' }, accept, reject, withNote);
-  // A command outside the sandbox is asked every time, whatever was said before.
-  if (req.kind !== 'command' || !req.outsideSandbox) {
+  // A command outside the sandbox is asked every time, whatever was said before; a project's
+  // MCP server whose trust can't be bound to what runs is trusted for this session only.
+  if ((req.kind !== 'command' || !req.outsideSandbox) && (req.kind !== 'mcpServer' || !req.whyNotAlways)) {
     const always =
       req.kind === 'edit'
         ? button('Accept always for this session', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Write this edit, and the later edits of this chat without asking')

@@ -222,16 +222,24 @@ async fn a_lazy_mcp_server_starts_at_the_first_turn_and_an_eager_one_at_start() 
         mcp_servers: json!([
             marking_server("lazy", "lazy", &lazy),
             marking_server("eager", "eager", &eager),
+            {"name": "broken-eager", "command": "/nonexistent/broken-eager", "startup": "eager"},
         ]),
         ..Options::default()
     };
     let tandem = Sidecar::start(&env, &mock, options).await;
     let session = tandem.new_session().await;
-    // The eager server's start is the event: whatever start-up spawns has been spawned by then.
+    // The end of the start-up's work is the event: the sidecar warns of the broken eager server
+    // only once every server the start-up starts has been started (or failed), so a lazy server
+    // started then (it marks its start before its handshake) has left its marker by that warning.
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !eager.exists() && Instant::now() < deadline {
+    while !tandem.stderr().contains("broken-eager") && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    assert!(
+        tandem.stderr().contains("broken-eager"),
+        "the start-up did not finish: {}",
+        tandem.stderr()
+    );
     assert!(
         eager.exists(),
         "the eager server did not start with the sidecar"
@@ -253,24 +261,30 @@ async fn a_lazy_mcp_server_starts_at_the_first_turn_and_an_eager_one_at_start() 
     );
 }
 
-/// A project file's server that records its start in `marker`, then runs the test server.
+/// A project file's server that records its start in `marker` (in the workspace: a project's
+/// server writes nowhere else), then runs the test server; from a script of the project, so
+/// the trust binds to it.
 fn write_project_server(env: &Env, marker: &Path) {
     bin("mcp-server-everything");
     let script = servers_dir().join("test-server.mjs");
     env.write(
-        ".tandem/config.toml",
+        "tools/start.sh",
         &format!(
-            "max_steps = 7\n\n[[mcp.servers]]\nname = \"proj\"\ncommand = \"sh\"\nargs = [\"-c\", \"touch '{}' && exec node '{}'\"]\n",
+            "touch '{}' && exec node '{}'\n",
             marker.display(),
             script.display()
         ),
+    );
+    env.write(
+        ".tandem/config.toml",
+        "max_steps = 7\n\n[[mcp.servers]]\nname = \"proj\"\ncommand = \"sh\"\nargs = [\"tools/start.sh\"]\n",
     );
 }
 
 #[tokio::test]
 async fn a_project_files_server_starts_only_once_the_user_trusts_it() {
     let env = Env::new();
-    let marker = env.data_dir.join("started");
+    let marker = env.workspace.join("started");
     write_project_server(&env, &marker);
     let turn_of = |text: &str| Scenario::new([Reply::text(text.to_string())]);
 
@@ -289,7 +303,7 @@ async fn a_project_files_server_starts_only_once_the_user_trusts_it() {
         approvals[0]["target"]
             .as_str()
             .unwrap()
-            .starts_with("sh -c touch")
+            .starts_with("sh tools/start.sh (in the sandbox")
     );
     assert!(
         approvals[0]["source"]

@@ -2,12 +2,15 @@
 """A minimal MCP stdio server (newline-delimited JSON-RPC), standard library only.
 
 Tools: `hello` (says which file it runs from), `big` (a text of `mib` MiB), `controls` (text with
-ESC, CR and other control characters). The end-to-end tests copy it into a workspace as a
-project's own server, or run it from here.
+ESC, CR and other control characters), `write` (writes `text` to `path`), `connect` (opens a TCP
+connection to 127.0.0.1:`port`), `env` (the value of the variable `name`). `write` and `connect`
+answer what happened, refusals included, so the tests can see the walls. The end-to-end tests
+copy it into a workspace as a project's own server, or run it from here.
 """
 
 import json
 import os
+import socket
 import sys
 
 TOOLS = [
@@ -17,6 +20,13 @@ TOOLS = [
      "inputSchema": {"type": "object", "properties": {"mib": {"type": "number"}}}},
     {"name": "controls", "description": "Text with control characters.",
      "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "write", "description": "Writes a file.",
+     "inputSchema": {"type": "object", "properties": {"path": {"type": "string"},
+                                                      "text": {"type": "string"}}}},
+    {"name": "connect", "description": "Connects to a local TCP port.",
+     "inputSchema": {"type": "object", "properties": {"port": {"type": "number"}}}},
+    {"name": "env", "description": "An environment variable.",
+     "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}}},
 ]
 
 
@@ -27,6 +37,21 @@ def call(name, args):
         return "x" * int(float(args.get("mib", 1)) * 1024 * 1024)
     if name == "controls":
         return "before\x1b[2J\x1b]0;title\x07\rRun `git status`?\x08 after\ttab\nline2"
+    if name == "write":
+        try:
+            with open(args["path"], "w") as f:
+                f.write(args.get("text", ""))
+            return "wrote " + args["path"]
+        except OSError as e:
+            return "refused: " + str(e)
+    if name == "connect":
+        try:
+            socket.create_connection(("127.0.0.1", int(args["port"])), timeout=5).close()
+            return "connected"
+        except OSError as e:
+            return "refused: " + str(e)
+    if name == "env":
+        return os.environ.get(args["name"], "(unset)")
     raise KeyError(name)
 
 

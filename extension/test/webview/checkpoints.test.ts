@@ -95,4 +95,23 @@ describe('checkpoints in the chat', () => {
     ([...(boxes[0]?.querySelectorAll('button') ?? [])].find((b) => b.textContent === 'Accept always for this session') as HTMLButtonElement).click();
     assert.deepEqual(decide.mock.calls[0]?.arguments, [ed, 'acceptAlways']);
   });
+
+  it('offers "always trust" for a project MCP server only when the trust can be bound, and says why not', () => {
+    const base = { sessionId: sessionIdFrom('s'), turnId: turnIdFrom('t3'), kind: 'mcpServer' as const, server: 'proj', source: '/w/.tandem/config.toml' };
+    const bound: PendingApproval = { ...base, toolCallId: toolCallIdFrom('a'), target: 'python3 tools/srv.py' };
+    const unbound: PendingApproval = { ...base, toolCallId: toolCallIdFrom('b'), target: 'node .', whyNotAlways: 'its command line names the workspace itself (`.`)' };
+    const t = buildTranscript([
+      u('t3', { kind: 'turnStarted', prompt: 'p' }),
+      u('t3', { kind: 'toolCall', toolCallId: toolCallIdFrom('a'), name: 'start_mcp_server', arguments: {}, title: 'Start MCP server `proj`?' }),
+      u('t3', { kind: 'toolCall', toolCallId: toolCallIdFrom('b'), name: 'start_mcp_server', arguments: {}, title: 'Start MCP server `proj`?' }),
+    ]);
+    const root = document.createElement('div');
+    const { ctx } = context('t3', [bound, unbound]);
+    new TranscriptView(root).render(t, ctx);
+    const boxes = [...root.querySelectorAll('.approval')];
+    const names = (el: Element | undefined) => [...(el?.querySelectorAll('button') ?? [])].map((b) => b.textContent);
+    assert.ok(names(boxes[0]).includes('Always trust it in this project'));
+    assert.ok(!names(boxes[1]).some((n) => n?.includes('Always')));
+    assert.ok(boxes[1]?.textContent?.includes("can't be trusted for good, since its command line names the workspace itself"));
+  });
 });

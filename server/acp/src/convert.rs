@@ -342,12 +342,21 @@ impl Translator {
                 call.tool,
                 fenced(&serde_json::to_string_pretty(&call.arguments).unwrap_or_default())
             ))],
-            ApprovalAction::McpServer(server) => vec![text_content(format!(
-                "{} names the MCP server `{}`. Start it? It runs:\n{}",
-                server.source.display(),
-                server.server,
-                fenced(&server.target)
-            ))],
+            ApprovalAction::McpServer(server) => vec![text_content(match &server.why_not_always {
+                None => format!(
+                    "{} names the MCP server `{}`. Start it? It runs:\n{}",
+                    server.source.display(),
+                    server.server,
+                    fenced(&server.target)
+                ),
+                Some(why) => format!(
+                    "{} names the MCP server `{}`. Start it for this session? It runs:\n{}\n\
+                     It can't be trusted for good, since {why}.",
+                    server.source.display(),
+                    server.server,
+                    fenced(&server.target)
+                ),
+            })],
             ApprovalAction::Fetch(fetch) => vec![text_content(match &fetch.redirected_from {
                 Some(from) => format!("Fetch {} (redirected from {from})?", fetch.url),
                 None => format!("Fetch {}?", fetch.url),
@@ -415,9 +424,14 @@ fn keep_tail(text: &mut String, max: usize) {
 
 /// The options of every permission request. "Always" lasts for the session and the kind (edits
 /// or commands), as the core keeps it.
-/// A fetch has no "always": each host is asked about (the core would take it as once anyway).
-pub fn permission_options(kind: ApprovalKind) -> Vec<PermissionOption> {
-    let always = match kind {
+/// A fetch has no "always": each host is asked about (the core would take it as once anyway);
+/// nor has a project's MCP server whose trust can't be bound to what runs (the question says
+/// why).
+pub fn permission_options(request: &ApprovalRequest) -> Vec<PermissionOption> {
+    let always = match request.kind() {
+        ApprovalKind::McpServer if matches!(&request.action, ApprovalAction::McpServer(s) if s.why_not_always.is_some()) => {
+            None
+        }
         ApprovalKind::Edit => Some("Always allow edits in this session"),
         ApprovalKind::Command => Some("Always allow commands in this session"),
         ApprovalKind::Mcp => Some("Always allow this MCP tool in this session"),
@@ -866,15 +880,60 @@ mod tests {
             decision(&RequestPermissionOutcome::Cancelled).decision,
             Decision::Reject
         );
-        let always = &permission_options(ApprovalKind::Command)[1];
+        let request = |action: ApprovalAction| ApprovalRequest {
+            session_id: "s".into(),
+            turn_id: "t1".into(),
+            tool_call_id: "c".into(),
+            action,
+        };
+        let ids = |r: &ApprovalRequest| -> Vec<String> {
+            permission_options(r)
+                .iter()
+                .map(|o| o.option_id.0.to_string())
+                .collect()
+        };
+        let command = request(ApprovalAction::Command(
+            tandem_agent::approval::CommandApproval {
+                command: "make".into(),
+                outside_sandbox: false,
+                cwd: PathBuf::from("/ws"),
+                display_cwd: ".".into(),
+            },
+        ));
+        let always = &permission_options(&command)[1];
         assert_eq!(&*always.option_id.0, ALLOW_ALWAYS);
         assert_eq!(always.name, "Always allow commands in this session");
         // A fetch is asked about host by host: no "always", so no second "Allow" either.
-        let fetch: Vec<String> = permission_options(ApprovalKind::Fetch)
-            .iter()
-            .map(|o| o.option_id.0.to_string())
-            .collect();
-        assert_eq!(fetch, [ALLOW_ONCE, REJECT_ONCE]);
+        let fetch = request(ApprovalAction::Fetch(
+            tandem_agent::approval::FetchApproval {
+                url: "https://x".into(),
+                redirected_from: None,
+            },
+        ));
+        assert_eq!(ids(&fetch), [ALLOW_ONCE, REJECT_ONCE]);
+        // A project's server whose trust can't be bound: no "always", and the question says why.
+        let server = |why: Option<&str>| {
+            request(ApprovalAction::McpServer(
+                tandem_agent::approval::McpServerApproval {
+                    server: "dot".into(),
+                    target: "node .".into(),
+                    source: PathBuf::from("/ws/.tandem/config.toml"),
+                    why_not_always: why.map(str::to_string),
+                },
+            ))
+        };
+        assert_eq!(ids(&server(None)), [ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE]);
+        let unbound = server(Some("its command line names the workspace itself (`.`)"));
+        assert_eq!(ids(&unbound), [ALLOW_ONCE, REJECT_ONCE]);
+        let shown = wire(&SessionUpdate::ToolCallUpdate(
+            Translator::new("/ws".into(), false).approval(&unbound),
+        ));
+        assert!(
+            shown.to_string().contains(
+                "can't be trusted for good, since its command line names the workspace itself"
+            ),
+            "{shown}"
+        );
     }
 
     #[test]

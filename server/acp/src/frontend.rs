@@ -334,7 +334,7 @@ impl Forwarder {
         reply: oneshot::Sender<ApprovalReply>,
     ) {
         let tool_call = self.translator(&session).approval(&request);
-        let options = convert::permission_options(request.kind());
+        let options = convert::permission_options(&request);
         let asked = self.shared.cx.send_request(RequestPermissionRequest::new(
             session.id.to_string(),
             tool_call,

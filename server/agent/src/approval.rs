@@ -130,6 +130,10 @@ pub struct McpServerApproval {
     pub target: String,
     /// The config file that names it.
     pub source: PathBuf,
+    /// Why "always" is not offered, when trust can't be bound to what runs (the line names the
+    /// workspace itself, runs code given inline, or names more than Tandem hashes): faces offer
+    /// this session only, and say why.
+    pub why_not_always: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

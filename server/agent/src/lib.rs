@@ -368,9 +368,19 @@ impl Inner {
 impl Agent {
     pub fn new(settings: AgentSettings, client: Arc<dyn ModelClient>) -> Self {
         let mcp = (!settings.mcp_servers.is_empty()).then(|| {
+            // The user's own servers run as the user's programs do, unless `sandbox = true`.
+            let mut servers = settings.mcp_servers.clone();
+            for config in &mut servers {
+                if let tandem_mcp::McpServerConfig::Stdio(s) = config {
+                    s.wall(false, None, &mcp::cache_root(&settings.data_dir, None));
+                }
+            }
             tandem_mcp::McpHub::new(
-                settings.mcp_servers.clone(),
-                tandem_mcp::HubOptions::default(),
+                servers,
+                tandem_mcp::HubOptions {
+                    key_var: settings.key_var.clone(),
+                    ..tandem_mcp::HubOptions::default()
+                },
             )
         });
         if let (Some(hub), Ok(runtime)) = (&mcp, tokio::runtime::Handle::try_current()) {

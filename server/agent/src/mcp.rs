@@ -8,7 +8,7 @@
 //! the tools are listed before every request to the model.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 use tandem_mcp::{HubOptions, McpHub, McpServerConfig, McpTool, ServerState};
@@ -126,18 +126,34 @@ impl SessionMcp {
         std::mem::take(&mut self.state().pending)
     }
 
-    /// Starts the session's own hub with its trusted servers and the project servers the user
-    /// allowed (nothing runs when there are none). Eager servers start now.
-    pub async fn start_own(&self, allowed: Vec<McpServerConfig>) {
+    /// Starts the session's own hub with its trusted servers (walled in `root` when they say
+    /// `sandbox = true`) and the project servers the user allowed (walled already; nothing runs
+    /// when there are none). Eager servers start now.
+    pub async fn start_own(
+        &self,
+        allowed: Vec<McpServerConfig>,
+        root: &Path,
+        data_dir: &Path,
+        key_var: Option<String>,
+    ) {
         let (mut servers, generation) = {
             let state = self.state();
             (state.trusted.clone(), state.generation)
         };
+        for config in &mut servers {
+            if let McpServerConfig::Stdio(s) = config {
+                s.wall(false, Some(root), &cache_root(data_dir, Some(root)));
+            }
+        }
         servers.extend(allowed);
         if servers.is_empty() {
             return;
         }
-        let hub = McpHub::new(servers, HubOptions::default());
+        let options = HubOptions {
+            key_var,
+            ..HubOptions::default()
+        };
+        let hub = McpHub::new(servers, options);
         // Failures come back from the next listing, with the others.
         let _ = hub.start_eager().await;
         let stale = {
@@ -272,6 +288,21 @@ impl SessionMcp {
     }
 }
 
+/// Where walled servers keep their caches: one directory per project (by its root's hash) and
+/// server under the data dir, or `user` for the user's own servers; never the user's own caches
+/// (a server could plant code there that the user's `npx` or `uvx` would run unwalled).
+pub fn cache_root(data_dir: &Path, root: Option<&Path>) -> PathBuf {
+    use sha2::Digest;
+    let base = data_dir.join("mcp-cache");
+    match root {
+        Some(root) => {
+            let digest = sha2::Sha256::digest(root.as_os_str().as_encoded_bytes());
+            base.join(&crate::trust::hex(&digest)[..16])
+        }
+        None => base.join("user"),
+    }
+}
+
 /// The trusted servers, and the project's ones with their file.
 fn split(servers: &[SessionServer]) -> (Vec<McpServerConfig>, Vec<(McpServerConfig, PathBuf)>) {
     let mut trusted = Vec::new();
@@ -325,10 +356,21 @@ pub fn describe_server(config: &McpServerConfig) -> String {
                 .map(|e| format!("{}={}", e.name, e.value))
                 .collect();
             let line = config.target();
-            if env.is_empty() {
+            let line = if env.is_empty() {
                 line
             } else {
                 format!("{} {line}", env.join(" "))
+            };
+            match &s.walls {
+                Some(walls) if walls.network => {
+                    format!(
+                        "{line} (in the sandbox: writes only to the workspace and its cache; network on)"
+                    )
+                }
+                Some(_) => format!(
+                    "{line} (in the sandbox: writes only to the workspace and its cache; no network)"
+                ),
+                None => line,
             }
         }
         McpServerConfig::Http(h) => {

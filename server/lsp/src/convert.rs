@@ -441,6 +441,7 @@ impl IntoWire for core_approval::ApprovalRequest {
                 server: server.server,
                 target: server.target,
                 source: server.source.display().to_string(),
+                why_not_always: server.why_not_always,
             },
             core_approval::ApprovalAction::Fetch(fetch) => ApprovalAction::Fetch {
                 url: fetch.url,

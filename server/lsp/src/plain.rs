@@ -333,7 +333,7 @@ impl Forwarder {
                         // Settled elsewhere (timed out, the turn cancelled): stop waiting, so the
                         // question is no longer open to `tandem.answer`.
                         tokio::select! {
-                            answer = ask(&client, message, deferred) => {
+                            answer = ask(&client, message, offers_always(&request), deferred) => {
                                 let _ = reply.send(answer);
                             }
                             () = reply.closed() => {}
@@ -816,13 +816,22 @@ fn approval_message(request: &ApprovalRequest, diff_file: Option<&Path>) -> Stri
             call.server,
             tandem_stdx::truncated(&call.arguments.to_string(), 300, "…")
         ),
-        ApprovalAction::McpServer(server) => format!(
-            "{} names the MCP server `{}`, which runs: {}. Start it? (\"Always\" trusts it in \
-             this project.)",
-            server.source.display(),
-            server.server,
-            server.target
-        ),
+        ApprovalAction::McpServer(server) => match &server.why_not_always {
+            None => format!(
+                "{} names the MCP server `{}`, which runs: {}. Start it? (\"Always\" trusts it \
+                 in this project.)",
+                server.source.display(),
+                server.server,
+                server.target
+            ),
+            Some(why) => format!(
+                "{} names the MCP server `{}`, which runs: {}. Start it for this session? (No \
+                 \"Always\": it can't be trusted for good, since {why}.)",
+                server.source.display(),
+                server.server,
+                server.target
+            ),
+        },
         ApprovalAction::Fetch(fetch) => format!(
             "Tandem wants to fetch {}{}. Allow?",
             fetch.url,
@@ -834,9 +843,21 @@ fn approval_message(request: &ApprovalRequest, diff_file: Option<&Path>) -> Stri
     }
 }
 
-async fn ask(client: &Client, message: String, deferred: Option<Questions>) -> ApprovalReply {
+/// Whether the question offers "Always": not for a project's MCP server whose trust can't be
+/// bound to what runs (its message says why).
+fn offers_always(request: &ApprovalRequest) -> bool {
+    !matches!(&request.action, ApprovalAction::McpServer(s) if s.why_not_always.is_some())
+}
+
+async fn ask(
+    client: &Client,
+    message: String,
+    always: bool,
+    deferred: Option<Questions>,
+) -> ApprovalReply {
     let actions = ACTIONS
         .iter()
+        .filter(|t| always || **t != ALWAYS)
         .map(|t| MessageActionItem {
             title: t.to_string(),
             properties: Default::default(),

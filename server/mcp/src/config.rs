@@ -15,7 +15,8 @@
 //! ```
 //!
 //! ACP v1 writes a stdio server without `type`, v2 with `"type": "stdio"`; both are read. Beside
-//! ACP's fields there is `startup` (`"lazy"`, the default, or `"eager"`; see [`Startup`]).
+//! ACP's fields there is `startup` (`"lazy"`, the default, or `"eager"`; see [`Startup`]), and
+//! for stdio servers `sandbox` and `network` (see [`StdioServerConfig::walls`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +41,72 @@ pub struct StdioServerConfig {
     /// root for a project's server (set by the agent, never read from the wire); the sidecar's
     /// own working directory when absent.
     pub cwd: Option<std::path::PathBuf>,
+    /// `sandbox = true`: run inside the walls commands run in (a project's server always does,
+    /// whatever it says). Absent: not set.
+    pub sandbox: Option<bool>,
+    /// `network = true`: a walled server may connect out (and listen). Absent: it may not.
+    pub network: Option<bool>,
+    /// The walls it runs inside: set by the agent (for a project's server, or one with
+    /// `sandbox = true`), never read from the wire. `None`: it runs as the user's programs do.
+    pub walls: Option<Walls>,
+}
+
+/// Where a walled stdio server may write, and whether it may use the network. It reads
+/// everywhere, as commands do; its environment points the package managers' caches into
+/// `cache` (its own, so it cannot plant code in the caches the user's own `npx`/`uvx` run from).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Walls {
+    /// The workspace it may write, if any (a project's server: its project).
+    pub workspace: Option<std::path::PathBuf>,
+    /// Its own cache directory, writable, made at start.
+    pub cache: std::path::PathBuf,
+    pub network: bool,
+}
+
+/// The environment variables that point package managers' caches into [`Walls::cache`], and
+/// the subdirectory each gets.
+pub const CACHE_VARS: &[(&str, &str)] = &[
+    ("npm_config_cache", "npm"),
+    ("XDG_CACHE_HOME", "xdg"),
+    ("UV_CACHE_DIR", "uv"),
+    ("UV_PYTHON_INSTALL_DIR", "uv-python"),
+    ("PIP_CACHE_DIR", "pip"),
+    ("DENO_DIR", "deno"),
+    ("BUN_INSTALL_CACHE_DIR", "bun"),
+    ("GOCACHE", "go-build"),
+    ("GOMODCACHE", "go-mod"),
+];
+
+impl StdioServerConfig {
+    /// Sets the walls it runs in: always when `forced` (a project's server), else only when it
+    /// says `sandbox = true`. `workspace` is writable; `cache_root` holds its cache (one
+    /// directory per server name beneath).
+    pub fn wall(
+        &mut self,
+        forced: bool,
+        workspace: Option<&std::path::Path>,
+        cache_root: &std::path::Path,
+    ) {
+        if !forced && self.sandbox != Some(true) {
+            return;
+        }
+        let name: String = self
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        self.walls = Some(Walls {
+            workspace: workspace.map(std::path::Path::to_path_buf),
+            cache: cache_root.join(name),
+            network: self.network == Some(true),
+        });
+    }
 }
 
 /// A server that is already running and speaks MCP's Streamable HTTP transport.
@@ -125,6 +192,10 @@ struct WireServer {
     headers: Option<Vec<HttpHeader>>,
     #[serde(default)]
     startup: Startup,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sandbox: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    network: Option<bool>,
 }
 
 impl TryFrom<WireServer> for McpServerConfig {
@@ -154,15 +225,23 @@ impl TryFrom<WireServer> for McpServerConfig {
                     env: w.env.unwrap_or_default(),
                     startup: w.startup,
                     cwd: None,
+                    sandbox: w.sandbox,
+                    network: w.network,
+                    walls: None,
                 }))
             }
             Some("http") => {
                 let Some(url) = w.url.filter(|u| !u.trim().is_empty()) else {
                     return Err(format!("MCP server `{name}`: an http server needs a `url`"));
                 };
-                if w.command.is_some() || w.args.is_some() || w.env.is_some() {
+                if w.command.is_some()
+                    || w.args.is_some()
+                    || w.env.is_some()
+                    || w.sandbox.is_some()
+                    || w.network.is_some()
+                {
                     return Err(format!(
-                        "MCP server `{name}`: `command`, `args` and `env` belong to stdio servers, not `\"type\": \"http\"` ones"
+                        "MCP server `{name}`: `command`, `args`, `env`, `sandbox` and `network` belong to stdio servers, not `\"type\": \"http\"` ones"
                     ));
                 }
                 Ok(Self::Http(HttpServerConfig {
@@ -194,6 +273,8 @@ impl From<McpServerConfig> for WireServer {
                 url: None,
                 headers: None,
                 startup: s.startup,
+                sandbox: s.sandbox,
+                network: s.network,
             },
             McpServerConfig::Http(h) => WireServer {
                 kind: Some("http".into()),
@@ -204,6 +285,8 @@ impl From<McpServerConfig> for WireServer {
                 url: Some(h.url),
                 headers: Some(h.headers),
                 startup: h.startup,
+                sandbox: None,
+                network: None,
             },
         }
     }
@@ -237,6 +320,9 @@ mod tests {
                 }],
                 startup: Startup::Lazy,
                 cwd: None,
+                sandbox: None,
+                network: None,
+                walls: None,
             })
         );
         assert_eq!(servers[1].name(), "v2");

@@ -63,17 +63,28 @@ impl Connection {
             tools_changed: tools_changed.clone(),
             changes,
         };
+        // A walled server without the network that fails to start may have wanted it.
+        let hint = match config {
+            McpServerConfig::Stdio(s) if s.walls.as_ref().is_some_and(|w| !w.network) => {
+                " (it runs in the sandbox without the network; a server that fetches its code \
+                 or talks to a service, e.g. started with `npx` or `uvx`, needs `network = true` \
+                 in its config)"
+            }
+            _ => "",
+        };
         let failed = |reason: String, stderr: &Option<StderrTail>| McpError::StartFailed {
             server: config.name().to_owned(),
             target: config.target(),
-            reason,
+            reason: format!("{reason}{hint}"),
             stderr: stderr.as_ref().map(StderrTail::text).unwrap_or_default(),
         };
         match config {
             McpServerConfig::Stdio(stdio) => {
-                let spawned = spawn::spawn(stdio).await.map_err(|e| {
-                    failed(format!("could not run `{}`: {e}", stdio.command), &None)
-                })?;
+                let spawned = spawn::spawn(stdio, options.key_var.as_deref())
+                    .await
+                    .map_err(|e| {
+                        failed(format!("could not run `{}`: {e}", stdio.command), &None)
+                    })?;
                 let stderr = spawned.stderr.map(|stream| {
                     let tail = StderrTail::new(options.stderr_tail_bytes);
                     tail.drain(stream);

@@ -46,6 +46,9 @@ pub struct HubOptions {
     /// Our name and version in the `initialize` handshake.
     pub client_name: String,
     pub client_version: String,
+    /// The variable the provider key was read from, kept out of stdio servers' environment with
+    /// the usual key names (`tandem_sandbox::without_secrets`).
+    pub key_var: Option<String>,
 }
 
 impl Default for HubOptions {
@@ -63,6 +66,7 @@ impl Default for HubOptions {
             restarts: 1,
             client_name: "tandem".into(),
             client_version: env!("CARGO_PKG_VERSION").into(),
+            key_var: None,
         }
     }
 }

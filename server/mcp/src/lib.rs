@@ -25,9 +25,11 @@ mod stderr;
 mod text;
 
 pub use config::{
-    EnvVariable, HttpHeader, HttpServerConfig, McpServerConfig, Startup, StdioServerConfig,
+    CACHE_VARS, EnvVariable, HttpHeader, HttpServerConfig, McpServerConfig, Startup,
+    StdioServerConfig, Walls,
 };
 pub use error::McpError;
 pub use hub::{HubOptions, McpHub, McpTool, McpToolList, ServerState, ServerStatus};
 pub use result::McpCallResult;
+pub use spawn::policy as walls_policy;
 pub use tokio_util::sync::CancellationToken;

@@ -15,7 +15,10 @@ pub struct McpCallResult {
     pub truncated: bool,
 }
 
-/// Renders a result. `max_bytes` bounds the text (the note that it was cut comes on top).
+/// Renders a result. `max_bytes` bounds the text (the note that it was cut comes on top). A
+/// result whose strings were cut as they streamed in ([`crate::shorten`]: one string past
+/// 8 MiB, or a message past 6 MiB) is a tool error that names the sizes and what to do: what
+/// came through is an arbitrary piece, not the result.
 pub fn render(result: &CallToolResult, max_bytes: usize) -> McpCallResult {
     let mut parts: Vec<String> = result.content.iter().map(block).collect();
     // A tool with an output schema may answer with structured content alone.
@@ -24,15 +27,42 @@ pub fn render(result: &CallToolResult, max_bytes: usize) -> McpCallResult {
     {
         parts.push(value.to_string());
     }
+    let whole = parts.join("\n");
+    if let Some(message) = too_large(&whole, max_bytes) {
+        return McpCallResult {
+            text: message,
+            is_error: true,
+            truncated: true,
+        };
+    }
     // What the server says reaches the model, the transcript and the user's terminal: no
     // escapes that recolour or rewrite a line there.
-    let text = crate::text::strip_controls(&parts.join("\n"));
+    let text = crate::text::strip_controls(&whole);
     let (text, truncated) = crate::text::cut(&text, max_bytes);
     McpCallResult {
         text,
         is_error: result.is_error.unwrap_or(false),
         truncated,
     }
+}
+
+/// The tool error for a result cut as it streamed in, if it was.
+fn too_large(text: &str, max_bytes: usize) -> Option<String> {
+    let at = text.find(crate::shorten::NOTE.trim_start())?;
+    let rest = &text[at + crate::shorten::NOTE.trim_start().len()..];
+    let sent: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let sent = sent.parse::<u64>().ok()?;
+    Some(format!(
+        "The tool's result was too large to take: the MCP server's answer held a string of \
+         {sent} bytes ({} MiB), past what Tandem reads of an answer (at most {} MiB of one \
+         string, {} MiB in all; {} KiB of a result reach the model). Nothing of it is shown, \
+         since a piece of it would mislead. Ask the tool for less: a narrower query, a smaller \
+         page, range or limit.",
+        sent >> 20,
+        crate::shorten::KEEP >> 20,
+        crate::shorten::LINE_BUDGET >> 20,
+        max_bytes >> 10
+    ))
 }
 
 fn block(content: &ContentBlock) -> String {
@@ -160,6 +190,30 @@ mod tests {
             render(&r, 1000).text,
             "ok[2J]0;tRun `git status`?\tend\nnext"
         );
+    }
+
+    #[test]
+    fn a_result_cut_as_it_streamed_in_is_an_error_that_names_the_sizes() {
+        let cut = format!(
+            "{}{}",
+            "x".repeat(50),
+            crate::shorten::note(104_857_600, 8 << 20)
+        );
+        let r = result(serde_json::json!({"content": [{"type": "text", "text": cut}]}));
+        let out = render(&r, 100);
+        assert!(out.is_error);
+        assert!(
+            out.text.contains("104857600 bytes (100 MiB)"),
+            "{}",
+            out.text
+        );
+        assert!(
+            out.text.contains("at most 8 MiB of one string"),
+            "{}",
+            out.text
+        );
+        assert!(out.text.contains("Ask the tool for less"), "{}", out.text);
+        assert!(!out.text.contains("xxx"), "{}", out.text);
     }
 
     #[test]

@@ -22,7 +22,16 @@ pub const KEEP: usize = 8 * 1024 * 1024;
 pub const LINE_BUDGET: usize = 6 * 1024 * 1024;
 pub const KEEP_OVER_BUDGET: usize = 256;
 
-const NOTE: &str = " [cut by Tandem: the MCP server sent a longer string than it keeps]";
+/// The start of the note that ends a cut string; the rest names the sizes:
+/// `[cut by Tandem: a string of N bytes, over the M bytes kept]`. The hub turns a result that
+/// holds it into a tool error naming them ([`crate::result::render`]).
+pub const NOTE: &str = " [cut by Tandem: a string of ";
+
+/// The note that ends a string of `total` bytes (as sent, escapes counted) of which `kept`
+/// passed.
+pub fn note(total: usize, kept: usize) -> String {
+    format!("{NOTE}{total} bytes, over the {kept} bytes kept]")
+}
 
 /// Where the scanner is in the JSON text.
 #[derive(Default)]
@@ -39,6 +48,8 @@ struct Scan {
     kept: usize,
     /// Dropping the rest of the current string.
     skipping: bool,
+    /// Bytes of the current string dropped.
+    skipped: usize,
     /// Bytes of the current line passed on.
     line: usize,
 }
@@ -82,11 +93,13 @@ impl Scan {
             } else if c == b'\\' {
                 self.escape = true;
             } else if c == b'"' {
-                out.extend_from_slice(NOTE.as_bytes());
+                out.extend_from_slice(note(self.kept + self.skipped, self.kept).as_bytes());
                 out.push(c);
                 self.in_string = false;
                 self.skipping = false;
+                return;
             }
+            self.skipped += 1;
             return;
         }
         if self.hex_left > 0 {
@@ -110,6 +123,7 @@ impl Scan {
         let boundary = c != b'"' && c & 0xc0 != 0x80 && !(self.high_surrogate && c == b'\\');
         if boundary && self.kept >= self.limit() {
             self.skipping = true;
+            self.skipped = 1;
             self.escape = c == b'\\';
             return;
         }
@@ -208,9 +222,16 @@ mod tests {
             let back: Value = serde_json::from_str(out.trim_end()).expect("valid JSON");
             assert_eq!(back["id"], 3);
             let cut = back["result"]["content"][0]["text"].as_str().unwrap();
-            assert!(cut.ends_with(NOTE), "{chunk}");
+            let at = cut.find(NOTE).expect("the note");
+            // The true size, escapes counted as sent.
+            let sent = serde_json::to_string(&long).unwrap().len() - 2;
+            assert!(
+                cut[at..].starts_with(&format!("{NOTE}{sent} bytes, over the ")),
+                "{chunk}: {}",
+                &cut[at..]
+            );
             assert!(cut.len() < KEEP + 100, "{}", cut.len());
-            assert!(long.starts_with(cut.strip_suffix(NOTE).unwrap()));
+            assert!(long.starts_with(&cut[..at]));
         }
     }
 

@@ -12,7 +12,15 @@
 //!   process.
 //! - stderr is piped (to [`StderrTail`](crate::stderr::StderrTail)): our stdout is the JSON-RPC
 //!   channel to the editor and nothing of the server's may reach it.
+//! - Its environment is ours without the provider keys (`tandem_sandbox::without_secrets`, and
+//!   the hub's `key_var`), then what its config sets (kept, even a key the user put there).
+//! - With [`Walls`](crate::config::Walls) (a project's server, or `sandbox = true`), it runs
+//!   through `tandem_sandbox::command`, inside the walls commands run in: writes only to the
+//!   workspace, the temp directories and its own cache, the network only with `network = true`.
+//!   The launcher it runs under is the process group's leader, so the group kill still reaches
+//!   it, and the launcher takes the server (its session, its PID namespace) down with it.
 
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::Path;
 use std::process::Stdio;
@@ -28,7 +36,7 @@ use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 
 use crate::shorten::Shorten;
 
-use crate::config::StdioServerConfig;
+use crate::config::{CACHE_VARS, StdioServerConfig, Walls};
 
 /// A started server: the transport rmcp talks over, its stderr, and its process group id.
 pub struct Spawned {
@@ -56,14 +64,15 @@ fn spawner() -> &'static mpsc::Sender<Job> {
     })
 }
 
-pub async fn spawn(config: &StdioServerConfig) -> io::Result<Spawned> {
+pub async fn spawn(config: &StdioServerConfig, key_var: Option<&str>) -> io::Result<Spawned> {
     let runtime = tokio::runtime::Handle::current();
     let config = config.clone();
+    let key_var = key_var.map(str::to_owned);
     let (tx, rx) = tokio::sync::oneshot::channel();
     let job: Job = Box::new(move || {
         // tokio's child handling (the SIGCHLD reaper) needs the runtime's context.
         let _guard = runtime.enter();
-        let _ = tx.send(spawn_here(&config));
+        let _ = tx.send(spawn_here(&config, key_var.as_deref()));
     });
     spawner()
         .send(job)
@@ -72,7 +81,37 @@ pub async fn spawn(config: &StdioServerConfig) -> io::Result<Spawned> {
         .map_err(|_| io::Error::other("the MCP spawner thread dropped the request"))?
 }
 
-fn spawn_here(config: &StdioServerConfig) -> io::Result<Spawned> {
+/// The sandbox policy of a walled server: the workspace (if any), the temp directories and its
+/// cache writable; the network as it says.
+pub fn policy(walls: &Walls) -> tandem_sandbox::SandboxPolicy {
+    let mut policy = tandem_sandbox::SandboxPolicy::workspace_write(
+        walls.workspace.as_deref().unwrap_or(&walls.cache),
+    );
+    policy.network = walls.network;
+    if walls.workspace.is_some() {
+        policy.writable_roots.push(walls.cache.clone());
+    }
+    policy
+}
+
+/// The environment a server starts with: ours without the provider keys, its caches pointed
+/// into its own directory when walled, then what its config sets.
+fn environment(config: &StdioServerConfig, key_var: Option<&str>) -> Vec<(OsString, OsString)> {
+    let mut vars = tandem_sandbox::without_secrets(std::env::vars_os(), key_var);
+    if let Some(walls) = &config.walls {
+        for (name, dir) in CACHE_VARS {
+            vars.retain(|(n, _)| n.as_os_str() != OsStr::new(name));
+            vars.push(((*name).into(), walls.cache.join(dir).into_os_string()));
+        }
+    }
+    for e in &config.env {
+        vars.retain(|(n, _)| n.as_os_str() != OsStr::new(&e.name));
+        vars.push((e.name.clone().into(), e.value.clone().into()));
+    }
+    vars
+}
+
+fn spawn_here(config: &StdioServerConfig, key_var: Option<&str>) -> io::Result<Spawned> {
     // A relative path with a slash (`./tools/srv`) names a file of the directory it starts in,
     // made explicit here (how `Command` resolves it against `current_dir` is platform-specific).
     let program = match &config.cwd {
@@ -84,10 +123,21 @@ fn spawn_here(config: &StdioServerConfig) -> io::Result<Spawned> {
         }
         _ => config.command.clone().into(),
     };
-    let mut command = tokio::process::Command::new(program);
-    command
-        .args(&config.args)
-        .envs(config.env.iter().map(|e| (&e.name, &e.value)));
+    let mut command = match &config.walls {
+        None => {
+            let mut command = std::process::Command::new(program);
+            command.args(&config.args);
+            tokio::process::Command::from(command)
+        }
+        Some(walls) => {
+            std::fs::create_dir_all(&walls.cache)?;
+            let args: Vec<OsString> = config.args.iter().map(OsString::from).collect();
+            let (command, _) = tandem_sandbox::command(program.as_os_str(), &args, &policy(walls))
+                .map_err(|e| io::Error::other(format!("its sandbox could not be set up: {e}")))?;
+            tokio::process::Command::from(command)
+        }
+    };
+    command.env_clear().envs(environment(config, key_var));
     if let Some(dir) = &config.cwd {
         command.current_dir(dir);
     }

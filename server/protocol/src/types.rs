@@ -711,7 +711,7 @@ pub enum ApprovalAction {
     },
     /// Start an MCP server that the project's `.tandem/config.toml` names. Asked at the
     /// session's first turn, whatever the policy; `acceptAlways` trusts this server (this
-    /// exact configuration) in this project from now on.
+    /// exact configuration) in this project from now on, except where `whyNotAlways` is set.
     McpServer {
         /// The server's configured name.
         server: String,
@@ -719,6 +719,12 @@ pub enum ApprovalAction {
         target: String,
         /// The config file that names it.
         source: String,
+        /// Set when trust can't be bound to what runs (the line names the workspace itself,
+        /// runs code given inline, or names more than Tandem hashes): why "always" is not
+        /// offered. Don't offer `acceptAlways` then (the sidecar would take it as `accept`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
+        why_not_always: Option<String>,
     },
     /// `fetch_url` GETs this URL; asked unless the host is in `approval.allowFetch`, and again
     /// for each redirect to a new host.

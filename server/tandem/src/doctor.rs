@@ -64,17 +64,26 @@ pub async fn run(start: StartOptions, root: &Path) -> u8 {
         None if project.exists() => println!("Project config: {}", project.display()),
         None => println!("Project config: none"),
     }
+    let data_dir = settings.data_dir.clone();
     let mut servers: Vec<String> = settings
         .mcp_servers
         .iter()
-        .map(|s| format!("{} (user): {}", s.name(), s.target()))
+        .map(|s| {
+            format!(
+                "{} (user): {}\n  walls: {}",
+                s.name(),
+                s.target(),
+                walls(s, false, None, &data_dir, &support)
+            )
+        })
         .collect();
     match tandem_config::project_mcp_servers(root) {
         Ok(project) => servers.extend(project.iter().map(|s| {
             format!(
-                "{} (project, asks before it starts): {}",
+                "{} (project, asks before it starts): {}\n  walls: {}",
                 s.config.name(),
-                s.config.target()
+                s.config.target(),
+                walls(&s.config, true, Some(root), &data_dir, &support)
             )
         })),
         Err(e) => servers.push(format!("project servers unreadable: {e}")),
@@ -86,6 +95,47 @@ pub async fn run(start: StartOptions, root: &Path) -> u8 {
         println!("MCP server: {server}");
     }
     0
+}
+
+/// The walls a server runs in, as `tandem doctor` says them: where it may write, the network,
+/// and whether this machine can hold them.
+fn walls(
+    config: &tandem_mcp::McpServerConfig,
+    project: bool,
+    root: Option<&Path>,
+    data_dir: &Path,
+    support: &tandem_sandbox::SandboxSupport,
+) -> String {
+    let tandem_mcp::McpServerConfig::Stdio(stdio) = config else {
+        return "none here (a URL: it runs elsewhere)".into();
+    };
+    let mut stdio = stdio.clone();
+    stdio.wall(
+        project,
+        root,
+        &tandem_agent::mcp::cache_root(data_dir, root.filter(|_| project)),
+    );
+    let Some(w) = &stdio.walls else {
+        return "none (it runs as your own programs do; `sandbox = true` walls it)".into();
+    };
+    let policy = tandem_mcp::walls_policy(w);
+    let mut writes: Vec<String> = Vec::new();
+    if let Some(ws) = &w.workspace {
+        writes.push(format!("the workspace {}", ws.display()));
+    }
+    writes.push(format!("its cache {}", w.cache.display()));
+    writes.push("the temp directories".into());
+    let network = if w.network {
+        "network on (`network = true`)"
+    } else {
+        "no network (`network = true` allows it)"
+    };
+    let held = if support.enforces(&policy) {
+        "held here".to_string()
+    } else {
+        format!("NOT fully held here: {}", support.describe())
+    };
+    format!("writes only to {}; {network}; {held}", writes.join(", "))
 }
 
 /// `tandem doctor --json`: the sandbox's decision and walls, for scripts (the kernel tests read

@@ -59,7 +59,13 @@ target: string,
 /**
  * The config file that names it.
  */
-source: string, } | { "kind": "fetch", url: string, 
+source: string, 
+/**
+ * Set when trust can't be bound to what runs (the line names the workspace itself,
+ * runs code given inline, or names more than Tandem hashes): why "always" is not
+ * offered. Don't offer `acceptAlways` then (the sidecar would take it as `accept`).
+ */
+whyNotAlways?: string, } | { "kind": "fetch", url: string, 
 /**
  * The URL that redirected here.
  */

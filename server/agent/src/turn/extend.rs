@@ -62,14 +62,25 @@ impl Turn {
         let store = TrustStore::new(&settings.data_dir);
         let mut allowed = Vec::new();
         for (config, file) in self.session.mcp.take_pending() {
-            // A project's server starts in the project (its relative paths are the project's).
-            let config = in_root(config, &root);
-            let changed = match store.check(&root, &config) {
-                Verdict::Trusted => {
+            // A project's server starts in the project (its relative paths are the project's),
+            // inside the walls commands run in.
+            let config = in_root(config, &root, &settings.data_dir);
+            // Hashing what the line names reads files (whole trees, large files): off the
+            // async threads.
+            let verdict = {
+                let (store, root, config) = (store.clone(), root.clone(), config.clone());
+                tokio::task::spawn_blocking(move || store.check(&root, &config)).await
+            };
+            let (changed, unbound) = match verdict {
+                Ok(Verdict::Trusted) => {
                     allowed.push(config);
                     continue;
                 }
-                Verdict::Ask { changed } => changed,
+                Ok(Verdict::Ask { changed, unbound }) => (changed, unbound),
+                Err(e) => (
+                    Vec::new(),
+                    Some(format!("its files could not be checked ({e})")),
+                ),
             };
             if !changed.is_empty() {
                 self.emit(Event::Notice {
@@ -97,6 +108,7 @@ impl Turn {
                 name: "start_mcp_server".into(),
                 arguments: serde_json::json!({
                     "server": config.name(), "source": file, "changed": changed,
+                    "whyNotAlways": unbound,
                 }),
                 title,
                 kind: ToolKind::Other,
@@ -110,6 +122,7 @@ impl Turn {
                     server: config.name().to_string(),
                     target: describe_server(&config),
                     source: file.clone(),
+                    why_not_always: unbound.clone(),
                 }),
             };
             // Never the policy's to answer: a project file must not start programs by itself.
@@ -127,6 +140,19 @@ impl Turn {
             });
             match reply.decision {
                 Decision::Accept => allowed.push(config),
+                // "Always" was not offered: this session only (a face that offered it anyway
+                // does not widen the trust).
+                Decision::AcceptAlways if unbound.is_some() => {
+                    self.emit(Event::Notice {
+                        message: format!(
+                            "MCP server `{}` starts for this session only: it can't be trusted \
+                             for good, since {}",
+                            config.name(),
+                            unbound.as_deref().unwrap_or_default()
+                        ),
+                    });
+                    allowed.push(config);
+                }
                 Decision::AcceptAlways => {
                     if let Err(e) = store.trust(&root, &config) {
                         self.emit(Event::Notice {
@@ -148,7 +174,10 @@ impl Turn {
                 }),
             }
         }
-        self.session.mcp.start_own(allowed).await;
+        self.session
+            .mcp
+            .start_own(allowed, &root, &settings.data_dir, settings.key_var.clone())
+            .await;
     }
 
     /// The tools for the next request: `base` (the built-in ones), then every MCP server's.
@@ -286,14 +315,21 @@ impl Turn {
     }
 }
 
-/// A project's stdio server, set to start in the workspace root.
+/// A project's stdio server, set to start in the workspace root, walled (whatever its
+/// `sandbox` says: a project can't lower the walls).
 fn in_root(
     config: tandem_mcp::McpServerConfig,
     root: &std::path::Path,
+    data_dir: &std::path::Path,
 ) -> tandem_mcp::McpServerConfig {
     match config {
         tandem_mcp::McpServerConfig::Stdio(mut s) => {
             s.cwd = Some(root.to_path_buf());
+            s.wall(
+                true,
+                Some(root),
+                &crate::mcp::cache_root(data_dir, Some(root)),
+            );
             tandem_mcp::McpServerConfig::Stdio(s)
         }
         http => http,

@@ -38,6 +38,9 @@ pub fn stdio(name: &str, command: &str, args: &[&str]) -> McpServerConfig {
         }],
         startup: Startup::Lazy,
         cwd: None,
+        sandbox: None,
+        network: None,
+        walls: None,
     })
 }
 

@@ -272,6 +272,11 @@ impl Frontend for ChatFrontend {
         self.status.quiet(false);
         self.switch_to(Shown::Nothing);
         Box::pin(async move {
+            // A project's server whose trust can't be bound to what runs: no "always".
+            let always = !matches!(
+                &request.action,
+                ApprovalAction::McpServer(s) if s.why_not_always.is_some()
+            );
             let question = match &request.action {
                 ApprovalAction::Edit(edit) => {
                     out(&format!("{}\n", s.diff(&inert(&edit.diff.unified, false))));
@@ -300,13 +305,23 @@ impl Frontend for ChatFrontend {
                         true
                     )
                 ),
-                ApprovalAction::McpServer(server) => format!(
-                    "{} names the MCP server `{}`, which runs: {}\nStart it? [y]es this \
-                     session, [n]o, [a]lways trust it in this project: ",
-                    inert(&server.source.display().to_string(), true),
-                    inert(&server.server, true),
-                    inert(&server.target, true)
-                ),
+                ApprovalAction::McpServer(server) => match &server.why_not_always {
+                    None => format!(
+                        "{} names the MCP server `{}`, which runs: {}\nStart it? [y]es this \
+                         session, [n]o, [a]lways trust it in this project: ",
+                        inert(&server.source.display().to_string(), true),
+                        inert(&server.server, true),
+                        inert(&server.target, true)
+                    ),
+                    Some(why) => format!(
+                        "{} names the MCP server `{}`, which runs: {}\nIt can't be trusted for \
+                         good, since {}.\nStart it? [y]es this session, [n]o: ",
+                        inert(&server.source.display().to_string(), true),
+                        inert(&server.server, true),
+                        inert(&server.target, true),
+                        inert(why, true)
+                    ),
+                },
                 ApprovalAction::Fetch(fetch) => format!(
                     "Fetch {}{}? [y]es, [n]o: ",
                     inert(&fetch.url, true),
@@ -329,10 +344,17 @@ impl Frontend for ChatFrontend {
                     return ApprovalReply::reject("No answer (input closed).");
                 };
                 let answer = answer.trim().to_ascii_lowercase();
-                if matches!(answer.as_str(), "y" | "yes" | "n" | "no" | "a" | "always") {
+                if matches!(answer.as_str(), "y" | "yes" | "n" | "no")
+                    || always && matches!(answer.as_str(), "a" | "always")
+                {
                     break answer;
                 }
-                asking = "Please answer y, n or a: ".to_string();
+                asking = if always {
+                    "Please answer y, n or a: "
+                } else {
+                    "Please answer y or n: "
+                }
+                .to_string();
             };
             match answer.as_str() {
                 "y" | "yes" => ApprovalReply {

@@ -42,11 +42,18 @@ impl Rules {
                  call was not made.",
                 call.server, call.tool
             ),
-            ApprovalAction::McpServer(server) => format!(
-                "The project's MCP server `{}` is not trusted yet (trust it once in `tandem \
-                 chat`). It was not started.",
-                server.server
-            ),
+            ApprovalAction::McpServer(server) => match &server.why_not_always {
+                None => format!(
+                    "The project's MCP server `{}` is not trusted yet (trust it once in `tandem \
+                     chat`). It was not started.",
+                    server.server
+                ),
+                Some(why) => format!(
+                    "The project's MCP server `{}` can't be trusted for good, since {why}; a \
+                     non-interactive run never starts it. It was not started.",
+                    server.server
+                ),
+            },
             ApprovalAction::Fetch(fetch) => format!(
                 "Fetching {} needs its host in allow_fetch ([approval] in the config, or \
                  --allow-fetch HOST). It was not fetched.",
