@@ -387,8 +387,10 @@ pub fn session_started(
     }
 }
 
-/// The schema of every event, as docs/exec-events.schema.json holds it.
-pub fn schema() -> Value {
+/// The schema of every event, as docs/exec-events.schema.json holds it (written and checked by
+/// the tests below).
+#[cfg(test)]
+fn schema() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12()
         // What exec writes: an `Option` field is always there (as null when empty).
         .for_serialize()
