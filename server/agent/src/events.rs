@@ -112,22 +112,22 @@ pub enum TurnErrorKind {
 }
 
 impl TurnErrorKind {
-    /// The kind of a model failure.
+    /// The kind of a model failure, by the provider's kind alone: the provider recognises an
+    /// overflow once (whatever the server's words), and the refit keys on the same kind, so a
+    /// turn is never labelled an overflow the overflow path did not see.
     pub fn of(error: &tandem_provider::ProviderError) -> TurnErrorKind {
         use tandem_provider::ProviderErrorKind as K;
-        let said = error.message.to_ascii_lowercase();
         match error.kind {
             K::ContextOverflow { .. } => TurnErrorKind::ContextOverflow,
             K::NoServer => TurnErrorKind::NoServer,
             K::Connect | K::Interrupted | K::Timeout => TurnErrorKind::Connection,
             K::Status(401 | 403) => TurnErrorKind::Auth,
-            _ if said.contains("context length")
-                || said.contains("context window")
-                || said.contains("context_length_exceeded") =>
-            {
-                TurnErrorKind::ContextOverflow
-            }
-            _ => TurnErrorKind::Other,
+            K::Status(_)
+            | K::Stream
+            | K::BadResponse
+            | K::EmptyStream
+            | K::ToolsUnsupported
+            | K::ImagesUnsupported => TurnErrorKind::Other,
         }
     }
 }
@@ -248,6 +248,25 @@ mod tests {
         let refused =
             ProviderError::new(K::Connect, "no model server is configured (a proxy said)");
         assert_eq!(TurnErrorKind::of(&refused), TurnErrorKind::Connection);
+    }
+
+    #[test]
+    fn an_overflow_is_told_by_its_kind_not_its_words() {
+        use tandem_provider::{ProviderError, ProviderErrorKind as K};
+        // Words about the window on an error the provider did not call an overflow: the refit
+        // never ran, so the turn is not labelled one.
+        for kind in [K::Status(500), K::Stream, K::BadResponse] {
+            let error = ProviderError::new(kind, "context_length_exceeded: the context window");
+            assert_eq!(TurnErrorKind::of(&error), TurnErrorKind::Other, "{kind:?}");
+        }
+        let overflow = ProviderError::new(
+            K::ContextOverflow {
+                window: None,
+                requested: None,
+            },
+            "refused",
+        );
+        assert_eq!(TurnErrorKind::of(&overflow), TurnErrorKind::ContextOverflow);
     }
 
     #[test]

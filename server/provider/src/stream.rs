@@ -60,9 +60,21 @@ pub fn finish_reason(wire: &str) -> FinishReason {
     }
 }
 
-/// The error an `error` event or an in-stream `"error"` object carries, in the provider's words.
+/// The error an `error` event or an in-stream `"error"` object carries, in the provider's words:
+/// [`ProviderErrorKind::Stream`], or an overflow when it says the request did not fit (a server
+/// may accept the request and refuse it in the stream).
 pub(crate) fn stream_error(value: &Value) -> ProviderError {
     let said = error_body::from_value(value);
+    let kind = crate::window::overflow_kind(
+        Some(value),
+        said.as_ref().map_or("", |s| s.message.as_str()),
+    )
+    .or_else(|| {
+        value
+            .as_str()
+            .and_then(|text| crate::window::overflow_kind(None, text))
+    })
+    .unwrap_or(ProviderErrorKind::Stream);
     let detail = match said {
         Some(said) => match said.code {
             Some(code) => format!("{} (code {code})", said.message),
@@ -74,7 +86,7 @@ pub(crate) fn stream_error(value: &Value) -> ProviderError {
         },
     };
     ProviderError::new(
-        ProviderErrorKind::Stream,
+        kind,
         format!("the model server reported an error mid-answer: {detail}"),
     )
 }
@@ -104,5 +116,31 @@ pub(crate) fn arguments_or_empty_object(arguments: String) -> String {
         "{}".to_owned()
     } else {
         arguments
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_overflow_inside_the_stream_is_an_overflow_by_its_kind() {
+        // OpenRouter's upstream refusal, in a chunk; and as an `event: error`'s plain text.
+        let chunk = json!({"message": "This endpoint's maximum context length is 2048 tokens. However, you requested 3000 tokens.", "code": 400});
+        assert_eq!(
+            stream_error(&chunk).kind,
+            ProviderErrorKind::ContextOverflow {
+                window: Some(2048),
+                requested: Some(3000)
+            }
+        );
+        assert!(matches!(
+            error_event("context_length_exceeded").kind,
+            ProviderErrorKind::ContextOverflow { .. }
+        ));
+        // Anything else stays a stream error.
+        let other = json!({"message": "Provider returned error", "code": 502});
+        assert_eq!(stream_error(&other).kind, ProviderErrorKind::Stream);
     }
 }

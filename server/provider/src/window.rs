@@ -208,11 +208,31 @@ static PATTERNS: LazyLock<Vec<(Regex, usize, usize)>> = LazyLock::new(|| {
         (r"(?i)context length of only (\d+) tokens?", 1, 0),
         // Anthropic: "prompt is too long: 210000 tokens > 200000 maximum".
         (r"(?i)prompt is too long: (\d+) tokens? > (\d+)", 2, 1),
+        // Mistral: "Prompt contains 40000 tokens, too large for model with 32768 maximum
+        // context length".
+        (
+            r"(?i)contains (\d+) tokens?, too large for model with (\d+) maximum context length",
+            2,
+            1,
+        ),
+        // Gemini's OpenAI-compatible API.
+        (
+            r"(?i)input token count \((\d+)\) exceeds the maximum number of tokens allowed \((\d+)\)",
+            2,
+            1,
+        ),
         // llama.cpp's message, when the numbers are not in fields.
         (r"(?i)exceeds the available context size", 0, 0),
         (r"(?i)context[_ ]length[_ ]exceeded", 0, 0),
         (
             r"(?i)(?:too many tokens|context window (?:is )?exceeded|exceeds? the context)",
+            0,
+            0,
+        ),
+        // Servers that say it in their own words, without numbers or a code: "... exceeds the
+        // model's context length", "longer than the context window", "context length limit".
+        (
+            r"(?i)(?:exceed|too long|too large|longer than|more than).{0,40}context[ _](?:length|window|size)|context[ _](?:length|window|size) (?:limit|exceeded|overflow)",
             0,
             0,
         ),
@@ -256,6 +276,21 @@ pub fn overflow_in(body: Option<&Value>, message: &str) -> Option<Overflow> {
     (kind == "context_length_exceeded").then_some(Overflow {
         window: None,
         requested: None,
+    })
+}
+
+/// The kind of a failure whose body or message says the request did not fit the window, with
+/// the numbers it gives: the one place an overflow is recognised, for an error status's body
+/// ([`crate::http`]), an error inside a 200 stream ([`crate::stream::stream_error`]) and Ollama's
+/// error line alike. The agent keys both its refit and the turn's `contextOverflow` label on
+/// this kind, never on the words.
+pub(crate) fn overflow_kind(
+    body: Option<&Value>,
+    message: &str,
+) -> Option<crate::ProviderErrorKind> {
+    overflow_in(body, message).map(|o| crate::ProviderErrorKind::ContextOverflow {
+        window: o.window,
+        requested: o.requested,
     })
 }
 
@@ -329,7 +364,39 @@ mod tests {
                 requested: Some(210000)
             })
         );
+        let mistral = json!({"object": "error", "message": "Prompt contains 40000 tokens, too large for model with 32768 maximum context length", "type": "invalid_request_error", "code": "3051"});
+        assert_eq!(
+            of(mistral),
+            Some(Overflow {
+                window: Some(32768),
+                requested: Some(40000)
+            })
+        );
+        let gemini = json!([{"error": {"code": 400, "message": "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", "status": "INVALID_ARGUMENT"}}]);
+        assert_eq!(
+            overflow_in(None, gemini[0]["error"]["message"].as_str().unwrap()),
+            Some(Overflow {
+                window: Some(1048576),
+                requested: Some(1200000)
+            })
+        );
+        // Ollama's words, and others' without numbers.
+        for said in [
+            "the input length exceeds the context length",
+            "prompt is longer than the model's context window",
+            "context length limit reached",
+        ] {
+            assert!(overflow_in(None, said).is_some(), "{said}");
+        }
         assert_eq!(of(json!({"error": {"message": "Invalid API key"}})), None);
+        // Naming the window is not saying the request overflowed it.
+        assert_eq!(
+            overflow_in(
+                None,
+                "invalid n_ctx: the context length must be a multiple of 256"
+            ),
+            None
+        );
     }
 
     #[test]

@@ -1,44 +1,16 @@
-//! The allow-list against the attacks from the hardening issue. Each attack is first shown to
-//! pass today's string-prefix matching (copied below from `server/src/agent/approval.rs`), so the
-//! test fails if the new rules ever fall back to it.
-
-use std::process::Command;
+//! The allow-list against the attacks from the hardening issue: each command below must ask,
+//! through the real `AllowList` the agent's approval policy uses. (These commands were all let
+//! through by the string-prefix matching the list replaced; that matching is gone, and so is the
+//! copy of it these tests used to check themselves against.)
 
 use tandem_sandbox::{AllowList, Verdict};
 
-/// Today's matching, verbatim: a prefix ending at a word boundary, and none of a few characters.
-fn legacy_allows(prefixes: &[&str], command: &str) -> bool {
-    let command = command.trim();
-    let has_shell_control = command.chars().any(|c| {
-        matches!(
-            c,
-            ';' | '&' | '|' | '`' | '$' | '>' | '<' | '\n' | '\r' | '(' | ')'
-        )
-    });
-    if command.is_empty() || has_shell_control {
-        return false;
-    }
-    prefixes.iter().any(|prefix| {
-        let prefix = prefix.trim();
-        !prefix.is_empty()
-            && command.starts_with(prefix)
-            && command[prefix.len()..]
-                .chars()
-                .next()
-                .is_none_or(char::is_whitespace)
-    })
-}
-
-/// Asserts that today's matching admits every command and the new list asks for each.
+/// Asserts that the list made of `entries` asks for each command, and says why.
 fn now_ask(entries: &[&str], commands: &[&str]) {
     let list = AllowList::new(entries);
     for command in commands {
-        assert!(
-            legacy_allows(entries, command),
-            "{command:?}: prefix matching already refused it, so it proves nothing here"
-        );
         match list.check(command) {
-            Verdict::Ask { reason } => assert!(!reason.is_empty()),
+            Verdict::Ask { reason } => assert!(!reason.is_empty(), "{command:?}: no reason"),
             allowed => panic!("{command:?} must ask, got {allowed:?}"),
         }
     }
@@ -99,28 +71,28 @@ fn words_before_the_entry_or_a_different_program_ask() {
 
 #[test]
 fn shell_operators_substitutions_redirections_and_newlines_ask() {
-    let list = AllowList::new(["cargo test", "git status"]);
-    for command in [
-        "cargo test; rm -rf ~",
-        "cargo test && curl x",
-        "cargo test || sh",
-        "cargo test | sh",
-        "cargo test & rm x",
-        "cargo test $(rm x)",
-        "cargo test \"$(rm x)\"",
-        "cargo test `rm x`",
-        "cargo test ${HOME}",
-        "cargo test > /etc/passwd",
-        "cargo test >> ~/.bashrc",
-        "cargo test < /etc/shadow",
-        "cargo test 2>&1",
-        "cargo test\nrm x",
-        "cargo test\rrm x",
-        "cargo test (x)",
-        "git status\n",
-    ] {
-        assert!(!list.allows(command), "{command:?} must ask");
-    }
+    now_ask(
+        &["cargo test", "git status"],
+        &[
+            "cargo test; rm -rf ~",
+            "cargo test && curl x",
+            "cargo test || sh",
+            "cargo test | sh",
+            "cargo test & rm x",
+            "cargo test $(rm x)",
+            "cargo test \"$(rm x)\"",
+            "cargo test `rm x`",
+            "cargo test ${HOME}",
+            "cargo test > /etc/passwd",
+            "cargo test >> ~/.bashrc",
+            "cargo test < /etc/shadow",
+            "cargo test 2>&1",
+            "cargo test\nrm x",
+            "cargo test\rrm x",
+            "cargo test (x)",
+            "git status\n",
+        ],
+    );
 }
 
 #[test]
@@ -263,36 +235,9 @@ fn unusable_entries_admit_nothing_and_are_reported() {
     assert!(!AllowList::new(Vec::<String>::new()).allows("ls"));
 }
 
-/// The glob attack is real: with prefix matching, `git diff *` in a folder where the model wrote
-/// a file named `--output=...` makes git write wherever that name says.
+/// With prefix matching, `git diff *` in a folder where the model wrote a file named
+/// `--output=...` made git write wherever that name says: a glob or an option that writes asks.
 #[test]
-fn a_glob_turns_a_file_name_into_an_option() {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path();
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .current_dir(ws)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .output()
-            .unwrap()
-    };
-    assert!(git(&["init", "-q"]).status.success());
-    std::fs::write(ws.join("--output=planted"), "x").unwrap();
-    let command = "git diff *";
-    assert!(legacy_allows(&["git diff"], command));
-    let run = Command::new("sh")
-        .args(["-c", command])
-        .current_dir(ws)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{run:?}");
-    assert!(
-        ws.join("planted").exists(),
-        "git diff wrote through --output"
-    );
-    assert!(!AllowList::new(["git diff"]).allows(command));
+fn a_glob_that_could_turn_a_file_name_into_an_option_asks() {
+    now_ask(&["git diff"], &["git diff *", "git diff --output=planted"]);
 }

@@ -110,15 +110,16 @@ fn llama_cpp(replies: Vec<Reply>, n_ctx: u64) -> Scenario {
     scenario
 }
 
-#[tokio::test]
-async fn a_refusal_for_size_is_refit_to_the_servers_count_and_retried_once() {
+/// Three reads that fit by the estimate, then `refusal` from a llama-server with a 2048 window,
+/// then "Done.": the turn must end well, with the refused request refit smaller and sent once
+/// more.
+async fn three_reads_refused_then_refit(refusal: Reply) -> Turn {
     let h = Harness::new(llama_cpp(
         vec![
             Reply::tool("read_file", json!({"path": "a.txt"})),
             Reply::tool("read_file", json!({"path": "b.txt"})),
             Reply::tool("read_file", json!({"path": "c.txt"})),
-            // Three reads fit by the estimate; the server counts far more and refuses.
-            overflow(1900, 2048),
+            refusal,
             // The refit compacts the earlier steps (with one slot, without asking the model:
             // a summary request would evict the conversation's prompt cache), then asks again.
             Reply::text("Done."),
@@ -130,9 +131,8 @@ async fn a_refusal_for_size_is_refit_to_the_servers_count_and_retried_once() {
     }
     let turn = h.turn("Read a, b and c.", Vec::new()).await;
     assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
-    assert!(turn.count(|e| matches!(e, Event::Compaction { .. })) > 0);
     let requests = h.requests();
-    assert_eq!(requests.len(), 5);
+    assert_eq!(requests.len(), 5, "refit and asked again once");
     let size = |i: usize| requests[i].body["messages"].to_string().len();
     assert!(
         size(4) < size(3),
@@ -140,6 +140,14 @@ async fn a_refusal_for_size_is_refit_to_the_servers_count_and_retried_once() {
         size(3),
         size(4)
     );
+    turn
+}
+
+#[tokio::test]
+async fn a_refusal_for_size_is_refit_to_the_servers_count_and_retried_once() {
+    // Three reads fit by the estimate; the server counts far more and refuses.
+    let turn = three_reads_refused_then_refit(overflow(1900, 2048)).await;
+    assert!(turn.count(|e| matches!(e, Event::Compaction { .. })) > 0);
 }
 
 #[tokio::test]
@@ -150,5 +158,36 @@ async fn a_request_refused_for_size_that_cannot_shrink_is_not_sent_again() {
     assert_eq!(reason, StopReason::Error, "{turn}");
     assert_eq!(kind, Some(TurnErrorKind::ContextOverflow));
     assert!(error.unwrap().contains("2,048"));
+    assert_eq!(h.requests().len(), 1);
+}
+
+/// A server that takes the request and refuses it inside the stream, before any text (as
+/// OpenRouter passes on an upstream's refusal): the provider calls it an overflow, so the turn
+/// refits and asks again, as for a refusal by status; the label and the refit are one decision.
+#[tokio::test]
+async fn a_refusal_for_size_inside_the_stream_is_refit_and_retried_like_any_other() {
+    let body = tempfile::Builder::new().suffix(".sse").tempfile().unwrap();
+    std::fs::write(
+        body.path(),
+        "data: {\"error\":{\"message\":\"This endpoint's maximum context length is 2048 tokens. \
+         However, you requested 1900 tokens (1890 in the messages, 10 in the completion).\",\
+         \"code\":400}}\n\ndata: [DONE]\n\n",
+    )
+    .unwrap();
+    three_reads_refused_then_refit(Reply::sse(body.path())).await;
+}
+
+/// Words about the window in an error the provider does not call an overflow (a refusal of a
+/// setting that names the context length) are not an overflow: no refit ran, so the turn is not
+/// labelled one.
+#[tokio::test]
+async fn an_error_that_only_names_the_context_length_is_not_labelled_an_overflow() {
+    let h = Harness::new(Scenario::new([Reply::status(400).with_body(
+        json!({"error": {"message": "invalid n_ctx: the context length must be a multiple of 256"}}),
+    )]));
+    let turn = h.turn("Hello", Vec::new()).await;
+    let (reason, _, kind) = turn.ended();
+    assert_eq!(reason, StopReason::Error, "{turn}");
+    assert_eq!(kind, Some(TurnErrorKind::Other), "{turn}");
     assert_eq!(h.requests().len(), 1);
 }

@@ -231,11 +231,8 @@ pub(crate) fn classify_status(
         return None;
     }
     let value: Option<Value> = serde_json::from_slice(body).ok();
-    if let Some(overflow) = window::overflow_in(value.as_ref(), message) {
-        return Some(ProviderErrorKind::ContextOverflow {
-            window: overflow.window,
-            requested: overflow.requested,
-        });
+    if let Some(overflow) = window::overflow_kind(value.as_ref(), message) {
+        return Some(overflow);
     }
     // llama.cpp without a projector answers 500 "image input is not supported", and without
     // --jinja 500 "tools param requires --jinja flag": refusals, not faults worth retrying.

@@ -176,7 +176,7 @@ impl OllamaStream {
         })?;
         if let Some(error) = value.get("error").and_then(Value::as_str) {
             return Err(ProviderError::new(
-                ProviderErrorKind::Stream,
+                crate::window::overflow_kind(None, error).unwrap_or(ProviderErrorKind::Stream),
                 format!("Ollama reported an error mid-answer: {error}"),
             ));
         }
@@ -253,6 +253,28 @@ impl OllamaStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_overflow_in_ollamas_error_line_is_an_overflow_by_its_kind() {
+        let mut stream = OllamaStream::default();
+        let error = stream
+            .line(
+                br#"{"error":"the input length exceeds the context length"}"#,
+                &mut |_| {},
+            )
+            .unwrap_err();
+        assert!(
+            matches!(error.kind, ProviderErrorKind::ContextOverflow { .. }),
+            "{error:?}"
+        );
+        let error = stream
+            .line(
+                br#"{"error":"model runner has unexpectedly stopped"}"#,
+                &mut |_| {},
+            )
+            .unwrap_err();
+        assert_eq!(error.kind, ProviderErrorKind::Stream);
+    }
 
     #[test]
     fn num_ctx_moves_in_steps_and_stays_within_the_model() {

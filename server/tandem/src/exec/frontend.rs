@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use futures_util::future::BoxFuture;
-use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use tandem_agent::approval::{ApprovalReply, ApprovalRequest, DecidedBy, Decision};
@@ -15,7 +14,7 @@ use tandem_agent::events::{Event, StopReason, ToolCallEvent, TurnErrorKind, retr
 use tandem_agent::{Frontend, SessionId, ToolCallId, TurnId};
 use tandem_stdx::lock;
 
-use super::events;
+use super::events::{self, ExecEvent};
 use super::rules::Rules;
 use crate::display::{inert, summary};
 
@@ -39,6 +38,8 @@ pub struct ExecFrontend {
     pub root: PathBuf,
     pub state: Mutex<State>,
     pub ended: mpsc::UnboundedSender<Ended>,
+    /// Where the `--json` events go: [`emit`] (stdout), or a test's list.
+    pub out: Box<dyn Fn(&ExecEvent) + Send + Sync>,
 }
 
 #[derive(Default)]
@@ -57,9 +58,12 @@ pub struct State {
 }
 
 /// One JSON line on stdout.
-pub fn emit(event: &Value) {
+pub fn emit(event: &ExecEvent) {
+    let Ok(line) = serde_json::to_string(event) else {
+        return;
+    };
     let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{event}");
+    let _ = writeln!(stdout, "{line}");
     let _ = stdout.flush();
 }
 
@@ -85,10 +89,10 @@ impl ExecFrontend {
             return;
         }
         if !reasoning.is_empty() {
-            emit(&json!({"type": "reasoning", "text": reasoning}));
+            (self.out)(&ExecEvent::Reasoning { text: reasoning });
         }
         if !text.is_empty() {
-            emit(&json!({"type": "message", "text": text}));
+            (self.out)(&ExecEvent::Message { text });
         }
     }
 
@@ -100,14 +104,13 @@ impl ExecFrontend {
         }
         self.progress(&format!("• {}", call.title));
         if self.json {
-            emit(&json!({
-                "type": "toolCall",
-                "toolCallId": call.tool_call_id,
-                "name": call.name,
-                "title": call.title,
-                "kind": events::tool_kind(call.kind),
-                "arguments": call.arguments,
-            }));
+            (self.out)(&ExecEvent::ToolCall {
+                tool_call_id: call.tool_call_id.to_string(),
+                name: call.name,
+                title: call.title,
+                kind: call.kind.into(),
+                arguments: call.arguments,
+            });
         }
     }
 }
@@ -133,12 +136,11 @@ impl Frontend for ExecFrontend {
             Event::Text { .. } | Event::Reasoning { .. } | Event::ToolOutput { .. } => {}
             Event::TurnStarted { prompt, .. } => {
                 if self.json {
-                    emit(&json!({
-                        "type": "turnStarted",
-                        "sessionId": session_id,
-                        "turnId": turn_id,
-                        "prompt": prompt,
-                    }));
+                    (self.out)(&ExecEvent::TurnStarted {
+                        session_id: session_id.to_string(),
+                        turn_id: turn_id.to_string(),
+                        prompt,
+                    });
                 }
             }
             Event::ToolCall(call) => self.tool_call(&mut state, call),
@@ -163,13 +165,12 @@ impl Frontend for ExecFrontend {
                 }
                 self.progress(&format!("  {mark} {}", summary(&output)));
                 if self.json {
-                    emit(&json!({
-                        "type": "toolResult",
-                        "toolCallId": tool_call_id,
-                        "status": events::tool_status(status),
-                        "output": output,
-                        "diff": diff.map(|d| d.unified),
-                    }));
+                    (self.out)(&ExecEvent::ToolResult {
+                        tool_call_id: tool_call_id.to_string(),
+                        status: status.into(),
+                        output,
+                        diff: diff.map(|d| d.unified),
+                    });
                 }
             }
             Event::Usage {
@@ -181,12 +182,11 @@ impl Frontend for ExecFrontend {
                 state.completion_tokens += completion_tokens;
                 state.requests += 1;
                 if self.json {
-                    emit(&json!({
-                        "type": "usage",
-                        "promptTokens": prompt_tokens,
-                        "completionTokens": completion_tokens,
-                        "contextWindow": context_window,
-                    }));
+                    (self.out)(&ExecEvent::Usage {
+                        prompt_tokens,
+                        completion_tokens,
+                        context_window,
+                    });
                 }
             }
             Event::Rules { files } => {
@@ -196,17 +196,15 @@ impl Frontend for ExecFrontend {
                     .collect();
                 self.progress(&format!("rules: {}", names.join(", ")));
                 if self.json {
-                    let files: Vec<Value> = files
+                    let files = files
                         .iter()
-                        .map(|f| {
-                            json!({
-                                "path": f.path.display().to_string(),
-                                "bytes": f.bytes,
-                                "truncated": f.truncated,
-                            })
+                        .map(|f| events::RulesFile {
+                            path: f.path.display().to_string(),
+                            bytes: f.bytes,
+                            truncated: f.truncated,
                         })
                         .collect();
-                    emit(&json!({"type": "rules", "files": files}));
+                    (self.out)(&ExecEvent::Rules { files });
                 }
             }
             Event::Compaction {
@@ -224,48 +222,48 @@ impl Frontend for ExecFrontend {
                     context_window,
                 ));
                 if self.json {
-                    emit(&json!({
-                        "type": "compaction",
-                        "elided": elided,
-                        "summarized": summarized,
-                        "tokensBefore": tokens_before,
-                        "tokensAfter": tokens_after,
-                        "contextWindow": context_window,
-                    }));
+                    (self.out)(&ExecEvent::Compaction {
+                        elided,
+                        summarized,
+                        tokens_before,
+                        tokens_after,
+                        context_window,
+                    });
                 }
             }
             Event::Plan(plan) => {
                 self.progress(&format!("plan {}", plan.progress()));
                 if self.json {
-                    let entries: Vec<Value> = plan
+                    let entries = plan
                         .steps
                         .iter()
-                        .map(|s| json!({"step": s.step, "status": s.status.as_str()}))
+                        .map(|s| events::PlanEntry {
+                            step: s.step.clone(),
+                            status: s.status.into(),
+                        })
                         .collect();
-                    emit(&json!({
-                        "type": "plan",
-                        "explanation": plan.explanation,
-                        "entries": entries,
-                    }));
+                    (self.out)(&ExecEvent::Plan {
+                        explanation: plan.explanation,
+                        entries,
+                    });
                 }
             }
             Event::Notice { message } => {
                 self.progress(&format!("note: {message}"));
                 if self.json {
-                    emit(&json!({"type": "notice", "message": message}));
+                    (self.out)(&ExecEvent::Notice { message });
                 }
             }
             Event::Retrying(retry) => {
                 self.progress(&retry_line(&retry));
                 if self.json {
-                    emit(&json!({
-                        "type": "retrying",
-                        "retry": retry.retry,
-                        "maxRetries": retry.max_retries,
-                        "status": retry.status,
-                        "error": retry.error,
-                        "waitMs": u64::try_from(retry.wait.as_millis()).unwrap_or(u64::MAX),
-                    }));
+                    (self.out)(&ExecEvent::Retrying {
+                        retry: retry.retry,
+                        max_retries: retry.max_retries,
+                        status: retry.status,
+                        error: retry.error,
+                        wait_ms: u64::try_from(retry.wait.as_millis()).unwrap_or(u64::MAX),
+                    });
                 }
             }
             Event::TurnEnded {
@@ -281,19 +279,18 @@ impl Frontend for ExecFrontend {
                     rejected: state.rejected,
                 };
                 if self.json {
-                    emit(&json!({
-                        "type": "turnEnded",
-                        "stopReason": events::stop_reason(stop_reason),
-                        "error": ended.error,
-                        "errorKind": error_kind.map(events::error_kind),
-                        "rejectedActions": ended.rejected,
-                        "exitCode": super::exit_code(&ended),
-                        "usage": {
-                            "requests": state.requests,
-                            "promptTokens": state.prompt_tokens,
-                            "completionTokens": state.completion_tokens,
+                    (self.out)(&ExecEvent::TurnEnded {
+                        stop_reason: stop_reason.into(),
+                        error: ended.error.clone(),
+                        error_kind: error_kind.map(Into::into),
+                        rejected_actions: ended.rejected,
+                        exit_code: super::exit_code(&ended),
+                        usage: events::TurnUsage {
+                            requests: state.requests,
+                            prompt_tokens: state.prompt_tokens,
+                            completion_tokens: state.completion_tokens,
                         },
-                    }));
+                    });
                 } else {
                     self.progress(&format!(
                         "[{} request{}, {} tokens in, {} out]",
@@ -327,7 +324,7 @@ impl Frontend for ExecFrontend {
             }
         }
         if self.json {
-            emit(&events::approval(
+            (self.out)(&events::approval(
                 &request.tool_call_id,
                 &request.action,
                 reply,

@@ -12,7 +12,6 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use serde_json::json;
 use tokio::sync::mpsc;
 
 use tandem_agent::approval::SandboxMode;
@@ -96,14 +95,12 @@ pub async fn run(options: ExecOptions) -> Result<u8, String> {
     // An image the prompt names that can't be attached is a usage error: nothing runs.
     let images = crate::attach::images_in(&root, &prompt)?;
     if options.json {
-        emit(&json!({
-            "type": "sessionStarted",
-            "version": events::VERSION,
-            "sessionId": session,
-            "root": root.display().to_string(),
-            "model": agent.model(),
-            "resumed": options.resume.is_some(),
-        }));
+        emit(&events::session_started(
+            &session,
+            &root,
+            &agent.model(),
+            options.resume.is_some(),
+        ));
     }
 
     if options.plan {
@@ -123,6 +120,7 @@ pub async fn run(options: ExecOptions) -> Result<u8, String> {
         root: root.clone(),
         state: Mutex::new(Default::default()),
         ended: ended_tx,
+        out: Box::new(emit),
     });
     agent
         .prompt_with_images(&session, prompt, Vec::new(), images, frontend)

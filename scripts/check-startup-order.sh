@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Checks that server/tandem/startup-order.txt still matches a release binary: fails when fewer than
+# 90% of the names it lists are symbols of the binary (by `nm`). The names carry hashes of the
+# compiler and of each crate's version and features, so a dependency update, a new Rust or a
+# change of a crate's dependencies decays the list silently: release links still work, but the
+# start's functions are no longer side by side and an idle sidecar maps more memory (see
+# server/tandem/build.rs). Renew the list with `python3 scripts/startup-order.py` (CONTRIBUTING.md).
+#
+#   bash scripts/check-startup-order.sh [BINARY]    default: the release binary under the target dir
+#
+# The full tier (tests/run-all) runs it on the release binary tests/vscode/run.sh builds. The list
+# is only linked on x86_64 Linux; elsewhere this says so and passes.
+set -euo pipefail
+export LC_ALL=C
+repo=$(cd "$(dirname "$0")/.." && pwd)
+list=$repo/server/tandem/startup-order.txt
+binary=${1:-${CARGO_TARGET_DIR:-$repo/target}/release/tandem}
+# The least share of listed names the binary must have, in percent.
+min=${TANDEM_STARTUP_ORDER_MIN:-90}
+
+if [ "$(uname -s)-$(uname -m)" != Linux-x86_64 ]; then
+  echo "startup order: not checked (the list is linked on x86_64 Linux only)"
+  exit 0
+fi
+if [ ! -f "$binary" ]; then
+  echo "startup order: $binary is not there (build it with cargo build --release -p tandem)" >&2
+  exit 1
+fi
+command -v nm >/dev/null || { echo "startup order: nm is not installed (binutils)" >&2; exit 1; }
+
+# The names a release binary should have: the list's first part, up to the line that starts the
+# names only `cargo bench`'s binary has (scripts/startup-order.py writes it); all of a list
+# without that line.
+names=$(awk '/^# only in the binary `cargo bench` builds/ { exit } !/^#/' "$list" | sort -u)
+listed=$(grep -c . <<<"$names")
+# The binary's defined symbols, one name a line; the listed names that are among them.
+found=$(nm --defined-only "$binary" | awk 'NF == 3 { print $3 }' | sort -u | comm -12 - <(echo "$names") | wc -l)
+share=$((found * 100 / listed))
+echo "startup order: $found of the $listed release names in server/tandem/startup-order.txt are in $binary ($share%; at least $min% needed)"
+if [ "$share" -lt "$min" ]; then
+  cat >&2 <<EOF
+startup order: the list no longer matches the binary (a dependency, the compiler or a crate's
+dependencies changed the names' hashes). Renew it: python3 scripts/startup-order.py (needs valgrind;
+about 15 minutes on 2 cores), and commit server/tandem/startup-order.txt. See CONTRIBUTING.md.
+EOF
+  exit 1
+fi
