@@ -642,6 +642,7 @@ mod tests {
                 server: "docs".into(),
                 target: "docs-server --stdio".into(),
                 source: PathBuf::from("/work/.tandem/config.toml"),
+                why_not_always: Some("it runs inline code".into()),
             }),
             ApprovalAction::Fetch(FetchApproval {
                 url: "https://example.com/".into(),
