@@ -620,3 +620,67 @@ async fn doctor_json_says_which_walls_confine_what() {
         "{down}"
     );
 }
+
+/// Docker's and Podman's default seccomp profiles refuse `unshare(CLONE_NEWUSER)` (`EPERM`), and
+/// dev containers run as root: the sidecar falls back to Landlock, seccomp and the capability
+/// drop, allow-listed commands still run unasked, and `tandem doctor` names the container and
+/// the fix. The profile is imitated by a filter on the sidecar itself.
+#[tokio::test]
+async fn a_containers_seccomp_profile_falls_back_and_is_named() {
+    use std::collections::BTreeMap;
+    use std::os::unix::process::CommandExt;
+
+    use seccompiler::{
+        BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule,
+    };
+    let new_user = SeccompCondition::new(
+        0,
+        SeccompCmpArgLen::Dword,
+        SeccompCmpOp::MaskedEq(libc::CLONE_NEWUSER as u64),
+        libc::CLONE_NEWUSER as u64,
+    )
+    .unwrap();
+    let mut rules = BTreeMap::new();
+    rules.insert(
+        libc::SYS_unshare,
+        vec![SeccompRule::new(vec![new_user]).unwrap()],
+    );
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        std::env::consts::ARCH.try_into().unwrap(),
+    )
+    .unwrap();
+    let program: BpfProgram = filter.try_into().unwrap();
+
+    let env = Env::new();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_tandem"));
+    command
+        .args(["doctor", "--json", "--root"])
+        .arg(&env.workspace)
+        .env("container", "docker");
+    // SAFETY: prctl and seccomp are plain system calls on a program built before the fork.
+    unsafe {
+        command
+            .pre_exec(move || seccompiler::apply_filter(&program).map_err(std::io::Error::other));
+    }
+    let out = command.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sandbox = &json["sandbox"];
+    assert_eq!(sandbox["files"], json!(["Landlock"]), "{sandbox}");
+    assert_eq!(
+        sandbox["processes"],
+        json!(["subreaper sweep"]),
+        "{sandbox}"
+    );
+    assert_eq!(sandbox["unasked"], json!(true), "{sandbox}");
+    let why = sandbox["namespaces"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("container whose seccomp profile refuses user namespaces")
+            && why.contains("--security-opt seccomp=unconfined"),
+        "{sandbox}"
+    );
+}

@@ -1,5 +1,7 @@
 //! The walls around a stdio server (a project's, or one with `sandbox = true`), its environment,
 //! and results too large to take.
+// The walls and the test servers are Unix processes; the Windows build is type-checked only.
+#![cfg(unix)]
 
 mod common;
 
