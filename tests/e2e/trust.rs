@@ -41,10 +41,19 @@ async fn a_device_or_a_huge_project_config_is_refused_with_the_cap_named() {
     let env = Env::new();
     let path = env.workspace.join(".tandem/config.toml");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    // A link out of the workspace (here to a device) is not even opened: the session starts
+    // without it (tandem-config's tests check a device met by its own path is refused).
     std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
     let mock = MockServer::start(Scenario::new([Reply::text("Hi.")]));
-    let e = initialize_error(&env, &mock).await;
-    assert!(e.message.contains("a device"), "{e:?}");
+    let tandem = Sidecar::spawn(&env);
+    tandem
+        .request(
+            "initialize",
+            initialize_params(&env, &mock, Options::default()),
+        )
+        .await
+        .expect("a project config linking out is left unread, not an error");
+    drop(tandem);
 
     std::fs::remove_file(&path).unwrap();
     std::fs::File::create(&path)

@@ -521,7 +521,11 @@ mod tests {
     #[test]
     fn the_documented_examples_parse_and_mean_what_the_doc_says() {
         let examples = doc_examples();
-        assert_eq!(examples.len(), 2, "the user file and the project file");
+        assert_eq!(
+            examples.len(),
+            3,
+            "the user file, the project file and a project server with the network"
+        );
         let path = Path::new("docs/configuration.md");
         let user = parse(path, &examples[0]).unwrap_or_else(|e| panic!("{e}"));
         let s = user.settings(path).unwrap();
@@ -542,6 +546,15 @@ mod tests {
         project.check_project(path, &examples[1]).unwrap();
         // The user's file is no project file.
         assert!(user.check_project(path, &examples[0]).is_err());
+
+        let networked = parse(path, &examples[2]).unwrap_or_else(|e| panic!("{e}"));
+        networked.check_project(path, &examples[2]).unwrap();
+        let servers = networked.settings(path).unwrap().mcp_servers;
+        assert_eq!(servers.len(), 1);
+        assert!(
+            format!("{:?}", servers[0]).contains("network: Some(true)"),
+            "{servers:?}"
+        );
     }
 
     #[test]
