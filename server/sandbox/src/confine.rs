@@ -467,7 +467,8 @@ pub fn confine(
 #[cfg(target_os = "linux")]
 pub(crate) use imp::restrict_self;
 
-/// What the launcher needs of Landlock.
+/// What the launcher needs of Landlock (Linux's alone).
+#[cfg(target_os = "linux")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Need {
     /// Landlock is the only wall around the files: its file rights must be enforced.
