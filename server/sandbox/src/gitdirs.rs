@@ -366,9 +366,12 @@ mod tests {
         assert!(changes[1].new);
         assert_eq!(
             changes[1].describe(root),
-            "The command created a git repository at c/.git, which runs programs when anyone \
-             (an editor too) runs git there: core.fsmonitor = x. Check it before you use git in \
-             that folder."
+            format!(
+                "The command created a git repository at {}, which runs programs when anyone \
+                 (an editor too) runs git there: core.fsmonitor = x. Check it before you use git \
+                 in that folder.",
+                Path::new("c").join(".git").display()
+            )
         );
     }
 }
