@@ -1,6 +1,6 @@
 //! Custom commands (prompt files in `.tandem/commands/` and the compatible folders, and the
 //! user's own) through every face of the binary: `tandem/*`, plain LSP, `tandem chat` and
-//! `tandem exec`. (ACP: `server/tandem/tests/acp.rs`.)
+//! `tandem exec`. (ACP: `acp.rs`.)
 
 use std::process::Output;
 

@@ -2,11 +2,8 @@
 //! servers of tests/mcp-servers, installed with `npm ci --prefix tests/mcp-servers`), and the
 //! configuration files.
 
-use std::path::{Path, PathBuf};
-#[cfg(unix)]
-use std::time::{Duration, Instant};
-
 use crate::support::*;
+use std::path::{Path, PathBuf};
 
 fn servers_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp-servers")
@@ -156,19 +153,8 @@ async fn allow_listed_tools_run_unasked_list_changed_refreshes_and_a_broken_serv
     );
 }
 
-#[cfg(unix)]
-fn alive(pid: u32) -> bool {
-    // A zombie is dead: its parent (the killed sidecar) is gone and init reaps it.
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
-}
-
-#[cfg(unix)]
+// /proc tells a live process from a zombie: Linux's.
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn killing_the_sidecar_leaves_no_mcp_server_running() {
     let env = Env::new();
@@ -190,15 +176,11 @@ async fn killing_the_sidecar_leaves_no_mcp_server_running() {
         .trim()
         .parse()
         .unwrap_or_else(|_| panic!("a pid: {turn}"));
+    use tandem_test_support::process::{alive, kill};
     assert!(alive(pid));
-    let sidecar = tandem.pid();
-    // SAFETY: a plain syscall on the sidecar this test started.
-    unsafe { libc::kill(sidecar as i32, libc::SIGKILL) };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while alive(pid) && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(!alive(pid), "MCP server {pid} outlived the killed sidecar");
+    kill(tandem.pid());
+    let what = format!("MCP server {pid} to end with the killed sidecar");
+    wait_until(&what, || !alive(pid)).await;
     drop(tandem);
 }
 
@@ -231,15 +213,11 @@ async fn a_lazy_mcp_server_starts_at_the_first_turn_and_an_eager_one_at_start() 
     // The end of the start-up's work is the event: the sidecar warns of the broken eager server
     // only once every server the start-up starts has been started (or failed), so a lazy server
     // started then (it marks its start before its handshake) has left its marker by that warning.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !tandem.stderr().contains("broken-eager") && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(
-        tandem.stderr().contains("broken-eager"),
-        "the start-up did not finish: {}",
-        tandem.stderr()
-    );
+    wait_until(
+        "the start-up's end: the warning of the broken eager server",
+        || tandem.stderr().contains("broken-eager"),
+    )
+    .await;
     assert!(
         eager.exists(),
         "the eager server did not start with the sidecar"

@@ -1,7 +1,7 @@
 //! `fetch_url` against a local HTTP server that records what it was sent, through `tandem/*`,
 //! `tandem exec` and `tandem chat`: HTML in, Markdown out; nothing of the user's sent (no key, no
 //! cookie, even when the page set one); a private address refused without a question unless
-//! listed; a redirect to a new host asked about again. (ACP: `server/tandem/tests/acp.rs`.)
+//! listed; a redirect to a new host asked about again. (ACP: `acp.rs`.)
 
 use std::sync::{Arc, Mutex};
 

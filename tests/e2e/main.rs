@@ -5,6 +5,8 @@
 
 mod support;
 
+mod acp;
+mod acp_framing;
 mod approvals;
 mod cancel;
 mod chat_cli;
@@ -38,6 +40,7 @@ mod plan_faces;
 mod policy;
 mod protocol;
 mod sessions;
+mod tools_cli;
 #[cfg(unix)]
 mod trust;
 mod turns;

@@ -57,7 +57,8 @@ echo "== stdx (private dirs), tools, sandbox policy, providers, protocol (under 
 cargo test "${target[@]}" -p tandem-stdx -p tandem-tools -p tandem-provider -p tandem-protocol
 # The sandbox's policy (allow-list, Seatbelt profile); its env and allow-list tests that run
 # Unix programs (`sh`, `env`, `git`) have no such programs under Wine.
-cargo test "${target[@]}" -p tandem-sandbox --lib --test allow_props
-cargo test "${target[@]}" -p tandem-sandbox --test allow_list -- --skip a_glob_turns_a_file_name_into_an_option
+cargo test "${target[@]}" -p tandem-sandbox --lib
+cargo test "${target[@]}" -p tandem-sandbox --test sandbox allow_props::
+cargo test "${target[@]}" -p tandem-sandbox --test sandbox allow_list:: -- --skip a_glob_turns_a_file_name_into_an_option
 echo "== end-to-end: tandem.exe lsp and tandem.exe tool (under Wine)"
 cargo test "${target[@]}" -p tandem --test e2e windows::

@@ -13,15 +13,8 @@ pub use tandem_protocol::ApprovalAction;
 pub use turn::{Turn, TurnRef, typed_approval};
 
 /// Polls `done` until it holds; fails the test when the safety net runs out first.
-pub async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = tokio::time::Instant::now() + SAFETY;
-    while !done() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting for {what}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+pub async fn wait_until(what: &str, done: impl FnMut() -> bool) {
+    tandem_test_support::wait::wait_until(what, SAFETY, done).await
 }
 
 /// The kinds of a turn where the model says something, calls one tool, then answers.

@@ -108,32 +108,4 @@ impl Env {
     }
 }
 
-pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(f)
-}
-
-/// Fails the test process if it is still alive `bound` from now: for calls that must return at
-/// once (a FIFO opened without a writer), so a call that blocks fails rather than hangs the run.
-/// Dropping the guard ends the watch.
-pub struct HangGuard(Option<std::sync::mpsc::Sender<()>>);
-
-pub fn hang_guard(what: &'static str, bound: std::time::Duration) -> HangGuard {
-    let (done, watched) = std::sync::mpsc::channel::<()>();
-    std::thread::spawn(move || {
-        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = watched.recv_timeout(bound) {
-            eprintln!("{what}: still blocked after {bound:?}");
-            std::process::exit(101);
-        }
-    });
-    HangGuard(Some(done))
-}
-
-impl Drop for HangGuard {
-    fn drop(&mut self) {
-        self.0.take();
-    }
-}
+pub use tandem_test_support::wait::{block_on, hang_guard};

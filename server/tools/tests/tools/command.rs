@@ -1,16 +1,13 @@
 //! execute_command through the real API: the shell in its own process group, output relayed as it
 //! comes, head and tail kept, timeouts and cancellation killing everything the command started.
-// POSIX shell commands and process groups; Windows has its own: tools_command_windows.rs.
-#![cfg(unix)]
-
-mod tools_common;
+// POSIX shell commands and process groups; Windows has its own: command_windows.rs.
 
 use std::time::Duration;
 
+use crate::support::Env;
 use serde_json::json;
 use tandem_tools::{CommandOutcome, CommandProposal, Prepared};
 use tokio_util::sync::CancellationToken;
-use tools_common::Env;
 
 async fn proposal(env: &Env, args: serde_json::Value) -> CommandProposal {
     match tandem_tools::prepare(&env.ctx(), "execute_command", &args.to_string()).await {

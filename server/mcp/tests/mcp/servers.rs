@@ -1,15 +1,12 @@
 //! The hub against real MCP servers from npm (server-everything, server-filesystem) and a small
 //! SDK server of ours (tests/mcp-servers/test-server.mjs). Needs `npm ci --prefix tests/mcp-servers`.
 // The servers are Node.js scripts driven with Unix signals; Linux CI runs them.
-#![cfg(unix)]
-
-mod common;
 
 use std::io::BufRead;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::support::*;
 use serde_json::json;
 use tandem_mcp::{CancellationToken, HubOptions, McpError, McpHub, ServerState};
 
@@ -541,7 +538,7 @@ fn orphan_servers_die_with_a_killed_sidecar() {
     let mut helper = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "orphan_helper",
+            "servers::orphan_helper",
             "--nocapture",
             "--test-threads=1",
         ])

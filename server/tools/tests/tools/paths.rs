@@ -1,11 +1,9 @@
 //! Path scoping through the real tools: every form that leads outside the workspace is refused
 //! with `outside_workspace` before any I/O, and nothing is ever written inside `.git/`.
 
-mod tools_common;
-
+use crate::support::Env;
 use serde_json::json;
 use tandem_tools::ErrorKind;
-use tools_common::Env;
 
 fn refused(env: &Env, name: &str, args: serde_json::Value) -> String {
     match env.call(name, args.clone()) {

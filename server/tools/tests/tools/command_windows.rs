@@ -1,16 +1,13 @@
 //! execute_command on Windows, through the real API and the real `cmd.exe` (run under Wine on
 //! Linux CI, whose `powershell.exe` is a stub that the Wine stage removes): output, exit codes and
 //! the working directory; a timeout and a cancellation end the command's whole Job Object.
-#![cfg(windows)]
-
-mod tools_common;
 
 use std::time::Duration;
 
+use crate::support::Env;
 use serde_json::json;
 use tandem_tools::{CommandOutcome, CommandProposal, Prepared};
 use tokio_util::sync::CancellationToken;
-use tools_common::Env;
 
 async fn proposal(env: &Env, args: serde_json::Value) -> CommandProposal {
     match tandem_tools::prepare(&env.ctx(), "execute_command", &args.to_string()).await {

@@ -1,9 +1,6 @@
 //! The walls around a stdio server (a project's, or one with `sandbox = true`), its environment,
 //! and results too large to take.
 // The walls and the test servers are Unix processes; the Windows build is type-checked only.
-#![cfg(unix)]
-
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -11,12 +8,12 @@ use std::time::Duration;
 use serde_json::json;
 use tandem_mcp::{CancellationToken, HubOptions, McpHub, McpServerConfig, Walls};
 
-use common::stdio;
+use crate::support::stdio;
 
 const CALL: Duration = Duration::from_secs(60);
 
 fn tiny_server() -> PathBuf {
-    common::servers_dir().join("tiny_server.py")
+    crate::support::servers_dir().join("tiny_server.py")
 }
 
 fn tiny(name: &str) -> McpServerConfig {

@@ -1,11 +1,9 @@
 //! Every case of `tests/fixtures/edit-cases/cases.jsonl` through the real tool path: `tools::prepare` with
 //! the JSON arguments a model sends, then `tools::apply_edit`, comparing the file's bytes.
 
-mod tools_common;
-
+use crate::support::Env;
 use serde_json::{Value, json};
 use tandem_tools::Prepared;
-use tools_common::Env;
 
 fn cases() -> Vec<Value> {
     let path = concat!(

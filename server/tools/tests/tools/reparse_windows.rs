@@ -8,9 +8,6 @@
 //! host symbolic link as a reparse point (FILE_ATTRIBUTE_REPARSE_POINT) that
 //! `GetFinalPathNameByHandleW` resolves to its target, as Windows does a junction: so
 //! tests/wine/run.sh makes the links with `ln -s` in a fixture named by `TANDEM_WINE_LINKS`.
-#![cfg(windows)]
-
-mod tools_common;
 
 use std::os::windows::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -84,7 +81,7 @@ fn is_reparse_point(path: &Path) -> bool {
 
 fn call(ws: &Workspace, name: &str, args: serde_json::Value) -> Result<Prepared, ErrorKind> {
     let reads = ReadTracker::new();
-    tools_common::block_on(tandem_tools::prepare(
+    crate::support::block_on(tandem_tools::prepare(
         &ToolContext::new(ws, &reads),
         name,
         &args.to_string(),

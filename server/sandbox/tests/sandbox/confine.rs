@@ -1,7 +1,6 @@
 //! The Landlock sandbox, with real processes. These need a kernel with Landlock ABI 6 or newer
 //! and fail (with the reason) where it is missing.
 // Landlock is Linux's; other OSes' walls have their own tests.
-#![cfg(target_os = "linux")]
 
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt;

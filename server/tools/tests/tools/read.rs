@@ -1,10 +1,8 @@
 //! The read-only tools through the real API: read_file, list_files, search_files.
 
-mod tools_common;
-
+use crate::support::Env;
 use serde_json::json;
 use tandem_tools::ErrorKind;
-use tools_common::Env;
 
 fn error(env: &Env, name: &str, args: serde_json::Value) -> tandem_tools::ToolError {
     env.call(name, args.clone())
@@ -236,7 +234,7 @@ fn special_files_and_git_data_are_refused_without_blocking() {
     let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
     // SAFETY: a valid C string and a mode.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-    let guard = tools_common::hang_guard(
+    let guard = crate::support::hang_guard(
         "reading a FIFO with no writer",
         std::time::Duration::from_secs(60),
     );

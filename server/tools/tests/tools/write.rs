@@ -1,11 +1,9 @@
 //! Writing: proposals write nothing, applied edits are atomic and keep permissions, stale files are
 //! refused, and the undo log puts files back, across a restart.
 
-mod tools_common;
-
+use crate::support::Env;
 use serde_json::json;
 use tandem_tools::ErrorKind;
-use tools_common::Env;
 
 #[test]
 fn a_proposal_writes_nothing_and_apply_creates_parents() {

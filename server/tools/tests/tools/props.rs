@@ -1,19 +1,16 @@
 //! Property tests on untrusted input: the model writes the paths and the SEARCH/REPLACE diffs.
 //! Arbitrary ones never panic, a path never resolves outside the workspace, and a well-formed
 //! edit does exactly what its block says.
-// Unix symlinks; the path rules' Windows cases are in tools_paths.
-#![cfg(unix)]
-
-mod tools_common;
+// Unix symlinks; the path rules' Windows cases are in paths.rs.
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use crate::support::Env;
 use proptest::prelude::*;
 use serde_json::json;
 use tandem_tools::{Prepared, Workspace};
-use tools_common::Env;
 
 /// A workspace with files, links that stay inside, links that lead out (live and dangling), a
 /// link loop; and a directory beside it, outside.

@@ -1,0 +1,9 @@
+//! MCP clients against real MCP servers (from npm and the suite's own). One test binary for the
+//! crate.
+
+mod support;
+
+#[cfg(unix)]
+mod servers;
+#[cfg(unix)]
+mod walls;
