@@ -740,12 +740,10 @@ impl Agent {
         for s in &sessions {
             s.cancel();
         }
-        for _ in 0..100 {
-            if !sessions.iter().any(|s| s.is_running()) {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
+        // Each turn ends by its cancel; two seconds is a safety net for one stuck in a call that
+        // doesn't watch the token, after which shutdown goes on regardless.
+        let turns_end = futures_util::future::join_all(sessions.iter().map(|s| s.idle()));
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), turns_end).await;
         // Then the MCP servers, each given its chance to exit before it is killed.
         let mut stops: Vec<BoxFuture<'_, ()>> = Vec::new();
         for s in &sessions {

@@ -30,6 +30,8 @@ pub(super) struct Session {
     /// Its MCP servers' tools.
     pub mcp: super::mcp::SessionMcp,
     state: Mutex<State>,
+    /// Whether a turn runs, for those who wait for its end ([`Session::idle`]).
+    busy: tokio::sync::watch::Sender<bool>,
 }
 
 /// What changes as the session goes, outside the conversation.
@@ -115,6 +117,7 @@ impl Session {
             conversation: tokio::sync::Mutex::new(vec![system]),
             unreadable_lines: 0,
             mcp,
+            busy: tokio::sync::watch::Sender::new(false),
             state: Mutex::new(State {
                 title: String::new(),
                 updated_at: created_at,
@@ -225,6 +228,7 @@ impl Session {
             conversation: tokio::sync::Mutex::new(conversation),
             unreadable_lines: loaded.unreadable,
             mcp,
+            busy: tokio::sync::watch::Sender::new(false),
             state: Mutex::new(State {
                 title,
                 updated_at,
@@ -296,11 +300,20 @@ impl Session {
         state.turns += 1;
         let token = CancellationToken::new();
         state.running = Some(token.clone());
+        self.busy.send_replace(true);
         Ok((TurnId::numbered(state.turns), token))
     }
 
     pub fn end_turn(&self) {
         self.state().running = None;
+        self.busy.send_replace(false);
+    }
+
+    /// Returns once no turn runs (at once when none does).
+    pub async fn idle(&self) {
+        let mut busy = self.busy.subscribe();
+        // The sender lives as long as `self`, so the wait can only end by the turn's end.
+        let _ = busy.wait_for(|running| !*running).await;
     }
 
     pub fn is_running(&self) -> bool {

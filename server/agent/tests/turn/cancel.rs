@@ -99,3 +99,23 @@ async fn a_prompt_while_a_turn_runs_is_refused_and_a_cancel_with_nothing_running
     h.agent.cancel(&h.session).unwrap();
     assert_eq!(running.end().await.stop_reason(), StopReason::Cancelled);
 }
+
+#[tokio::test]
+async fn shutdown_returns_once_the_turn_it_cancels_has_ended() {
+    let h = Harness::new(Scenario::new([
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "new.txt", "content": "hello\n"}),
+        ),
+        Reply::text("Again."),
+    ]));
+    let mut running = h.start("Write new.txt", vec![Answer::Never]);
+    running.asked().await;
+    h.agent.shutdown().await;
+    // Shutdown waited for the turn's end, not for a while: the session takes a prompt at once.
+    let next = h.start("Hello", Vec::new());
+    let turn = running.end().await;
+    assert_eq!(turn.stop_reason(), StopReason::Cancelled, "{turn}");
+    assert!(!h.root().join("new.txt").exists());
+    assert_eq!(next.end().await.stop_reason(), StopReason::EndTurn);
+}
