@@ -15,11 +15,12 @@
 //   CARGO_TARGET_DIR      where cargo puts binaries, as for cargo itself (default target/)
 
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { rustNotices } from './rust-notices.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ext = join(repo, 'extension');
@@ -84,8 +85,12 @@ if (!explicit && !process.env.TANDEM_SKIP_CARGO) run('cargo', ['build', '--relea
 function sidecarFor(target) {
   const native = join(targetDir, process.env.TANDEM_SIDECAR_PROFILE || 'release', exe(target));
   const candidates = explicit ? TARGETS[target].map((triple) => join(targetDir, triple, 'release', exe(target))) : [native];
+  const triples = explicit ? [...TARGETS[target]] : [];
   if (explicit && target === HOST) candidates.push(native);
-  return { binary: candidates.find((p) => existsSync(p) && statSync(p).isFile()), candidates };
+  const found = candidates.findIndex((p) => existsSync(p) && statSync(p).isFile());
+  // The native build's triple is rustc's host.
+  const triple = found < 0 ? undefined : (triples[found] ?? /^host: (\S+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))?.[1]);
+  return { binary: found < 0 ? undefined : candidates[found], candidates, triple };
 }
 
 const sidecars = targets.map((target) => ({ target, ...sidecarFor(target) }));
@@ -103,6 +108,18 @@ if (missing.length > 0) {
       )
       .join('\n') + (missing.length > 1 ? '\nscripts/release.sh builds every target and then packages them.' : ''),
   );
+}
+
+// The Rust crates' notices for each sidecar, first: a crate whose license is not accepted stops
+// the packaging before anything is built.
+const rustNoticesFor = new Map();
+for (const { triple } of sidecars) {
+  if (rustNoticesFor.has(triple)) continue;
+  try {
+    rustNoticesFor.set(triple, rustNotices(triple));
+  } catch (e) {
+    fail(e instanceof Error ? e.message : String(e));
+  }
 }
 
 // Built outside extension/out, so packaging never disturbs a development build or running tests.
@@ -150,7 +167,7 @@ for (const old of readdirSync(outDir)) {
 // Each target is packed from a staging copy of its own, so exactly one sidecar goes in and
 // extension/ is never left holding a binary.
 const written = [];
-for (const { target, binary } of sidecars) {
+for (const { target, binary, triple } of sidecars) {
   const stage = join(work, target);
   try {
     for (const f of ['README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore', 'media']) {
@@ -159,6 +176,9 @@ for (const { target, binary } of sidecars) {
     writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     cpSync(bundles, join(stage, 'out'), { recursive: true });
     renameSync(join(stage, 'out', 'ThirdPartyNotices.txt'), join(stage, 'ThirdPartyNotices.txt'));
+    const crates = rustNoticesFor.get(triple);
+    appendFileSync(join(stage, 'ThirdPartyNotices.txt'), crates.text);
+    console.log(`${target}: notices of ${crates.count} Rust crates (${triple})`);
     const to = join(stage, 'bin', target, exe(target));
     mkdirSync(dirname(to), { recursive: true });
     copyFileSync(binary, to);

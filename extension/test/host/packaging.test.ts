@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 
 function repoRoot(): string {
@@ -180,7 +181,26 @@ describe('scripts/package.mjs', () => {
       assert.match(notices, /^markdown-it \d/m);
       assert.match(notices, /^dompurify \d/m);
       assert.match(notices, /^@vscode\/codicons \d/m);
+      // The sidecar's Rust crates, for that platform: Windows' own crates in the Windows package only.
+      assert.match(notices, /^tokio \d+\.\d+\.\d+ \(MIT\)\n-+\n[^]*?Permission is hereby granted/m);
+      // A crate that ships no license file gets its license's standard text.
+      assert.match(notices, /^agent-client-protocol \d[^\n]*\(Apache-2\.0\)\n-+\n\(The crate ships no license file[^]*?Apache License/m);
+      if (target === 'win32-x64') assert.match(notices, /^windows-sys \d/m);
+      else assert.doesNotMatch(notices, /^windows-sys \d/m);
     }
+  });
+
+  it('refuses a crate whose license is not on the accepted list, and reads old and compound expressions', async () => {
+    const { refusal, licenseIds } = (await import(pathToFileURL(path.join(repo, 'scripts', 'rust-notices.mjs')).href)) as {
+      refusal: (name: string, version: string, license?: string) => string | undefined;
+      licenseIds: (license: string) => string[];
+    };
+    assert.deepEqual(licenseIds('(Apache-2.0 OR MIT) AND Unicode-3.0'), ['Apache-2.0', 'MIT', 'Unicode-3.0']);
+    assert.deepEqual(licenseIds('MIT/Apache-2.0'), ['MIT', 'Apache-2.0']);
+    assert.deepEqual(licenseIds('Apache-2.0 WITH LLVM-exception OR MIT'), ['Apache-2.0', 'LLVM-exception', 'MIT']);
+    assert.equal(refusal('serde', '1.0.0', 'MIT OR Apache-2.0'), undefined);
+    assert.match(refusal('evil', '0.1.0', 'GPL-3.0-only OR MIT') ?? '', /evil 0\.1\.0 is under GPL-3\.0-only OR MIT: GPL-3\.0-only is not on the accepted list/);
+    assert.match(refusal('bare', '1.0.0', undefined) ?? '', /declares no license/);
   });
 
   it('takes the owner\'s publisher and repository: the gallery README loads its images from there', () => {
