@@ -7,6 +7,11 @@
 # server/tandem/build.rs). Renew the list with `python3 scripts/startup-order.py` (CONTRIBUTING.md).
 #
 #   bash scripts/check-startup-order.sh [BINARY]    default: the release binary under the target dir
+#   bash scripts/check-startup-order.sh --fingerprint
+#
+# --fingerprint needs no build (seconds; the fast tier runs it): it compares the fingerprint the
+# list records with that of what the names' hashes are derived from now (the compiler, the release
+# profile, every crate of the release build with its features: scripts/startup-fingerprint.py).
 #
 # The full tier (tests/run-all) runs it on the release binary tests/vscode/run.sh builds. The list
 # is only linked on x86_64 Linux; elsewhere this says so and passes.
@@ -17,6 +22,23 @@ list=$repo/server/tandem/startup-order.txt
 binary=${1:-${CARGO_TARGET_DIR:-$repo/target}/release/tandem}
 # The least share of listed names the binary must have, in percent.
 min=${TANDEM_STARTUP_ORDER_MIN:-90}
+
+if [ "${1:-}" = --fingerprint ]; then
+  recorded=$(sed -n 's/^# fingerprint: \([0-9a-f]*\).*/\1/p' "$list")
+  now=$(python3 "$repo/scripts/startup-fingerprint.py")
+  if [ "$recorded" = "$now" ]; then
+    echo "startup order: the list's fingerprint $now is the build's: its names are the release binary's"
+    exit 0
+  fi
+  cat >&2 <<EOF
+startup order: server/tandem/startup-order.txt was made for fingerprint ${recorded:-(none)}, the
+release build's is now $now: the compiler, the release profile or a crate of the build (a version,
+a feature) changed, and with it the hashes in most of the list's names. Renew the list:
+python3 scripts/startup-order.py (needs valgrind; about 15 minutes on 2 cores), and commit
+server/tandem/startup-order.txt. See CONTRIBUTING.md.
+EOF
+  exit 1
+fi
 
 if [ "$(uname -s)-$(uname -m)" != Linux-x86_64 ]; then
   echo "startup order: not checked (the list is linked on x86_64 Linux only)"

@@ -23,6 +23,11 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from importlib import import_module
+
+fingerprint = import_module("startup-fingerprint").fingerprint
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ORDER = os.path.join(REPO, "server", "tandem", "startup-order.txt")
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
@@ -150,8 +155,10 @@ def main():
     bench = startup_functions()
     in_release = set(release)
     names = release + [n for n in bench if n not in in_release]
+    stamp, crates = fingerprint()
     with open(ORDER, "w") as f:
-        f.write(HEADER + "".join(n + "\n" for n in release) + BENCH_ONLY
+        f.write(HEADER + f"# fingerprint: {stamp} (scripts/startup-fingerprint.py: the compiler, the "
+                f"release profile, {crates} crates)\n" + "".join(n + "\n" for n in release) + BENCH_ONLY
                 + "".join(n + "\n" for n in names[len(release):]))
     print(f"startup-order: {len(names)} names written to {os.path.relpath(ORDER, REPO)}: "
           f"{len(release)} of the release binary, {len(bench)} of the bench's, "
