@@ -1,6 +1,7 @@
 // The chat webview: renders what the host sends and forwards what the user does. It decides
 // nothing; the host and the sidecar do.
 
+import { bannerText } from './banner';
 import type { ModelInfo, TurnId } from '../src/protocol';
 import type { ImageAttachment } from '../src/shared/images';
 import { approvalRef, type Attachment, type HostMessage, type LogEntry, type PendingApproval, type ServerState, type SidecarState, type WebviewMessage } from '../src/shared/messages';
@@ -35,6 +36,7 @@ let transcript: Transcript = buildTranscript([]);
 let pending = new Map<string, PendingApproval>();
 let runningTurn: TurnId | null = null;
 let sidecar: SidecarState = 'starting';
+let sidecarProblem: string | null = null;
 let models: ModelInfo[] = [];
 let currentModel: string | null = null;
 let endpoint: { baseUrl: string | null; hasKey: boolean } = { baseUrl: null, hasKey: false };
@@ -100,7 +102,7 @@ function renderWelcome(): void {
 }
 
 function renderBanner(): void {
-  const text = sidecar === 'stopped' ? 'Tandem’s sidecar is not running. Run “Tandem: Restart Sidecar” or check the Tandem output.' : sidecar === 'starting' ? 'Starting Tandem…' : '';
+  const text = bannerText(sidecar, sidecarProblem);
   banner.textContent = text;
   banner.classList.toggle('hidden', text === '');
 }
@@ -163,6 +165,7 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
     case 'status':
       runningTurn = m.runningTurn;
       sidecar = m.sidecar;
+      sidecarProblem = m.sidecarProblem;
       break;
     case 'approvals':
       pending = new Map(m.pending.map((r) => [pendingKey(r.turnId, r.toolCallId), r]));

@@ -161,7 +161,7 @@ async fn answers_are_bounded_and_a_cut_answer_names_the_limit() {
     assert!(turn.ended_or_cut(), "an error, so cut: {turn}");
     let error = turn.ended()["error"].as_str().unwrap();
     assert!(
-        error.contains("cut at 512 tokens") && error.contains("maxOutputTokens"),
+        error.contains("cut at 512 tokens") && error.contains("max_output_tokens under [provider]"),
         "{error}"
     );
     assert_eq!(turn.text(), "On and on and on", "the answer is kept");

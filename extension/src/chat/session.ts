@@ -118,7 +118,7 @@ export class ChatSession {
   }
 
   postStatus(): void {
-    this.toView({ type: 'status', runningTurn: this.runningTurn, sidecar: this.sidecar.state });
+    this.toView({ type: 'status', runningTurn: this.runningTurn, sidecar: this.sidecar.state, sidecarProblem: this.sidecar.problem });
     void vscode.commands.executeCommand('setContext', 'tandem.turnRunning', this.runningTurn !== null);
   }
 

@@ -65,7 +65,7 @@ export function approvalRef(r: ApprovalRef): ApprovalRef {
 export type HostMessage =
   | { type: 'reset'; sessionId: SessionId | null; entries: LogEntry[] }
   | { type: 'append'; entries: LogEntry[] }
-  | { type: 'status'; runningTurn: TurnId | null; sidecar: SidecarState }
+  | { type: 'status'; runningTurn: TurnId | null; sidecar: SidecarState; /** Why it stopped unasked, in its own words. */ sidecarProblem: string | null }
   | { type: 'approvals'; pending: PendingApproval[] }
   | { type: 'models'; models: ModelInfo[]; current: string | null }
   | { type: 'endpoint'; baseUrl: string | null; hasKey: boolean }

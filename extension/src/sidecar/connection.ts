@@ -1,6 +1,7 @@
 // The sidecar process and the JSON-RPC connection to it, through vscode-languageclient. Knows
 // the transport, restarts and capabilities; what the messages mean is for the rest.
 
+import { exitProblem, StderrTail } from './exitProblem';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
@@ -123,6 +124,8 @@ export class Sidecar implements vscode.Disposable {
   /** The sidecar is running again after it died: the chat reloads its session. */
   readonly onDidRecover = this.recoveredEmitter.event;
   private current: SidecarState = 'stopped';
+  /** Why the sidecar last stopped unasked, in its own words; null while it runs. */
+  private stopProblem: string | null = null;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -130,6 +133,11 @@ export class Sidecar implements vscode.Disposable {
     private readonly launch: () => Promise<Launch>,
     private readonly handlers: SidecarHandlers,
   ) {}
+
+  /** Why the sidecar stopped without being asked to (its last error line), or null. */
+  get problem(): string | null {
+    return this.current === 'running' ? null : this.stopProblem;
+  }
 
   get state(): SidecarState {
     return this.current;
@@ -274,8 +282,14 @@ export class Sidecar implements vscode.Disposable {
       child.once('error', reject);
     });
     child.on('error', (e) => this.output.appendLine(`The sidecar process: ${String(e)}`));
+    const stderr = new StderrTail();
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
     child.on('exit', (code, signal) => {
       if (this.planned.has(child) && code === 0) return;
+      if (!this.planned.has(child)) {
+        this.stopProblem = exitProblem(stderr.text(), code, signal);
+        this.stateEmitter.fire(this.current);
+      }
       const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
       this.output.appendLine(this.planned.has(child) ? `The sidecar ${how} while stopping.` : `The sidecar ${how}.`);
     });

@@ -155,7 +155,11 @@ describe('failed turns', () => {
     const endButtons = (root: Element) => buttons(root.querySelector('.turn-end') ?? root);
     assert.deepEqual(endButtons(render({ error: 'whatever', errorKind: 'auth' }).root), ['Set API Key', 'Retry']);
     assert.deepEqual(endButtons(render({ error: 'could not connect', errorKind: 'connection' }).root), ['Retry']);
-    assert.deepEqual(endButtons(render({ error: 'the answer was cut at 1,024 tokens', errorKind: 'answerCut' }).root), ['Open Config File', 'Retry']);
+    const cut = render({ error: 'the answer was cut at 1,024 tokens', errorKind: 'answerCut' }).root;
+    assert.deepEqual(endButtons(cut), ['Open Config File', 'Retry']);
+    // The key it names is the config file's (config.toml's [provider] table), which a user can follow.
+    assert.match(cut.textContent ?? '', /max_output_tokens under \[provider\]/);
+    assert.doesNotMatch(cut.textContent ?? '', /maxOutputTokens/);
     // Words that look like a kind are not one: without errorKind the error is shown as it is, and can be retried.
     for (const error of ['model server returned 401 Unauthorized: bad key', 'no model server is configured', 'the output limit was hit']) {
       const shown = render({ error }).root;

@@ -472,8 +472,9 @@ pub(crate) fn cut_answer_message(limit: Option<u64>, kind: ServerKind) -> String
         Some(n) => format!(
             "the answer was cut at {} tokens, the most one answer may take (a quarter of the \
              context window unless set); what came is kept. To allow longer answers set \
-             provider.maxOutputTokens (--max-output-tokens, TANDEM_MAX_OUTPUT_TOKENS; 0 sends no \
-             limit), or ask for a shorter answer",
+             max_output_tokens under [provider] in config.toml (an editor's maxOutputTokens, \
+             --max-output-tokens, TANDEM_MAX_OUTPUT_TOKENS; 0 sends no limit), or ask for a \
+             shorter answer",
             group(n)
         ),
         None => format!(
