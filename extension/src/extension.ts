@@ -1,6 +1,8 @@
 // Tandem's VS Code face: wires the sidecar, the chat view, the approval UI and the commands.
 // It renders and forwards; the sidecar decides.
 
+import { Notices } from './chat/notices';
+import type { UpdateParams } from './protocol';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { ApprovalController } from './approvals/controller';
@@ -49,12 +51,26 @@ export function activate(context: vscode.ExtensionContext): void {
       };
     },
     {
-      update: (u) => chat.onUpdate(u),
+      update: (u) => {
+        turnClock(u);
+        chat.onUpdate(u);
+      },
       approval: (r, token) => approvals.request(r, token),
       diagnostics: getDiagnostics,
     },
   );
   running = sidecar;
+  const notices = new Notices(view, `${CHAT_VIEW_ID}.focus`);
+  // When each turn started, for the notification at the end of a long one.
+  const turnStarts = new Map<string, number>();
+  const turnClock = (u: UpdateParams) => {
+    if (u.kind === 'turnStarted') turnStarts.set(`${u.sessionId}/${u.turnId}`, Date.now());
+    if (u.kind !== 'turnEnded') return;
+    const key = `${u.sessionId}/${u.turnId}`;
+    const started = turnStarts.get(key);
+    turnStarts.delete(key);
+    if (started !== undefined) notices.turnEnded(Date.now() - started, u.error ? `error: ${u.error.split('\n')[0]}` : u.stopReason);
+  };
   const chat: ChatSession = new ChatSession(context, sidecar, approvals, async () => {
     const baseUrl = endpoint() ?? null;
     return { baseUrl, hasKey: await keys.has(baseUrl ?? undefined) };
@@ -123,7 +139,12 @@ export function activate(context: vscode.ExtensionContext): void {
     approvals,
     sidecar,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, view, { webviewOptions: { retainContextWhenHidden: true } }),
-    approvals.onDidChange(() => chat.postApprovals()),
+    notices,
+    approvals.onDidChange(() => {
+      chat.postApprovals();
+      notices.setWaiting(approvals.pending.length);
+    }),
+    view.onDidChangeVisibility(() => notices.refresh()),
     sidecar.onDidChangeState(() => chat.postStatus()),
     sidecar.onDidRecover(() => void chat.reload(true)),
     command('tandem.newChat', () => chat.newChat()),

@@ -808,3 +808,23 @@ step('with no model server the chat says so before a prompt and offers the ways 
   await until('the models are back', async () => (await options.count()) === 2);
   await shot('29-welcome-gone');
 });
+
+step('an approval that waits while the chat is hidden badges the Tandem icon and shows in the status bar, which brings the chat back', async () => {
+  await send('Add left-pad');
+  const approval = lastTurn().locator('.approval-command');
+  await approval.waitFor({ timeout: 60_000 });
+  // The user looks elsewhere: the Explorer takes the side bar.
+  await page.locator('.activitybar .action-item a[aria-label^="Explorer"]').click();
+  await until('the chat is hidden', async () => !(await page.locator('iframe.webview.ready').first().isVisible()));
+  const item = page.locator('.statusbar-item', { hasText: 'Tandem: an approval waits' });
+  await item.waitFor({ timeout: 20_000 });
+  const badge = page.locator('.activitybar .action-item:has(a[aria-label^="Tandem"]) .badge-content');
+  await until('the badge shows 1', async () => (await badge.count()) > 0 && (await badge.first().textContent()).trim() === '1');
+  await shot('30-approval-while-hidden');
+  await item.click();
+  await approval.waitFor({ state: 'visible', timeout: 20_000 });
+  await item.waitFor({ state: 'hidden', timeout: 20_000 });
+  await approval.getByRole('button', { name: 'Reject', exact: true }).click();
+  await turnDone();
+  await until('the badge is gone', async () => (await badge.count()) === 0 || !(await badge.first().isVisible()));
+});

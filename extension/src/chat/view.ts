@@ -9,6 +9,10 @@ export const CHAT_VIEW_ID = 'tandem.chat';
 
 export class ChatView implements vscode.WebviewViewProvider {
   private view: vscode.WebviewView | undefined;
+  private badge: vscode.ViewBadge | undefined;
+  private readonly visibility = new vscode.EventEmitter<void>();
+  /** The view was shown or hidden (or went away). */
+  readonly onDidChangeVisibility = this.visibility.event;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -42,9 +46,24 @@ export class ChatView implements vscode.WebviewViewProvider {
       if (m.type === 'ready') this.onReady(post);
       else this.onMessage(m);
     });
+    view.badge = this.badge;
+    view.onDidChangeVisibility(() => this.visibility.fire());
     view.onDidDispose(() => {
       if (this.view === view) this.view = undefined;
+      this.visibility.fire();
     });
+    this.visibility.fire();
+  }
+
+  /** Whether the chat is on screen. */
+  get visible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
+  /** The number on the view's icon (kept for a view not yet made). */
+  setBadge(badge: vscode.ViewBadge | undefined): void {
+    this.badge = badge;
+    if (this.view) this.view.badge = badge;
   }
 
   /** Brings the chat into view without taking the focus (an approval is waiting there). */
