@@ -1,6 +1,7 @@
 // Tandem's VS Code face: wires the sidecar, the chat view, the approval UI and the commands.
 // It renders and forwards; the sidecar decides.
 
+import { accessibilityHelp } from './chat/accessibilityHelp';
 import { Notices } from './chat/notices';
 import type { UpdateParams } from './protocol';
 import * as os from 'node:os';
@@ -170,6 +171,10 @@ export function activate(context: vscode.ExtensionContext): void {
     command('tandem.checkServer', () => chat.refreshModels()),
     command('tandem.openConfigFile', () => openConfigFile(userConfigFile(process.platform, process.env, os.homedir()))),
     command('tandem.showOutput', () => output.show()),
+    command('tandem.accessibilityHelp', () => {
+      const help = accessibilityHelp(process.platform === 'darwin');
+      void vscode.window.showInformationMessage(help.message, { modal: true, detail: help.detail });
+    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (RESTART_SETTINGS.some((s) => e.affectsConfiguration(s))) void restart();
       else if (e.affectsConfiguration('tandem.provider.model')) void chat.clearPickedModel();

@@ -1,6 +1,7 @@
 // The chat webview: renders what the host sends and forwards what the user does. It decides
 // nothing; the host and the sidecar do.
 
+import { turnAnnouncement } from './announce';
 import { bannerText } from './banner';
 import type { ModelInfo, TurnId } from '../src/protocol';
 import type { ImageAttachment } from '../src/shared/images';
@@ -59,7 +60,9 @@ const header = h('div', { class: 'header' }, h('div', { class: 'header-row' }, m
 const banner = h('div', { class: 'banner hidden', attrs: { role: 'alert' } });
 // The "Get Started" card while no model server answers (welcome.ts).
 const welcome = h('div', { class: 'welcome' });
-const log = h('div', { class: 'log', attrs: { role: 'log', 'aria-live': 'polite' } });
+const log = h('div', { class: 'log', attrs: { role: 'log', 'aria-live': 'polite', 'aria-busy': 'false' } });
+// One polite line when a turn ends (announce.ts); the log itself is busy while a turn streams.
+const announcer = h('div', { class: 'sr-only', attrs: { role: 'status', 'aria-live': 'polite' } });
 const view = new TranscriptView(log);
 const composer = new Composer({
   send: (text, attachments, images) => post({ type: 'send', text, attachments, images }),
@@ -70,7 +73,7 @@ const composer = new Composer({
   changed: save,
 });
 composer.restore(persisted.draft, persisted.attachments, persisted.images);
-document.body.append(header, banner, welcome, planView.el, log, composer.el);
+document.body.append(header, banner, welcome, planView.el, log, announcer, composer.el);
 
 function renderHeader(): void {
   const ids = models.map((m) => m.id);
@@ -99,6 +102,13 @@ function renderWelcome(): void {
   shownServer = server;
   const card = welcomeCard(server, { command: (command) => post({ type: 'command', command }), openLink: (href) => post({ type: 'openLink', href }) });
   welcome.replaceChildren(...(card ? [card] : []));
+}
+
+/** Says how the turn ended, once its end is in the transcript (it may arrive after the status). */
+function announceEnd(turnId: TurnId, tries = 20): void {
+  const text = turnAnnouncement(transcript, turnId);
+  if (text !== null) announcer.textContent = text;
+  else if (tries > 0) setTimeout(() => announceEnd(turnId, tries - 1), 100);
 }
 
 function renderBanner(): void {
@@ -163,7 +173,9 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       appendEntries(m.entries);
       break;
     case 'status':
+      if (runningTurn !== null && m.runningTurn !== runningTurn) announceEnd(runningTurn);
       runningTurn = m.runningTurn;
+      log.setAttribute('aria-busy', String(runningTurn !== null));
       sidecar = m.sidecar;
       sidecarProblem = m.sidecarProblem;
       break;
