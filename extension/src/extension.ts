@@ -13,7 +13,7 @@ import { configuredEndpoint, initializationOptions, RESTART_SETTINGS } from './c
 import { openConfigFile } from './chat/configFile';
 import { userConfigFile } from './chat/configPath';
 import { selectionAttachment } from './context/selection';
-import { getDiagnostics } from './diagnostics/handler';
+import { getDiagnostics, watchCoverage } from './diagnostics/handler';
 import { EndpointKeys, normalizeBaseUrl, sidecarEnv } from './secrets';
 import { externalLink } from './shared/links';
 import type { WebviewMessage } from './shared/messages';
@@ -141,6 +141,7 @@ export function activate(context: vscode.ExtensionContext): void {
     sidecar,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, view, { webviewOptions: { retainContextWhenHidden: true } }),
     notices,
+    watchCoverage(),
     approvals.onDidChange(() => {
       chat.postApprovals();
       notices.setWaiting(approvals.pending.length);

@@ -17,35 +17,59 @@ export function toProtocol(path: string, diags: readonly EditorDiagnostic[]): Di
     .map((d) => ({ path, line: d.line + 1, severity: d.severity === 0 ? 'error' : 'warning', message: d.message }));
 }
 
-export interface SettleOptions {
-  /** Quiet this long after the last change counts as settled. */
-  quietMs: number;
-  /** Never wait longer than this in all. */
-  maxMs: number;
+export interface WaitOptions {
+  /** The longest wait for a language whose diagnostics have been seen in this window. */
+  coveredMs: number;
+  /** The longest wait for a language not seen yet: if nothing comes by then, no provider covers it. */
+  unknownMs: number;
 }
 
 // The sidecar waits 5 s at most for an answer: stay under it.
-export const DEFAULT_SETTLE: SettleOptions = { quietMs: 600, maxMs: 4000 };
+export const DEFAULT_WAIT: WaitOptions = { coveredMs: 4000, unknownMs: 600 };
 
 /**
- * Resolves once `subscribe`'s events stop for `quietMs` (language servers report in bursts after
- * an edit), or after `maxMs` at the latest. A file no language server looks at never changes, so
- * it costs one quiet period.
+ * Which languages a diagnostics provider covers, as this window has seen it: a language is
+ * covered once diagnostics of one of its files changed (an empty report counts: the server
+ * looked), and uncovered once a wait for one of its files saw nothing. VS Code has no API that
+ * lists the providers, so this is learnt; an uncovered language that reports later is covered
+ * from then on.
  */
-export function settled(subscribe: (onChange: () => void) => { dispose(): void }, opts: SettleOptions = DEFAULT_SETTLE): Promise<void> {
+export class Coverage {
+  private readonly covered = new Set<string>();
+  private readonly uncovered = new Set<string>();
+
+  /** Diagnostics of a file in `languageId` changed. */
+  saw(languageId: string): void {
+    this.covered.add(languageId);
+    this.uncovered.delete(languageId);
+  }
+
+  /** A wait for files in `languageIds` saw no change. */
+  sawNothing(languageIds: readonly string[]): void {
+    for (const id of languageIds) if (!this.covered.has(id)) this.uncovered.add(id);
+  }
+
+  /** How long to wait for the first report on files in these languages: 0 when none is covered. */
+  waitMs(languageIds: readonly string[], opts: WaitOptions = DEFAULT_WAIT): number {
+    if (languageIds.some((id) => this.covered.has(id))) return opts.coveredMs;
+    if (languageIds.some((id) => !this.uncovered.has(id))) return opts.unknownMs;
+    return 0;
+  }
+}
+
+/**
+ * Resolves true at the first of `subscribe`'s events (the language server's report on the
+ * edited file), or false after `maxMs`; at once (false) when `maxMs` is 0.
+ */
+export function firstChange(subscribe: (onChange: () => void) => { dispose(): void }, maxMs: number): Promise<boolean> {
+  if (maxMs <= 0) return Promise.resolve(false);
   return new Promise((resolve) => {
-    let quiet: ReturnType<typeof setTimeout>;
-    const done = () => {
-      clearTimeout(quiet);
+    const end = (changed: boolean) => {
       clearTimeout(deadline);
       sub.dispose();
-      resolve();
+      resolve(changed);
     };
-    const deadline = setTimeout(done, opts.maxMs);
-    const sub = subscribe(() => {
-      clearTimeout(quiet);
-      quiet = setTimeout(done, opts.quietMs);
-    });
-    quiet = setTimeout(done, opts.quietMs);
+    const deadline = setTimeout(() => end(false), maxMs);
+    const sub = subscribe(() => end(true));
   });
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import { settled, toProtocol } from '../../src/diagnostics/collect';
+import { Coverage, firstChange, toProtocol } from '../../src/diagnostics/collect';
 
 describe('toProtocol', () => {
   it('keeps errors and warnings, one-based lines', () => {
@@ -19,7 +19,7 @@ describe('toProtocol', () => {
   });
 });
 
-describe('settled', () => {
+describe('waiting for a report after an edit', () => {
   beforeEach(() => mock.timers.enable({ apis: ['setTimeout'] }));
   afterEach(() => mock.timers.reset());
 
@@ -29,30 +29,45 @@ describe('settled', () => {
     await new Promise<void>((r) => setImmediate(r));
   }
 
-  it('waits until the changes stop for the quiet period', async () => {
+  it('ends at the first report on the file, not after a quiet period', async () => {
     let fire: () => void = () => undefined;
     let disposed = false;
-    let done = false;
-    void settled((cb) => ((fire = cb), { dispose: () => (disposed = true) }), { quietMs: 100, maxMs: 1000 }).then(() => (done = true));
-    await advance(80);
+    let result: boolean | undefined;
+    void firstChange((cb) => ((fire = cb), { dispose: () => (disposed = true) }), 4000).then((r) => (result = r));
+    await advance(50);
+    assert.equal(result, undefined);
     fire();
-    await advance(80);
-    assert.equal(done, false);
-    await advance(30);
-    assert.equal(done, true);
+    await advance(0);
+    assert.equal(result, true);
     assert.equal(disposed, true);
   });
 
-  it('gives up at the deadline when changes keep coming', async () => {
-    let fire: () => void = () => undefined;
-    let done = false;
-    void settled((cb) => ((fire = cb), { dispose: () => undefined }), { quietMs: 100, maxMs: 300 }).then(() => (done = true));
-    for (let i = 0; i < 5; i++) {
-      await advance(50);
-      fire();
-    }
-    assert.equal(done, false);
-    await advance(60);
-    assert.equal(done, true);
+  it('gives up at its cap, and does not wait at all for a cap of 0', async () => {
+    let result: boolean | undefined;
+    void firstChange(() => ({ dispose: () => undefined }), 600).then((r) => (result = r));
+    await advance(599);
+    assert.equal(result, undefined);
+    await advance(1);
+    assert.equal(result, false);
+    let subscribed = false;
+    assert.equal(await firstChange(() => ((subscribed = true), { dispose: () => undefined }), 0), false);
+    assert.equal(subscribed, false);
+  });
+});
+
+describe('which languages are waited for', () => {
+  it('waits the short probe for a language not seen, then nothing once nothing came; long once one reported', () => {
+    const c = new Coverage();
+    const opts = { coveredMs: 4000, unknownMs: 600 };
+    assert.equal(c.waitMs(['plaintext'], opts), 600);
+    c.sawNothing(['plaintext']);
+    assert.equal(c.waitMs(['plaintext'], opts), 0, 'a .txt after the first costs nothing');
+    c.saw('typescript');
+    assert.equal(c.waitMs(['typescript'], opts), 4000);
+    assert.equal(c.waitMs(['plaintext', 'typescript'], opts), 4000, 'any covered file waits');
+    c.sawNothing(['typescript']);
+    assert.equal(c.waitMs(['typescript'], opts), 4000, 'one silent wait does not undo what was seen');
+    c.saw('plaintext');
+    assert.equal(c.waitMs(['plaintext'], opts), 4000, 'a spell checker that reports later covers it');
   });
 });
