@@ -96,11 +96,14 @@ function renderHeader(): void {
 }
 
 let shownServer: ServerState | undefined;
+let shownCompact = false;
 function renderWelcome(): void {
   // Redrawn only when the state changes: a focused button keeps its focus through other updates.
-  if (shownServer === server) return;
+  const compact = transcript.blocks.some((b) => b.kind === 'turn');
+  if (shownServer === server && shownCompact === compact) return;
   shownServer = server;
-  const card = welcomeCard(server, { command: (command) => post({ type: 'command', command }), openLink: (href) => post({ type: 'openLink', href }) });
+  shownCompact = compact;
+  const card = welcomeCard(server, { command: (command) => post({ type: 'command', command }), openLink: (href) => post({ type: 'openLink', href }) }, compact);
   welcome.replaceChildren(...(card ? [card] : []));
 }
 

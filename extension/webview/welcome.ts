@@ -19,7 +19,22 @@ const SERVERS: readonly (readonly [name: string, href: string, how: string])[] =
 ];
 
 /** The card for `state`, or null when a server answered. */
-export function welcomeCard(state: ServerState, act: WelcomeActions): HTMLElement | null {
+export function welcomeCard(state: ServerState, act: WelcomeActions, compact = false): HTMLElement | null {
+  const full = fullCard(state, act);
+  if (!compact || !full || state.problem === 'checking') return full;
+  // Once a conversation is under way its turns carry the error and the ways forward: the card
+  // shrinks to one line, so it never hides the prompt it answers, and no button shows twice.
+  const title = full.querySelector('.welcome-title')?.textContent ?? '';
+  return h(
+    'section',
+    { class: 'welcome-card compact', attrs: { role: 'status', 'aria-label': 'Model server' } },
+    icon('codicon-plug'),
+    h('span', { class: 'welcome-title' }, title),
+    iconButton('codicon-refresh', 'Retry', () => act.command('checkServer'), 'secondary', 'Check for a model server again'),
+  );
+}
+
+function fullCard(state: ServerState, act: WelcomeActions): HTMLElement | null {
   const retry = () => iconButton('codicon-refresh', 'Retry', () => act.command('checkServer'), 'primary', 'Check for a model server again');
   const baseUrl = () => iconButton('codicon-settings-gear', 'Set Base URL', () => act.command('openSettings'), 'secondary', 'Open the settings at tandem.provider.baseUrl');
   const card = (text: string, ...rest: (HTMLElement | null)[]) =>

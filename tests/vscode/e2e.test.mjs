@@ -772,6 +772,9 @@ step('with no model server the chat says so before a prompt and offers the ways 
   };
   const dead = `http://127.0.0.1:${await freePort()}/v1`;
   await setBaseUrl(dead);
+  // A new user's first sight: an empty chat.
+  await viewAction('New Chat').click();
+  await until('the chat is empty', async () => (await chat().locator('.turn').count()) === 0);
   // The sidecar restarts with the new endpoint and asks it for models before any prompt
   // (a refused connection is retried for a few seconds first).
   const card = chat().locator('.welcome-card', { hasText: 'did not answer' });
@@ -801,6 +804,19 @@ step('with no model server the chat says so before a prompt and offers the ways 
   assert.ok(ring.visible, 'focus-visible');
   assert.deepEqual([ring.style, ring.width, ring.color], ['solid', '1px', ring.focusBorder], JSON.stringify(ring));
   await shot('28-welcome-no-server');
+
+  // The first prompt fails; the card shrinks to one line so the prompt and its error show whole,
+  // and the error card's buttons are not repeated above it.
+  await send('Hello?');
+  await lastTurn().locator('.turn-end').waitFor({ timeout: 60_000 });
+  await turnDone();
+  const compact = chat().locator('.welcome-card.compact');
+  await compact.waitFor({ timeout: 10_000 });
+  assert.deepEqual(await compact.locator('button').allTextContents(), ['Retry']);
+  const height = await compact.evaluate((el) => el.getBoundingClientRect().height);
+  assert.ok(height < 60, `the compact card is ${height} px tall`);
+  assert.ok(await lastTurn().locator('.turn-end').isVisible(), 'the error shows');
+  await shot('28b-welcome-compact');
 
   await setBaseUrl(mockUrl);
   await chat().locator('.welcome-card').waitFor({ state: 'detached', timeout: 60_000 });

@@ -42,4 +42,17 @@ describe('the Get Started card', () => {
     assert.match(welcomeCard({ problem: 'checking' }, actions())?.textContent ?? '', /Checking for a model server/);
     assert.equal(welcomeCard({ problem: 'none' }, actions()), null);
   });
+
+  it('shrinks to one line with Retry once a conversation is under way: it never hides the turn, no button twice', () => {
+    const act = actions();
+    const card = welcomeCard({ problem: 'noServer', baseUrl: null, detail: tried }, act, true);
+    assert.ok(card?.classList.contains('compact'));
+    assert.match(card?.textContent ?? '', /none answered on this machine/);
+    assert.deepEqual(buttons(card).map((b) => b.textContent), ['Retry']);
+    assert.equal(card?.querySelectorAll('p, ul, details').length, 0);
+    press(card, 'Retry');
+    assert.deepEqual(act.command.mock.calls.map((c) => c.arguments[0]), ['checkServer']);
+    assert.match(welcomeCard({ problem: 'checking' }, actions(), true)?.textContent ?? '', /Checking for a model server/);
+    assert.equal(welcomeCard({ problem: 'none' }, actions(), true), null);
+  });
 });
