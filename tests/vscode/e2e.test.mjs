@@ -248,6 +248,19 @@ step('a prompt gets a streamed, highlighted answer with its reasoning collapsed'
   const reasoning = lastTurn().locator('details.reasoning');
   assert.equal(await reasoning.getAttribute('open'), null, 'reasoning starts collapsed');
   assert.match(await chat().locator('.usage').textContent(), /tokens/);
+  // At the side bar's default width the meter shows whole and the model's name is not cut.
+  const meter = await chat().locator('.usage').evaluate((el) => ({ shown: el.getBoundingClientRect().width, needed: el.scrollWidth }));
+  assert.ok(meter.shown > 0 && meter.shown >= meter.needed, JSON.stringify(meter));
+  const select = await chat().locator('select.model').evaluate((el) => {
+    const probe = el.ownerDocument.createElement('span');
+    probe.style.font = el.ownerDocument.defaultView.getComputedStyle(el).font;
+    probe.textContent = el.selectedOptions[0]?.textContent ?? '';
+    el.ownerDocument.body.append(probe);
+    const text = probe.getBoundingClientRect().width;
+    probe.remove();
+    return { box: el.clientWidth, text };
+  });
+  assert.ok(select.box > select.text, `the model's name needs ${select.text} px, its box is ${select.box} px`);
   await shot('01-streamed-answer');
 });
 
