@@ -152,7 +152,7 @@ function render(): void {
     renderHeader();
     renderBanner();
     renderWelcome();
-    planView.render(plan, runningTurn !== null);
+    planView.render(plan, runningTurn);
     composer.setRunning(runningTurn !== null);
   });
 }

@@ -9,13 +9,15 @@ import { button, h } from './dom';
 export interface PlanState {
   explanation?: string;
   entries: PlanEntry[];
+  /** The turn that sent it: its steps spin only while that turn runs. */
+  turnId: string;
 }
 
 /** The plan after `entry`: a `plan` update replaces it (an empty one clears it), others keep it. */
 export function nextPlan(current: PlanState | null, entry: LogEntry): PlanState | null {
   if (entry.kind !== 'plan') return current;
   if (entry.entries.length === 0) return null;
-  return { entries: entry.entries, ...(entry.explanation ? { explanation: entry.explanation } : {}) };
+  return { entries: entry.entries, turnId: entry.turnId, ...(entry.explanation ? { explanation: entry.explanation } : {}) };
 }
 
 /** The plan as it stands after all of `entries`. */
@@ -37,26 +39,33 @@ const LABEL: Record<PlanStatus, string> = {
 
 export class PlanView {
   readonly el: HTMLElement;
-  private collapsed = false;
-  private last: { plan: PlanState | null; running: boolean } = { plan: null, running: false };
+  /** The user's own choice, for the plan it was made on; else a finished plan folds by itself. */
+  private folded: { plan: PlanState; collapsed: boolean } | undefined;
+  private last: { plan: PlanState | null; runningTurn: string | null } = { plan: null, runningTurn: null };
 
   constructor() {
     this.el = h('div', { class: 'plan hidden', attrs: { role: 'region', 'aria-label': 'Plan' } });
   }
 
-  render(plan: PlanState | null, running: boolean): void {
-    this.last = { plan, running };
+  /** `runningTurn`: the turn under way, if any; the plan's own turn makes its step spin. */
+  render(plan: PlanState | null, runningTurn: string | null): void {
+    this.last = { plan, runningTurn };
     this.el.classList.toggle('hidden', plan === null);
     if (!plan) {
       this.el.replaceChildren();
       return;
     }
+    const running = runningTurn !== null && runningTurn === plan.turnId;
     const done = plan.entries.filter((e) => e.status === 'completed').length;
+    // A plan whose steps are all done, or whose turn has ended, folds to its head line (it would
+    // otherwise take the chat's room for good); the user's own fold or unfold of it wins.
+    const finished = !running && (done === plan.entries.length || runningTurn !== null);
+    const collapsed = this.folded?.plan === plan ? this.folded.collapsed : finished;
     const toggle = button('', () => {
-      this.collapsed = !this.collapsed;
-      this.render(this.last.plan, this.last.running);
-    }, `plan-toggle codicon ${this.collapsed ? 'codicon-chevron-down' : 'codicon-chevron-up'}`, this.collapsed ? 'Show the plan' : 'Hide the plan');
-    toggle.setAttribute('aria-expanded', String(!this.collapsed));
+      this.folded = { plan, collapsed: !collapsed };
+      this.render(this.last.plan, this.last.runningTurn);
+    }, `plan-toggle codicon ${collapsed ? 'codicon-chevron-down' : 'codicon-chevron-up'}`, collapsed ? 'Show the plan' : 'Hide the plan');
+    toggle.setAttribute('aria-expanded', String(!collapsed));
     const head = h(
       'div',
       { class: 'plan-head' },
@@ -65,7 +74,7 @@ export class PlanView {
       h('span', { class: 'plan-count', title: `${done} of ${plan.entries.length} steps done` }, `${done}/${plan.entries.length}`),
       toggle,
     );
-    if (this.collapsed) {
+    if (collapsed) {
       this.el.replaceChildren(head);
       return;
     }

@@ -395,13 +395,31 @@ export function syncChildren(parent: HTMLElement, desired: readonly Node[]): voi
   while (parent.childNodes.length > desired.length) parent.lastChild?.remove();
 }
 
+/** How near the end counts as at the end, for following the stream. */
+const FOLLOW_SLACK_PX = 40;
+
 export class TranscriptView {
   private readonly items = new Map<string, { key: string; el: HTMLElement; output?: OutputView }>();
   private readonly blocks = new Map<string, HTMLElement>();
   private shownBlocks = 0;
   private ctx: RenderContext | undefined;
+  /**
+   * Whether the view follows the stream: the user's scrolling decides it (to the end: follow;
+   * away from it: stay), not a measure taken at each redraw, which a plan appearing above the
+   * log or a reload's late layout would read as "the user scrolled away".
+   */
+  private following = true;
 
   constructor(private readonly root: HTMLElement) {
+    root.addEventListener('scroll', () => {
+      this.following = root.scrollHeight - root.scrollTop - root.clientHeight < FOLLOW_SLACK_PX;
+    });
+    // The log shrank or grew (a plan pinned above it, the panel resized): keep the end in view.
+    if (typeof ResizeObserver !== 'undefined') {
+      new ResizeObserver(() => {
+        if (this.following) root.scrollTop = root.scrollHeight;
+      }).observe(root);
+    }
     // Links in the model's text open through the host, which allows http(s) and mailto only.
     // Stopped here, so the webview's own link handling never sees the click.
     root.addEventListener('click', (e) => {
@@ -465,7 +483,6 @@ export class TranscriptView {
 
   render(t: Transcript, ctx: RenderContext): void {
     this.ctx = ctx;
-    const atBottom = this.root.scrollHeight - this.root.scrollTop - this.root.clientHeight < 40;
     if (t.blocks.length === 0) {
       this.clear();
       this.root.replaceChildren(
@@ -478,7 +495,8 @@ export class TranscriptView {
     }
     syncChildren(this.root, t.blocks.map((b) => this.block(b, ctx)));
     // Follow the stream while the user is at the end, and jump to a new turn or notice.
-    if (atBottom || t.blocks.length > this.shownBlocks) this.root.scrollTop = this.root.scrollHeight;
+    if (t.blocks.length > this.shownBlocks) this.following = true;
+    if (this.following) this.root.scrollTop = this.root.scrollHeight;
     this.shownBlocks = t.blocks.length;
   }
 

@@ -699,6 +699,9 @@ step('plan mode from the picker, a custom command from the / menu, and the plan 
   assert.equal(await diffEditors().count(), 0);
   assert.equal(onDisk('greet.js'), before);
   assert.match(await lastTurn().locator('.answer').last().textContent(), /The plan is above/);
+  // The plan appeared above the log mid-answer; the chat still follows to the answer's end.
+  const below = await chat().locator('.log').evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+  assert.ok(below < 40, `the answer's end is ${below} px below the fold`);
   const requests = (await mockRequests()).filter((r) => r.path.endsWith('/chat/completions'));
   const offered = requests.at(-2).body.tools.map((d) => d.function.name);
   assert.ok(offered.includes('update_plan') && !offered.includes('write_to_file'), `${offered}`);

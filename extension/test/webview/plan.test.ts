@@ -22,7 +22,7 @@ describe('the plan checklist', () => {
     ]);
     const text: LogEntry = { kind: 'text', sessionId: sessionIdFrom('s'), turnId: turnIdFrom('t1'), delta: 'hi' };
     assert.equal(planOf([text]), null);
-    assert.deepEqual(planOf([first, text]), { explanation: 'Look first.', entries: [{ step: 'Read', status: 'inProgress' }] });
+    assert.deepEqual(planOf([first, text]), { explanation: 'Look first.', turnId: 't1', entries: [{ step: 'Read', status: 'inProgress' }] });
     assert.deepEqual(planOf([first, second, text])?.entries.map((e) => e.status), ['completed', 'inProgress']);
     assert.equal(planOf([first, plan([])]), null);
     assert.equal(nextPlan(null, { kind: 'notice', level: 'info', text: 'x' }), null);
@@ -40,7 +40,7 @@ describe('the plan checklist', () => {
         'Small change.',
       ),
     ]);
-    view.render(state, true);
+    view.render(state, 't1');
     assert.ok(!view.el.classList.contains('hidden'));
     assert.equal(view.el.getAttribute('aria-label'), 'Plan');
     assert.equal(view.el.querySelector('.plan-count')?.textContent, '1/3');
@@ -54,21 +54,38 @@ describe('the plan checklist', () => {
     assert.ok(steps[1]?.querySelector('.codicon-loading.codicon-modifier-spin'));
     assert.ok(steps[2]?.querySelector('.codicon-circle-large-outline'));
     // The turn ended: nothing spins.
-    view.render(state, false);
+    view.render(state, null);
     assert.equal(view.el.querySelector('.codicon-modifier-spin'), null);
     assert.ok(view.el.querySelectorAll('.plan-step')[1]?.querySelector('.codicon-circle-filled'));
   });
 
   it('folds to its head, and hides when there is no plan', () => {
     const view = new PlanView();
-    view.render(planOf([plan([{ step: 'One', status: 'pending' }])]), false);
+    view.render(planOf([plan([{ step: 'One', status: 'pending' }])]), null);
     const toggle = view.el.querySelector<HTMLButtonElement>('button.plan-toggle');
     assert.equal(toggle?.getAttribute('aria-expanded'), 'true');
     toggle?.click();
     assert.equal(view.el.querySelectorAll('.plan-step').length, 0);
     assert.equal(view.el.querySelector('button.plan-toggle')?.getAttribute('aria-expanded'), 'false');
     assert.equal(view.el.querySelector('.plan-count')?.textContent, '0/1');
-    view.render(null, false);
+    view.render(null, null);
     assert.ok(view.el.classList.contains('hidden'));
+  });
+
+  it('spins only during its own turn, and folds once done or once a later turn runs; the user may unfold it', () => {
+    const view = new PlanView();
+    const unfinished = planOf([plan([{ step: 'One', status: 'completed' }, { step: 'Two', status: 'inProgress' }])]);
+    view.render(unfinished, 't2');
+    assert.equal(view.el.querySelector('.codicon-modifier-spin'), null, 'a later turn does not spin the old plan');
+    assert.equal(view.el.querySelectorAll('.plan-step').length, 0, 'and it is folded to its head');
+    assert.equal(view.el.querySelector('.plan-count')?.textContent, '1/2');
+    view.el.querySelector<HTMLButtonElement>('button.plan-toggle')?.click();
+    assert.equal(view.el.querySelectorAll('.plan-step').length, 2, 'the user unfolded it');
+    view.render(unfinished, 't2');
+    assert.equal(view.el.querySelectorAll('.plan-step').length, 2, 'and it stays so');
+    const done = planOf([plan([{ step: 'One', status: 'completed' }, { step: 'Two', status: 'completed' }])]);
+    view.render(done, null);
+    assert.equal(view.el.querySelectorAll('.plan-step').length, 0, 'a finished plan folds');
+    assert.equal(view.el.querySelector('.plan-count')?.textContent, '2/2');
   });
 });
