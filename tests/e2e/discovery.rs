@@ -125,3 +125,33 @@ async fn what_answers_on_a_local_port_is_checked_and_named() {
         "{line}"
     );
 }
+
+#[tokio::test]
+async fn doctor_exits_0_when_a_model_server_answers_and_says_how_to_set_an_unknown_window() {
+    let env = Env::new();
+    // A server that answers but reports no window.
+    let mock =
+        MockServer::start(
+            Scenario::new([Reply::text("unused")]).with_models([ModelEntry {
+                id: "mock-coder".into(),
+                context_length: None,
+                extra: None,
+            }]),
+        );
+    let out = env
+        .command()
+        .args(["doctor", "--base-url", &mock.base_url(), "--root"])
+        .arg(&env.workspace)
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(stdout.contains("Endpoint: "), "{stdout}");
+    assert!(!stdout.contains("Problem:"), "{stdout}");
+    assert!(
+        stdout.contains("set context_window under [provider] in config.toml, --context-window"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("contextWindow"), "{stdout}");
+}

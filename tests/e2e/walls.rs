@@ -387,8 +387,17 @@ async fn doctor(env: &Env, namespaces: bool) -> String {
         .output()
         .await
         .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    String::from_utf8(out.stdout).unwrap()
+    // Nothing answers at that address: a problem, named last, and exit 1.
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.trim_end().ends_with(
+            "Problem: no model server answered: start one, or set base_url under [provider] in \
+             config.toml (--base-url, TANDEM_BASE_URL)"
+        ),
+        "{stdout}"
+    );
+    stdout
 }
 
 #[tokio::test]

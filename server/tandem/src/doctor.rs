@@ -1,6 +1,7 @@
 //! `tandem doctor`: what this machine and these settings give, in a few lines. Each sandbox wall
 //! is up or down with the reason; then the endpoint, the context window, the rules files, the
-//! project's config file and the MCP servers a session in the workspace would get.
+//! project's config file and the MCP servers a session in the workspace would get. It exits 1
+//! when something keeps the agent from working (no model server answers), 2 on bad settings.
 
 use std::path::Path;
 
@@ -35,13 +36,25 @@ pub async fn run(start: StartOptions, root: &Path) -> u8 {
     let mut limits = resolved.limits;
     limits.max_retries = 0;
     let client = tandem_provider::LazyClient::new(resolved.provider, limits);
+    // What keeps the agent from working at all; each makes the exit code 1.
+    let mut problems: Vec<String> = Vec::new();
     match client.endpoint().await {
         Ok((url, model)) => println!("Endpoint: {url}, model {model}"),
-        Err(e) => println!("Endpoint: none ({e})"),
+        Err(e) => {
+            println!("Endpoint: none ({e})");
+            problems.push(
+                "no model server answered: start one, or set base_url under [provider] in \
+                 config.toml (--base-url, TANDEM_BASE_URL)"
+                    .into(),
+            );
+        }
     }
     match client.window().await {
         Some(window) => println!("Window: {} tokens ({})", window.tokens, window.source),
-        None => println!("Window: unknown (the server reports none; set contextWindow)"),
+        None => println!(
+            "Window: unknown (the server reports none; set context_window under [provider] in \
+             config.toml, --context-window or TANDEM_CONTEXT_WINDOW)"
+        ),
     }
     match tandem_tools::Workspace::new(root) {
         Ok(ws) => {
@@ -94,7 +107,13 @@ pub async fn run(start: StartOptions, root: &Path) -> u8 {
     for server in servers {
         println!("MCP server: {server}");
     }
-    0
+    if problems.is_empty() {
+        return 0;
+    }
+    for problem in &problems {
+        println!("Problem: {problem}");
+    }
+    1
 }
 
 /// The walls a server runs in, as `tandem doctor` says them: where it may write, the network,
