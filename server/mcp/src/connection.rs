@@ -17,7 +17,7 @@ use tokio::sync::watch;
 
 use crate::config::{HttpServerConfig, McpServerConfig};
 use crate::error::McpError;
-use crate::hub::HubOptions;
+use crate::options::HubOptions;
 use crate::spawn;
 use crate::stderr::StderrTail;
 
