@@ -30,8 +30,8 @@ pub use config::{
     StdioServerConfig, Walls,
 };
 pub use error::McpError;
-pub use options::HubOptions;
 pub use hub::{McpHub, McpTool, McpToolList, ServerState, ServerStatus};
+pub use options::HubOptions;
 pub use result::McpCallResult;
 pub use spawn::policy as walls_policy;
 pub use tokio_util::sync::CancellationToken;

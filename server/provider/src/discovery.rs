@@ -259,7 +259,7 @@ async fn find_local_server() -> Result<(String, String), ProviderError> {
 async fn what_answers(root: &str, timeout: Duration, expected: LocalServer) -> Option<LocalServer> {
     let others = LOCAL_SERVERS.into_iter().filter(|s| *s != expected);
     for kind in std::iter::once(expected).chain(others) {
-        let answer = crate::http::probe_json(&format!("{root}{}", kind.check), timeout).await;
+        let answer = crate::transport::probe_json(&format!("{root}{}", kind.check), timeout).await;
         if answer.is_some_and(|a| kind.is_this(&a)) {
             return Some(kind);
         }

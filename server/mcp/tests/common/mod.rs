@@ -67,7 +67,15 @@ pub fn lingering_test_server(name: &str) -> McpServerConfig {
     config
 }
 
+/// The process-wide TLS crypto provider, which `tandem`'s main installs at start-up and the
+/// libraries assume (once; later calls are no-ops).
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// An HTTP server's settings (and the crypto provider its client takes).
 pub fn http(name: &str, url: &str) -> McpServerConfig {
+    install_crypto_provider();
     McpServerConfig::Http(HttpServerConfig {
         name: name.into(),
         url: url.into(),
