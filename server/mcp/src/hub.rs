@@ -11,6 +11,7 @@ use rmcp::model::Tool;
 use serde_json::Value;
 use tokio::sync::{Mutex, watch};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use crate::config::{McpServerConfig, Startup};
 use crate::connection::{CallFailure, Connection};
@@ -268,6 +269,31 @@ impl McpHub {
                 });
             }
         };
+        let span = tracing::info_span!("mcp_call", server = %server, tool = %tool);
+        let started = std::time::Instant::now();
+        let result = self
+            .call_ready(slot_index, server, tool, arguments, timeout, cancel)
+            .instrument(span.clone())
+            .await;
+        let ms = started.elapsed().as_millis() as u64;
+        span.in_scope(|| match &result {
+            Ok(_) => tracing::info!(ms, "MCP tool call done"),
+            Err(error) => tracing::info!(ms, "MCP tool call failed: {error}"),
+        });
+        result
+    }
+
+    /// A call to a tool found on slot `slot_index`: the server made ready, the call bounded.
+    async fn call_ready(
+        &self,
+        slot_index: usize,
+        server: String,
+        tool: String,
+        arguments: Option<serde_json::Map<String, Value>>,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> Result<McpCallResult, McpError> {
+        let slot = &self.inner.slots[slot_index];
         let cancelled = || McpError::Cancelled {
             server: server.clone(),
             tool: tool.clone(),
@@ -371,6 +397,7 @@ impl McpHub {
             if let Phase::Running(connection) = std::mem::replace(&mut state.phase, Phase::ShutDown)
             {
                 connection.stop(self.inner.options.stop_timeout).await;
+                tracing::info!(server = slot.config.name(), "MCP server stopped");
             }
             state.tools.clear();
         }))
@@ -395,6 +422,11 @@ impl McpHub {
                     return Err(self.mark_down(state, index, &stderr));
                 }
                 state.restarts_left -= 1;
+                tracing::info!(
+                    server = config.name(),
+                    restarts_left = state.restarts_left,
+                    "MCP server exited; starting it again"
+                );
                 // Dropping the old connection kills what is left of its process group.
                 state.phase = Phase::NotStarted;
             }
@@ -430,6 +462,12 @@ impl McpHub {
         };
         match started {
             Ok((connection, tools)) => {
+                tracing::info!(
+                    server = config.name(),
+                    tools = tools.len(),
+                    start = state.generation,
+                    "MCP server started"
+                );
                 state.phase = Phase::Running(connection);
                 state.tools = tools;
                 // Its tools may differ from before a restart.
@@ -437,6 +475,7 @@ impl McpHub {
                 Ok(())
             }
             Err(e) => {
+                tracing::warn!(server = config.name(), "MCP server did not start: {e}");
                 state.phase = Phase::Down(e.clone());
                 state.tools.clear();
                 Err(e)
@@ -457,6 +496,10 @@ impl McpHub {
             server: self.inner.slots[index].config.name().to_owned(),
             reason,
         };
+        tracing::warn!(
+            server = self.inner.slots[index].config.name(),
+            "MCP server is down: it stopped after its restarts"
+        );
         state.phase = Phase::Down(error.clone());
         state.tools.clear();
         error
