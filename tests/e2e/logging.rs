@@ -86,10 +86,19 @@ async fn the_log_file_has_each_turn_and_tool_call_and_never_the_key() {
         .collect();
     assert_eq!(done.len(), 2, "{text}");
     for line in &done {
-        assert!(turn(line) && line.contains(":model_request{server="), "{line}");
+        assert!(
+            turn(line) && line.contains(":model_request{server="),
+            "{line}"
+        );
         assert!(line.contains("model=mock-coder"), "{line}");
-        assert!(line.contains("tokens_in=") && line.contains("tokens_out="), "{line}");
-        assert!(line.contains("retries=0") && line.contains("status=\"ok\""), "{line}");
+        assert!(
+            line.contains("tokens_in=") && line.contains("tokens_out="),
+            "{line}"
+        );
+        assert!(
+            line.contains("retries=0") && line.contains("status=\"ok\""),
+            "{line}"
+        );
     }
     let failed = text
         .lines()

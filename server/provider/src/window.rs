@@ -5,7 +5,7 @@
 //! (`default_generation_settings.n_ctx`), LM Studio `GET /api/v0/models`
 //! (`loaded_context_length`), Ollama `POST /api/show` (`<arch>.context_length`), vLLM and
 //! OpenRouter in `/v1/models` (`max_model_len`, `context_length`). llama-cpp-python says nothing;
-//! its window is learned from its first overflow error ([`crate::overflow`] reads those).
+//! its window is learned from its first overflow error (the crate's `overflow` module reads those).
 
 use serde_json::Value;
 
