@@ -6,9 +6,9 @@
 //! - [`HttpModelClient`] is the [`ModelClient`] to use; [`probe`] finds a local server.
 //! - One HTTP transport (`transport`: TLS, redirects, stall timeouts, retries, a status in the
 //!   provider's words) carries every backend: [`openai`] (OpenAI-compatible servers, LM Studio
-//!   and vLLM among them), [`anthropic`], [`ollama`]'s native API and llama.cpp's extras
-//!   (`llamacpp`: slots, tokenizer, chat template), each with its request, its stream and its
-//!   errors. [`sse`] decodes event streams; [`stream::StreamAccumulator`] reassembles answers.
+//!   and vLLM among them), [`anthropic`], [`ollama`]'s native API, llama.cpp's extras
+//!   (`llamacpp`: window, slots, tokenizer, chat template) and LM Studio's (`lmstudio`: what it
+//!   has loaded), each with its request, its stream and its errors. [`sse`] decodes event streams; [`stream::StreamAccumulator`] reassembles answers.
 //! - Around a backend, as layers: text tool calls ([`textcalls`]), the window and its probing
 //!   ([`window`]), finding a local server (`discovery`). An overflow is recognised once
 //!   (`overflow`), as [`ProviderErrorKind::ContextOverflow`].
@@ -30,6 +30,7 @@ mod transport;
 // The backends: each its request, its stream and its errors, over the transport.
 pub mod anthropic;
 mod llamacpp;
+mod lmstudio;
 pub mod ollama;
 pub mod openai;
 // What the backends share: event streams, answers, error bodies and refusals, images.

@@ -2,12 +2,25 @@
 //! asked over the transport: its slots, each with a prompt cache of its own (a conversation is
 //! pinned to one, requests beside it go to another), its tokenizer, and its chat template
 //! (`/apply-template`), with which a whole request is counted as the server will read it.
-//! Its window and modalities (`/props`) are read by [`crate::window`].
+//! Its window and modalities come from `/props`.
 
 use serde_json::{Value, json};
 
 use crate::Purpose;
 use crate::transport::Transport;
+
+/// llama.cpp `GET /props`: the loaded `n_ctx`.
+pub(crate) fn window_of_props(body: &Value) -> Option<u64> {
+    ["/default_generation_settings/n_ctx", "/n_ctx"]
+        .iter()
+        .find_map(|p| body.pointer(p).and_then(Value::as_u64))
+        .filter(|&n| n > 0)
+}
+
+/// llama.cpp `GET /props`: `modalities.vision` (servers since mid-2025 say; older ones don't).
+pub(crate) fn vision_of_props(props: &Value) -> Option<bool> {
+    props.pointer("/modalities/vision")?.as_bool()
+}
 
 /// `/props` `total_slots`: the slots the server runs, each with a prompt cache of its own.
 pub(crate) fn slots_of(props: &Value) -> Option<u64> {
@@ -160,6 +173,16 @@ mod tests {
         assert_eq!(one.slot(a, 1), 0);
         assert_eq!(one.slot(b, 1), 0);
         assert_eq!(one.slot(Purpose::Aside, 1), 0);
+    }
+
+    #[test]
+    fn props_say_the_window() {
+        assert_eq!(
+            window_of_props(
+                &json!({"default_generation_settings": {"n_ctx": 4096}, "total_slots": 1})
+            ),
+            Some(4096)
+        );
     }
 
     #[test]

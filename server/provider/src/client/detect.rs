@@ -8,8 +8,8 @@ use tandem_stdx::lock;
 use super::HttpModelClient;
 use crate::models::parse_model_list;
 use crate::transport::Transport;
-use crate::window::{self, Window};
-use crate::{Api, ServerKind, llamacpp};
+use crate::window::Window;
+use crate::{Api, ServerKind, llamacpp, lmstudio, ollama};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Tokenizer {
@@ -78,8 +78,8 @@ async fn discover(transport: &Transport, api: Api, model: &str) -> ServerInfo {
             .post_json(&format!("{root}/api/show"), &json!({"model": model}))
             .await
         {
-            let (context, tools) = window::from_ollama_show(&show);
-            info.vision = window::vision_of_ollama(&show).map(|v| (v, "Ollama's capabilities"));
+            let (context, tools) = ollama::show::window_and_tools(&show);
+            info.vision = ollama::show::vision(&show).map(|v| (v, "Ollama's capabilities"));
             info.ollama_context = context;
             info.ollama_tools = tools;
             info.window =
@@ -89,7 +89,7 @@ async fn discover(transport: &Transport, api: Api, model: &str) -> ServerInfo {
         // (`/api/ps`) is the most the server is known to take.
         if info.window.is_none()
             && let Some(ps) = transport.get_json(&format!("{root}/api/ps")).await
-            && let Some(n) = window::from_ollama_ps(&ps, model)
+            && let Some(n) = ollama::show::loaded_context(&ps, model)
         {
             info.ollama_context = Some(n);
             info.window = Some(Window::new(
@@ -100,10 +100,10 @@ async fn discover(transport: &Transport, api: Api, model: &str) -> ServerInfo {
         return info;
     }
     if let Some(props) = transport.get_json(&format!("{root}/props")).await
-        && let Some(n) = window::from_props(&props)
+        && let Some(n) = llamacpp::window_of_props(&props)
     {
         info.kind = ServerKind::LlamaCpp;
-        info.vision = window::vision_of_props(&props).map(|v| (v, "llama.cpp's modalities"));
+        info.vision = llamacpp::vision_of_props(&props).map(|v| (v, "llama.cpp's modalities"));
         info.window = Some(Window::new(n, "llama.cpp n_ctx"));
         info.tokenizer = Tokenizer::LlamaCpp;
         info.slots = llamacpp::slots_of(&props);
@@ -111,11 +111,10 @@ async fn discover(transport: &Transport, api: Api, model: &str) -> ServerInfo {
         return info;
     }
     if let Some(models) = transport.get_json(&format!("{root}/api/v0/models")).await
-        && let Some(n) = window::from_lm_studio(&models, model)
+        && let Some(n) = lmstudio::loaded_window(&models, model)
     {
         info.kind = ServerKind::LmStudio;
-        info.vision =
-            window::vision_of_lm_studio(&models, model).map(|v| (v, "LM Studio's model type"));
+        info.vision = lmstudio::vision(&models, model).map(|v| (v, "LM Studio's model type"));
         info.window = Some(Window::new(n, "LM Studio loaded_context_length"));
         return info;
     }

@@ -4,6 +4,7 @@
 //! tools are what goes.
 
 mod chat;
+pub(crate) mod show;
 
 pub(crate) use chat::complete;
 
