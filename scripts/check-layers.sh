@@ -21,5 +21,12 @@ if [ -n "$direct" ]; then
   echo "layering: tandem-protocol may depend on serde and serde_json only, not: $direct" >&2
   status=1
 fi
+# Within a crate: no import circle between sibling modules (scripts/module-cycles.py); the
+# circles listed in scripts/module-cycles.known predate the check and may only go.
+python=$(command -v python3 || command -v python)
+if ! "$python" scripts/module-cycles.py --known scripts/module-cycles.known; then
+  echo "layering: an import circle between modules (above): move what both use into a module of its own" >&2
+  status=1
+fi
 [ "$status" = 0 ] && echo "layers: ${core[*]} depend on no protocol, editor or terminal crate; tandem-protocol on serde alone"
 exit "$status"

@@ -78,6 +78,33 @@ async fn the_log_file_has_each_turn_and_tool_call_and_never_the_key() {
     let ended: Vec<&str> = text.lines().filter(|l| l.contains("turn ended")).collect();
     assert!(ended[0].contains("stop_reason=EndTurn"), "{text}");
     assert!(ended[1].contains("error=true"), "{text}");
+    // Each request to the model in a span of its own inside its turn: the server's kind and the
+    // model, and at its end the tokens, the retries and how it ended.
+    let done: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("model request done"))
+        .collect();
+    assert_eq!(done.len(), 2, "{text}");
+    for line in &done {
+        assert!(
+            turn(line) && line.contains(":model_request{server="),
+            "{line}"
+        );
+        assert!(line.contains("model=mock-coder"), "{line}");
+        assert!(
+            line.contains("tokens_in=") && line.contains("tokens_out="),
+            "{line}"
+        );
+        assert!(
+            line.contains("retries=0") && line.contains("status=\"ok\""),
+            "{line}"
+        );
+    }
+    let failed = text
+        .lines()
+        .find(|l| l.contains("model request failed"))
+        .unwrap_or_else(|| panic!("no failed request in the log:\n{text}"));
+    assert!(failed.contains("status=Status(401)"), "{failed}");
 }
 
 /// `tandem --log-file LOG lsp` with `TANDEM_LOG=level`, which must refuse to start: its stderr.

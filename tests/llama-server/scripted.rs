@@ -98,6 +98,8 @@ pub struct Recorder {
 
 impl Recorder {
     pub fn new(inner: LazyClient) -> Arc<Self> {
+        // The process-wide TLS crypto provider, which `tandem`'s main installs at start-up.
+        tandem_test_support::install_crypto_provider();
         Arc::new(Recorder {
             inner: Arc::new(inner),
             requests: Mutex::new(Vec::new()),

@@ -17,7 +17,7 @@ use tokio::sync::watch;
 
 use crate::config::{HttpServerConfig, McpServerConfig};
 use crate::error::McpError;
-use crate::hub::HubOptions;
+use crate::options::HubOptions;
 use crate::spawn;
 use crate::stderr::StderrTail;
 
@@ -266,9 +266,8 @@ fn http_config(
     http: &HttpServerConfig,
     options: &HubOptions,
 ) -> Result<StreamableHttpClientTransportConfig, String> {
-    // reqwest is built without a TLS crypto provider of its own (see Cargo.toml); use ring's,
-    // unless the process already chose one.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    // reqwest is built without a TLS crypto provider of its own (see Cargo.toml): the client
+    // takes the process's, which the binary installed at start-up.
     let mut headers = HashMap::new();
     for h in &http.headers {
         let name = http::HeaderName::from_bytes(h.name.as_bytes())

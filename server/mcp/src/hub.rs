@@ -11,65 +11,15 @@ use rmcp::model::Tool;
 use serde_json::Value;
 use tokio::sync::{Mutex, watch};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use crate::config::{McpServerConfig, Startup};
 use crate::connection::{CallFailure, Connection};
 use crate::error::McpError;
 use crate::naming::{self, ToolRef};
+use crate::options::HubOptions;
 use crate::result::{McpCallResult, render};
 use crate::text::clean;
-
-/// Limits and timeouts; the defaults suit an agent talking to a few local servers.
-#[derive(Clone, Debug)]
-pub struct HubOptions {
-    /// The largest tool result handed to the model; longer text is cut with a note.
-    pub max_result_bytes: usize,
-    /// The largest single message accepted from an HTTP server (stdio servers: rmcp's own
-    /// 16 MiB line limit). Bounds what a flooding server can make us hold.
-    pub max_message_bytes: usize,
-    /// From spawn (or connect) to the end of the `initialize` handshake.
-    pub start_timeout: Duration,
-    /// For `tools/list` (all its pages).
-    pub list_timeout: Duration,
-    /// How long [`McpHub::shutdown`] waits for each server to exit before killing it.
-    pub stop_timeout: Duration,
-    /// A tool description longer than this is cut.
-    pub max_description_bytes: usize,
-    /// A tool whose input schema is larger than this (as JSON) is left out.
-    pub max_schema_bytes: usize,
-    /// Tools past this many on one server are left out.
-    pub max_tools_per_server: usize,
-    /// How much of a stdio server's stderr is kept for error reports.
-    pub stderr_tail_bytes: usize,
-    /// How many times a server that died is started again before it is reported down.
-    pub restarts: u32,
-    /// Our name and version in the `initialize` handshake.
-    pub client_name: String,
-    pub client_version: String,
-    /// The variable the provider key was read from, kept out of stdio servers' environment with
-    /// the usual key names (`tandem_sandbox::without_secrets`).
-    pub key_var: Option<String>,
-}
-
-impl Default for HubOptions {
-    fn default() -> Self {
-        Self {
-            max_result_bytes: 100 * 1024,
-            max_message_bytes: 16 * 1024 * 1024,
-            start_timeout: Duration::from_secs(30),
-            list_timeout: Duration::from_secs(30),
-            stop_timeout: Duration::from_secs(5),
-            max_description_bytes: 2048,
-            max_schema_bytes: 64 * 1024,
-            max_tools_per_server: 128,
-            stderr_tail_bytes: 4096,
-            restarts: 1,
-            client_name: "tandem".into(),
-            client_version: env!("CARGO_PKG_VERSION").into(),
-            key_var: None,
-        }
-    }
-}
 
 /// A tool as the model sees it.
 #[derive(Clone, Debug, PartialEq)]
@@ -319,6 +269,31 @@ impl McpHub {
                 });
             }
         };
+        let span = tracing::info_span!("mcp_call", server = %server, tool = %tool);
+        let started = std::time::Instant::now();
+        let result = self
+            .call_ready(slot_index, server, tool, arguments, timeout, cancel)
+            .instrument(span.clone())
+            .await;
+        let ms = started.elapsed().as_millis() as u64;
+        span.in_scope(|| match &result {
+            Ok(_) => tracing::info!(ms, "MCP tool call done"),
+            Err(error) => tracing::info!(ms, "MCP tool call failed: {error}"),
+        });
+        result
+    }
+
+    /// A call to a tool found on slot `slot_index`: the server made ready, the call bounded.
+    async fn call_ready(
+        &self,
+        slot_index: usize,
+        server: String,
+        tool: String,
+        arguments: Option<serde_json::Map<String, Value>>,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> Result<McpCallResult, McpError> {
+        let slot = &self.inner.slots[slot_index];
         let cancelled = || McpError::Cancelled {
             server: server.clone(),
             tool: tool.clone(),
@@ -422,6 +397,7 @@ impl McpHub {
             if let Phase::Running(connection) = std::mem::replace(&mut state.phase, Phase::ShutDown)
             {
                 connection.stop(self.inner.options.stop_timeout).await;
+                tracing::info!(server = slot.config.name(), "MCP server stopped");
             }
             state.tools.clear();
         }))
@@ -446,6 +422,11 @@ impl McpHub {
                     return Err(self.mark_down(state, index, &stderr));
                 }
                 state.restarts_left -= 1;
+                tracing::info!(
+                    server = config.name(),
+                    restarts_left = state.restarts_left,
+                    "MCP server exited; starting it again"
+                );
                 // Dropping the old connection kills what is left of its process group.
                 state.phase = Phase::NotStarted;
             }
@@ -481,6 +462,12 @@ impl McpHub {
         };
         match started {
             Ok((connection, tools)) => {
+                tracing::info!(
+                    server = config.name(),
+                    tools = tools.len(),
+                    start = state.generation,
+                    "MCP server started"
+                );
                 state.phase = Phase::Running(connection);
                 state.tools = tools;
                 // Its tools may differ from before a restart.
@@ -488,6 +475,7 @@ impl McpHub {
                 Ok(())
             }
             Err(e) => {
+                tracing::warn!(server = config.name(), "MCP server did not start: {e}");
                 state.phase = Phase::Down(e.clone());
                 state.tools.clear();
                 Err(e)
@@ -508,6 +496,10 @@ impl McpHub {
             server: self.inner.slots[index].config.name().to_owned(),
             reason,
         };
+        tracing::warn!(
+            server = self.inner.slots[index].config.name(),
+            "MCP server is down: it stopped after its restarts"
+        );
         state.phase = Phase::Down(error.clone());
         state.tools.clear();
         error

@@ -17,6 +17,7 @@ mod connection;
 mod error;
 mod hub;
 pub mod naming;
+mod options;
 mod os;
 mod result;
 mod shorten;
@@ -29,7 +30,8 @@ pub use config::{
     StdioServerConfig, Walls,
 };
 pub use error::McpError;
-pub use hub::{HubOptions, McpHub, McpTool, McpToolList, ServerState, ServerStatus};
+pub use hub::{McpHub, McpTool, McpToolList, ServerState, ServerStatus};
+pub use options::HubOptions;
 pub use result::McpCallResult;
 pub use spawn::policy as walls_policy;
 pub use tokio_util::sync::CancellationToken;

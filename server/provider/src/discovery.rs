@@ -101,7 +101,7 @@ impl LocalServer {
     /// Whether what answered on this port is this kind of server, by its own endpoint.
     fn is_this(&self, answer: &serde_json::Value) -> bool {
         match self.name {
-            "llama.cpp" => crate::window::from_props(answer).is_some(),
+            "llama.cpp" => crate::llamacpp::window_of_props(answer).is_some(),
             "LM Studio" => answer.get("data").is_some_and(serde_json::Value::is_array),
             "Ollama" => answer.get("version").is_some(),
             "vLLM" => answer.pointer("/data/0/owned_by").and_then(|o| o.as_str()) == Some("vllm"),
@@ -259,7 +259,7 @@ async fn find_local_server() -> Result<(String, String), ProviderError> {
 async fn what_answers(root: &str, timeout: Duration, expected: LocalServer) -> Option<LocalServer> {
     let others = LOCAL_SERVERS.into_iter().filter(|s| *s != expected);
     for kind in std::iter::once(expected).chain(others) {
-        let answer = crate::http::probe_json(&format!("{root}{}", kind.check), timeout).await;
+        let answer = crate::transport::probe_json(&format!("{root}{}", kind.check), timeout).await;
         if answer.is_some_and(|a| kind.is_this(&a)) {
             return Some(kind);
         }

@@ -216,7 +216,9 @@ mod tests {
 
     #[test]
     fn servers_say_whether_the_model_sees() {
-        use crate::window::{vision_of_lm_studio, vision_of_ollama, vision_of_props};
+        use crate::llamacpp::vision_of_props;
+        use crate::lmstudio::vision as vision_of_lm_studio;
+        use crate::ollama::show::vision as vision_of_ollama;
         use serde_json::json;
         assert_eq!(
             vision_of_ollama(&json!({"capabilities": ["completion", "vision"]})),

@@ -4,8 +4,14 @@
 //! timeouts. Knows nothing of tools' behaviour, sessions or editors.
 //!
 //! - [`HttpModelClient`] is the [`ModelClient`] to use; [`probe`] finds a local server.
-//! - [`sse`] decodes event streams; [`openai`] and [`anthropic`] build request bodies and
-//!   reassemble answers (streamed, through a [`stream::StreamAccumulator`], or whole).
+//! - One HTTP transport (`transport`: TLS, redirects, stall timeouts, retries, a status in the
+//!   provider's words) carries every backend: [`openai`] (OpenAI-compatible servers, LM Studio
+//!   and vLLM among them), [`anthropic`], [`ollama`]'s native API, llama.cpp's extras
+//!   (`llamacpp`: window, slots, tokenizer, chat template) and LM Studio's (`lmstudio`: what it
+//!   has loaded), each with its request, its stream and its errors. [`sse`] decodes event streams; [`stream::StreamAccumulator`] reassembles answers.
+//! - Around a backend, as layers: text tool calls ([`textcalls`]), the window and its probing
+//!   ([`window`]), finding a local server (`discovery`). An overflow is recognised once
+//!   (`overflow`), as [`ProviderErrorKind::ContextOverflow`].
 //! - A stream that ends with neither an end marker (`[DONE]`, `message_stop`) nor a finish
 //!   reason was cut short: [`ProviderErrorKind::Interrupted`]. A request is retried (429, 5xx,
 //!   connection failures, a stream broken before anything was relayed) only while nothing of
@@ -19,24 +25,35 @@ use serde::{Deserialize, Serialize};
 
 use tandem_model::{Completion, Delta, Message, ToolDefinition};
 
+// The transport, beneath everything that talks to a server.
+mod transport;
+// The backends: each its request, its stream and its errors, over the transport.
 pub mod anthropic;
-mod discovery;
-mod error_body;
-mod http;
-pub mod images;
-mod memory;
-mod models;
+mod llamacpp;
+mod lmstudio;
 pub mod ollama;
 pub mod openai;
+// What the backends share: event streams, answers, error bodies and refusals, images.
+mod error_body;
+pub mod images;
+mod models;
+mod overflow;
+mod refusal;
 pub mod sse;
 pub mod stream;
-pub mod textcalls;
 pub mod tokens;
+// The layers around a backend: text tool calls, windows, finding a server; the client that
+// puts them together.
+mod client;
+mod discovery;
+mod memory;
+pub mod textcalls;
 pub mod window;
 
+pub use client::HttpModelClient;
 pub use discovery::{LOCAL_SERVERS, LazyClient, ProviderOptions, no_server_message};
-pub use http::{HttpModelClient, probe};
 pub use memory::ToolModeMemory;
+pub use transport::probe;
 pub use window::{ServerKind, Window};
 
 /// What a request beside the conversation (a summary, a title) does to the conversation's place

@@ -65,14 +65,14 @@ pub fn finish_reason(wire: &str) -> FinishReason {
 /// may accept the request and refuse it in the stream).
 pub(crate) fn stream_error(value: &Value) -> ProviderError {
     let said = error_body::from_value(value);
-    let kind = crate::window::overflow_kind(
+    let kind = crate::overflow::overflow_kind(
         Some(value),
         said.as_ref().map_or("", |s| s.message.as_str()),
     )
     .or_else(|| {
         value
             .as_str()
-            .and_then(|text| crate::window::overflow_kind(None, text))
+            .and_then(|text| crate::overflow::overflow_kind(None, text))
     })
     .unwrap_or(ProviderErrorKind::Stream);
     let detail = match said {

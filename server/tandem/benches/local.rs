@@ -257,6 +257,8 @@ async fn real_session(label: &str, n_ctx: u32, extra: &[&str]) {
 }
 
 fn main() {
+    // The process-wide TLS crypto provider, chosen once as `tandem`'s main chooses it.
+    tandem_test_support::install_crypto_provider();
     fixed_prompt();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(scripted_task(20, 2048, 4096));

@@ -264,6 +264,9 @@ fn main() -> ExitCode {
     tandem_sandbox::launch::dispatch();
     // Then, still with one thread: hide the keys from /proc/PID/environ (see the module).
     environ::hide();
+    // The TLS crypto provider, chosen once for the process: every HTTPS client the libraries
+    // build (the model's, fetch_url's, an MCP server's) takes it and none installs its own.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let cli = Cli::parse();
     if let Err(e) = logging::init(cli.log_file.as_deref()) {
         eprintln!("tandem: {e}");

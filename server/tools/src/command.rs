@@ -151,6 +151,10 @@ pub(crate) async fn run(
     let spawn_error = |e: std::io::Error| {
         ToolError::new(ErrorKind::Io, format!("could not start the command: {e}"))
     };
+    // The command's text is the model's and only at `debug` (a tool call's arguments stay out of
+    // an `info` log); where it ran, how and how it ended are for the user's log.
+    tracing::debug!(command = %proposal.command, "command to run");
+    let started = std::time::Instant::now();
     let (mut receiver, stdout, stderr) = process::output_pipe().map_err(spawn_error)?;
     let mut command = shell_command(proposal, walls)?;
     let git_before = git_snapshot(&walls.root).await;
@@ -272,6 +276,16 @@ pub(crate) async fn run(
         }
         output.push_str(&format!("[{line}]\n"));
     }
+    tracing::info!(
+        cwd = %proposal.display_cwd,
+        sandboxed = proposal.sandboxed,
+        exit_code = status.and_then(|s| s.code()),
+        timed_out,
+        cancelled,
+        output_bytes = output.len(),
+        ms = started.elapsed().as_millis() as u64,
+        "command ran"
+    );
     Ok(CommandOutcome {
         exit_code: status.and_then(|s| s.code()),
         output,

@@ -118,8 +118,7 @@ impl Fetcher {
             .iter()
             .map(|h| h.trim().trim_matches(['[', ']']).to_ascii_lowercase())
             .collect();
-        // reqwest's rustls takes the process's crypto provider: ring's, unless one was chosen.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        // reqwest's rustls takes the process's crypto provider, which the binary installed.
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
@@ -168,8 +167,27 @@ impl Fetcher {
         Ok(())
     }
 
-    /// One GET, redirects not followed.
+    /// One GET, redirects not followed; logged (`info`) with its host, what came of it and how
+    /// long it took: the path and query may hold what the model should not have sent, and a
+    /// log is no place to keep it.
     pub async fn get(&self, url: &Url) -> Result<Hop, ToolError> {
+        let started = std::time::Instant::now();
+        let hop = self.get_once(url).await;
+        let host = host_name(url);
+        let ms = started.elapsed().as_millis() as u64;
+        match &hop {
+            Ok(Hop::Page(page)) => {
+                tracing::info!(host, bytes = page.len(), ms, "fetch_url read a page")
+            }
+            Ok(Hop::Redirect(next)) => {
+                tracing::info!(host, to = host_name(next), ms, "fetch_url was redirected")
+            }
+            Err(error) => tracing::info!(host, kind = %error.kind, ms, "fetch_url failed"),
+        }
+        hop
+    }
+
+    async fn get_once(&self, url: &Url) -> Result<Hop, ToolError> {
         check_url(url)?;
         // An IP literal never reaches the resolver, so it is judged here.
         self.check_address(url)?;

@@ -2,6 +2,7 @@
 //!
 //! - [`wait`]: polling with a safety net, a guard against calls that would block forever, a
 //!   runtime for a synchronous test.
+//! - [`install_crypto_provider`]: what `tandem`'s main does before any HTTP client is built.
 //! - [`process`] (Linux): processes as `/proc` shows them: alive or a zombie, a group's members,
 //!   the ports one listens on.
 //!
@@ -9,6 +10,13 @@
 //! passes or fails by timing.
 
 pub mod wait;
+
+/// Installs the process-wide TLS crypto provider, as `tandem`'s main does at start-up: the
+/// libraries assume it, so a test that builds an HTTP client in-process calls this first (once
+/// is enough; later calls are no-ops).
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
 
 #[cfg(target_os = "linux")]
 pub mod process;

@@ -104,12 +104,19 @@ pub struct Harness {
     data: tempfile::TempDir,
 }
 
+/// The process-wide TLS crypto provider, which `tandem`'s main installs at start-up and the
+/// libraries assume (once; later calls are no-ops).
+pub fn install_crypto_provider() {
+    tandem_test_support::install_crypto_provider();
+}
+
 impl Harness {
     pub fn new(scenario: Scenario) -> Self {
         Self::with(scenario, Setup::default())
     }
 
     pub fn with(scenario: Scenario, setup: Setup) -> Self {
+        install_crypto_provider();
         let mock = MockServer::start(scenario);
         let root = tempfile::tempdir().expect("workspace");
         let data = tempfile::tempdir().expect("data dir");

@@ -67,7 +67,9 @@ pub fn lingering_test_server(name: &str) -> McpServerConfig {
     config
 }
 
+/// An HTTP server's settings (and the crypto provider its client takes).
 pub fn http(name: &str, url: &str) -> McpServerConfig {
+    tandem_test_support::install_crypto_provider();
     McpServerConfig::Http(HttpServerConfig {
         name: name.into(),
         url: url.into(),

@@ -3,6 +3,11 @@
 //! every prompt longer than its default (4,096 or less) silently: the system prompt and the
 //! tools are what goes.
 
+mod chat;
+pub(crate) mod show;
+
+pub(crate) use chat::complete;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -176,7 +181,7 @@ impl OllamaStream {
         })?;
         if let Some(error) = value.get("error").and_then(Value::as_str) {
             return Err(ProviderError::new(
-                crate::window::overflow_kind(None, error).unwrap_or(ProviderErrorKind::Stream),
+                crate::overflow::overflow_kind(None, error).unwrap_or(ProviderErrorKind::Stream),
                 format!("Ollama reported an error mid-answer: {error}"),
             ));
         }

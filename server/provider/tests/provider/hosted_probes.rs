@@ -82,6 +82,8 @@ async fn start_recorder(listener: std::net::TcpListener) -> Arc<Mutex<Vec<String
 
 /// Everything a session asks of its client about the server, then one completion.
 async fn use_client(base_url: &str) {
+    // The process-wide TLS crypto provider, which `tandem`'s main installs at start-up.
+    tandem_test_support::install_crypto_provider();
     let client = HttpModelClient::with_local(
         ProviderConfig {
             base_url: base_url.to_string(),

@@ -57,6 +57,7 @@ struct Server {
 impl Server {
     /// Serves connection `n` with `replies[n]`; a connection beyond the script gets a 500.
     async fn start(replies: Vec<Vec<Step>>) -> Self {
+        install_crypto_provider();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let received = Arc::new(Mutex::new(Vec::new()));
@@ -211,6 +212,12 @@ fn ok_stream(text: &str) -> Vec<Step> {
 
 // ---------------------------------------------------------------------------------------------
 // The client side
+
+/// The process-wide TLS crypto provider, which `tandem`'s main installs at start-up and the
+/// library assumes: every test's server start installs it (once; later calls are no-ops).
+fn install_crypto_provider() {
+    tandem_test_support::install_crypto_provider();
+}
 
 fn limits() -> Limits {
     Limits {

@@ -74,7 +74,7 @@ async fn html_becomes_markdown_when_the_host_is_listed() {
                  <h1>Release notes</h1><p>See <a href=\"https://example.com/x\">the list</a>.</p>\
                  <ul><li>one</li></ul></body></html>";
     let server = serve(HTML, page.to_vec(), 0).await;
-    let fetcher = Fetcher::new(&["127.0.0.1".into()]).unwrap();
+    let fetcher = new_fetcher(&["127.0.0.1".into()]).unwrap();
     let Hop::Page(text) = fetcher
         .get(&url(&format!("http://127.0.0.1:{}/notes", server.port)))
         .await
@@ -90,7 +90,7 @@ async fn html_becomes_markdown_when_the_host_is_listed() {
 #[tokio::test]
 async fn loopback_is_refused_unless_listed_by_name() {
     let server = serve(HTML, b"<p>admin</p>".to_vec(), 0).await;
-    let fetcher = Fetcher::new(&[]).unwrap();
+    let fetcher = new_fetcher(&[]).unwrap();
     for target in [
         format!("http://127.0.0.1:{}/", server.port),
         format!("http://localhost:{}/", server.port),
@@ -102,7 +102,7 @@ async fn loopback_is_refused_unless_listed_by_name() {
     }
     assert!(server.requests.lock().unwrap().is_empty());
     // Listing `localhost` by name lets that name through (and only that name).
-    let listed = Fetcher::new(&["localhost".into()]).unwrap();
+    let listed = new_fetcher(&["localhost".into()]).unwrap();
     assert!(matches!(
         listed
             .get(&url(&format!("http://localhost:{}/", server.port)))
@@ -119,7 +119,7 @@ async fn loopback_is_refused_unless_listed_by_name() {
 #[tokio::test]
 async fn no_authorization_or_cookie_is_sent() {
     let server = serve(HTML, b"<p>hi</p>".to_vec(), 0).await;
-    let fetcher = Fetcher::new(&["127.0.0.1".into()]).unwrap();
+    let fetcher = new_fetcher(&["127.0.0.1".into()]).unwrap();
     fetcher
         .get(&url(&format!("http://127.0.0.1:{}/", server.port)))
         .await
@@ -150,7 +150,7 @@ async fn a_50_mb_body_is_cut_at_the_cap() {
     let block = vec![b'a'; 64 * 1024];
     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {len}\r\n\r\n";
     let server = serve(head, block, 50 * 1024 * 1024).await;
-    let fetcher = Fetcher::new(&["127.0.0.1".into()]).unwrap();
+    let fetcher = new_fetcher(&["127.0.0.1".into()]).unwrap();
     let Hop::Page(text) = fetcher
         .get(&url(&format!("http://127.0.0.1:{}/big", server.port)))
         .await
@@ -191,7 +191,7 @@ fn zlib(bytes: &[u8]) -> Vec<u8> {
 }
 
 async fn page(server: &Server) -> String {
-    let fetcher = Fetcher::new(&["127.0.0.1".into()]).unwrap();
+    let fetcher = new_fetcher(&["127.0.0.1".into()]).unwrap();
     let hop = fetcher
         .get(&url(&format!("http://127.0.0.1:{}/", server.port)))
         .await
@@ -248,7 +248,7 @@ async fn other_schemes_and_types_are_refused() {
     }
     let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: {len}\r\n\r\n";
     let server = serve(head, vec![0u8; 100], 0).await;
-    let fetcher = Fetcher::new(&["127.0.0.1".into()]).unwrap();
+    let fetcher = new_fetcher(&["127.0.0.1".into()]).unwrap();
     let err = fetcher
         .get(&url(&format!("http://127.0.0.1:{}/x.bin", server.port)))
         .await
@@ -266,7 +266,7 @@ async fn a_redirect_is_handed_back_not_followed() {
     let head =
         "HTTP/1.1 302 Found\r\nLocation: http://localhost:9/next\r\nContent-Length: 0\r\n\r\n";
     let server = serve(head, Vec::new(), 0).await;
-    let fetcher = Fetcher::new(&["127.0.0.1".into()]).unwrap();
+    let fetcher = new_fetcher(&["127.0.0.1".into()]).unwrap();
     let hop = fetcher
         .get(&url(&format!("http://127.0.0.1:{}/", server.port)))
         .await
@@ -283,7 +283,7 @@ async fn a_redirect_is_handed_back_not_followed() {
 
 #[test]
 fn a_private_ip_literal_is_known_refused_before_any_question() {
-    let fetcher = Fetcher::new(&["10.0.0.7".into()]).unwrap();
+    let fetcher = new_fetcher(&["10.0.0.7".into()]).unwrap();
     for refused in [
         "http://127.0.0.1/",
         "http://10.0.0.8/",
@@ -305,4 +305,11 @@ fn a_private_ip_literal_is_known_refused_before_any_question() {
     ] {
         assert!(fetcher.check_address(&url(kept)).is_ok(), "{kept}");
     }
+}
+
+/// A fetcher, built as the sidecar builds one: after `tandem`'s main installed the process-wide
+/// TLS crypto provider (the library assumes it; installing again is a no-op).
+fn new_fetcher(allowed: &[String]) -> Result<Fetcher, tandem_tools::ToolError> {
+    tandem_test_support::install_crypto_provider();
+    Fetcher::new(allowed)
 }

@@ -14,7 +14,7 @@ use crate::{ApiKey, ProviderError, ProviderErrorKind};
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
 /// A request that got no response. Connection failures are worth retrying; a malformed URL is not.
-pub(super) fn send_error(error: &reqwest::Error, base_url: &str) -> Failure {
+pub(crate) fn send_error(error: &reqwest::Error, base_url: &str) -> Failure {
     let cause = root_cause(error);
     if error.is_builder() {
         return Failure::fatal(
@@ -35,7 +35,7 @@ pub(super) fn send_error(error: &reqwest::Error, base_url: &str) -> Failure {
 
 /// A non-2xx answer, with the provider's own message. 429 and 5xx are retried, after the
 /// server's `Retry-After` when it gives one.
-pub(super) async fn status_error(response: Response, stall: Duration) -> Failure {
+pub(crate) async fn status_error(response: Response, stall: Duration) -> Failure {
     let status = response.status();
     if status.is_redirection() {
         let to = response
@@ -60,7 +60,7 @@ pub(super) async fn status_error(response: Response, stall: Duration) -> Failure
     if let Some(said) = error_body::message_from_body(&body) {
         message = format!("{message}: {said}");
     }
-    if let Some(known) = crate::http::local::classify_status(status.as_u16(), &body, &message) {
+    if let Some(known) = crate::refusal::classify_status(status.as_u16(), &body, &message) {
         if known == ProviderErrorKind::ImagesUnsupported {
             message = crate::images::refused(&message);
         }
@@ -113,7 +113,7 @@ fn status_text(status: StatusCode) -> String {
 
 /// The innermost cause ("Connection refused (os error 111)"): reqwest's own top-level text is a
 /// vague "error sending request" with the URL.
-pub(super) fn root_cause(error: &reqwest::Error) -> String {
+pub(crate) fn root_cause(error: &reqwest::Error) -> String {
     let Some(mut cause) = error.source() else {
         let text = error.to_string();
         return match error.url() {
@@ -128,7 +128,7 @@ pub(super) fn root_cause(error: &reqwest::Error) -> String {
 }
 
 /// `120 s`, or `0.3 s` for the short timeouts of tests.
-pub(super) fn seconds(duration: Duration) -> String {
+pub(crate) fn seconds(duration: Duration) -> String {
     if duration.subsec_nanos() == 0 {
         format!("{} s", duration.as_secs())
     } else {
@@ -137,7 +137,7 @@ pub(super) fn seconds(duration: Duration) -> String {
 }
 
 /// Masks the key wherever a message might quote it (a server echoing it, a URL holding it).
-pub(super) fn redact(mut error: ProviderError, key: Option<&ApiKey>) -> ProviderError {
+pub(crate) fn redact(mut error: ProviderError, key: Option<&ApiKey>) -> ProviderError {
     if let Some(key) = key.map(ApiKey::expose).filter(|k| !k.is_empty())
         && error.message.contains(key)
     {

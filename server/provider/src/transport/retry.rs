@@ -9,7 +9,7 @@ use crate::{Limits, ProviderError, ProviderErrorKind};
 
 /// The longest `Retry-After` honoured. A server asking for more (a daily quota, say) gets a
 /// clear error now rather than a session that hangs.
-pub(super) const RETRY_AFTER_LIMIT: Duration = Duration::from_secs(60);
+pub(crate) const RETRY_AFTER_LIMIT: Duration = Duration::from_secs(60);
 
 /// A failed attempt, and whether trying again may help.
 #[derive(Debug)]
@@ -50,7 +50,7 @@ impl From<ProviderError> for Failure {
 }
 
 /// Counts the failures of one request and spaces the attempts.
-pub(super) struct Retries<'a> {
+pub(crate) struct Retries<'a> {
     limits: &'a Limits,
     failures: u32,
 }
@@ -115,10 +115,10 @@ impl<'a> Retries<'a> {
 /// With a third argument, an `on_delta` callback, each retry is told to it before its wait.
 macro_rules! retrying {
     ($limits:expr, $attempt:expr) => {
-        $crate::http::retry::retrying!($limits, $attempt, &mut |_| {})
+        $crate::transport::retry::retrying!($limits, $attempt, &mut |_| {})
     };
     ($limits:expr, $attempt:expr, $on_delta:expr) => {{
-        let mut retries = $crate::http::retry::Retries::new($limits);
+        let mut retries = $crate::transport::retry::Retries::new($limits);
         loop {
             match $attempt {
                 Ok(value) => break Ok(value),
@@ -131,12 +131,12 @@ macro_rules! retrying {
         }
     }};
 }
-pub(super) use retrying;
+pub(crate) use retrying;
 
 /// The wait before retry number `retry` (0-based): `initial_backoff` doubled each time, capped at
 /// `max_backoff`, with "equal jitter" (half fixed, half random) so that clients that failed
 /// together do not retry together, yet never retry at once.
-pub(super) fn backoff(limits: &Limits, retry: u32) -> Duration {
+pub(crate) fn backoff(limits: &Limits, retry: u32) -> Duration {
     let factor = 1u32.checked_shl(retry).unwrap_or(u32::MAX);
     let capped = limits
         .initial_backoff
@@ -148,7 +148,7 @@ pub(super) fn backoff(limits: &Limits, retry: u32) -> Duration {
 
 /// What the server asked us to wait: `retry-after-ms` (OpenAI), else `Retry-After` in seconds
 /// or as an HTTP date.
-pub(super) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let header = |name| {
         headers
             .get(name)

@@ -19,7 +19,7 @@ use tandem_model::{Completion, Delta};
 const WHOLE_BODY_LIMIT: usize = 32 * 1024 * 1024;
 
 /// Parses a whole, non-streamed answer in the endpoint's format.
-pub(super) type ParseWhole = fn(&[u8]) -> Result<Completion, ProviderError>;
+pub(crate) type ParseWhole = fn(&[u8]) -> Result<Completion, ProviderError>;
 
 /// Reads the answer, relaying text and reasoning to `on_delta`.
 ///
@@ -27,7 +27,7 @@ pub(super) type ParseWhole = fn(&[u8]) -> Result<Completion, ProviderError>;
 /// through the SSE decoder and `A`; anything else must be a whole completion. A stream that ends
 /// with neither an end marker nor a finish reason was cut short: [`ProviderErrorKind::Interrupted`].
 /// A broken stream is worth retrying only while nothing was relayed.
-pub(super) async fn read<A: StreamAccumulator>(
+pub(crate) async fn read<A: StreamAccumulator>(
     response: Response,
     limits: &crate::Limits,
     parse_whole: ParseWhole,
@@ -119,7 +119,7 @@ async fn pump<A: StreamAccumulator>(
 
 /// Ends a stream that passed one of the limits: one line or event, the whole answer, or the time
 /// without progress (`progress` is the answer's size so far and when it last grew).
-pub(super) fn check_limits(
+pub(crate) fn check_limits(
     limits: &crate::Limits,
     buffered: usize,
     gathered: usize,
@@ -167,7 +167,7 @@ fn no_progress(limit: Duration) -> Failure {
 }
 
 /// The next piece of the body, within the stall timeout.
-pub(super) async fn next_chunk(
+pub(crate) async fn next_chunk(
     body: &mut (impl Stream<Item = reqwest::Result<Bytes>> + Unpin),
     stall: Duration,
 ) -> Result<Option<Bytes>, Failure> {
@@ -192,7 +192,7 @@ pub(super) async fn next_chunk(
 }
 
 /// Reads the rest of a body into memory (bounded).
-pub(super) async fn read_to_end(
+pub(crate) async fn read_to_end(
     body: &mut (impl Stream<Item = reqwest::Result<Bytes>> + Unpin),
     first: Option<Bytes>,
     stall: Duration,

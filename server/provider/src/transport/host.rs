@@ -5,7 +5,7 @@
 use std::net::IpAddr;
 
 /// Whether the base URL's host is this machine: `localhost` or a loopback address.
-pub(super) fn is_loopback(base_url: &str) -> bool {
+pub(crate) fn is_loopback(base_url: &str) -> bool {
     match host_of(base_url) {
         Some(Host::Name(name)) => is_localhost(&name),
         Some(Host::Ip(ip)) => ip.is_loopback(),
@@ -18,7 +18,7 @@ pub(super) fn is_loopback(base_url: &str) -> bool {
 /// carrier-grade NAT (100.64/10, where Tailscale puts machines), `localhost`, and names that
 /// no public DNS serves (`.local`, `.lan`, `.internal`, `.home.arpa`, or a single label such
 /// as a container's name).
-pub(super) fn is_own_network(base_url: &str) -> bool {
+pub(crate) fn is_own_network(base_url: &str) -> bool {
     match host_of(base_url) {
         Some(Host::Name(name)) => {
             let name = name.trim_end_matches('.').to_ascii_lowercase();
