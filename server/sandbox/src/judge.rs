@@ -453,3 +453,69 @@ fn base(program: &str) -> String {
         .unwrap_or(program)
         .to_string()
 }
+
+/// The narrowest rules that would let `line` run unasked, for "always allow": for each part no
+/// rule admits, its program and the words after it up to the first option, at most three
+/// (`cargo test -p core` gives `cargo test`). `None` when no rule can: a part asks for another
+/// reason (an option that loads code, a write outside, an unparsed construct), or a deny rule
+/// matches.
+pub fn always_patterns(
+    line: &str,
+    rules: &Rules,
+    place: &Place,
+    dialect: Dialect,
+) -> Option<Vec<String>> {
+    let mut patterns: Vec<String> = Vec::new();
+    let mut rules = rules.clone();
+    // A line has a bounded number of parts; each round adds one rule or gives up.
+    for _ in 0..16 {
+        let question = match judge(line, &rules, place, dialect) {
+            Judgement::Allowed { .. } => return (!patterns.is_empty()).then_some(patterns),
+            Judgement::Denied { .. } => return None,
+            Judgement::Ask(q) if q.reason == Reason::NoRule => q,
+            Judgement::Ask(_) => return None,
+        };
+        let words = match dialect {
+            Dialect::Posix => shell::parse(&question.part)
+                .ok()?
+                .commands
+                .into_iter()
+                .find(|c| !c.words.is_empty())?
+                .words
+                .into_iter()
+                .take_while(|w| w.known)
+                .map(|w| w.text)
+                .collect::<Vec<_>>(),
+            Dialect::Other => crate::allow::split_checked(line).ok()?,
+        };
+        let pattern: Vec<String> = words
+            .into_iter()
+            .take_while(|w| !w.starts_with('-'))
+            .take(3)
+            .collect();
+        let pattern = shell_join(&pattern)?;
+        if patterns.contains(&pattern) {
+            return None;
+        }
+        patterns.push(pattern);
+        rules.allow = AllowList::new(
+            rules
+                .allow
+                .entries()
+                .chain(patterns.last().map(String::as_str)),
+        );
+        if !rules.allow.unusable().is_empty() {
+            return None;
+        }
+    }
+    None
+}
+
+/// Words as an allow-list entry: each must pass the entry rules unquoted.
+fn shell_join(words: &[String]) -> Option<String> {
+    if words.is_empty() {
+        return None;
+    }
+    let line = words.join(" ");
+    (crate::allow::split_checked(&line).ok()? == words).then_some(line)
+}

@@ -241,3 +241,29 @@ fn the_read_only_list_reads_only_inside_the_workspace() {
     assert!(verdict(&only_list, &f.place, "echo /etc/passwd").is_allowed());
     assert!(verdict(&only_list, &f.place, "cat server/src/main.rs | head").is_allowed());
 }
+
+#[test]
+fn always_offers_the_narrowest_rules_that_cover_the_line() {
+    use tandem_sandbox::judge::always_patterns;
+    let f = fixture();
+    let r = rules(&[], &[], &["rm"]);
+    let p = |line| always_patterns(line, &r, &f.place, Dialect::Posix);
+    assert_eq!(
+        p("cargo test -p core"),
+        Some(vec!["cargo test".to_string()])
+    );
+    assert_eq!(
+        p("cargo build --release && npm run test 2>&1 | tail"),
+        Some(vec!["cargo build".to_string(), "npm run test".to_string()])
+    );
+    assert_eq!(
+        p("echo $(make check)"),
+        Some(vec!["make check".to_string()])
+    );
+    // Nothing a rule could fix, or a deny rule: no offer.
+    assert_eq!(p("cargo test --config x"), None);
+    assert_eq!(p("ls > /etc/x"), None);
+    assert_eq!(p("f() { ls; }"), None);
+    assert_eq!(p("rm -rf target"), None);
+    assert_eq!(p("ls"), None);
+}
