@@ -157,3 +157,47 @@ async fn pipelines_run_unasked_and_a_substitution_asks_with_its_reason() {
     assert!(!env.workspace.join("made.txt").exists());
     model_requests(&mock);
 }
+
+/// "Always allow" on a command adds the narrowest rule (`touch` … up to the first option) for
+/// the rest of the session and saves it in the user's own config, under this workspace's section:
+/// the same command later runs unasked, and a new sidecar reads the rule back.
+#[tokio::test]
+async fn always_allow_saves_the_narrowest_rule_in_the_users_config() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([
+        command("touch a.txt -c"),
+        Reply::text("Touched."),
+        command("touch a.txt"),
+        Reply::text("Again."),
+    ]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    tandem.reply_approvals([reply::accept_always()]).await;
+    let session = tandem.new_session().await;
+    tandem.run_turn(&session, "Touch it").await;
+    let approvals = tandem.approvals();
+    assert_eq!(approvals.len(), 1, "{approvals:#?}");
+    assert_eq!(approvals[0]["always"], json!(["touch a.txt"]));
+    let turn = tandem.run_turn(&session, "Touch it again").await;
+    assert_eq!(tandem.approvals().len(), 1, "the second touch asked");
+    assert_eq!(turn.tool_result()["status"], "ok");
+
+    let saved = std::fs::read_to_string(env.user_config_dir().join("config.toml")).unwrap();
+    let root = env.workspace.canonicalize().unwrap();
+    assert!(
+        saved.contains(&format!("[projects.\"{}\".approval.rules]", root.display())),
+        "{saved}"
+    );
+    assert!(saved.contains("allow = [\"touch a.txt\"]"), "{saved}");
+    model_requests(&mock);
+    drop(tandem);
+
+    let mock = MockServer::start(Scenario::new([
+        command("touch a.txt"),
+        Reply::text("Done."),
+    ]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Touch it in a new sidecar").await;
+    assert!(tandem.approvals().is_empty(), "{:#?}", tandem.approvals());
+    assert_eq!(turn.tool_result()["status"], "ok");
+}
