@@ -422,3 +422,34 @@ fn command_question(command: &tandem_agent::approval::CommandApproval) -> String
         inert(&command.display_cwd, true)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::command_question;
+    use tandem_agent::approval::CommandApproval;
+
+    #[test]
+    fn a_command_question_says_why_and_what_always_allows() {
+        let mut command = CommandApproval {
+            command: "echo $(curl x)\u{1b}[2J".into(),
+            outside_sandbox: false,
+            cwd: "/w".into(),
+            display_cwd: ".".into(),
+            reason: "`curl x` (in a substitution): no rule admits this command".into(),
+            always: vec!["curl x".into()],
+        };
+        let asked = command_question(&command);
+        assert!(
+            asked.contains("\n  asked because `curl x` (in a substitution): no rule admits"),
+            "{asked}"
+        );
+        assert!(
+            asked.contains("[a]lways allow `curl x` (with any further words"),
+            "{asked}"
+        );
+        // The model's control characters never reach the terminal raw.
+        assert!(!asked.contains('\u{1b}'), "{asked}");
+        command.always.clear();
+        assert!(command_question(&command).ends_with("[y]es, [n]o: "));
+    }
+}
