@@ -57,6 +57,8 @@ impl Turn {
             "the model asked to run it outside the sandbox (network, writes anywhere), which \
              always asks"
                 .to_string()
+        } else if !walled && policy.sandbox == tandem_sandbox::SandboxMode::Off {
+            "the sandbox is off (sandbox = \"off\"), so every command asks".to_string()
         } else if !walled {
             "the sandbox can't be enforced here, so every command asks".to_string()
         } else {
