@@ -125,6 +125,7 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
           h('div', { class: 'approval-q' }, 'Run this command?'),
           h('pre', { class: 'command' }, req.command ?? ''),
           h('div', { class: 'cwd' }, 'in ', h('code', {}, req.cwd ?? '')),
+          ...(req.reason ? [h('div', { class: 'hint reason' }, `Asked because ${req.reason}.`)] : []),
         ]
       : [
           h('div', { class: 'approval-q' }, req.original == null ? 'Create ' : 'Edit ', h('code', {}, req.displayPath ?? req.path ?? ''), '?'),
@@ -134,7 +135,9 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
   const buttons = h('div', { class: 'buttons' }, accept, reject, withNote);
   // A command outside the sandbox is asked every time, whatever was said before; a project's
   // MCP server whose trust can't be bound to what runs is trusted for this session only.
-  if ((req.kind !== 'command' || !req.outsideSandbox) && (req.kind !== 'mcpServer' || !req.whyNotAlways)) {
+  // A command's "always" adds the rules the sidecar offers (none: not offered).
+  const rules = req.kind === 'command' ? (req.always ?? []) : [];
+  if ((req.kind !== 'command' || (!req.outsideSandbox && rules.length > 0)) && (req.kind !== 'mcpServer' || !req.whyNotAlways)) {
     const always =
       req.kind === 'edit'
         ? button('Accept always for this session', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Write this edit, and the later edits of this chat without asking')
@@ -142,7 +145,12 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
         ? button('Always allow this tool for this session', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Call this MCP tool now and later in this chat without asking')
         : req.kind === 'mcpServer'
         ? button('Always trust it in this project', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Start this server now and in later sessions of this project (a changed command line asks again)')
-        : button('Always run for this session', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Run this command, and the later commands of this chat without asking (commands outside the sandbox still ask)');
+        : button(
+            `Always allow ${rules.map((r) => `\`${r}\``).join(', ')}`,
+            () => ctx.onDecide(req, 'acceptAlways'),
+            'secondary',
+            `Run this command, and from now on ${rules.join(', ')} with any further words but the options that load code or write elsewhere, inside the sandbox without asking (saved in your Tandem config; commands outside the sandbox still ask)`,
+          );
     buttons.insertBefore(always, withNote);
   }
   if (req.kind === 'edit') buttons.append(button('Show diff', () => ctx.onOpenDiff(req), 'link'));

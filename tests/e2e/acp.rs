@@ -489,7 +489,8 @@ fn command_output_streams_into_the_tool_call() {
         [
             Reply::tool(
                 "execute_command",
-                json!({"command": "printf 'alpha\\nbeta\\n'"}),
+                // `touch` is on no rule, so the question is asked (printf alone runs unasked).
+                json!({"command": "touch ran.txt && printf 'alpha\\nbeta\\n'"}),
             ),
             Reply::text("Ran it.").expect_tool_result_contains("beta"),
         ],
@@ -518,6 +519,64 @@ fn command_output_streams_into_the_tool_call() {
     assert_eq!(last["status"], "completed");
     let output = last["content"][0]["content"]["text"].as_str().unwrap();
     assert!(output.contains("alpha\nbeta"), "{output}");
+    client.close();
+}
+
+/// A pipeline of read-only parts runs unasked inside the walls; a substitution of a command no
+/// rule admits asks, and the request says which part and offers "always" for just that rule.
+#[test]
+fn pipelines_run_unasked_and_a_substitution_asks_saying_which_part() {
+    let mut f = fixture(
+        [
+            Reply::tool(
+                "execute_command",
+                json!({"command": "printf 'one\\ntwo\\n' | wc -l && echo done"}),
+            ),
+            Reply::text("Counted.").expect_tool_result_contains("done"),
+            Reply::tool(
+                "execute_command",
+                json!({"command": "echo $(touch made.txt)"}),
+            ),
+            Reply::text("Left it.").expect_tool_result_contains("rejected"),
+        ],
+        false,
+    );
+    let (root, session) = (f.root.clone(), f.session.clone());
+    let (client, mock) = (&mut f.client, &f.mock);
+    let first = client.prompt(&session, "Count");
+    assert_eq!(client.result(first)["stopReason"], "end_turn");
+    assert!(
+        !client
+            .log
+            .iter()
+            .any(|m| m["method"] == "session/request_permission"),
+        "a pipeline of read-only parts asked"
+    );
+    client.answers.push_back("reject_once");
+    let second = client.prompt(&session, "Touch");
+    assert_eq!(client.result(second)["stopReason"], "end_turn");
+    let asked = client.position(|m| m["method"] == "session/request_permission");
+    let params = &client.log[asked]["params"];
+    let shown = params["toolCall"]["content"].to_string();
+    assert!(
+        shown.contains("Asked because `touch made.txt` (in a substitution): no rule admits"),
+        "{shown}"
+    );
+    let always = params["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == "allow_always")
+        .expect("an always option");
+    assert!(
+        always["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("Always allow `touch made.txt`"),
+        "{always}"
+    );
+    assert!(!root.join("made.txt").exists());
+    assert_eq!(mock.failures(), Vec::<String>::new());
     client.close();
 }
 

@@ -5,7 +5,8 @@ use crate::support::*;
 #[tokio::test]
 async fn an_approved_command_streams_its_output_and_exit_code() {
     let env = Env::new();
-    let command = "echo hello && echo err >&2";
+    // `touch` is on no rule, so it asks (the echoes alone would run unasked inside the walls).
+    let command = "touch made.txt && echo hello && echo err >&2";
     let mock = MockServer::start(Scenario::new([
         Reply::tool("execute_command", json!({"command": command})),
         Reply::text("It printed hello.").expect_tool_result_contains("hello"),

@@ -496,3 +496,78 @@ async fn sigint_cancels_the_turn_and_exits_130() {
     assert_eq!(end["stopReason"], "cancelled");
     assert_eq!(end["exitCode"], 130);
 }
+
+/// Inside the walls a pipeline and list of read-only parts with a redirection into the
+/// workspace runs unasked (decided by the policy); a substitution of a command no rule admits is
+/// refused, and the approval event says which part and why.
+#[tokio::test]
+async fn a_pipeline_of_admitted_parts_runs_unasked_and_a_substitution_says_which_part() {
+    let env = Env::new();
+    env.write("a.txt", "one\ntwo\n");
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "execute_command",
+            json!({"command": "cat a.txt | wc -l > count.txt && echo counted"}),
+        ),
+        Reply::tool(
+            "execute_command",
+            json!({"command": "echo $(touch made.txt)"}),
+        ),
+        Reply::text("Done."),
+    ]));
+    let output = exec(&env, &mock, "Count", &["--json"], "").await;
+    let events = events(&output);
+    let approvals = of_type(&events, "approval");
+    assert_eq!(approvals.len(), 2, "{events:#?}");
+    assert_eq!(approvals[0]["decision"], "accept", "{}", approvals[0]);
+    assert_eq!(approvals[0]["decidedBy"], "policy");
+    assert_eq!(approvals[0]["reason"], Value::Null);
+    assert_eq!(env.read("count.txt").trim(), "2");
+    assert_eq!(approvals[1]["decision"], "reject", "{}", approvals[1]);
+    assert_eq!(
+        approvals[1]["reason"],
+        "`touch made.txt` (in a substitution): no rule admits this command"
+    );
+    assert!(!env.workspace.join("made.txt").exists());
+    let told = model_requests(&mock)[2]
+        .last_tool_result()
+        .unwrap_or_default();
+    assert!(told.contains("touch made.txt"), "{told}");
+}
+
+/// A deny rule in the user's config refuses a command even where the flags let everything out
+/// of the sandbox (`--sandbox off --yes`): it never runs.
+#[tokio::test]
+async fn a_deny_rule_refuses_what_the_flags_would_let_out_of_the_sandbox() {
+    let env = Env::new();
+    env.write("keep.txt", "keep\n");
+    std::fs::create_dir_all(env.user_config_dir()).unwrap();
+    std::fs::write(
+        env.user_config_dir().join("config.toml"),
+        "[approval.rules]\ndeny = [\"rm\"]\n",
+    )
+    .unwrap();
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "execute_command",
+            json!({"command": "ls && rm -f keep.txt", "outside_sandbox": true}),
+        ),
+        Reply::text("It was refused."),
+    ]));
+    let output = exec(
+        &env,
+        &mock,
+        "Clean up",
+        &["--json", "--yes", "--sandbox", "off"],
+        "",
+    )
+    .await;
+    let events = events(&output);
+    assert_eq!(env.read("keep.txt"), "keep\n", "{}", show(&output));
+    let result = of_type(&events, "toolResult")[0];
+    assert_eq!(result["status"], "rejected", "{result}");
+    let said = result["output"].as_str().unwrap();
+    assert!(said.contains("deny rule `rm`"), "{said}");
+    // Nobody was asked: a deny rule is no question.
+    assert!(of_type(&events, "approval").is_empty(), "{events:#?}");
+}

@@ -66,8 +66,9 @@ async fn accept_always_stops_edit_questions_for_the_session_only() {
     let mock = MockServer::start(Scenario::new([
         edit("src/answer.rs"),
         Reply::text("One."),
-        // Same session: the edit applies unasked, but a command still asks.
-        edit("src/other.rs").and_tool("execute_command", json!({"command": "echo hi"})),
+        // Same session: the edit applies unasked, but a command still asks (`touch` is on no
+        // rule; `echo` alone would run unasked inside the walls).
+        edit("src/other.rs").and_tool("execute_command", json!({"command": "touch hi.txt"})),
         Reply::text("Two."),
         // A new session asks again.
         edit("src/answer.rs"),
@@ -121,4 +122,82 @@ async fn a_client_that_cannot_ask_gets_nothing_done_unasked() {
     assert_eq!(turn.tool_result()["status"], "rejected", "{turn}");
     assert_eq!(env.read("src/answer.rs"), ORIGINAL);
     assert_eq!(turn.stop_reason(), "endTurn");
+}
+
+/// Through `tandem lsp` with no rule at all: a pipeline of read-only parts runs unasked inside
+/// the walls; a line with a substitution of a command no rule admits asks, and the question says
+/// which part and offers "always" for the narrowest rule.
+#[tokio::test]
+async fn pipelines_run_unasked_and_a_substitution_asks_with_its_reason() {
+    let env = Env::new();
+    env.write("a.txt", "one\ntwo\n");
+    let mock = MockServer::start(Scenario::new([
+        command("cat a.txt | wc -l"),
+        Reply::text("Two lines.").expect_tool_result_contains("2"),
+        command("echo $(touch made.txt)"),
+        Reply::text("Fine, I won't.").expect_tool_result_contains("not now"),
+    ]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+
+    let turn = tandem.run_turn(&session, "Count the lines").await;
+    assert!(tandem.approvals().is_empty(), "{:#?}", tandem.approvals());
+    assert_eq!(turn.tool_result()["status"], "ok");
+
+    tandem.reply_approvals([reply::reject("not now")]).await;
+    let turn = tandem.run_turn(&session, "Touch it").await;
+    let approvals = tandem.approvals();
+    assert_eq!(approvals.len(), 1, "{approvals:#?}");
+    assert_eq!(
+        approvals[0]["reason"],
+        "`touch made.txt` (in a substitution): no rule admits this command"
+    );
+    assert_eq!(approvals[0]["always"], json!(["touch made.txt"]));
+    assert_eq!(turn.tool_result()["status"], "rejected");
+    assert!(!env.workspace.join("made.txt").exists());
+    model_requests(&mock);
+}
+
+/// "Always allow" on a command adds the narrowest rule (`touch` … up to the first option) for
+/// the rest of the session and saves it in the user's own config, under this workspace's section:
+/// the same command later runs unasked, and a new sidecar reads the rule back.
+#[tokio::test]
+async fn always_allow_saves_the_narrowest_rule_in_the_users_config() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([
+        command("touch a.txt -c"),
+        Reply::text("Touched."),
+        command("touch a.txt"),
+        Reply::text("Again."),
+    ]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    tandem.reply_approvals([reply::accept_always()]).await;
+    let session = tandem.new_session().await;
+    tandem.run_turn(&session, "Touch it").await;
+    let approvals = tandem.approvals();
+    assert_eq!(approvals.len(), 1, "{approvals:#?}");
+    assert_eq!(approvals[0]["always"], json!(["touch a.txt"]));
+    let turn = tandem.run_turn(&session, "Touch it again").await;
+    assert_eq!(tandem.approvals().len(), 1, "the second touch asked");
+    assert_eq!(turn.tool_result()["status"], "ok");
+
+    let saved = std::fs::read_to_string(env.user_config_dir().join("config.toml")).unwrap();
+    let root = env.workspace.canonicalize().unwrap();
+    assert!(
+        saved.contains(&format!("[projects.\"{}\".approval.rules]", root.display())),
+        "{saved}"
+    );
+    assert!(saved.contains("allow = [\"touch a.txt\"]"), "{saved}");
+    model_requests(&mock);
+    drop(tandem);
+
+    let mock = MockServer::start(Scenario::new([
+        command("touch a.txt"),
+        Reply::text("Done."),
+    ]));
+    let tandem = Sidecar::start(&env, &mock, Options::default()).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Touch it in a new sidecar").await;
+    assert!(tandem.approvals().is_empty(), "{:#?}", tandem.approvals());
+    assert_eq!(turn.tool_result()["status"], "ok");
 }

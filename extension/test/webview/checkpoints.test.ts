@@ -73,10 +73,10 @@ describe('checkpoints in the chat', () => {
     assert.ok([...root.querySelectorAll<HTMLButtonElement>('button.restore')].every((b) => !b.disabled));
   });
 
-  it('offers accept always for an edit and a sandboxed command, not for a command outside the sandbox', () => {
+  it('offers accept always for an edit and a sandboxed command with rules to add (naming them), not for a command outside the sandbox; the reason shows', () => {
     const base = { sessionId: sessionIdFrom('s'), turnId: turnIdFrom('t3') };
     const ed: PendingApproval = { ...base, toolCallId: toolCallIdFrom('e'), kind: 'edit', path: '/w/a.ts', original: 'a', proposed: 'b', diff: '' };
-    const cmd: PendingApproval = { ...base, toolCallId: toolCallIdFrom('c'), kind: 'command', command: 'ls', cwd: '/w' };
+    const cmd: PendingApproval = { ...base, toolCallId: toolCallIdFrom('c'), kind: 'command', command: 'cargo test -p core', cwd: '/w', reason: '`cargo test -p core`: no rule admits this command', always: ['cargo test'] };
     const outside: PendingApproval = { ...base, toolCallId: toolCallIdFrom('o'), kind: 'command', command: 'curl x', cwd: '/w', outsideSandbox: true };
     const t = buildTranscript([
       u('t3', { kind: 'turnStarted', prompt: 'p' }),
@@ -90,7 +90,8 @@ describe('checkpoints in the chat', () => {
     const boxes = [...root.querySelectorAll('.approval')];
     const names = (el: Element | undefined) => [...(el?.querySelectorAll('button') ?? [])].map((b) => b.textContent);
     assert.ok(names(boxes[0]).includes('Accept always for this session'));
-    assert.ok(names(boxes[1]).includes('Always run for this session'));
+    assert.ok(names(boxes[1]).includes('Always allow `cargo test`'));
+    assert.ok(boxes[1]?.querySelector('.reason')?.textContent?.includes('no rule admits this command'));
     assert.ok(!names(boxes[2]).some((n) => n?.includes('Always')));
     ([...(boxes[0]?.querySelectorAll('button') ?? [])].find((b) => b.textContent === 'Accept always for this session') as HTMLButtonElement).click();
     assert.deepEqual(decide.mock.calls[0]?.arguments, [ed, 'acceptAlways']);

@@ -334,6 +334,9 @@ impl Translator {
                 if command.outside_sandbox {
                     shown.push_str(", **outside the sandbox** (network, writes anywhere)");
                 }
+                if !command.reason.is_empty() {
+                    shown.push_str(&format!("\n\nAsked because {}.", command.reason));
+                }
                 vec![text_content(shown)]
             }
             ApprovalAction::Mcp(call) => vec![text_content(format!(
@@ -428,14 +431,28 @@ fn keep_tail(text: &mut String, max: usize) {
 /// nor has a project's MCP server whose trust can't be bound to what runs (the question says
 /// why).
 pub fn permission_options(request: &ApprovalRequest) -> Vec<PermissionOption> {
+    let command_rules = match &request.action {
+        ApprovalAction::Command(c) => c
+            .always
+            .iter()
+            .map(|r| format!("`{r}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => String::new(),
+    };
     let always = match request.kind() {
         ApprovalKind::McpServer if matches!(&request.action, ApprovalAction::McpServer(s) if s.why_not_always.is_some()) => {
             None
         }
-        ApprovalKind::Edit => Some("Always allow edits in this session"),
-        ApprovalKind::Command => Some("Always allow commands in this session"),
-        ApprovalKind::Mcp => Some("Always allow this MCP tool in this session"),
-        ApprovalKind::McpServer => Some("Always trust this server in this project"),
+        // A command's "always" adds rules; with none to add it is not offered.
+        ApprovalKind::Command if command_rules.is_empty() => None,
+        ApprovalKind::Edit => Some("Always allow edits in this session".to_string()),
+        ApprovalKind::Command => Some(format!(
+            "Always allow {command_rules} (any further words but options that load code; saved \
+             in your config)"
+        )),
+        ApprovalKind::Mcp => Some("Always allow this MCP tool in this session".to_string()),
+        ApprovalKind::McpServer => Some("Always trust this server in this project".to_string()),
         ApprovalKind::Fetch => None,
     };
     let mut options = vec![PermissionOption::new(
@@ -898,11 +915,21 @@ mod tests {
                 outside_sandbox: false,
                 cwd: PathBuf::from("/ws"),
                 display_cwd: ".".into(),
+                reason: "`make`: no rule admits this command".into(),
+                always: vec!["make".into()],
             },
         ));
         let always = &permission_options(&command)[1];
         assert_eq!(&*always.option_id.0, ALLOW_ALWAYS);
-        assert_eq!(always.name, "Always allow commands in this session");
+        assert_eq!(
+            always.name,
+            "Always allow `make` (any further words but options that load code; saved in your config)"
+        );
+        let mut no_rule = command.clone();
+        if let ApprovalAction::Command(c) = &mut no_rule.action {
+            c.always.clear();
+        }
+        assert_eq!(ids(&no_rule), [ALLOW_ONCE, REJECT_ONCE]);
         // A fetch is asked about host by host: no "always", so no second "Allow" either.
         let fetch = request(ApprovalAction::Fetch(
             tandem_agent::approval::FetchApproval {

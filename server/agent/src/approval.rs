@@ -13,8 +13,14 @@ use tandem_tools::FileDiff;
 pub struct ApprovalPolicy {
     pub auto_approve: AutoApprove,
     /// Commands that run without asking, e.g. `"cargo test"`, `"git status"` (see
-    /// [`ApprovalPolicy::allows_command`]).
+    /// [`ApprovalPolicy::allows_command`]): `allowCommands` and `approval.rules.allow`.
     pub allow_commands: Vec<String>,
+    /// Commands that always ask, even where an allow rule or the read-only list would admit
+    /// them (`approval.rules.ask`).
+    pub ask_commands: Vec<String>,
+    /// Commands refused without asking, whatever else says yes: an allow rule, `--yes`, the
+    /// user's approval of a command outside the sandbox (`approval.rules.deny`).
+    pub deny_commands: Vec<String>,
     /// Whether commands run in the sandbox (the default) or not at all.
     pub sandbox: SandboxMode,
     /// Commands in the sandbox may use the network.
@@ -29,6 +35,14 @@ pub struct ApprovalPolicy {
     /// `None`: [`ApprovalPolicy::DEFAULT_TIMEOUT`]. A face that loses the question (an editor
     /// that drops it, a dismissed prompt that is never answered) must not hold the turn forever.
     pub timeout: Option<Duration>,
+}
+
+/// Keeps the allow rules the user's "accept always" gives for a workspace, for later sessions:
+/// the user's own config (never the project's, which a repository controls).
+pub trait RuleStore: Send + Sync + std::fmt::Debug {
+    /// Adds `rules` to the allow rules of `workspace`; where they went (for the user), or what
+    /// went wrong.
+    fn save_allow(&self, workspace: &std::path::Path, rules: &[String]) -> Result<String, String>;
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -53,6 +67,21 @@ impl ApprovalPolicy {
     pub fn allows_command(&self, command: &str) -> bool {
         tandem_sandbox::AllowList::new(self.allow_commands.iter().map(String::as_str))
             .allows(command)
+    }
+
+    /// The user's allow, ask and deny rules, with `extra` allow rules (a session's "always");
+    /// the read-only list only when `walled` (the sandbox holds for this command).
+    pub fn command_rules(&self, extra: &[String], walled: bool) -> tandem_sandbox::Rules {
+        let list =
+            |rules: &[String]| tandem_sandbox::AllowList::new(rules.iter().map(String::as_str));
+        let mut allow = self.allow_commands.clone();
+        allow.extend(extra.iter().cloned());
+        tandem_sandbox::Rules {
+            allow: list(&allow),
+            ask: list(&self.ask_commands),
+            deny: list(&self.deny_commands),
+            read_only: walled,
+        }
     }
 }
 
@@ -157,6 +186,13 @@ pub struct CommandApproval {
     pub cwd: PathBuf,
     /// Relative to the workspace root (`.` for the root).
     pub display_cwd: String,
+    /// Which part of the command needs the user, and why (not on a rule, an option that loads
+    /// code, a write outside the workspace, an unparsed construct, outside the sandbox).
+    pub reason: String,
+    /// The rules "accept always" adds (the narrowest that let this command run unasked, e.g.
+    /// `cargo test` for `cargo test -p core`): for the rest of the session, and saved to the
+    /// user's own config where the face has one. Empty: "always" is not offered.
+    pub always: Vec<String>,
 }
 
 impl ApprovalRequest {

@@ -139,6 +139,9 @@ pub struct AgentSettings {
     pub user_rules: Option<PathBuf>,
     /// The user's command folders, in order (see [`commands::default_user_dirs`]).
     pub user_commands: Vec<PathBuf>,
+    /// Where "accept always" saves a command's rules for later sessions (the user's own config
+    /// file); `None`: for this session only.
+    pub rule_store: Option<std::sync::Arc<dyn approval::RuleStore>>,
 }
 
 impl AgentSettings {

@@ -43,7 +43,8 @@ struct State {
     running: Option<CancellationToken>,
     /// The user chose "accept always" for this kind in this session.
     always_edit: bool,
-    always_command: bool,
+    /// Allow rules the user's "accept always" added to commands in this session.
+    always_commands: Vec<String>,
     /// MCP tools (server, tool) the user chose "accept always" for.
     always_mcp: HashSet<(String, String)>,
     /// The rules files were given (at the first turn).
@@ -125,7 +126,7 @@ impl Session {
                 turns: 0,
                 running: None,
                 always_edit: false,
-                always_command: false,
+                always_commands: Vec::new(),
                 always_mcp: HashSet::new(),
                 rules_given: false,
                 rules_seen: HashSet::new(),
@@ -237,7 +238,7 @@ impl Session {
                 turns,
                 running: None,
                 always_edit: false,
-                always_command: false,
+                always_commands: Vec::new(),
                 always_mcp: HashSet::new(),
                 rules_seen,
                 mode,
@@ -400,7 +401,8 @@ impl Session {
         let state = self.state();
         match action {
             ApprovalAction::Edit(_) => state.always_edit,
-            ApprovalAction::Command(_) => state.always_command,
+            // Commands: the rules "always" added join the allow rules ([`Session::always_commands`]).
+            ApprovalAction::Command(_) => false,
             ApprovalAction::Mcp(m) => state
                 .always_mcp
                 .contains(&(m.server.clone(), m.tool.clone())),
@@ -412,12 +414,23 @@ impl Session {
         let mut state = self.state();
         match action {
             ApprovalAction::Edit(_) => state.always_edit = true,
-            ApprovalAction::Command(_) => state.always_command = true,
+            ApprovalAction::Command(c) => {
+                for rule in &c.always {
+                    if !state.always_commands.contains(rule) {
+                        state.always_commands.push(rule.clone());
+                    }
+                }
+            }
             ApprovalAction::Mcp(m) => {
                 state.always_mcp.insert((m.server.clone(), m.tool.clone()));
             }
             ApprovalAction::McpServer(_) | ApprovalAction::Fetch(_) => {}
         }
+    }
+
+    /// The allow rules "accept always" added to this session's commands.
+    pub fn always_commands(&self) -> Vec<String> {
+        self.state().always_commands.clone()
     }
 
     /// Claims the first turn's rules: true once per session.

@@ -43,6 +43,38 @@ pub struct ConfigFile {
     pub limits: Option<FileLimits>,
     #[serde(default)]
     pub mcp: Option<FileMcp>,
+    /// Per-project sections of the user's own file, keyed by the workspace's path:
+    /// `[projects."/home/me/app".approval.rules]`. Never read from a project's file.
+    #[serde(default)]
+    pub projects: BTreeMap<String, FileProject>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileProject {
+    #[serde(default)]
+    pub approval: Option<FileProjectApproval>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileProjectApproval {
+    #[serde(default)]
+    pub rules: Option<FileRules>,
+}
+
+/// `approval.rules`: word-prefix patterns, as `allow_commands`' entries. `deny` wins over
+/// everything (also a command outside the sandbox the user would approve), then `ask`, then
+/// `allow`.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct FileRules {
+    #[serde(default)]
+    pub allow: Vec<String>,
+    #[serde(default)]
+    pub ask: Vec<String>,
+    #[serde(default)]
+    pub deny: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -86,6 +118,8 @@ pub struct FileApproval {
     pub allow_fetch: Option<Vec<String>>,
     /// Seconds a question waits for the user (default 600, at least 1).
     pub timeout_seconds: Option<u32>,
+    /// Allow, ask and deny patterns for commands.
+    pub rules: Option<FileRules>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -283,6 +317,7 @@ impl ConfigFile {
             (self.approval.is_some(), "approval"),
             (self.data_dir.is_some(), "data_dir"),
             (self.limits.is_some(), "limits"),
+            (!self.projects.is_empty(), "projects"),
         ] {
             if set {
                 refused.push(name);
@@ -352,14 +387,36 @@ impl ConfigFile {
         ))
     }
 
-    fn policy(&self) -> PolicyOptions {
+    /// The approval policy of the user's file, with the rules of its section for `workspace`
+    /// (if any) added to the global ones.
+    fn policy(&self, workspace: Option<&Path>) -> PolicyOptions {
+        let mut rules = self
+            .approval
+            .as_ref()
+            .and_then(|a| a.rules.clone())
+            .unwrap_or_default();
+        if let Some(project) = workspace.and_then(|w| self.project_rules(w)) {
+            rules.allow.extend(project.allow);
+            rules.ask.extend(project.ask);
+            rules.deny.extend(project.deny);
+        }
+        let given = |v: Vec<String>| (!v.is_empty()).then_some(v);
         let Some(a) = &self.approval else {
-            return PolicyOptions::default();
+            return PolicyOptions {
+                allow_commands: given(rules.allow),
+                ask_commands: given(rules.ask),
+                deny_commands: given(rules.deny),
+                ..PolicyOptions::default()
+            };
         };
+        let mut allow = a.allow_commands.clone().unwrap_or_default();
+        allow.extend(rules.allow);
         PolicyOptions {
             auto_approve_edit: a.auto_approve_edits,
             auto_approve_command: a.auto_approve_commands,
-            allow_commands: a.allow_commands.clone(),
+            allow_commands: given(allow).or_else(|| a.allow_commands.clone()),
+            ask_commands: given(rules.ask),
+            deny_commands: given(rules.deny),
             sandbox: a.sandbox.map(|s| match s {
                 FileSandbox::WorkspaceWrite => SandboxMode::WorkspaceWrite,
                 FileSandbox::Off => SandboxMode::Off,
@@ -372,6 +429,17 @@ impl ConfigFile {
                 .timeout_seconds
                 .map(|s| std::time::Duration::from_secs(u64::from(s.max(1)))),
         }
+    }
+
+    /// The rules of the `[projects."PATH"]` section naming `workspace` (paths compared
+    /// resolved, so a link or a trailing slash still matches).
+    pub fn project_rules(&self, workspace: &Path) -> Option<FileRules> {
+        let resolve = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let workspace = resolve(workspace);
+        self.projects
+            .iter()
+            .filter(|(path, _)| resolve(Path::new(path)) == workspace)
+            .find_map(|(_, p)| p.approval.as_ref()?.rules.clone())
     }
 
     fn limits(&self) -> Result<Option<Limits>, String> {
@@ -404,7 +472,11 @@ impl ConfigFile {
     }
 
     /// The settings of the user's file.
-    pub fn settings(&self, path: &Path) -> Result<FileSettings, ConfigError> {
+    pub fn settings(
+        &self,
+        path: &Path,
+        workspace: Option<&Path>,
+    ) -> Result<FileSettings, ConfigError> {
         let fail = |message: String| ConfigError {
             file: path.to_path_buf(),
             line: None,
@@ -414,7 +486,7 @@ impl ConfigFile {
         Ok(FileSettings {
             provider,
             key_var,
-            policy: self.policy(),
+            policy: self.policy(workspace),
             data_dir: self.data_dir.clone(),
             max_steps: self.max_steps,
             limits: self.limits().map_err(fail)?,
@@ -528,7 +600,7 @@ mod tests {
         );
         let path = Path::new("docs/configuration.md");
         let user = parse(path, &examples[0]).unwrap_or_else(|e| panic!("{e}"));
-        let s = user.settings(path).unwrap();
+        let s = user.settings(path, None).unwrap();
         assert_eq!(
             s.provider.base_url.as_deref(),
             Some("http://127.0.0.1:1234/v1")
@@ -537,8 +609,30 @@ mod tests {
         assert_eq!(s.mcp_servers.len(), 2);
         assert_eq!(s.mcp_servers[1].startup(), tandem_mcp::Startup::Eager);
         let policy = s.policy.resolve();
-        assert_eq!(policy.allow_commands, vec!["cargo test", "git status"]);
+        assert_eq!(
+            policy.allow_commands,
+            vec!["cargo test", "git status", "npm run"]
+        );
+        assert_eq!(policy.ask_commands, vec!["git push"]);
+        assert_eq!(policy.deny_commands, vec!["rm -rf", "git push --force"]);
         assert!(policy.allows_mcp_tool("everything", "echo"));
+        // The workspace's own section adds to the rules.
+        let app = user
+            .settings(path, None)
+            .unwrap()
+            .policy
+            .resolve()
+            .allow_commands;
+        assert!(!app.contains(&"make check".to_string()));
+        assert_eq!(
+            user.projects["/home/me/app"]
+                .approval
+                .as_ref()
+                .and_then(|a| a.rules.clone())
+                .unwrap()
+                .allow,
+            ["make check"]
+        );
         assert_eq!(s.limits.unwrap().stall_timeout.as_secs(), 120);
         assert!(user.profiles.contains_key("claude"));
 
@@ -549,7 +643,7 @@ mod tests {
 
         let networked = parse(path, &examples[2]).unwrap_or_else(|e| panic!("{e}"));
         networked.check_project(path, &examples[2]).unwrap();
-        let servers = networked.settings(path).unwrap().mcp_servers;
+        let servers = networked.settings(path, None).unwrap().mcp_servers;
         assert_eq!(servers.len(), 1);
         assert!(
             format!("{:?}", servers[0]).contains("network: Some(true)"),
@@ -573,7 +667,7 @@ mod tests {
             "#,
         )
         .unwrap();
-        let s = file.settings(Path::new("c.toml")).unwrap();
+        let s = file.settings(Path::new("c.toml"), None).unwrap();
         assert_eq!(
             s.provider.base_url.as_deref(),
             Some("http://127.0.0.1:1234/v1")

@@ -6,6 +6,7 @@
 mod env;
 pub mod file;
 mod policy;
+pub mod rules;
 mod start;
 
 pub use env::{EnvProvider, parse_tool_mode, provider_from_env};

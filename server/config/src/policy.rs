@@ -8,6 +8,10 @@ pub struct PolicyOptions {
     pub auto_approve_edit: Option<bool>,
     pub auto_approve_command: Option<bool>,
     pub allow_commands: Option<Vec<String>>,
+    /// `approval.rules.ask`: commands that always ask.
+    pub ask_commands: Option<Vec<String>>,
+    /// `approval.rules.deny`: commands refused without asking.
+    pub deny_commands: Option<Vec<String>>,
     pub sandbox: Option<SandboxMode>,
     pub network: Option<bool>,
     pub allow_mcp_tools: Option<Vec<String>>,
@@ -23,6 +27,8 @@ impl PolicyOptions {
             auto_approve_edit: self.auto_approve_edit.or(other.auto_approve_edit),
             auto_approve_command: self.auto_approve_command.or(other.auto_approve_command),
             allow_commands: self.allow_commands.or(other.allow_commands),
+            ask_commands: self.ask_commands.or(other.ask_commands),
+            deny_commands: self.deny_commands.or(other.deny_commands),
             sandbox: self.sandbox.or(other.sandbox),
             network: self.network.or(other.network),
             allow_mcp_tools: self.allow_mcp_tools.or(other.allow_mcp_tools),
@@ -40,6 +46,8 @@ impl PolicyOptions {
                 command: self.auto_approve_command.unwrap_or(false),
             },
             allow_commands: self.allow_commands.unwrap_or_default(),
+            ask_commands: self.ask_commands.unwrap_or_default(),
+            deny_commands: self.deny_commands.unwrap_or_default(),
             sandbox: self.sandbox.unwrap_or_default(),
             network: self.network.unwrap_or(false),
             allow_mcp_tools: self.allow_mcp_tools.unwrap_or_default(),

@@ -57,9 +57,10 @@ impl StartOptions {
 
     /// Every source merged (the environment read now).
     pub fn resolve(self) -> Result<Resolved, ConfigError> {
-        let user = match file::user_config_path(self.config_file.as_deref()) {
+        let user_path = file::user_config_path(self.config_file.as_deref());
+        let user = match user_path.clone() {
             Some((path, must_exist)) => match file::read(&path, must_exist)? {
-                Some(f) => f.settings(&path)?,
+                Some(f) => f.settings(&path, self.workspace.as_deref())?,
                 None => FileSettings::default(),
             },
             None => FileSettings::default(),
@@ -125,6 +126,11 @@ impl StartOptions {
                 .user_rules
                 .or_else(tandem_agent::rules::default_user_file),
             user_commands: tandem_agent::commands::default_user_dirs(),
+            // "Always allow" for commands saves to the user's own file, never the project's.
+            rule_store: user_path.map(|(file, _)| {
+                Arc::new(crate::rules::UserRuleStore { file })
+                    as Arc<dyn tandem_agent::approval::RuleStore>
+            }),
         };
         Ok(Resolved {
             settings,

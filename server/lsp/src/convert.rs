@@ -431,6 +431,8 @@ impl IntoWire for core_approval::ApprovalRequest {
                 command: command.command,
                 cwd: command.cwd.display().to_string(),
                 outside_sandbox: command.outside_sandbox,
+                reason: command.reason,
+                always: command.always,
             },
             core_approval::ApprovalAction::Mcp(call) => ApprovalAction::Mcp {
                 server: call.server,
@@ -571,13 +573,26 @@ mod tests {
                 outside_sandbox: false,
                 cwd: "/w".into(),
                 display_cwd: ".".into(),
+                reason: String::new(),
+                always: Vec::new(),
             }),
         };
         assert_eq!(
-            serde_json::to_value(request.into_wire()).unwrap(),
+            serde_json::to_value(request.clone().into_wire()).unwrap(),
             json!({"sessionId": "s", "turnId": "t1", "toolCallId": "c", "kind": "command",
                    "command": "cargo test", "cwd": "/w"})
         );
+        let mut request = request;
+        if let core_approval::ApprovalAction::Command(c) = &mut request.action {
+            c.reason = "`curl x` (in a substitution): no rule admits this command".into();
+            c.always = vec!["curl".into()];
+        }
+        let wire = serde_json::to_value(request.into_wire()).unwrap();
+        assert_eq!(
+            wire["reason"],
+            "`curl x` (in a substitution): no rule admits this command"
+        );
+        assert_eq!(wire["always"], json!(["curl"]));
     }
 
     #[test]

@@ -599,6 +599,9 @@ fn policy_options(p: tandem_protocol::ApprovalPolicy) -> tandem_config::PolicyOp
         auto_approve_edit: auto.edit,
         auto_approve_command: auto.command,
         allow_commands: p.allow_commands,
+        // The rules come from the user's config file (`approval.rules`).
+        ask_commands: None,
+        deny_commands: None,
         sandbox: p.sandbox.map(|s| match s {
             tandem_protocol::Sandbox::WorkspaceWrite => {
                 tandem_agent::approval::SandboxMode::WorkspaceWrite

@@ -805,8 +805,27 @@ fn approval_message(request: &ApprovalRequest, diff_file: Option<&Path>) -> Stri
             } else {
                 ""
             };
+            let why = if command.reason.is_empty() {
+                String::new()
+            } else {
+                format!(" Asked because {}.", command.reason)
+            };
+            let always = if command.always.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (\"Always\" allows {} from now on: {}.)",
+                    command
+                        .always
+                        .iter()
+                        .map(|r| format!("`{r}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    ALWAYS_ADMITS
+                )
+            };
             format!(
-                "Tandem wants to run `{}` in {place}{outside}. Run it?",
+                "Tandem wants to run `{}` in {place}{outside}.{why} Run it?{always}",
                 command.command
             )
         }
@@ -846,8 +865,18 @@ fn approval_message(request: &ApprovalRequest, diff_file: Option<&Path>) -> Stri
 /// Whether the question offers "Always": not for a project's MCP server whose trust can't be
 /// bound to what runs (its message says why).
 fn offers_always(request: &ApprovalRequest) -> bool {
-    !matches!(&request.action, ApprovalAction::McpServer(s) if s.why_not_always.is_some())
+    match &request.action {
+        ApprovalAction::McpServer(s) => s.why_not_always.is_none(),
+        // A command's "always" adds rules; with none to add it would be a plain yes.
+        ApprovalAction::Command(c) => !c.always.is_empty(),
+        _ => true,
+    }
 }
+
+/// What an allow rule admits, said with the "always" choice.
+pub const ALWAYS_ADMITS: &str = "each runs unasked inside the sandbox with any further words \
+    except the options that load code or write elsewhere, in this session and, saved, in your \
+    config";
 
 async fn ask(
     client: &Client,
@@ -938,6 +967,8 @@ mod tests {
                 outside_sandbox: false,
                 cwd: "/w".into(),
                 display_cwd: display_cwd.into(),
+                reason: String::new(),
+                always: Vec::new(),
             }),
             ..request.clone()
         };
@@ -949,6 +980,21 @@ mod tests {
             approval_message(&command("crates/a"), None),
             "Tandem wants to run `cargo test` in crates/a. Run it?"
         );
+        let mut why = command(".");
+        if let ApprovalAction::Command(c) = &mut why.action {
+            c.reason = "`cargo test`: no rule admits this command".into();
+            c.always = vec!["cargo test".into()];
+        }
+        let message = approval_message(&why, None);
+        assert!(
+            message.starts_with(
+                "Tandem wants to run `cargo test` in the workspace root. Asked because \
+                 `cargo test`: no rule admits this command. Run it? (\"Always\" allows \
+                 `cargo test` from now on: each runs unasked"
+            ),
+            "{message}"
+        );
+        assert!(offers_always(&why) && !offers_always(&command(".")));
     }
 
     #[test]

@@ -697,6 +697,18 @@ pub enum ApprovalAction {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         #[cfg_attr(test, ts(as = "Option<bool>", optional))]
         outside_sandbox: bool,
+        /// Why the user is asked: which part of the line and for what (no rule admits it, an
+        /// option that loads code, a write outside the workspace, a construct the allow-list
+        /// does not judge, outside the sandbox). Show it with the question.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        #[cfg_attr(test, ts(as = "Option<String>", optional))]
+        reason: String,
+        /// The allow rules `acceptAlways` adds, for the rest of the session and in the user's
+        /// own config (e.g. `cargo test` for `cargo test -p core`): show them with the "always"
+        /// choice. Absent: don't offer `acceptAlways` (the sidecar would take it as `accept`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
+        always: Vec<String>,
     },
     /// Call an MCP server's tool. `acceptAlways` covers this tool of this server for the
     /// session.

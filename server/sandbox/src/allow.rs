@@ -51,6 +51,7 @@
 //! ([`crate::confine`]), and why without one nothing should run unasked.
 
 use crate::programs::{self, DenyList};
+use crate::shell::Word;
 
 /// The user's allow-list entries, parsed once.
 #[derive(Clone, Debug, Default)]
@@ -199,29 +200,19 @@ fn check_rest(program: &str, rest: &[String]) -> Result<(), String> {
 }
 
 fn check_word(deny: &DenyList, word: &str) -> Result<(), String> {
-    if let Some(long) = word.strip_prefix("--") {
-        if long.is_empty() {
-            return Ok(());
-        }
-        let name = &word[..2 + long.find('=').unwrap_or(long.len())];
-        if let Some(denied) = deny
-            .long
-            .iter()
-            .find(|d| d.starts_with(name) || name.starts_with(**d))
-        {
-            return Err(format!(
-                "`{word}` is not admitted: it is or may abbreviate `{denied}`, {}",
-                deny.why
-            ));
-        }
-        return Ok(());
-    }
-    if let Some(cluster) = word.strip_prefix('-') {
-        if let Some(letter) = cluster.chars().find(|c| deny.short.contains(c)) {
-            return Err(format!(
-                "`{word}` is not admitted: it holds `-{letter}`, {}",
-                deny.why
-            ));
+    if word.starts_with('-') {
+        if let Some(denied) = option_denied(word, deny.long, deny.short) {
+            return Err(if denied.starts_with("--") {
+                format!(
+                    "`{word}` is not admitted: it is or may abbreviate `{denied}`, {}",
+                    deny.why
+                )
+            } else {
+                format!(
+                    "`{word}` is not admitted: it holds `{denied}`, {}",
+                    deny.why
+                )
+            });
         }
         return Ok(());
     }
@@ -229,4 +220,90 @@ fn check_word(deny: &DenyList, word: &str) -> Result<(), String> {
         extra(word)?;
     }
     Ok(())
+}
+
+/// The denied option `word` is or may stand for: a long option that is the same as a denied one
+/// or a prefix of it (or longer), or a short cluster holding a denied letter (`-x`).
+pub(crate) fn option_denied(word: &str, long: &[&str], short: &[char]) -> Option<String> {
+    if let Some(rest) = word.strip_prefix("--") {
+        if rest.is_empty() {
+            return None;
+        }
+        let name = &word[..2 + rest.find('=').unwrap_or(rest.len())];
+        return long
+            .iter()
+            .find(|d| d.starts_with(name) || name.starts_with(**d))
+            .map(|d| d.to_string());
+    }
+    let cluster = word.strip_prefix('-')?;
+    cluster
+        .chars()
+        .find(|c| short.contains(c))
+        .map(|c| format!("-{c}"))
+}
+
+/// Rule 5 for parsed words: a word the shell expands is admitted only where it can't become an
+/// option, and never for a program that also judges plain words (`cargo +x`, `make X=y`).
+pub(crate) fn check_rest_words(program: &str, rest: &[Word]) -> Result<(), String> {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let deny = programs::deny_list(name);
+    for word in rest {
+        if word.known {
+            if let Some(deny) = deny {
+                check_word(deny, &word.text)?;
+            }
+        } else if word.may_be_option {
+            return Err(format!(
+                "`{}` is expanded by the shell and may become an option",
+                word.text
+            ));
+        } else if deny.is_some_and(|d| d.extra.is_some()) {
+            return Err(format!(
+                "`{}` is expanded by the shell, and `{name}` judges every word",
+                word.text
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl AllowList {
+    /// The entry admitting one parsed simple command, or why none does (`None`: none starts it).
+    pub(crate) fn judge_words(&self, words: &[Word]) -> Result<String, Option<String>> {
+        let mut reason = None;
+        for entry in &self.entries {
+            if !starts_with(words, &entry.words) {
+                continue;
+            }
+            match check_rest_words(&entry.words[0], &words[entry.words.len()..]) {
+                Ok(()) => return Ok(entry.text.clone()),
+                Err(why) => {
+                    reason.get_or_insert(format!("after `{}`, {why}", entry.text));
+                }
+            }
+        }
+        Err(reason)
+    }
+
+    /// The entries, as the user wrote them.
+    pub fn entries(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|e| e.text.as_str())
+    }
+
+    /// Whether an entry's words start these known words (ask and deny rules: no option checks).
+    pub(crate) fn matching(&self, words: &[String]) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|e| words.starts_with(&e.words))
+            .map(|e| e.text.as_str())
+    }
+}
+
+/// The command's first words are the entry's, each known and equal.
+fn starts_with(words: &[Word], entry: &[String]) -> bool {
+    words.len() >= entry.len()
+        && words
+            .iter()
+            .zip(entry)
+            .all(|(w, e)| w.known && w.text == *e)
 }

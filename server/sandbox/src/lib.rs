@@ -2,6 +2,9 @@
 //!
 //! * [`allow`]: which command lines run without asking (words and options, not string prefixes);
 //!   the exact rules are in that module's documentation and in `docs/security.md`.
+//! * [`shell`] and [`judge`]: a line parsed into its parts (pipelines, lists, substitutions,
+//!   redirections), each part judged by the user's allow, ask and deny rules and, inside the
+//!   walls, the read-only list.
 //! * [`env`]: the environment a command gets: no provider keys, and git hardened against
 //!   repositories the model planted.
 //! * [`seatbelt`]: the macOS sandbox's profile, from the same policy; on macOS [`command`] runs
@@ -36,11 +39,14 @@ pub mod allow;
 pub mod confine;
 pub mod env;
 pub mod gitdirs;
+pub mod judge;
 pub mod launch;
 mod programs;
+mod readonly;
 pub mod seatbelt;
 #[cfg(target_os = "linux")]
 mod seccomp;
+pub mod shell;
 
 pub use allow::{AllowList, Verdict};
 pub use confine::{
@@ -48,3 +54,4 @@ pub use confine::{
     confine, default_temp_dirs, status,
 };
 pub use env::{command_env, with_git_hardening, without_secrets};
+pub use judge::{Dialect, Judgement, Place, Question, Reason, Rules, judge};

@@ -181,6 +181,8 @@ impl ServeArgs {
                     .then(|| self.allow_commands.clone()),
                 sandbox: self.sandbox,
                 network: self.allow_network.then_some(true),
+                ask_commands: None,
+                deny_commands: None,
                 allow_mcp_tools: None,
                 allow_fetch: (!self.allow_fetch.is_empty()).then(|| self.allow_fetch.clone()),
                 timeout: self.approval_timeout.map(std::time::Duration::from_secs),
@@ -352,7 +354,7 @@ fn check_config(explicit: Option<&std::path::Path>) -> Result<(), tandem_config:
     if let Some((path, must_exist)) = tandem_config::file::user_config_path(explicit)
         && let Some(file) = tandem_config::file::read(&path, must_exist)?
     {
-        file.settings(&path)?;
+        file.settings(&path, None)?;
     }
     Ok(())
 }

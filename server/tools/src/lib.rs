@@ -33,6 +33,7 @@ mod write;
 
 pub use command::Walls;
 pub use diff::{FileDiff, Hunk, unified_diff};
+pub use process::dialect as shell_dialect;
 pub use read::ReadTracker;
 pub use tool::{CallInfo, Tool, ToolKind, ToolTarget, describe};
 pub use undo::{Change, Conflict, Restore, UndoLog, UndoPlan};

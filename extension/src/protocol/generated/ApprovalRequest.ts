@@ -35,7 +35,19 @@ cwd: string,
  * The model asked to run it outside the sandbox (network, writes anywhere): asked
  * always, whatever the policy or an earlier "accept always".
  */
-outsideSandbox?: boolean, } | { "kind": "mcp", 
+outsideSandbox?: boolean, 
+/**
+ * Why the user is asked: which part of the line and for what (no rule admits it, an
+ * option that loads code, a write outside the workspace, a construct the allow-list
+ * does not judge, outside the sandbox). Show it with the question.
+ */
+reason?: string, 
+/**
+ * The allow rules `acceptAlways` adds, for the rest of the session and in the user's
+ * own config (e.g. `cargo test` for `cargo test -p core`): show them with the "always"
+ * choice. Absent: don't offer `acceptAlways` (the sidecar would take it as `accept`).
+ */
+always?: Array<string>, } | { "kind": "mcp", 
 /**
  * The server's configured name.
  */

@@ -54,6 +54,9 @@ impl Turn {
         self.frontend.approval_decided(&request, &reply, by);
         if reply.decision == Decision::AcceptAlways && honour_always {
             self.session.set_always(&action);
+            if let ApprovalAction::Command(command) = &action {
+                self.save_rules(&command.always);
+            }
         }
         self.session.persist(&Record::Approval {
             turn_id: self.turn_id.clone(),
@@ -64,6 +67,33 @@ impl Turn {
             feedback: reply.feedback.clone(),
         });
         reply
+    }
+
+    /// Keeps a command's "always" rules for later sessions, and tells the face where (or why
+    /// not).
+    fn save_rules(&self, rules: &[String]) {
+        let Some(store) = &self.agent.inner.settings.rule_store else {
+            return;
+        };
+        if rules.is_empty() {
+            return;
+        }
+        let shown: Vec<String> = rules.iter().map(|r| format!("`{r}`")).collect();
+        let message = match store.save_allow(self.session.workspace.root(), rules) {
+            Ok(place) => format!("Always allowed {}: saved in {place}.", shown.join(", ")),
+            Err(e) => {
+                tracing::warn!(error = %e, "the always-allow rules could not be saved");
+                format!(
+                    "Always allowed {} for this session only: they could not be saved ({e}).",
+                    shown.join(", ")
+                )
+            }
+        };
+        self.frontend.update(
+            &self.session.id,
+            &self.turn_id,
+            crate::events::Event::Notice { message },
+        );
     }
 
     pub(super) fn request(&self, call: &ToolCall, action: ApprovalAction) -> ApprovalRequest {

@@ -25,6 +25,56 @@ impl Turn {
         {
             proposal.sandboxed = false;
         }
+        let settings = &self.agent.inner.settings;
+        let policy = &settings.policy;
+        let root = self.session.workspace.root();
+        let walls = crate::walls(settings, root);
+        // Unasked only inside a sandbox that holds: a command the model wants outside it always
+        // asks (acceptAlways included), and where the kernel can't sandbox, so does every
+        // allow-listed one.
+        let walled = proposal.sandboxed && sandbox.enforces(&walls.policy());
+        let place = tandem_sandbox::Place {
+            cwd: proposal.cwd.clone(),
+            workspace: root.to_path_buf(),
+            writable: if walled {
+                walls.policy().writable_roots
+            } else {
+                vec![root.to_path_buf()]
+            },
+        };
+        let dialect = tandem_tools::shell_dialect();
+        let rules = policy.command_rules(&self.session.always_commands(), walled);
+        let judgement = tandem_sandbox::judge(&proposal.command, &rules, &place, dialect);
+        if let tandem_sandbox::Judgement::Denied { part, rule } = &judgement {
+            tracing::info!(rule = %rule, "a command matched a deny rule and was refused");
+            return Outcome::rejected(format!(
+                "Refused without asking: `{part}` matches the user's deny rule `{rule}` \
+                 (approval.rules.deny). It is never run, whatever the approval; don't try to run \
+                 it another way."
+            ));
+        }
+        let reason = if !proposal.sandboxed {
+            "the model asked to run it outside the sandbox (network, writes anywhere), which \
+             always asks"
+                .to_string()
+        } else if !walled && policy.sandbox == tandem_sandbox::SandboxMode::Off {
+            "the sandbox is off (sandbox = \"off\"), so every command asks".to_string()
+        } else if !walled {
+            "the sandbox can't be enforced here, so every command asks".to_string()
+        } else {
+            match &judgement {
+                tandem_sandbox::Judgement::Ask(question) => question.to_string(),
+                _ => String::new(),
+            }
+        };
+        // "Always" adds the narrowest rules that would admit this line; only where rules can
+        // admit anything (inside the walls).
+        let always = if walled {
+            tandem_sandbox::judge::always_patterns(&proposal.command, &rules, &place, dialect)
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         let request = self.request(
             call,
             ApprovalAction::Command(CommandApproval {
@@ -32,18 +82,12 @@ impl Turn {
                 outside_sandbox: !proposal.sandboxed,
                 cwd: proposal.cwd.clone(),
                 display_cwd: proposal.display_cwd.clone(),
+                reason,
+                always,
             }),
         );
-        let settings = &self.agent.inner.settings;
-        let policy = &settings.policy;
-        let walls = crate::walls(settings, self.session.workspace.root());
-        // Unasked only inside a sandbox that holds: a command the model wants outside it always
-        // asks (acceptAlways included), and where the kernel can't sandbox, so does every
-        // allow-listed one.
-        let walled = proposal.sandboxed && sandbox.enforces(&walls.policy());
         let auto = proposal.sandboxed
-            && (policy.auto_approve.command
-                || (walled && policy.allows_command(&proposal.command)));
+            && (policy.auto_approve.command || (walled && judgement.is_allowed()));
         let reply = if proposal.sandboxed {
             self.approve(request, auto).await
         } else {

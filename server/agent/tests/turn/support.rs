@@ -137,6 +137,7 @@ impl Harness {
             mcp_servers: Vec::new(),
             user_rules: None,
             user_commands: Vec::new(),
+            rule_store: None,
         };
         let agent = Agent::new(settings, Arc::new(client));
         let session = agent.new_session(root.path()).expect("session").session_id;

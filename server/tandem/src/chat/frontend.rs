@@ -272,11 +272,13 @@ impl Frontend for ChatFrontend {
         self.status.quiet(false);
         self.switch_to(Shown::Nothing);
         Box::pin(async move {
-            // A project's server whose trust can't be bound to what runs: no "always".
-            let always = !matches!(
-                &request.action,
-                ApprovalAction::McpServer(s) if s.why_not_always.is_some()
-            );
+            // A project's server whose trust can't be bound to what runs, or a command with no
+            // rule that would admit it: no "always".
+            let always = match &request.action {
+                ApprovalAction::McpServer(s) => s.why_not_always.is_none(),
+                ApprovalAction::Command(c) => !c.always.is_empty(),
+                _ => true,
+            };
             let question = match &request.action {
                 ApprovalAction::Edit(edit) => {
                     out(&format!("{}\n", s.diff(&inert(&edit.diff.unified, false))));
@@ -290,11 +292,7 @@ impl Frontend for ChatFrontend {
                     inert(&command.command, true),
                     inert(&command.display_cwd, true)
                 ),
-                ApprovalAction::Command(command) => format!(
-                    "Run `{}` in {}? [y]es, [n]o, [a]lways this session: ",
-                    inert(&command.command, true),
-                    inert(&command.display_cwd, true)
-                ),
+                ApprovalAction::Command(command) => command_question(command),
                 ApprovalAction::Mcp(call) => format!(
                     "Call the MCP tool `{}` of server `{}` with {}? [y]es, [n]o, [a]lways this \
                      tool this session: ",
@@ -395,4 +393,63 @@ fn discard_type_ahead() {
         return;
     }
     crate::terminal::discard_unread_input();
+}
+
+/// A sandboxed command's question: the line, why it asks, and what "always" would allow.
+fn command_question(command: &tandem_agent::approval::CommandApproval) -> String {
+    let why = if command.reason.is_empty() {
+        String::new()
+    } else {
+        format!("\n  asked because {}", inert(&command.reason, true))
+    };
+    let always = if command.always.is_empty() {
+        String::new()
+    } else {
+        let rules: Vec<String> = command
+            .always
+            .iter()
+            .map(|r| format!("`{}`", inert(r, true)))
+            .collect();
+        format!(
+            ", [a]lways allow {} (with any further words but options that load code; saved in \
+             your config)",
+            rules.join(", ")
+        )
+    };
+    format!(
+        "Run `{}` in {}?{why}\n[y]es, [n]o{always}: ",
+        inert(&command.command, true),
+        inert(&command.display_cwd, true)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::command_question;
+    use tandem_agent::approval::CommandApproval;
+
+    #[test]
+    fn a_command_question_says_why_and_what_always_allows() {
+        let mut command = CommandApproval {
+            command: "echo $(curl x)\u{1b}[2J".into(),
+            outside_sandbox: false,
+            cwd: "/w".into(),
+            display_cwd: ".".into(),
+            reason: "`curl x` (in a substitution): no rule admits this command".into(),
+            always: vec!["curl x".into()],
+        };
+        let asked = command_question(&command);
+        assert!(
+            asked.contains("\n  asked because `curl x` (in a substitution): no rule admits"),
+            "{asked}"
+        );
+        assert!(
+            asked.contains("[a]lways allow `curl x` (with any further words"),
+            "{asked}"
+        );
+        // The model's control characters never reach the terminal raw.
+        assert!(!asked.contains('\u{1b}'), "{asked}");
+        command.always.clear();
+        assert!(command_question(&command).ends_with("[y]es, [n]o: "));
+    }
 }

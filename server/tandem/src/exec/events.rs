@@ -74,6 +74,10 @@ pub enum ExecEvent {
         /// The file (absolute), the command line, SERVER/TOOL, the MCP server's name, or the URL.
         target: String,
         outside_sandbox: bool,
+        /// A command's: why it needed the user (which part of the line, and what for: no rule
+        /// admits it, an option that loads code, a write outside the workspace, a construct the
+        /// allow-list does not judge, outside the sandbox); null when nothing was to ask.
+        reason: Option<String>,
         decision: Decision,
         decided_by: DecidedBy,
         /// With a rejection: what the model was told.
@@ -353,6 +357,7 @@ pub fn approval(
     reply: &ApprovalReply,
     by: AgentDecidedBy,
 ) -> ExecEvent {
+    let action_in = action;
     let (action, target, outside_sandbox) = match action {
         ApprovalAction::Edit(e) => (Action::Edit, e.path.display().to_string(), false),
         ApprovalAction::Command(c) => (Action::Command, c.command.clone(), c.outside_sandbox),
@@ -360,11 +365,18 @@ pub fn approval(
         ApprovalAction::McpServer(s) => (Action::McpServer, s.server.clone(), false),
         ApprovalAction::Fetch(f) => (Action::Fetch, f.url.clone(), false),
     };
+    let reason = match action_in {
+        ApprovalAction::Command(c) if !c.reason.is_empty() && by == AgentDecidedBy::Face => {
+            Some(c.reason.clone())
+        }
+        _ => None,
+    };
     ExecEvent::Approval {
         tool_call_id: tool_call_id.to_string(),
         action,
         target,
         outside_sandbox,
+        reason,
         decision: reply.decision.into(),
         decided_by: by.into(),
         note: reply.feedback.clone(),
@@ -632,6 +644,8 @@ mod tests {
                 outside_sandbox: true,
                 cwd: PathBuf::from("/work"),
                 display_cwd: ".".into(),
+                reason: "the model asked to run it outside the sandbox".into(),
+                always: Vec::new(),
             }),
             ApprovalAction::Mcp(McpApproval {
                 server: "docs".into(),

@@ -34,8 +34,13 @@ impl Rules {
             ),
             ApprovalAction::Command(c) => format!(
                 "Commands need --yes or a matching --allow (in a sandbox that holds). `{}` did \
-                 not run; do not retry it, say what you would run.",
-                c.command
+                 not run{}; do not retry it, say what you would run.",
+                c.command,
+                if c.reason.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (it needed the user because {})", c.reason)
+                }
             ),
             ApprovalAction::Mcp(call) => format!(
                 "Calls to MCP tools need allow_mcp_tools in the config (e.g. \"{}/{}\"). The \
@@ -76,6 +81,8 @@ mod tests {
             outside_sandbox,
             cwd: PathBuf::from("/ws"),
             display_cwd: ".".into(),
+            reason: "`make deploy`: no rule admits this command".into(),
+            always: vec!["make deploy".into()],
         })
     }
 
@@ -96,6 +103,8 @@ mod tests {
         // A sandboxed command asked about is one the policy refused: never accepted here.
         let reply = rules(true, true).answer(&command(false));
         assert_eq!(reply.decision, Decision::Reject);
-        assert!(reply.feedback.unwrap().contains("--allow"));
+        let note = reply.feedback.unwrap();
+        assert!(note.contains("--allow"), "{note}");
+        assert!(note.contains("no rule admits this command"), "{note}");
     }
 }

@@ -38,6 +38,25 @@ pub enum ShellKind {
     Cmd,
 }
 
+/// How the shell that runs command lines reads them: POSIX (sh, bash, dash, ksh, zsh, …) lines
+/// are judged part by part; anything else (fish, PowerShell, `cmd.exe`) only as one plain command.
+pub fn dialect() -> tandem_sandbox::Dialect {
+    let shell = shell();
+    let name = shell
+        .program
+        .file_stem()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    let posix = [
+        "sh", "bash", "dash", "ksh", "mksh", "ksh93", "zsh", "ash", "yash",
+    ];
+    if shell.kind == ShellKind::Posix && posix.contains(&name) {
+        tandem_sandbox::Dialect::Posix
+    } else {
+        tandem_sandbox::Dialect::Other
+    }
+}
+
 impl Shell {
     /// A command for `line`, run by this shell.
     pub(crate) fn command(&self, line: &str) -> tokio::process::Command {
