@@ -5,8 +5,6 @@
 //! unasked before (the one-plain-command allow-list) and after (the judge), and fails if that
 //! share falls under 80%.
 
-mod support;
-
 use tandem_sandbox::{AllowList, Dialect, Judgement, Rules, judge};
 
 #[derive(serde::Deserialize)]
@@ -34,7 +32,7 @@ fn rows() -> Vec<Row> {
 
 #[test]
 fn corpus_no_line_that_should_ask_runs_and_everyday_lines_mostly_run() {
-    let fixture = support::fixture();
+    let fixture = crate::support::fixture();
     let place = &fixture.place;
     let default = Rules {
         read_only: true,

@@ -3,8 +3,7 @@
 
 use tandem_sandbox::{AllowList, Dialect, Judgement, Place, Reason, Rules, judge};
 
-mod support;
-use support::fixture;
+use crate::support::fixture;
 
 fn rules(allow: &[&str], ask: &[&str], deny: &[&str]) -> Rules {
     Rules {
