@@ -24,7 +24,8 @@ use crate::plan::Plan;
 mod tests;
 
 /// The most of a running command's output a view keeps (its tail): a chatty command must not
-/// grow a face's memory without bound, and no face shows more.
+/// grow a face's memory without bound, and a face that repeats the whole output in each update
+/// (ACP replaces a call's content) would cost quadratic bytes without it.
 pub const OUTPUT_KEPT: usize = 64 * 1024;
 
 /// What one input changed, in the order a face should render it. The details are in the view

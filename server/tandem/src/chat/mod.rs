@@ -65,6 +65,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         style,
         input: input.clone(),
         ended: ended_tx,
+        view: Mutex::new(Default::default()),
         state: Mutex::new(Shown::Nothing),
         status: Status::new(style::capable_terminal()),
         agent: agent.clone(),
