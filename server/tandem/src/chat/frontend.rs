@@ -38,9 +38,9 @@ pub struct ChatFrontend {
     pub root: PathBuf,
     /// The user's config file, named in the first-run guide.
     pub config_file: Option<PathBuf>,
-    /// On a terminal, the answer is rendered as Markdown a block at a time; elsewhere it is
+    /// On a terminal, the answer is rendered as Markdown a line at a time; elsewhere it is
     /// written as the model sends it.
-    pub markdown: Option<Mutex<render::Blocks>>,
+    pub markdown: Option<Mutex<render::Lines>>,
 }
 
 #[derive(Default, PartialEq)]
@@ -64,7 +64,7 @@ impl ChatFrontend {
     /// The rest of a rendered answer, if any (called with `shown` locked).
     fn render_rest(&self, shown: &mut Shown) {
         let Some(blocks) = &self.markdown else { return };
-        let rest = lock(blocks).finish();
+        let rest = lock(blocks).finish(self.look());
         let answering = *shown == Shown::Text;
         if answering {
             // Rendered blocks end their lines.
@@ -78,9 +78,8 @@ impl ChatFrontend {
         if !answering {
             out(&self.style.bold("ai> "));
         }
-        let text = render::render(&rest, self.look());
         // The last block's blank line is not needed before what follows.
-        out(&format!("{}\n", text.trim_end_matches('\n')));
+        out(&format!("{}\n", rest.trim_end_matches('\n')));
         *shown = Shown::Nothing;
     }
 
@@ -119,7 +118,7 @@ impl ChatFrontend {
         let s = self.style;
         match &change {
             Change::Started => self.status.turn_started(),
-            // Rendered a block at a time: the spinner stays (saying the answer comes) until one
+            // Rendered a line at a time: the spinner stays (saying the answer comes) until one
             // is complete.
             Change::Text(delta) if self.markdown.is_some() => {
                 self.status.answering(delta.chars().count())
@@ -136,18 +135,16 @@ impl ChatFrontend {
         match change {
             Change::Text(delta) => {
                 match &self.markdown {
-                    // Each block once it is complete: nothing shown is redrawn.
-                    Some(blocks) => {
-                        let done = lock(blocks).push(&delta);
+                    // Each line once it is complete: nothing shown is redrawn.
+                    Some(lines) => {
+                        let done = lock(lines).push(&delta, self.look());
                         if !done.is_empty() {
                             self.status.quiet(true);
                             if self.switch_to(Shown::Text) {
                                 out(&s.bold("ai> "));
                             }
-                            for block in done {
-                                out(&render::render(&block, self.look()));
-                            }
-                            // On the line below the blocks shown: the speed, until the next.
+                            out(&done);
+                            // On the line below the lines shown: the speed, until the next.
                             self.status.answering(0);
                         }
                     }

@@ -71,7 +71,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         agent: agent.clone(),
         root: root.clone(),
         config_file: config_file.clone(),
-        markdown: style::capable_terminal().then(|| Mutex::new(render::Blocks::default())),
+        markdown: style::capable_terminal().then(|| Mutex::new(render::Lines::default())),
     });
     let log = JsonLog {
         path: options.json_log,
