@@ -1,6 +1,6 @@
 //! `tandem chat` in a real pseudo-terminal (xterm), checked on the emulated screen: the first run
 //! with no model server, Ctrl-R and the history kept per workspace, Tab completion, the speed
-//! while an answer streams, and no colour under NO_COLOR.
+//! while an answer streams, each line shown as it completes, and no colour under NO_COLOR.
 
 use crate::chat_pty::{Pty, prompts};
 use crate::support::*;
@@ -211,4 +211,45 @@ fn no_color_means_no_colour_on_a_terminal() {
         "{screen}"
     );
     assert!(has_sgr("a \x1b[1mb\x1b[0m") && !has_sgr("\r\x1b[2K"));
+}
+
+#[test]
+fn each_line_shows_before_the_stream_goes_on() {
+    let env = Env::new();
+    // Chunks of 4 characters after the role chunk: the first 8 end exactly at the code line's
+    // end, the 9th is the start of the next line (the provider holds a line's last newline until
+    // the next piece shows it starts no written tool call). The stream then stalls: nothing
+    // after is ever sent.
+    let answer = "First line.\n```rust\nlet x = 12;\nnever shown\n\nNor this.";
+    let mock = MockServer::start(Scenario::new([Reply::text(answer)
+        .chunk_size(4)
+        .stall_after(1 + 9)]));
+    let provider = provider(&mock);
+    let mut chat = Pty::spawn_sized(&env, &args(&provider), "xterm-256color", 80, true);
+    chat.wait_for_screen("you> ");
+    chat.type_keys("Go\r");
+    // The paragraph has not ended (no blank line came), nor has the code block (no closing
+    // fence): each complete line is on the screen all the same, while the stream holds.
+    chat.wait_for_screen("ai> First line.");
+    chat.wait_for_screen("let x = 12;");
+    let screen = chat.screen();
+    let lines: Vec<&str> = screen.lines().collect();
+    let first = lines.iter().position(|l| l.contains("First line."));
+    let code = lines.iter().position(|l| l.contains("let x = 12;"));
+    assert!(first < code, "{screen}");
+    // Without its fence, and the line still coming is not shown half-way.
+    assert!(
+        !screen.contains("```") && !screen.contains("neve"),
+        "{screen}"
+    );
+    // Highlighted as code (24-bit colours), line by line.
+    let raw = chat.output();
+    let after = &raw[raw.find("First line.").unwrap()..];
+    assert!(after.contains("\x1b[38;2;"), "no highlight: {after:?}");
+    // Ctrl-C stops the held turn; the chat goes on.
+    chat.type_keys("\x03");
+    chat.wait_for_n("you> ", 2);
+    chat.type_keys("/exit\r");
+    assert!(chat.exits_within(SAFETY).success());
+    assert!(!chat.output().contains("never shown"));
 }

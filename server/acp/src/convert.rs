@@ -1,7 +1,6 @@
 //! Pure translations between the agent core's vocabulary and ACP's: prompts in, events, approvals
 //! and stop reasons out. No I/O here, so all of it is unit-tested.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use agent_client_protocol::v1::schema::{
@@ -16,12 +15,11 @@ use serde_json::Value;
 use tandem_agent::approval::{
     ApprovalAction, ApprovalKind, ApprovalReply, ApprovalRequest, Decision,
 };
-use tandem_agent::events::{
-    Event, Location, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind, retry_line,
-};
+use tandem_agent::events::{Event, Location, StopReason, ToolStatus, TurnErrorKind, retry_line};
 use tandem_agent::mode::Mode;
 use tandem_agent::plan::{self as core_plan, StepStatus};
 use tandem_agent::prompt::{ContextItem, Position, Range};
+use tandem_agent::view::{Change, ToolState, TurnView};
 use tandem_agent::{SessionId as CoreSessionId, ToolCallId as CoreCallId};
 use tandem_tools::{FileDiff, ToolKind as CoreKind};
 
@@ -29,10 +27,6 @@ use tandem_tools::{FileDiff, ToolKind as CoreKind};
 pub const ALLOW_ONCE: &str = "allow_once";
 pub const ALLOW_ALWAYS: &str = "allow_always";
 pub const REJECT_ONCE: &str = "reject_once";
-
-/// The most of a running command's output repeated in each update: ACP replaces a tool call's
-/// content on every update, so without a bound a chatty command would cost quadratic bytes.
-const MAX_SHOWN_OUTPUT: usize = 64 * 1024;
 
 /// The core's id of the session a request names.
 pub fn session_id(id: &SessionId) -> CoreSessionId {
@@ -142,26 +136,15 @@ pub fn hunk_diffs(root: &Path, diff: &FileDiff) -> Vec<Diff> {
         .collect()
 }
 
-/// What we know of one tool call while it runs.
-#[derive(Debug, Default)]
-struct Call {
-    /// The output streamed so far (its tail, when long).
-    output: String,
-    /// An edit's whole before and after, from its approval request.
-    diff: Option<Diff>,
-    /// The call got its final status.
-    done: bool,
-}
-
-/// Turns one session's events into `session/update`s, remembering what ACP needs across events:
-/// a command's output so far (ACP replaces content) and an edit's texts from its approval (a
-/// `ToolResult` carries only the unified diff).
+/// Turns one session's events into `session/update`s. What ACP needs across events (a command's
+/// output so far, since ACP replaces content; an edit's texts from its approval, since a
+/// `ToolResult` carries only the unified diff; which calls are over) is in the turn's view.
 #[derive(Debug)]
 pub struct Translator {
     root: PathBuf,
     /// Replaying history: the user's prompts are shown too, and errors as text.
     replay: bool,
-    calls: HashMap<CoreCallId, Call>,
+    view: TurnView,
 }
 
 impl Translator {
@@ -169,23 +152,44 @@ impl Translator {
         Self {
             root,
             replay,
-            calls: HashMap::new(),
+            view: TurnView::new(),
         }
     }
 
     pub fn event(&mut self, event: Event) -> Vec<SessionUpdate> {
-        match event {
-            Event::TurnStarted { prompt, context } if self.replay => {
+        let changes = self.view.event(event);
+        self.updates(changes)
+    }
+
+    fn updates(&self, changes: Vec<Change>) -> Vec<SessionUpdate> {
+        changes
+            .into_iter()
+            .flat_map(|change| self.update(change))
+            .collect()
+    }
+
+    fn update(&self, change: Change) -> Vec<SessionUpdate> {
+        let view = &self.view;
+        match change {
+            Change::Started if self.replay => {
                 // The user's message as they sent it: the text, then each file it linked.
-                let mut updates = vec![SessionUpdate::UserMessageChunk(chunk(prompt))];
-                for path in context {
-                    updates.push(SessionUpdate::UserMessageChunk(link_chunk(&path)));
+                let mut updates = vec![SessionUpdate::UserMessageChunk(chunk(
+                    view.prompt().to_string(),
+                ))];
+                for path in view.context() {
+                    updates.push(SessionUpdate::UserMessageChunk(link_chunk(path)));
                 }
                 updates
             }
-            Event::TurnStarted { .. } | Event::Usage { .. } => Vec::new(),
+            Change::Started
+            | Change::Usage(_)
+            | Change::Said { .. }
+            | Change::Writing { .. }
+            | Change::Refused { .. } => Vec::new(),
+            // The permission request itself says it (see `approval`).
+            Change::Asked { .. } => Vec::new(),
             // ACP has no update for these: the rules in effect as a thought, a notice as text.
-            Event::Rules { files } => vec![SessionUpdate::AgentThoughtChunk(chunk(format!(
+            Change::Rules(files) => vec![SessionUpdate::AgentThoughtChunk(chunk(format!(
                 "Rules files in effect: {}\n",
                 files
                     .iter()
@@ -193,102 +197,102 @@ impl Translator {
                     .collect::<Vec<_>>()
                     .join(", ")
             )))],
-            Event::Compaction {
-                elided,
-                summarized,
-                tokens_before,
-                tokens_after,
-                context_window,
-            } => vec![SessionUpdate::AgentThoughtChunk(chunk(format!(
-                "[context compacted to fit the {context_window}-token window: {elided} tool \
-                 outputs elided, {summarized} messages summarized; about {tokens_before} → \
-                 {tokens_after} tokens]\n"
+            Change::Compaction(c) => vec![SessionUpdate::AgentThoughtChunk(chunk(format!(
+                "[context compacted to fit the {}-token window: {} tool outputs elided, {} \
+                 messages summarized; about {} → {} tokens]\n",
+                c.context_window, c.elided, c.summarized, c.tokens_before, c.tokens_after
             )))],
-            Event::Notice { message } => {
+            Change::Notice(message) => {
                 vec![SessionUpdate::AgentThoughtChunk(chunk(format!(
                     "[{message}]\n"
                 )))]
             }
-            Event::Retrying(retry) => vec![SessionUpdate::AgentThoughtChunk(chunk(format!(
+            Change::Retrying(retry) => vec![SessionUpdate::AgentThoughtChunk(chunk(format!(
                 "[{}]\n",
                 retry_line(&retry)
             )))],
-            Event::Plan(plan) => plan_updates(plan),
-            Event::Text { delta } => vec![SessionUpdate::AgentMessageChunk(chunk(delta))],
-            Event::Reasoning { delta } => vec![SessionUpdate::AgentThoughtChunk(chunk(delta))],
-            Event::ToolCall(ToolCallEvent {
-                tool_call_id,
-                arguments,
-                title,
-                kind,
-                location,
-                ..
-            }) => {
-                let kind = tool_kind(kind);
+            Change::Plan => view.plan().cloned().map(plan_updates).unwrap_or_default(),
+            Change::Text(delta) => vec![SessionUpdate::AgentMessageChunk(chunk(delta))],
+            Change::Reasoning(delta) => vec![SessionUpdate::AgentThoughtChunk(chunk(delta))],
+            Change::Called { id, .. } => {
+                let Some(tool) = view.tool(&id) else {
+                    return Vec::new();
+                };
+                let kind = tool_kind(tool.kind);
                 // Edits, commands, fetches and MCP tools wait for approval (or the policy) before
                 // they run.
-                let status = match kind {
-                    ToolKind::Edit | ToolKind::Execute | ToolKind::Fetch | ToolKind::Other => {
+                let status = match (tool.state, kind) {
+                    (ToolState::Running, _) => ToolCallStatus::InProgress,
+                    (_, ToolKind::Edit | ToolKind::Execute | ToolKind::Fetch | ToolKind::Other) => {
                         ToolCallStatus::Pending
                     }
                     _ => ToolCallStatus::InProgress,
                 };
-                let call = ToolCall::new(tool_call_id.to_string(), title)
+                let call = ToolCall::new(id.to_string(), tool.title.clone())
                     .kind(kind)
                     .status(status)
-                    .locations(locations(location))
-                    .raw_input(arguments);
-                self.calls.insert(tool_call_id, Call::default());
+                    .locations(locations(tool.location.clone()))
+                    .raw_input(tool.arguments.clone());
                 vec![SessionUpdate::ToolCall(call)]
             }
-            Event::ToolOutput {
-                tool_call_id,
-                delta,
-            } => {
-                let call = self.calls.entry(tool_call_id.clone()).or_default();
-                call.output.push_str(&delta);
-                keep_tail(&mut call.output, MAX_SHOWN_OUTPUT);
+            Change::Output { id, .. } => {
+                let Some(tool) = view.tool(&id) else {
+                    return Vec::new();
+                };
                 let fields = ToolCallUpdateFields::new()
                     .status(ToolCallStatus::InProgress)
-                    .content(vec![text_content(fenced(&call.output))]);
-                vec![status_update(&tool_call_id, fields)]
+                    .content(vec![text_content(fenced(&tool.output))]);
+                vec![status_update(&id, fields)]
             }
-            Event::ToolResult {
-                tool_call_id,
-                status,
-                output,
-                diff,
-                ..
-            } => vec![self.result(&tool_call_id, status, &output, diff.as_ref())],
-            Event::TurnEnded {
-                error, error_kind, ..
-            } => {
-                let mut updates = self.close_open();
+            Change::Finished { id } => self.result(&id).into_iter().collect(),
+            Change::Allowed { id } => vec![status_update(
+                &id,
+                ToolCallUpdateFields::new().status(ToolCallStatus::InProgress),
+            )],
+            // Calls that never got a result (the sidecar stopped mid-turn) end as failed, so the
+            // client doesn't show them running forever.
+            Change::Interrupted { ids } => ids
+                .iter()
+                .map(|id| {
+                    let fields = ToolCallUpdateFields::new()
+                        .status(ToolCallStatus::Failed)
+                        .content(vec![text_content(
+                            "Interrupted: this tool call did not finish.",
+                        )]);
+                    status_update(id, fields)
+                })
+                .collect(),
+            Change::Ended => {
+                let Some(end) = view.end() else {
+                    return Vec::new();
+                };
                 // A live failure answers `session/prompt` with an error; a cut answer answers it
                 // with `max_tokens`, which says nothing of the fix, so the message goes here.
-                let said_here = self.replay || error_kind == Some(TurnErrorKind::AnswerCut);
-                if said_here && let Some(error) = error {
-                    updates.push(SessionUpdate::AgentMessageChunk(chunk(format!(
-                        "\n\nError: {error}"
-                    ))));
+                let said_here = self.replay || end.error_kind == Some(TurnErrorKind::AnswerCut);
+                match &end.error {
+                    Some(error) if said_here => vec![SessionUpdate::AgentMessageChunk(chunk(
+                        format!("\n\nError: {error}"),
+                    ))],
+                    _ => Vec::new(),
                 }
-                updates
             }
         }
     }
 
-    fn result(
-        &mut self,
-        id: &CoreCallId,
-        status: ToolStatus,
-        output: &str,
-        file_diff: Option<&FileDiff>,
-    ) -> SessionUpdate {
-        let call = self.calls.entry(id.clone()).or_default();
-        call.done = true;
-        let mut content: Vec<ToolCallContent> = match (&call.diff, file_diff) {
+    fn result(&self, id: &CoreCallId) -> Option<SessionUpdate> {
+        let tool = self.view.tool(id)?;
+        let result = tool.result.as_ref()?;
+        let status = result.status;
+        // An edit's whole before and after, from its approval request.
+        let approved = match &tool.approval {
+            Some(ApprovalAction::Edit(edit)) => Some(
+                Diff::new(edit.path.clone(), edit.proposed.clone()).old_text(edit.original.clone()),
+            ),
+            _ => None,
+        };
+        let mut content: Vec<ToolCallContent> = match (approved, &result.diff) {
             // An applied edit, or a rejected one: show what it was.
-            (Some(diff), _) if status != ToolStatus::Error => vec![diff.clone().into()],
+            (Some(diff), _) if status != ToolStatus::Error => vec![diff.into()],
             (_, Some(file_diff)) if status == ToolStatus::Ok => hunk_diffs(&self.root, file_diff)
                 .into_iter()
                 .map(Into::into)
@@ -298,9 +302,9 @@ impl Translator {
         // An applied edit's diff says it all; anything else shows its output.
         if content.is_empty() || status != ToolStatus::Ok {
             let shown = if status == ToolStatus::Ok {
-                fenced(output)
+                fenced(&result.output)
             } else {
-                output.to_string()
+                result.output.clone()
             };
             content.push(text_content(shown));
         }
@@ -311,21 +315,18 @@ impl Translator {
         let fields = ToolCallUpdateFields::new()
             .status(acp_status)
             .content(content)
-            .raw_output(Value::String(output.to_string()));
-        status_update(id, fields)
+            .raw_output(Value::String(result.output.clone()));
+        Some(status_update(id, fields))
     }
 
     /// The tool call as the permission request shows it: an edit with its diff, a command with
-    /// its command line. The diff is kept for the call's result.
+    /// its command line. The view keeps the edit's texts for the call's result.
     pub fn approval(&mut self, request: &ApprovalRequest) -> ToolCallUpdate {
+        self.view.approval_asked(request);
         let content = match &request.action {
             ApprovalAction::Edit(edit) => {
                 let diff = Diff::new(edit.path.clone(), edit.proposed.clone())
                     .old_text(edit.original.clone());
-                self.calls
-                    .entry(request.tool_call_id.clone())
-                    .or_default()
-                    .diff = Some(diff.clone());
                 vec![diff.into()]
             }
             ApprovalAction::Command(command) => {
@@ -379,50 +380,16 @@ impl Translator {
 
     /// The user allowed the call: it runs now. `None` when the call is already over (the
     /// answer came after the turn was cancelled): a finished call never goes back to running.
-    pub fn allowed(&self, tool_call_id: &CoreCallId) -> Option<SessionUpdate> {
-        let call = self.calls.get(tool_call_id)?;
-        if call.done {
-            return None;
-        }
-        Some(status_update(
-            tool_call_id,
-            ToolCallUpdateFields::new().status(ToolCallStatus::InProgress),
-        ))
+    pub fn allowed(&mut self, tool_call_id: &CoreCallId) -> Option<SessionUpdate> {
+        let changes = self.view.approval_decided(tool_call_id, Decision::Accept);
+        self.updates(changes).into_iter().next()
     }
 
-    /// Calls that never got a result (the sidecar stopped mid-turn) end as failed, so the
-    /// client doesn't show them running forever. The turn's calls are then forgotten.
+    /// Calls that never got a result (the history stopped mid-turn) end as failed.
     pub fn close_open(&mut self) -> Vec<SessionUpdate> {
-        let mut open: Vec<CoreCallId> = self
-            .calls
-            .drain()
-            .filter(|(_, call)| !call.done)
-            .map(|(id, _)| id)
-            .collect();
-        open.sort();
-        open.iter()
-            .map(|id| {
-                let fields = ToolCallUpdateFields::new()
-                    .status(ToolCallStatus::Failed)
-                    .content(vec![text_content(
-                        "Interrupted: this tool call did not finish.",
-                    )]);
-                status_update(id, fields)
-            })
-            .collect()
+        let changes = self.view.close_open();
+        self.updates(changes)
     }
-}
-
-/// Drops the front of `text` (at a line start where possible) to keep it under about `max` bytes.
-fn keep_tail(text: &mut String, max: usize) {
-    if text.len() <= max {
-        return;
-    }
-    let mut cut = tandem_stdx::ceil_char_boundary(text, text.len() - max);
-    if let Some(nl) = text[cut..].find('\n') {
-        cut += nl + 1;
-    }
-    text.replace_range(..cut, "[… earlier output not shown …]\n");
 }
 
 /// The options of every permission request. "Always" lasts for the session and the kind (edits
@@ -640,6 +607,7 @@ mod tests {
         EmbeddedResource, ResourceLink, SelectedPermissionOutcome, TextResourceContents,
     };
     use serde_json::json;
+    use tandem_agent::events::ToolCallEvent;
 
     fn wire(update: &SessionUpdate) -> Value {
         serde_json::to_value(update).unwrap()
@@ -864,15 +832,6 @@ mod tests {
             })
             .is_empty()
         );
-    }
-
-    #[test]
-    fn long_output_keeps_its_tail() {
-        let mut s: String = (0..10_000).map(|i| format!("line {i}\n")).collect();
-        keep_tail(&mut s, 1000);
-        assert!(s.len() < 1100, "{}", s.len());
-        assert!(s.starts_with("[… earlier output not shown …]\nline "));
-        assert!(s.ends_with("line 9999\n"));
     }
 
     #[test]

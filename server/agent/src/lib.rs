@@ -22,6 +22,7 @@ mod session;
 pub mod transcript;
 pub mod trust;
 mod turn;
+pub mod view;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,6 @@
 //! that have one), after the proposed diff was shown with `window/showDocument` where the client
 //! can open documents.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,8 +29,9 @@ use super::workspace_edit::EditCapabilities;
 use tandem_agent::approval::{
     ApprovalAction, ApprovalReply, ApprovalRequest, Decision, queued_reply,
 };
-use tandem_agent::events::{Event, StopReason, ToolCallEvent, ToolStatus, retry_line};
-use tandem_agent::{Frontend, SessionId, ToolCallId, TurnId};
+use tandem_agent::events::{Event, StopReason, ToolStatus, retry_line};
+use tandem_agent::view::{Activity, Change, TurnView};
+use tandem_agent::{Frontend, SessionId, TurnId};
 use tandem_tools::{FileDiff, ToolKind};
 
 /// The commands a plain client runs through `workspace/executeCommand`.
@@ -185,6 +185,7 @@ impl PlainFrontend {
             Forwarder {
                 client: client.clone(),
                 capabilities,
+                view: TurnView::new(),
                 turn: None,
                 proposals,
                 deferred,
@@ -273,24 +274,22 @@ impl PlainFrontend {
     }
 }
 
-/// The running turn as the client sees it.
-struct TurnView {
+/// What the client was shown of the running turn: its progress token and the streamed text not
+/// yet logged. The turn's facts are in [`Forwarder::view`].
+struct Shown {
     token: Option<NumberOrString>,
-    /// What the progress report says.
-    progress: ProgressLine,
-    /// The answer so far (for the final message).
-    answer: String,
     /// Text not yet logged because its sentence isn't complete.
     pending_line: String,
-    /// The kind of each tool call, so a read's result is not logged as the file's first line.
-    kinds: HashMap<ToolCallId, ToolKind>,
 }
 
 /// Sends to the client in order, one turn's view at a time.
 struct Forwarder {
     client: Client,
     capabilities: PlainCapabilities,
-    turn: Option<TurnView>,
+    /// The turn as far as it went.
+    view: TurnView,
+    /// Set from the turn's start to its end.
+    turn: Option<Shown>,
     /// Where proposed diffs are written for the client to show.
     proposals: PathBuf,
     /// The client answers later, by `tandem.answer`, when it answers a question with `null`.
@@ -393,113 +392,91 @@ impl Forwarder {
     }
 
     async fn update(&mut self, session_id: &SessionId, turn_id: &TurnId, event: Event) {
-        match event {
-            Event::TurnStarted { prompt, .. } => {
-                let token = self.begin_progress(session_id, turn_id, &prompt).await;
-                self.turn = Some(TurnView {
+        let mut report = false;
+        for change in self.view.event(event) {
+            report |= self.render(session_id, turn_id, change).await;
+        }
+        if report {
+            self.report().await;
+        }
+    }
+
+    /// Renders what the view says changed; `true` when the progress report changed.
+    async fn render(&mut self, session_id: &SessionId, turn_id: &TurnId, change: Change) -> bool {
+        match change {
+            Change::Started => {
+                let token = self
+                    .begin_progress(session_id, turn_id, self.view.prompt())
+                    .await;
+                self.turn = Some(Shown {
                     token,
-                    progress: ProgressLine::default(),
-                    answer: String::new(),
                     pending_line: String::new(),
-                    kinds: HashMap::new(),
                 });
             }
-            Event::Text { delta } => {
-                let Some(view) = self.turn.as_mut() else {
-                    return;
+            // The first step is reported at the begin.
+            Change::Writing { step } => return step > 1 && self.turn.is_some(),
+            Change::Text(delta) => {
+                let Some(shown) = self.turn.as_mut() else {
+                    return false;
                 };
-                let new_step = view.progress.model_writes();
-                view.answer.push_str(&delta);
-                view.pending_line.push_str(&delta);
-                if let Some(cut) = sentence_end(&view.pending_line) {
-                    let done: String = view.pending_line.drain(..cut).collect();
+                shown.pending_line.push_str(&delta);
+                if let Some(cut) = sentence_end(&shown.pending_line) {
+                    let done: String = shown.pending_line.drain(..cut).collect();
                     let done = done.trim();
                     if !done.is_empty() {
                         self.client.log_message(MessageType::INFO, done).await;
                     }
                 }
-                if new_step {
-                    self.report().await;
-                }
             }
-            Event::Reasoning { .. } => {
-                if self
-                    .turn
-                    .as_mut()
-                    .is_some_and(|v| v.progress.model_writes())
-                {
-                    self.report().await;
-                }
-            }
-            Event::ToolCall(ToolCallEvent {
-                title,
-                tool_call_id,
-                kind,
-                ..
-            }) => {
-                // The text before a tool call is a line of its own, in the log and in the answer:
-                // models rarely end it with a newline, and the next step's text would be glued on.
+            Change::Reasoning(_)
+            | Change::Said { .. }
+            | Change::Compaction(_)
+            | Change::Asked { .. }
+            | Change::Allowed { .. }
+            | Change::Refused { .. }
+            | Change::Interrupted { .. } => {}
+            Change::Called { id, .. } => {
+                // The text before a tool call is a line of its own in the log.
                 self.log_pending().await;
-                if let Some(view) = self.turn.as_mut() {
-                    if !view.answer.is_empty() && !view.answer.ends_with('\n') {
-                        view.answer.push('\n');
-                    }
-                    view.kinds.insert(tool_call_id, kind);
-                    view.progress.activity = Some(title.clone());
-                }
+                let title = self.view.tool(&id).map_or("", |t| &t.title);
                 self.client
                     .log_message(MessageType::INFO, format!("Tandem: {title}"))
                     .await;
-                self.report().await;
+                return true;
             }
-            Event::ToolOutput { delta, .. } => {
+            Change::Output { delta, .. } => {
                 let delta = delta.trim_end_matches('\n');
                 if !delta.trim().is_empty() {
                     self.client.log_message(MessageType::LOG, delta).await;
                 }
             }
-            Event::ToolResult {
-                status,
-                output,
-                tool_call_id,
-                ..
-            } => {
-                let kind = self
-                    .turn
-                    .as_ref()
-                    .and_then(|t| t.kinds.get(&tool_call_id).copied());
-                let line = result_line(status, kind, &output);
+            Change::Finished { id } => {
+                let Some(tool) = self.view.tool(&id) else {
+                    return false;
+                };
+                let Some(result) = &tool.result else {
+                    return false;
+                };
+                let kind = tool.announced.then_some(tool.kind);
+                let line = result_line(result.status, kind, &result.output);
                 self.client.log_message(MessageType::INFO, line).await;
             }
-            Event::Usage {
-                prompt_tokens,
-                completion_tokens,
-                context_window,
-            } => {
-                if let Some(view) = self.turn.as_mut() {
-                    view.progress
-                        .model_done(prompt_tokens + completion_tokens, context_window);
-                    self.report().await;
-                }
-            }
-            Event::Compaction { .. } => {}
-            Event::Plan(plan) => {
+            Change::Usage(_) => return self.turn.is_some(),
+            Change::Plan => {
                 // The whole checklist in the log; the step under way in the progress report.
                 self.log_pending().await;
+                let Some(plan) = self.view.plan() else {
+                    return false;
+                };
                 self.client
                     .log_message(
                         MessageType::INFO,
                         format!("Tandem: plan\n{}", plan.checklist().trim_end()),
                     )
                     .await;
-                if let Some(view) = self.turn.as_mut() {
-                    view.progress.plan = plan
-                        .current()
-                        .map(|step| format!("Plan {}: {}", plan.progress(), step.step));
-                    self.report().await;
-                }
+                return self.turn.is_some();
             }
-            Event::Rules { files } => {
+            Change::Rules(files) => {
                 let names: Vec<String> =
                     files.iter().map(|f| f.path.display().to_string()).collect();
                 self.client
@@ -509,32 +486,33 @@ impl Forwarder {
                     )
                     .await;
             }
-            Event::Notice { message } => {
+            Change::Notice(message) => {
                 self.client
                     .log_message(MessageType::WARNING, format!("Tandem: {message}"))
                     .await;
             }
-            Event::Retrying(retry) => {
+            Change::Retrying(retry) => {
                 let line = retry_line(&retry);
                 self.client
                     .log_message(MessageType::WARNING, format!("Tandem: {line}"))
                     .await;
                 // The progress report says it too, until the next step replaces it.
-                if let Some(view) = self.turn.as_mut() {
-                    view.progress.activity = Some(line);
-                    self.report().await;
+                return self.turn.is_some();
+            }
+            Change::Ended => {
+                self.log_pending().await;
+                let Some(shown) = self.turn.take() else {
+                    return false;
+                };
+                self.end_progress(shown.token.as_ref()).await;
+                if let Some(end) = self.view.end() {
+                    let (typ, message) =
+                        final_message(self.view.answer(), end.stop_reason, end.error.as_deref());
+                    self.client.show_message(typ, message).await;
                 }
             }
-            Event::TurnEnded {
-                stop_reason, error, ..
-            } => {
-                self.log_pending().await;
-                let Some(view) = self.turn.take() else { return };
-                self.end_progress(view.token.as_ref()).await;
-                let (typ, message) = final_message(&view.answer, stop_reason, error.as_deref());
-                self.client.show_message(typ, message).await;
-            }
         }
+        false
     }
 
     async fn begin_progress(
@@ -577,17 +555,15 @@ impl Forwarder {
 
     /// Sends the turn's progress line as it now stands.
     async fn report(&self) {
-        let Some(view) = self.turn.as_ref() else {
+        let Some(token) = self.turn.as_ref().and_then(|t| t.token.clone()) else {
             return;
         };
-        if let Some(token) = view.token.clone() {
-            let report = WorkDoneProgress::Report(WorkDoneProgressReport {
-                cancellable: Some(true),
-                message: Some(view.progress.message()),
-                percentage: None,
-            });
-            self.progress(&token, report).await;
-        }
+        let report = WorkDoneProgress::Report(WorkDoneProgressReport {
+            cancellable: Some(true),
+            message: Some(progress_message(&self.view)),
+            percentage: None,
+        });
+        self.progress(&token, report).await;
     }
 
     async fn end_progress(&self, token: Option<&NumberOrString>) {
@@ -607,67 +583,41 @@ impl Forwarder {
     }
 }
 
-/// The progress report's line: the model request under way (the step), what it is doing, the
-/// plan's current item, and how full the context is. Taken from the turn's events: each model
-/// request ends with a usage report, after which its tool calls run.
-#[derive(Debug, Default)]
-struct ProgressLine {
-    /// Model requests finished (usage reports seen).
-    requests_done: u32,
-    /// The model is writing (text or reasoning of a request not yet finished).
-    writing: bool,
-    /// The tool running, or last run in this step.
-    activity: Option<String>,
-    plan: Option<String>,
-    /// Prompt and completion tokens of the last request, and the context window when known.
-    tokens: Option<(u64, Option<u64>)>,
-}
-
-impl ProgressLine {
-    /// The model writes; `true` when that starts a new step (the report changes).
-    fn model_writes(&mut self) -> bool {
-        if self.writing {
-            return false;
-        }
-        self.writing = true;
-        self.activity = None;
-        self.requests_done > 0
+/// The progress report's line: the model request under way (the step), what it is doing (the
+/// tool running or last run in this step, a retry), the plan's current item, and how full the
+/// context is after the last request.
+fn progress_message(view: &TurnView) -> String {
+    // The model's words (a path it named, its plan) are cut: this is a status line.
+    let short = |text: &str| tandem_stdx::truncated(text, PROGRESS_PART, "…");
+    let mut line = format!("Step {}", view.step());
+    let activity = match view.activity() {
+        Some(Activity::Tool(id)) => view.tool(id).map(|t| t.title.clone()),
+        Some(Activity::Retrying(retry)) => Some(retry_line(retry)),
+        None => None,
+    };
+    if let Some(activity) = activity {
+        line.push_str(&format!(": {}", short(&activity)));
     }
-
-    /// A model request ended, having used `tokens` of the context.
-    fn model_done(&mut self, tokens: u64, window: Option<u64>) {
-        self.requests_done += 1;
-        self.writing = false;
-        self.tokens = Some((tokens, window));
+    if let Some(plan) = view.plan()
+        && let Some(step) = plan.current()
+    {
+        let plan = format!("Plan {}: {}", plan.progress(), step.step);
+        line.push_str(&format!(" · {}", short(&plan)));
     }
-
-    fn step(&self) -> u32 {
-        (self.requests_done + u32::from(self.writing)).max(1)
+    let usage = view.usage();
+    match (usage.last, usage.last.and_then(|l| l.context_window)) {
+        (Some(last), Some(window)) => line.push_str(&format!(
+            " · {} of {} tokens",
+            tandem_agent::context::group(last.prompt_tokens + last.completion_tokens),
+            tandem_agent::context::group(window)
+        )),
+        (Some(last), None) => line.push_str(&format!(
+            " · {} tokens",
+            tandem_agent::context::group(last.prompt_tokens + last.completion_tokens)
+        )),
+        (None, _) => {}
     }
-
-    fn message(&self) -> String {
-        // The model's words (a path it named, its plan) are cut: this is a status line.
-        let short = |text: &str| tandem_stdx::truncated(text, PROGRESS_PART, "…");
-        let mut line = format!("Step {}", self.step());
-        if let Some(activity) = &self.activity {
-            line.push_str(&format!(": {}", short(activity)));
-        }
-        if let Some(plan) = &self.plan {
-            line.push_str(&format!(" · {}", short(plan)));
-        }
-        match self.tokens {
-            Some((used, Some(window))) => line.push_str(&format!(
-                " · {} of {} tokens",
-                tandem_agent::context::group(used),
-                tandem_agent::context::group(window)
-            )),
-            Some((used, None)) => {
-                line.push_str(&format!(" · {} tokens", tandem_agent::context::group(used)))
-            }
-            None => {}
-        }
-        line
-    }
+    line
 }
 
 /// What the user is shown when a turn ends.
@@ -1031,35 +981,79 @@ mod tests {
 
     #[test]
     fn the_progress_line_counts_steps_by_model_requests() {
-        let mut line = ProgressLine::default();
-        assert_eq!(line.message(), "Step 1");
-        assert!(
-            !line.model_writes(),
-            "the first step is reported at the begin"
-        );
-        line.model_done(1234, Some(8192));
+        use tandem_agent::plan::{Plan, PlanStep, StepStatus};
+        let mut view = TurnView::new();
+        view.event(Event::TurnStarted {
+            prompt: "go".into(),
+            context: Vec::new(),
+        });
+        assert_eq!(progress_message(&view), "Step 1");
+        let usage = |prompt_tokens, context_window| Event::Usage {
+            prompt_tokens,
+            completion_tokens: 0,
+            context_window,
+        };
+        view.event(Event::Text { delta: "a".into() });
+        view.event(usage(1234, Some(8192)));
         // The step's tools run after its request ended: still step 1.
-        line.activity = Some("Edit a.py".into());
-        line.plan = Some("Plan 1/3 done: Change it".into());
+        view.event(Event::ToolCall(tandem_agent::events::ToolCallEvent {
+            tool_call_id: "c".into(),
+            name: "replace_in_file".into(),
+            arguments: serde_json::json!({}),
+            title: "Edit a.py".into(),
+            kind: ToolKind::Edit,
+            location: None,
+        }));
+        let plan = |step: &str| {
+            Event::Plan(Plan {
+                explanation: None,
+                steps: vec![
+                    PlanStep {
+                        step: "Read it".into(),
+                        status: StepStatus::Completed,
+                    },
+                    PlanStep {
+                        step: step.into(),
+                        status: StepStatus::InProgress,
+                    },
+                    PlanStep {
+                        step: "Test it".into(),
+                        status: StepStatus::Pending,
+                    },
+                ],
+            })
+        };
+        view.event(plan("Change it"));
         assert_eq!(
-            line.message(),
+            progress_message(&view),
             "Step 1: Edit a.py · Plan 1/3 done: Change it · 1,234 of 8,192 tokens"
         );
-        assert!(line.model_writes(), "the next request is a new step");
-        assert!(!line.model_writes());
+        let writes = view.event(Event::Text { delta: "b".into() });
         assert_eq!(
-            line.message(),
+            writes.first(),
+            Some(&Change::Writing { step: 2 }),
+            "the next request is a new step"
+        );
+        assert_eq!(
+            progress_message(&view),
             "Step 2 · Plan 1/3 done: Change it · 1,234 of 8,192 tokens"
         );
-        line.model_done(1_500_000, None);
+        view.event(usage(1_500_000, None));
         assert_eq!(
-            line.message(),
+            progress_message(&view),
             "Step 2 · Plan 1/3 done: Change it · 1,500,000 tokens"
         );
         // A model's long path or plan item is cut: the line is for a status bar.
-        line.activity = Some(format!("Edit {}", "é".repeat(400)));
-        line.plan = Some("p".repeat(500));
-        assert!(line.message().len() < 2 * (2 * PROGRESS_PART + 40));
+        view.event(plan(&"p".repeat(500)));
+        view.event(Event::ToolCall(tandem_agent::events::ToolCallEvent {
+            tool_call_id: "d".into(),
+            name: "read_file".into(),
+            arguments: serde_json::json!({}),
+            title: format!("Read {}", "é".repeat(400)),
+            kind: ToolKind::Read,
+            location: None,
+        }));
+        assert!(progress_message(&view).len() < 2 * (2 * PROGRESS_PART + 40));
         assert_eq!(tandem_agent::context::group(999), "999");
         assert_eq!(tandem_agent::context::group(1000), "1,000");
     }

@@ -9,7 +9,8 @@ use tower_lsp_server::lsp_types::MessageType;
 
 use super::{Backend, agent_error, invalid_params, lock};
 use tandem_agent::HistoryEntry;
-use tandem_agent::events::{Event, StopReason};
+use tandem_agent::events::StopReason;
+use tandem_agent::view::TurnView;
 
 /// The longest replay shown in one `window/showMessage`: the latest turns are kept.
 const MAX_REPLAY: usize = 8000;
@@ -114,55 +115,32 @@ impl Backend {
 /// The earlier turns: each prompt with the answer's text (the text before a tool call on a line
 /// of its own, as the face showed it live), and how the turn ended when it did not end well.
 fn exchanges(history: &[HistoryEntry]) -> Vec<Exchange> {
-    let mut out: Vec<Exchange> = Vec::new();
-    for entry in history {
-        match &entry.event {
-            Event::TurnStarted { prompt, .. } => out.push(Exchange {
-                prompt: prompt.clone(),
-                answer: String::new(),
-            }),
-            Event::Text { delta } => {
-                if let Some(last) = out.last_mut() {
-                    last.answer.push_str(delta);
+    let events = history.iter().map(|e| e.event.clone());
+    TurnView::turns(events)
+        .iter()
+        .map(|turn| {
+            let mut answer = turn.answer().trim().to_string();
+            let note = turn.end().and_then(|end| match end.stop_reason {
+                StopReason::EndTurn => None,
+                StopReason::Cancelled => Some("(cancelled)".to_string()),
+                StopReason::MaxSteps => Some("(stopped at the step limit)".to_string()),
+                StopReason::Error => Some(format!(
+                    "(failed: {})",
+                    end.error.as_deref().unwrap_or("the turn failed")
+                )),
+            });
+            if let Some(note) = note {
+                if !answer.is_empty() {
+                    answer.push('\n');
                 }
+                answer.push_str(&note);
             }
-            Event::ToolCall(_) => {
-                if let Some(last) = out.last_mut()
-                    && !last.answer.is_empty()
-                    && !last.answer.ends_with('\n')
-                {
-                    last.answer.push('\n');
-                }
+            Exchange {
+                prompt: turn.prompt().to_string(),
+                answer,
             }
-            Event::TurnEnded {
-                stop_reason, error, ..
-            } => {
-                if let Some(last) = out.last_mut() {
-                    let note = match stop_reason {
-                        StopReason::EndTurn => None,
-                        StopReason::Cancelled => Some("(cancelled)".to_string()),
-                        StopReason::MaxSteps => Some("(stopped at the step limit)".to_string()),
-                        StopReason::Error => Some(format!(
-                            "(failed: {})",
-                            error.as_deref().unwrap_or("the turn failed")
-                        )),
-                    };
-                    last.answer = last.answer.trim().to_string();
-                    if let Some(note) = note {
-                        if !last.answer.is_empty() {
-                            last.answer.push('\n');
-                        }
-                        last.answer.push_str(&note);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    for e in &mut out {
-        e.answer = e.answer.trim().to_string();
-    }
-    out
+        })
+        .collect()
 }
 
 /// The message that shows a resumed session: its title, then each turn, the latest last. Cut
@@ -196,7 +174,7 @@ fn replay(title: &str, exchanges: &[Exchange]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tandem_agent::events::{ToolCallEvent, ToolStatus};
+    use tandem_agent::events::{Event, ToolCallEvent, ToolStatus};
 
     fn entry(event: Event) -> HistoryEntry {
         HistoryEntry {

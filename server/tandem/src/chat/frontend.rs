@@ -9,9 +9,8 @@ use futures_util::future::BoxFuture;
 use tokio::sync::mpsc;
 
 use tandem_agent::approval::{ApprovalAction, ApprovalReply, ApprovalRequest, Decision};
-use tandem_agent::events::{
-    Event, StopReason, ToolCallEvent, ToolStatus, TurnErrorKind, retry_line,
-};
+use tandem_agent::events::{Event, StopReason, ToolStatus, TurnErrorKind, retry_line};
+use tandem_agent::view::{Change, TurnView};
 use tandem_agent::{Frontend, SessionId, TurnId};
 use tandem_stdx::lock;
 
@@ -27,9 +26,10 @@ pub struct ChatFrontend {
     pub style: Style,
     pub input: Arc<Input>,
     pub ended: mpsc::UnboundedSender<(StopReason, Option<String>)>,
+    /// The turn as far as it went (the facts the lines are made of).
+    pub view: Mutex<TurnView>,
     /// What the terminal shows now, so pieces of text get their `ai>` once.
     pub state: Mutex<Shown>,
-    /// The last request's token counts, shown when the turn ends.
     /// The spinner and the line after each turn.
     pub status: Status,
     /// For the model's name in that line.
@@ -38,9 +38,9 @@ pub struct ChatFrontend {
     pub root: PathBuf,
     /// The user's config file, named in the first-run guide.
     pub config_file: Option<PathBuf>,
-    /// On a terminal, the answer is rendered as Markdown a block at a time; elsewhere it is
+    /// On a terminal, the answer is rendered as Markdown a line at a time; elsewhere it is
     /// written as the model sends it.
-    pub markdown: Option<Mutex<render::Blocks>>,
+    pub markdown: Option<Mutex<render::Lines>>,
 }
 
 #[derive(Default, PartialEq)]
@@ -64,7 +64,7 @@ impl ChatFrontend {
     /// The rest of a rendered answer, if any (called with `shown` locked).
     fn render_rest(&self, shown: &mut Shown) {
         let Some(blocks) = &self.markdown else { return };
-        let rest = lock(blocks).finish();
+        let rest = lock(blocks).finish(self.look());
         let answering = *shown == Shown::Text;
         if answering {
             // Rendered blocks end their lines.
@@ -78,9 +78,8 @@ impl ChatFrontend {
         if !answering {
             out(&self.style.bold("ai> "));
         }
-        let text = render::render(&rest, self.look());
         // The last block's blank line is not needed before what follows.
-        out(&format!("{}\n", text.trim_end_matches('\n')));
+        out(&format!("{}\n", rest.trim_end_matches('\n')));
         *shown = Shown::Nothing;
     }
 
@@ -99,38 +98,53 @@ impl ChatFrontend {
     }
 }
 
-impl Frontend for ChatFrontend {
-    fn update(&self, _session_id: &SessionId, _turn_id: &TurnId, event: Event) {
+/// What the terminal does not show: the whole text again, the step, the approvals (the question
+/// is asked and answered on the terminal itself), calls a turn left open.
+fn unshown(change: &Change) -> bool {
+    matches!(
+        change,
+        Change::Said { .. }
+            | Change::Writing { .. }
+            | Change::Asked { .. }
+            | Change::Allowed { .. }
+            | Change::Refused { .. }
+            | Change::Interrupted { .. }
+    )
+}
+
+impl ChatFrontend {
+    /// Renders what the view says changed.
+    fn render(&self, view: &TurnView, change: Change) {
         let s = self.style;
-        match &event {
-            Event::TurnStarted { .. } => self.status.turn_started(),
-            Event::Usage { .. } | Event::TurnEnded { .. } => {}
-            // Rendered a block at a time: the spinner stays (saying the answer comes) until one
+        match &change {
+            Change::Started => self.status.turn_started(),
+            // Rendered a line at a time: the spinner stays (saying the answer comes) until one
             // is complete.
-            Event::Text { delta } if self.markdown.is_some() => {
+            Change::Text(delta) if self.markdown.is_some() => {
                 self.status.answering(delta.chars().count())
             }
-            Event::Text { .. } | Event::Reasoning { .. } => self.status.quiet(true),
+            Change::Text(_) | Change::Reasoning(_) => self.status.quiet(true),
+            // Nothing shown for these: the spinner stays.
+            Change::Usage(_) | Change::Ended => {}
+            change if unshown(change) => {}
             _ => self.status.quiet(false),
         }
-        match event {
-            Event::TurnStarted { .. } => {}
-            Event::Text { delta } => {
+        if matches!(change, Change::Started) || unshown(&change) {
+            return;
+        }
+        match change {
+            Change::Text(delta) => {
                 match &self.markdown {
-                    // Each block once it is complete: nothing shown is redrawn.
-                    Some(blocks) => {
-                        let done = lock(blocks).push(&delta);
+                    // Each line once it is complete: nothing shown is redrawn.
+                    Some(lines) => {
+                        let done = lock(lines).push(&delta, self.look());
                         if !done.is_empty() {
                             self.status.quiet(true);
                             if self.switch_to(Shown::Text) {
                                 out(&s.bold("ai> "));
                             }
-                        }
-                        if !done.is_empty() {
-                            for block in done {
-                                out(&render::render(&block, self.look()));
-                            }
-                            // On the line below the blocks shown: the speed, until the next.
+                            out(&done);
+                            // On the line below the lines shown: the speed, until the next.
                             self.status.answering(0);
                         }
                     }
@@ -142,46 +156,46 @@ impl Frontend for ChatFrontend {
                     }
                 }
             }
-            Event::Reasoning { delta } => {
+            Change::Reasoning(delta) => {
                 if self.switch_to(Shown::Reasoning) {
                     out(&s.dim("thinking: "));
                 }
                 out(&s.dim(&inert(&delta, false)));
             }
-            Event::ToolCall(ToolCallEvent { title, .. }) => {
+            Change::Called { id, .. } => {
+                let title = view.tool(&id).map_or("", |t| &t.title);
                 self.switch_to(Shown::Nothing);
                 out(&format!(
                     "{}\n",
-                    s.dim(&format!("• {}", inert(&title, true)))
+                    s.dim(&format!("• {}", inert(title, true)))
                 ));
             }
-            Event::ToolOutput { delta, .. } => {
+            Change::Output { delta, .. } => {
                 self.switch_to(Shown::Output);
                 out(&s.dim(&inert(&delta, false)));
             }
-            Event::ToolResult { status, output, .. } => {
+            Change::Finished { id } => {
+                let Some(result) = view.tool(&id).and_then(|t| t.result.as_ref()) else {
+                    return;
+                };
                 self.switch_to(Shown::Nothing);
-                let mark = match status {
+                let mark = match result.status {
                     ToolStatus::Ok => "✓",
                     ToolStatus::Error => "✗",
                     ToolStatus::Rejected => "⊘",
                 };
                 out(&format!(
                     "{}\n",
-                    s.dim(&format!("  {mark} {}", inert(&summary(&output), true)))
+                    s.dim(&format!(
+                        "  {mark} {}",
+                        inert(&summary(&result.output), true)
+                    ))
                 ));
                 // The result goes back to the model: waiting again.
                 self.status.wait();
             }
-            Event::Usage {
-                prompt_tokens,
-                completion_tokens,
-                context_window,
-            } => {
-                self.status
-                    .usage(prompt_tokens, completion_tokens, context_window);
-            }
-            Event::Rules { files } => {
+            Change::Usage(_) => self.status.request_done(),
+            Change::Rules(files) => {
                 self.switch_to(Shown::Nothing);
                 let names: Vec<String> = files
                     .iter()
@@ -199,29 +213,24 @@ impl Frontend for ChatFrontend {
                     s.dim(&format!("rules: {}", inert(&names.join(", "), true)))
                 ));
             }
-            Event::Compaction {
-                elided,
-                summarized,
-                tokens_before,
-                tokens_after,
-                context_window,
-            } => {
+            Change::Compaction(c) => {
                 self.switch_to(Shown::Nothing);
                 out(&format!(
                     "{}\n",
                     s.dim(&format!(
                         "  {}",
                         crate::display::compaction(
-                            elided,
-                            summarized,
-                            tokens_before,
-                            tokens_after,
-                            context_window
+                            c.elided,
+                            c.summarized,
+                            c.tokens_before,
+                            c.tokens_after,
+                            c.context_window
                         )
                     ))
                 ));
             }
-            Event::Plan(plan) => {
+            Change::Plan => {
+                let Some(plan) = view.plan() else { return };
                 self.switch_to(Shown::Nothing);
                 out(&format!(
                     "{}\n",
@@ -231,11 +240,11 @@ impl Frontend for ChatFrontend {
                     out(&format!("{}\n", s.dim(&format!("  {}", inert(line, true)))));
                 }
             }
-            Event::Notice { message } => {
+            Change::Notice(message) => {
                 self.switch_to(Shown::Nothing);
                 out(&format!("{}\n", s.dim(&format!("  note: {message}"))));
             }
-            Event::Retrying(retry) => {
+            Change::Retrying(retry) => {
                 self.switch_to(Shown::Nothing);
                 out(&format!(
                     "{}\n",
@@ -244,24 +253,31 @@ impl Frontend for ChatFrontend {
                 // Still waiting for the model: the spinner comes back under the line.
                 self.status.wait();
             }
-            Event::TurnEnded {
-                stop_reason,
-                error,
-                error_kind,
-            } => {
+            Change::Ended => {
+                let Some(end) = view.end() else { return };
                 self.switch_to(Shown::Nothing);
-                if let Some(line) = self.status.summary(&self.agent.model()) {
+                if let Some(line) = self.status.summary(&self.agent.model(), view.usage()) {
                     out(&format!("{}\n", s.dim(&inert(&line, true))));
                 }
                 // No server at all: the guide, in place of a message written for editors too.
-                let error = match error_kind {
+                let error = match end.error_kind {
                     Some(TurnErrorKind::NoServer) => Some(crate::first_run::no_server_guide(
                         self.config_file.as_deref(),
                     )),
-                    _ => error,
+                    _ => end.error.clone(),
                 };
-                let _ = self.ended.send((stop_reason, error));
+                let _ = self.ended.send((end.stop_reason, error));
             }
+            _ => {}
+        }
+    }
+}
+
+impl Frontend for ChatFrontend {
+    fn update(&self, _session_id: &SessionId, _turn_id: &TurnId, event: Event) {
+        let mut view = lock(&self.view);
+        for change in view.event(event) {
+            self.render(&view, change);
         }
     }
 

@@ -65,12 +65,13 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         style,
         input: input.clone(),
         ended: ended_tx,
+        view: Mutex::new(Default::default()),
         state: Mutex::new(Shown::Nothing),
         status: Status::new(style::capable_terminal()),
         agent: agent.clone(),
         root: root.clone(),
         config_file: config_file.clone(),
-        markdown: style::capable_terminal().then(|| Mutex::new(render::Blocks::default())),
+        markdown: style::capable_terminal().then(|| Mutex::new(render::Lines::default())),
     });
     let log = JsonLog {
         path: options.json_log,

@@ -1,7 +1,8 @@
 //! The model's Markdown rendered for a terminal: headings, emphasis, lists, block quotes,
 //! tables, links, and code blocks highlighted by syntect; paragraphs wrapped at word boundaries
-//! to the terminal's width. Streamed a block at a time ([`Blocks`]): a block is printed once it
-//! is complete, so nothing already shown is redrawn.
+//! to the terminal's width. Streamed a line at a time ([`Lines`]): a line is printed once it is
+//! complete, so nothing already shown is redrawn. Code is highlighted in a theme for the
+//! terminal's background (`COLORFGBG`; dark when unknown).
 //!
 //! Everything the model wrote passes through [`inert`] first: only our own escapes reach the
 //! terminal.
@@ -16,56 +17,115 @@ use syntect::util::as_24_bit_terminal_escaped;
 
 use crate::display::inert;
 
-/// Splits streamed text into complete Markdown blocks: a paragraph ends at a blank line, a code
-/// block at its closing fence.
+/// Streamed text rendered a line at a time, as each line completes: Markdown by line (a line's
+/// indent kept, so nested lists stay nested), a code block line by line (its highlighting carried
+/// from line to line), a table once its last row came (its columns need every row). Nothing
+/// shown is redrawn.
 #[derive(Default)]
-pub struct Blocks {
-    /// Complete lines of the block being read.
-    block: String,
+pub struct Lines {
     /// The last line, still being streamed.
     partial: String,
-    /// The fence that opened the code block we are in (```` ``` ```` or `~~~`).
-    fence: Option<String>,
+    /// The code block we are in.
+    code: Option<Code>,
+    /// The rows of a table being read.
+    table: String,
+    /// The last thing shown was a blank line: another adds nothing.
+    gap: bool,
 }
 
-impl Blocks {
-    /// Adds a piece of the answer; returns the blocks it completed.
-    pub fn push(&mut self, delta: &str) -> Vec<String> {
+/// An open code block: its fence (```` ``` ```` or `~~~`) and, with colours, its highlighter.
+struct Code {
+    fence: String,
+    highlighter: Option<HighlightLines<'static>>,
+}
+
+impl Lines {
+    /// Adds a piece of the answer; returns the terminal text of the lines it completed.
+    pub fn push(&mut self, delta: &str, look: Look) -> String {
         self.partial.push_str(delta);
-        let mut done = Vec::new();
+        let mut shown = String::new();
         while let Some(end) = self.partial.find('\n') {
             let line: String = self.partial.drain(..=end).collect();
-            let trimmed = line.trim_start();
-            let marker: String = trimmed
-                .chars()
-                .take_while(|c| *c == '`' || *c == '~')
-                .collect();
-            let is_fence = marker.len() >= 3 && line.len() - trimmed.len() <= 3;
-            self.block.push_str(&line);
-            match &self.fence {
-                Some(open) if is_fence && marker.starts_with(open.as_str()) => {
-                    self.fence = None;
-                    done.push(std::mem::take(&mut self.block));
-                }
-                Some(_) => {}
-                None if is_fence => self.fence = Some(marker),
-                None if line.trim().is_empty() => {
-                    let block = std::mem::take(&mut self.block);
-                    if !block.trim().is_empty() {
-                        done.push(block);
-                    }
-                }
-                None => {}
-            }
+            shown.push_str(&self.line(&line, look));
         }
-        done
+        shown
     }
 
-    /// What is left at the end of the answer.
-    pub fn finish(&mut self) -> Option<String> {
-        let rest = std::mem::take(&mut self.block) + &std::mem::take(&mut self.partial);
-        self.fence = None;
-        (!rest.trim().is_empty()).then_some(rest)
+    /// What is left at the end of the answer, rendered; `None` when nothing is.
+    pub fn finish(&mut self, look: Look) -> Option<String> {
+        let rest = std::mem::take(&mut self.partial);
+        let mut shown = if rest.is_empty() {
+            String::new()
+        } else {
+            self.line(&format!("{rest}\n"), look)
+        };
+        shown.push_str(&self.end_table(look));
+        if self.code.take().is_some() && look.color {
+            shown.push_str("\x1b[0m");
+        }
+        self.gap = false;
+        (!shown.trim().is_empty()).then_some(shown)
+    }
+
+    fn line(&mut self, line: &str, look: Look) -> String {
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        let marker: String = trimmed
+            .chars()
+            .take_while(|c| *c == '`' || *c == '~')
+            .collect();
+        let is_fence = marker.len() >= 3 && indent <= 3;
+        if let Some(code) = &mut self.code {
+            if is_fence && marker.starts_with(code.fence.as_str()) {
+                self.code = None;
+                self.gap = true;
+                // The blank line after a code block.
+                return if look.color { "\x1b[0m\n" } else { "\n" }.to_string();
+            }
+            self.gap = false;
+            return highlight_line(code.highlighter.as_mut(), &inert(line, false));
+        }
+        let is_row = trimmed.starts_with('|');
+        let mut shown = if is_row {
+            String::new()
+        } else {
+            self.end_table(look)
+        };
+        if is_fence {
+            let lang = trimmed[marker.len()..]
+                .split([' ', ',', '\n'])
+                .next()
+                .unwrap_or("");
+            self.code = Some(Code {
+                fence: marker,
+                highlighter: look.color.then(|| highlighter(lang)),
+            });
+        } else if is_row {
+            self.table.push_str(line);
+        } else if trimmed.is_empty() {
+            if !self.gap {
+                shown.push('\n');
+                self.gap = true;
+            }
+        } else {
+            let rendered = render(trimmed, look);
+            let pad = " ".repeat(indent);
+            for l in rendered.trim_end_matches('\n').lines() {
+                shown.push_str(&format!("{pad}{l}\n"));
+            }
+            self.gap = false;
+        }
+        shown
+    }
+
+    /// A held table, rendered now that a line after it came (or the answer ended).
+    fn end_table(&mut self, look: Look) -> String {
+        let table = std::mem::take(&mut self.table);
+        if table.is_empty() {
+            return String::new();
+        }
+        self.gap = true;
+        render(&table, look)
     }
 }
 
@@ -412,12 +472,49 @@ fn syntaxes() -> &'static SyntaxSet {
 fn theme() -> &'static Theme {
     static THEME: OnceLock<Theme> = OnceLock::new();
     THEME.get_or_init(|| {
+        let light = light_background(std::env::var("COLORFGBG").ok().as_deref());
+        let name = if light {
+            "base16-ocean.light"
+        } else {
+            "base16-ocean.dark"
+        };
         let mut themes = ThemeSet::load_defaults().themes;
         themes
-            .remove("base16-ocean.dark")
+            .remove(name)
             .or_else(|| themes.into_values().next())
             .unwrap_or_default()
     })
+}
+
+/// Whether the terminal's background is light, by `COLORFGBG` (`fg;bg` or `fg;x;bg`, as rxvt,
+/// Konsole and others set it): a background of colour 7 (light grey) or 9 to 15 (the bright
+/// ones, white last) is light. Dark when unknown, as most terminals are.
+pub fn light_background(colorfgbg: Option<&str>) -> bool {
+    let Some(bg) = colorfgbg.and_then(|v| v.rsplit(';').next()) else {
+        return false;
+    };
+    matches!(bg.trim().parse::<u8>(), Ok(7 | 9..=15))
+}
+
+/// A highlighter for a code block in `lang` (plain text when unknown).
+fn highlighter(lang: &str) -> HighlightLines<'static> {
+    let set = syntaxes();
+    let syntax = set
+        .find_syntax_by_token(lang)
+        .unwrap_or_else(|| set.find_syntax_plain_text());
+    HighlightLines::new(syntax, theme())
+}
+
+/// One line of a code block, highlighted by the block's highlighter (which carries what the
+/// lines before it opened: a string, a comment), or as written without colours.
+fn highlight_line(highlighter: Option<&mut HighlightLines<'static>>, line: &str) -> String {
+    let Some(lines) = highlighter else {
+        return line.to_string();
+    };
+    match lines.highlight_line(line, syntaxes()) {
+        Ok(ranges) => as_24_bit_terminal_escaped(&ranges, false),
+        Err(_) => line.to_string(),
+    }
 }
 
 /// A code block: highlighted for its language when colours are on, else as written.
@@ -425,17 +522,10 @@ fn highlight(lang: &str, code: &str, color: bool) -> String {
     if !color {
         return code.to_string();
     }
-    let set = syntaxes();
-    let syntax = set
-        .find_syntax_by_token(lang)
-        .unwrap_or_else(|| set.find_syntax_plain_text());
-    let mut lines = HighlightLines::new(syntax, theme());
+    let mut lines = highlighter(lang);
     let mut shown = String::new();
     for line in syntect::util::LinesWithEndings::from(code) {
-        match lines.highlight_line(line, set) {
-            Ok(ranges) => shown.push_str(&as_24_bit_terminal_escaped(&ranges, false)),
-            Err(_) => shown.push_str(line),
-        }
+        shown.push_str(&highlight_line(Some(&mut lines), line));
     }
     shown.push_str("\x1b[0m");
     shown
@@ -459,17 +549,59 @@ mod tests {
     };
 
     #[test]
-    fn blocks_complete_at_blank_lines_and_closing_fences() {
-        let mut b = Blocks::default();
-        assert!(b.push("# Title\n\nSome **bo").len() == 1);
-        assert!(b.push("ld** text").is_empty());
+    fn each_line_shows_as_it_completes() {
+        let mut l = Lines::default();
+        assert_eq!(l.push("# Title\n\nSome **bo", PLAIN), "# Title\n\n");
         assert_eq!(
-            b.push("\n\n```rust\nfn main() {}\n\n"),
-            ["Some **bold** text\n\n"]
+            l.push("ld** text", PLAIN),
+            "",
+            "a line shows once it is whole"
         );
-        assert_eq!(b.push("```\ntail"), ["```rust\nfn main() {}\n\n```\n"]);
-        assert_eq!(b.finish().as_deref(), Some("tail"));
-        assert_eq!(b.finish(), None);
+        assert_eq!(l.push(" and more\n", PLAIN), "Some bold text and more\n");
+        // A paragraph's second line shows without waiting for its end; blank lines show once.
+        assert_eq!(l.push("second line\n\n\n", PLAIN), "second line\n\n");
+        // Code line by line, without its fences; nested list items keep their indent.
+        assert_eq!(l.push("```rust\nfn main() {}\n", PLAIN), "fn main() {}\n");
+        assert_eq!(l.push("```\n- a\n  - b\n", PLAIN), "\n• a\n  • b\n");
+        // A table waits for its last row.
+        assert_eq!(l.push("| a | bb |\n|---|---|\n| ccc | d |\n", PLAIN), "");
+        let after = l.push("done\n", PLAIN);
+        assert!(after.starts_with("a   │ bb\n"), "{after}");
+        assert!(after.ends_with("ccc │ d\n\ndone\n"), "{after}");
+        assert_eq!(l.finish(PLAIN), None);
+        l.push("tail", PLAIN);
+        assert_eq!(l.finish(PLAIN).as_deref(), Some("tail\n"));
+    }
+
+    #[test]
+    fn code_keeps_its_highlighting_from_line_to_line() {
+        let look = Look {
+            width: 80,
+            color: true,
+        };
+        let mut l = Lines::default();
+        let first = l.push("```rust\n/* a comment\n", look);
+        let second = l.push("still the comment */ let x = 1;\n", look);
+        // The comment's colour carries to the next line, as the whole block's highlight has it.
+        let whole = highlight(
+            "rust",
+            "/* a comment\nstill the comment */ let x = 1;\n",
+            true,
+        );
+        assert_eq!(format!("{first}{second}\x1b[0m"), whole);
+        assert!(second.contains("\x1b[38;2;"), "{second:?}");
+        // An escape the model wrote inside code stays inert.
+        assert!(!l.push("\x1b[2J\n", look).contains("\x1b[2J"));
+    }
+
+    #[test]
+    fn the_background_colour_comes_from_colorfgbg() {
+        assert!(!light_background(None));
+        assert!(!light_background(Some("15;0")));
+        assert!(light_background(Some("0;15")));
+        assert!(light_background(Some("0;default;7")));
+        assert!(!light_background(Some("garbage")));
+        assert!(!light_background(Some("")));
     }
 
     #[test]

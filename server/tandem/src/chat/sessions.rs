@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use tandem_agent::events::Event;
+use tandem_agent::view::{Change, TurnView};
 use tandem_agent::{Agent, SessionId};
 
 use crate::display::inert;
@@ -150,7 +151,6 @@ pub fn replay(agent: &Agent, session: &SessionId) -> String {
         .map(|l| l.history)
         .unwrap_or_default();
     let mut lines = Vec::new();
-    let mut answer = String::new();
     let first_line = |text: &str| {
         let line = text.trim().lines().next().unwrap_or("").to_string();
         let more = text.trim().lines().count() > 1;
@@ -161,28 +161,40 @@ pub fn replay(agent: &Agent, session: &SessionId) -> String {
             line
         }
     };
+    let said = |lines: &mut Vec<String>, text: &str| {
+        if !text.trim().is_empty() {
+            lines.push(format!("ai> {}", inert(&first_line(text), true)));
+        }
+    };
+    let mut view = TurnView::new();
     for entry in history {
-        if let Event::Text { delta } = &entry.event {
-            answer.push_str(delta);
-            continue;
+        if matches!(entry.event, Event::TurnStarted { .. }) && view.end().is_none() {
+            // The turn before never ended (a crash): what it said so far.
+            said(&mut lines, view.final_text());
         }
-        if !answer.trim().is_empty() {
-            lines.push(format!("ai> {}", inert(&first_line(&answer), true)));
-        }
-        answer.clear();
-        match entry.event {
-            Event::TurnStarted { prompt, .. } => {
-                lines.push(format!("you> {}", inert(&first_line(&prompt), true)));
+        for change in view.event(entry.event) {
+            match change {
+                Change::Started => {
+                    lines.push(format!("you> {}", inert(&first_line(view.prompt()), true)))
+                }
+                Change::Called { id, preamble } => {
+                    said(&mut lines, &preamble);
+                    let title = view.tool(&id).map_or("", |t| &t.title);
+                    lines.push(format!("  • {}", inert(title, true)));
+                }
+                Change::Ended => {
+                    said(&mut lines, view.final_text());
+                    if let Some(error) = view.end().and_then(|e| e.error.as_deref()) {
+                        lines.push(format!("  error: {}", inert(&first_line(error), true)));
+                    }
+                }
+                _ => {}
             }
-            Event::ToolCall(call) => lines.push(format!("  • {}", inert(&call.title, true))),
-            Event::TurnEnded {
-                error: Some(error), ..
-            } => lines.push(format!("  error: {}", inert(&first_line(&error), true))),
-            _ => {}
         }
     }
-    if !answer.trim().is_empty() {
-        lines.push(format!("ai> {}", inert(&first_line(&answer), true)));
+    // A turn the history stops in the middle of.
+    if view.end().is_none() {
+        said(&mut lines, view.final_text());
     }
     lines.iter().map(|l| format!("{l}\n")).collect()
 }

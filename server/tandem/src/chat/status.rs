@@ -1,6 +1,7 @@
 //! Signs of life: a spinner with the time waited while the model has not answered yet, the
 //! speed while the answer streams (estimated from its characters until the server counts), and
-//! after each turn one line with the model, the window used, tokens in and out, time and speed.
+//! after each turn one line with the model, the window used, tokens in and out (from the turn's
+//! view), time and speed.
 //!
 //! The spinner is drawn only on a terminal, by a thread of its own, on the line the answer will
 //! start on; whatever the chat prints next first calls [`Status::quiet`], which clears it.
@@ -9,6 +10,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use tandem_agent::view::Usage;
 use tandem_stdx::lock;
 
 const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -25,10 +27,6 @@ struct Inner {
     /// The current answer began streaming then.
     streaming_since: Option<Instant>,
     streamed: Duration,
-    prompt_tokens: u64,
-    completion_tokens: u64,
-    window: Option<u64>,
-    requests: u32,
     /// The answer is coming: the spinner shows its speed.
     answering: bool,
     /// Characters of the current answer so far, for the live speed.
@@ -124,41 +122,39 @@ impl Status {
         format!("answering… {secs:.1} s, ~{:.0} tok/s", tokens / secs)
     }
 
-    /// A request's token counts.
-    pub fn usage(&self, prompt_tokens: u64, completion_tokens: u64, window: Option<u64>) {
+    /// A model request ended: its answer's streaming time counts toward the speed.
+    pub fn request_done(&self) {
         let mut inner = lock(&self.inner);
         if let Some(since) = inner.streaming_since.take() {
             inner.streamed += since.elapsed();
         }
         inner.answer_chars = 0;
-        inner.prompt_tokens = prompt_tokens;
-        inner.completion_tokens += completion_tokens;
-        inner.window = window.or(inner.window);
-        inner.requests += 1;
     }
 
-    /// The line after a turn: `[model: 1830 of 32768 tokens in, 50 out, 2.1 s, 24 tok/s]`;
-    /// none when no request was answered.
-    pub fn summary(&self, model: &str) -> Option<String> {
+    /// The line after a turn: `[model: 1830 of 32768 tokens in, 50 out, 2.1 s, 24 tok/s]`, the
+    /// last request's prompt and the turn's completion tokens (counted by the turn's view); none
+    /// when no request was answered.
+    pub fn summary(&self, model: &str, usage: &Usage) -> Option<String> {
         self.quiet(false);
         let inner = lock(&self.inner);
-        if inner.requests == 0 {
-            return None;
-        }
-        let window = inner.window.map(|w| format!(" of {w}")).unwrap_or_default();
+        let last = usage.last?;
+        let window = usage
+            .context_window
+            .map(|w| format!(" of {w}"))
+            .unwrap_or_default();
         let took = inner
             .turn_started
             .map(|t| format!(", {:.1} s", t.elapsed().as_secs_f64()))
             .unwrap_or_default();
         let secs = inner.streamed.as_secs_f64();
-        let speed = if secs > 0.05 && inner.completion_tokens > 0 {
-            format!(", {:.0} tok/s", inner.completion_tokens as f64 / secs)
+        let speed = if secs > 0.05 && usage.completion_tokens > 0 {
+            format!(", {:.0} tok/s", usage.completion_tokens as f64 / secs)
         } else {
             String::new()
         };
         Some(format!(
             "[{model}: {}{window} tokens in, {} out{took}{speed}]",
-            inner.prompt_tokens, inner.completion_tokens
+            last.prompt_tokens, usage.completion_tokens
         ))
     }
 
@@ -193,13 +189,25 @@ mod tests {
 
     #[test]
     fn the_summary_has_the_model_the_window_and_the_tokens() {
+        use tandem_agent::events::Event;
         let status = Status::new(false);
         status.turn_started();
-        assert_eq!(status.summary("qwen"), None, "no request answered yet");
+        let mut view = tandem_agent::view::TurnView::new();
+        assert_eq!(
+            status.summary("qwen", view.usage()),
+            None,
+            "no request answered yet"
+        );
         status.quiet(true);
-        status.usage(1830, 40, Some(32768));
-        status.usage(1900, 10, None);
-        let line = status.summary("qwen").unwrap();
+        for (prompt, completion, window) in [(1830, 40, Some(32768)), (1900, 10, None)] {
+            view.event(Event::Usage {
+                prompt_tokens: prompt,
+                completion_tokens: completion,
+                context_window: window,
+            });
+            status.request_done();
+        }
+        let line = status.summary("qwen", view.usage()).unwrap();
         assert!(
             line.starts_with("[qwen: 1900 of 32768 tokens in, 50 out, "),
             "{line}"
@@ -223,7 +231,7 @@ mod tests {
             .unwrap_or_else(|| panic!("{line}"));
         assert!((90.0..=100.0).contains(&speed), "{line}");
         // A request's end restarts the count for the next answer.
-        status.usage(10, 100, None);
+        status.request_done();
         assert_eq!(lock(&status.inner).answer_chars, 0);
     }
 }

@@ -1,7 +1,6 @@
 //! The face `tandem exec` shows the core: progress to stderr (or events to stdout with
 //! `--json`), the final answer kept for the end, approvals answered at once by [`Rules`].
 
-use std::collections::HashSet;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -10,8 +9,9 @@ use futures_util::future::BoxFuture;
 use tokio::sync::mpsc;
 
 use tandem_agent::approval::{ApprovalReply, ApprovalRequest, DecidedBy, Decision};
-use tandem_agent::events::{Event, StopReason, ToolCallEvent, TurnErrorKind, retry_line};
-use tandem_agent::{Frontend, SessionId, ToolCallId, TurnId};
+use tandem_agent::events::{Event, StopReason, ToolStatus, TurnErrorKind, retry_line};
+use tandem_agent::view::{Change, TurnView};
+use tandem_agent::{Frontend, SessionId, TurnId};
 use tandem_stdx::lock;
 
 use super::events::{self, ExecEvent};
@@ -42,20 +42,9 @@ pub struct ExecFrontend {
     pub out: Box<dyn Fn(&ExecEvent) + Send + Sync>,
 }
 
-#[derive(Default)]
-pub struct State {
-    /// Text since the last tool call: the answer if the turn ends now.
-    answer: String,
-    /// Text and reasoning not yet reported as a whole `message` / `reasoning` event.
-    text: String,
-    reasoning: String,
-    rejected: u32,
-    /// The calls whose approval was refused (counted then, not again at their result).
-    refused_by_approval: HashSet<ToolCallId>,
-    prompt_tokens: u64,
-    completion_tokens: u64,
-    requests: u32,
-}
+/// The turn as far as it went: the facts the progress lines, the events and the exit code are
+/// made of.
+pub type State = TurnView;
 
 /// One JSON line on stdout.
 pub fn emit(event: &ExecEvent) {
@@ -81,227 +70,178 @@ impl ExecFrontend {
         let _ = writeln!(stderr, "{line}");
     }
 
-    /// Reports the text and reasoning gathered so far as whole messages.
-    fn flush(&self, state: &mut State) {
-        let reasoning = std::mem::take(&mut state.reasoning);
-        let text = std::mem::take(&mut state.text);
-        if !self.json {
-            return;
-        }
-        if !reasoning.is_empty() {
-            (self.out)(&ExecEvent::Reasoning { text: reasoning });
-        }
-        if !text.is_empty() {
-            (self.out)(&ExecEvent::Message { text });
-        }
-    }
-
-    fn tool_call(&self, state: &mut State, call: ToolCallEvent) {
-        // Text before a tool call is not the answer: in text mode it is progress.
-        let said = std::mem::take(&mut state.answer);
-        if !said.trim().is_empty() {
-            self.progress(said.trim_end());
-        }
-        self.progress(&format!("• {}", call.title));
-        if self.json {
-            (self.out)(&ExecEvent::ToolCall {
-                tool_call_id: call.tool_call_id.to_string(),
-                name: call.name,
-                title: call.title,
-                kind: call.kind.into(),
-                arguments: call.arguments,
-            });
+    /// Renders what the view says changed.
+    fn render(&self, view: &TurnView, session_id: &SessionId, turn_id: &TurnId, change: Change) {
+        let json = |event: ExecEvent| {
+            if self.json {
+                (self.out)(&event);
+            }
+        };
+        match change {
+            Change::Text(_)
+            | Change::Reasoning(_)
+            | Change::Writing { .. }
+            | Change::Output { .. }
+            | Change::Asked { .. }
+            | Change::Allowed { .. }
+            | Change::Refused { .. }
+            | Change::Interrupted { .. } => {}
+            // The text and reasoning gathered so far, as whole messages.
+            Change::Said { reasoning, text } => {
+                if !reasoning.is_empty() {
+                    json(ExecEvent::Reasoning { text: reasoning });
+                }
+                if !text.is_empty() {
+                    json(ExecEvent::Message { text });
+                }
+            }
+            Change::Started => json(ExecEvent::TurnStarted {
+                session_id: session_id.to_string(),
+                turn_id: turn_id.to_string(),
+                prompt: view.prompt().to_string(),
+            }),
+            Change::Called { id, preamble } => {
+                let Some(call) = view.tool(&id) else { return };
+                // Text before a tool call is not the answer: in text mode it is progress.
+                if !preamble.trim().is_empty() {
+                    self.progress(preamble.trim_end());
+                }
+                self.progress(&format!("• {}", call.title));
+                json(ExecEvent::ToolCall {
+                    tool_call_id: id.to_string(),
+                    name: call.name.clone(),
+                    title: call.title.clone(),
+                    kind: call.kind.into(),
+                    arguments: call.arguments.clone(),
+                });
+            }
+            Change::Finished { id } => {
+                let Some(result) = view.tool(&id).and_then(|t| t.result.as_ref()) else {
+                    return;
+                };
+                let mark = match result.status {
+                    ToolStatus::Ok => "✓",
+                    ToolStatus::Error => "✗",
+                    ToolStatus::Rejected => "⊘",
+                };
+                self.progress(&format!("  {mark} {}", summary(&result.output)));
+                json(ExecEvent::ToolResult {
+                    tool_call_id: id.to_string(),
+                    status: result.status.into(),
+                    output: result.output.clone(),
+                    diff: result.diff.as_ref().map(|d| d.unified.clone()),
+                });
+            }
+            Change::Usage(request) => json(ExecEvent::Usage {
+                prompt_tokens: request.prompt_tokens,
+                completion_tokens: request.completion_tokens,
+                context_window: request.context_window,
+            }),
+            Change::Rules(files) => {
+                let names: Vec<String> = files
+                    .iter()
+                    .map(|f| tandem_stdx::display_relative(&f.path, &self.root))
+                    .collect();
+                self.progress(&format!("rules: {}", names.join(", ")));
+                let files = files
+                    .into_iter()
+                    .map(|f| events::RulesFile {
+                        path: f.path.display().to_string(),
+                        bytes: f.bytes,
+                        truncated: f.truncated,
+                    })
+                    .collect();
+                json(ExecEvent::Rules { files });
+            }
+            Change::Compaction(c) => {
+                self.progress(&crate::display::compaction(
+                    c.elided,
+                    c.summarized,
+                    c.tokens_before,
+                    c.tokens_after,
+                    c.context_window,
+                ));
+                json(ExecEvent::Compaction {
+                    elided: c.elided,
+                    summarized: c.summarized,
+                    tokens_before: c.tokens_before,
+                    tokens_after: c.tokens_after,
+                    context_window: c.context_window,
+                });
+            }
+            Change::Plan => {
+                let Some(plan) = view.plan() else { return };
+                self.progress(&format!("plan {}", plan.progress()));
+                let entries = plan
+                    .steps
+                    .iter()
+                    .map(|s| events::PlanEntry {
+                        step: s.step.clone(),
+                        status: s.status.into(),
+                    })
+                    .collect();
+                json(ExecEvent::Plan {
+                    explanation: plan.explanation.clone(),
+                    entries,
+                });
+            }
+            Change::Notice(message) => {
+                self.progress(&format!("note: {message}"));
+                json(ExecEvent::Notice { message });
+            }
+            Change::Retrying(retry) => {
+                self.progress(&retry_line(&retry));
+                json(ExecEvent::Retrying {
+                    retry: retry.retry,
+                    max_retries: retry.max_retries,
+                    status: retry.status,
+                    error: retry.error,
+                    wait_ms: u64::try_from(retry.wait.as_millis()).unwrap_or(u64::MAX),
+                });
+            }
+            Change::Ended => {
+                let Some(end) = view.end() else { return };
+                let usage = view.usage();
+                let ended = Ended {
+                    stop_reason: end.stop_reason,
+                    error: end.error.clone(),
+                    error_kind: end.error_kind,
+                    answer: view.final_text().to_string(),
+                    rejected: view.rejected_actions(),
+                };
+                if self.json {
+                    (self.out)(&ExecEvent::TurnEnded {
+                        stop_reason: end.stop_reason.into(),
+                        error: ended.error.clone(),
+                        error_kind: end.error_kind.map(Into::into),
+                        rejected_actions: ended.rejected,
+                        exit_code: super::exit_code(&ended),
+                        usage: events::TurnUsage {
+                            requests: usage.requests,
+                            prompt_tokens: usage.prompt_tokens,
+                            completion_tokens: usage.completion_tokens,
+                        },
+                    });
+                } else {
+                    self.progress(&format!(
+                        "[{} request{}, {} tokens in, {} out]",
+                        usage.requests,
+                        if usage.requests == 1 { "" } else { "s" },
+                        usage.prompt_tokens,
+                        usage.completion_tokens
+                    ));
+                }
+                let _ = self.ended.send(ended);
+            }
         }
     }
 }
 
 impl Frontend for ExecFrontend {
     fn update(&self, session_id: &SessionId, turn_id: &TurnId, event: Event) {
-        let mut state = lock(&self.state);
-        match &event {
-            Event::Text { delta } => {
-                state.text.push_str(delta);
-                state.answer.push_str(delta);
-                return;
-            }
-            Event::Reasoning { delta } => {
-                state.reasoning.push_str(delta);
-                return;
-            }
-            // The result carries the whole output; the stream is for people watching.
-            Event::ToolOutput { .. } => return,
-            _ => self.flush(&mut state),
-        }
-        match event {
-            Event::Text { .. } | Event::Reasoning { .. } | Event::ToolOutput { .. } => {}
-            Event::TurnStarted { prompt, .. } => {
-                if self.json {
-                    (self.out)(&ExecEvent::TurnStarted {
-                        session_id: session_id.to_string(),
-                        turn_id: turn_id.to_string(),
-                        prompt,
-                    });
-                }
-            }
-            Event::ToolCall(call) => self.tool_call(&mut state, call),
-            Event::ToolResult {
-                tool_call_id,
-                status,
-                output,
-                diff,
-                ..
-            } => {
-                let mark = match status {
-                    tandem_agent::events::ToolStatus::Ok => "✓",
-                    tandem_agent::events::ToolStatus::Error => "✗",
-                    tandem_agent::events::ToolStatus::Rejected => "⊘",
-                };
-                // A refusal that asked nobody (plan mode's: an edit or a command in a read-only
-                // session) is a refusal too; one that was an approval was counted then.
-                if status == tandem_agent::events::ToolStatus::Rejected
-                    && !state.refused_by_approval.contains(&tool_call_id)
-                {
-                    state.rejected += 1;
-                }
-                self.progress(&format!("  {mark} {}", summary(&output)));
-                if self.json {
-                    (self.out)(&ExecEvent::ToolResult {
-                        tool_call_id: tool_call_id.to_string(),
-                        status: status.into(),
-                        output,
-                        diff: diff.map(|d| d.unified),
-                    });
-                }
-            }
-            Event::Usage {
-                prompt_tokens,
-                completion_tokens,
-                context_window,
-            } => {
-                state.prompt_tokens += prompt_tokens;
-                state.completion_tokens += completion_tokens;
-                state.requests += 1;
-                if self.json {
-                    (self.out)(&ExecEvent::Usage {
-                        prompt_tokens,
-                        completion_tokens,
-                        context_window,
-                    });
-                }
-            }
-            Event::Rules { files } => {
-                let names: Vec<String> = files
-                    .iter()
-                    .map(|f| tandem_stdx::display_relative(&f.path, &self.root))
-                    .collect();
-                self.progress(&format!("rules: {}", names.join(", ")));
-                if self.json {
-                    let files = files
-                        .iter()
-                        .map(|f| events::RulesFile {
-                            path: f.path.display().to_string(),
-                            bytes: f.bytes,
-                            truncated: f.truncated,
-                        })
-                        .collect();
-                    (self.out)(&ExecEvent::Rules { files });
-                }
-            }
-            Event::Compaction {
-                elided,
-                summarized,
-                tokens_before,
-                tokens_after,
-                context_window,
-            } => {
-                self.progress(&crate::display::compaction(
-                    elided,
-                    summarized,
-                    tokens_before,
-                    tokens_after,
-                    context_window,
-                ));
-                if self.json {
-                    (self.out)(&ExecEvent::Compaction {
-                        elided,
-                        summarized,
-                        tokens_before,
-                        tokens_after,
-                        context_window,
-                    });
-                }
-            }
-            Event::Plan(plan) => {
-                self.progress(&format!("plan {}", plan.progress()));
-                if self.json {
-                    let entries = plan
-                        .steps
-                        .iter()
-                        .map(|s| events::PlanEntry {
-                            step: s.step.clone(),
-                            status: s.status.into(),
-                        })
-                        .collect();
-                    (self.out)(&ExecEvent::Plan {
-                        explanation: plan.explanation,
-                        entries,
-                    });
-                }
-            }
-            Event::Notice { message } => {
-                self.progress(&format!("note: {message}"));
-                if self.json {
-                    (self.out)(&ExecEvent::Notice { message });
-                }
-            }
-            Event::Retrying(retry) => {
-                self.progress(&retry_line(&retry));
-                if self.json {
-                    (self.out)(&ExecEvent::Retrying {
-                        retry: retry.retry,
-                        max_retries: retry.max_retries,
-                        status: retry.status,
-                        error: retry.error,
-                        wait_ms: u64::try_from(retry.wait.as_millis()).unwrap_or(u64::MAX),
-                    });
-                }
-            }
-            Event::TurnEnded {
-                stop_reason,
-                error,
-                error_kind,
-            } => {
-                let ended = Ended {
-                    stop_reason,
-                    error,
-                    error_kind,
-                    answer: std::mem::take(&mut state.answer),
-                    rejected: state.rejected,
-                };
-                if self.json {
-                    (self.out)(&ExecEvent::TurnEnded {
-                        stop_reason: stop_reason.into(),
-                        error: ended.error.clone(),
-                        error_kind: error_kind.map(Into::into),
-                        rejected_actions: ended.rejected,
-                        exit_code: super::exit_code(&ended),
-                        usage: events::TurnUsage {
-                            requests: state.requests,
-                            prompt_tokens: state.prompt_tokens,
-                            completion_tokens: state.completion_tokens,
-                        },
-                    });
-                } else {
-                    self.progress(&format!(
-                        "[{} request{}, {} tokens in, {} out]",
-                        state.requests,
-                        if state.requests == 1 { "" } else { "s" },
-                        state.prompt_tokens,
-                        state.completion_tokens
-                    ));
-                }
-                let _ = self.ended.send(ended);
-            }
+        let mut view = lock(&self.state);
+        for change in view.event(event) {
+            self.render(&view, session_id, turn_id, change);
         }
     }
 
@@ -312,16 +252,18 @@ impl Frontend for ExecFrontend {
     }
 
     fn approval_decided(&self, request: &ApprovalRequest, reply: &ApprovalReply, by: DecidedBy) {
-        let mut state = lock(&self.state);
-        self.flush(&mut state);
-        if reply.decision == Decision::Reject {
-            state.rejected += 1;
-            state
-                .refused_by_approval
-                .insert(request.tool_call_id.clone());
-            if let Some(note) = &reply.feedback {
-                self.progress(&format!("  refused: {note}"));
+        let mut view = lock(&self.state);
+        let changes = view.approval_decided(&request.tool_call_id, reply.decision);
+        for change in changes {
+            // What was said before the decision, whole; the decision itself is told below.
+            if matches!(change, Change::Said { .. }) {
+                self.render(&view, &request.session_id, &request.turn_id, change);
             }
+        }
+        if reply.decision == Decision::Reject
+            && let Some(note) = &reply.feedback
+        {
+            self.progress(&format!("  refused: {note}"));
         }
         if self.json {
             (self.out)(&events::approval(
