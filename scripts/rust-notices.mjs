@@ -36,7 +36,7 @@ export function refusal(name, version, expression) {
 
 // Standard texts for crates that ship none: Apache-2.0 as the project's own LICENSE carries it,
 // the others from scripts/licenses/ID.txt (the license's text as its authors publish it).
-function standardText(id) {
+function standardText(id, crate) {
   if (id === 'Apache-2.0') {
     const own = readFileSync(join(repo, 'extension', 'LICENSE'), 'utf8');
     const start = own.search(/^\s*Apache License\s*$/m);
@@ -44,7 +44,8 @@ function standardText(id) {
     return start >= 0 && end > start ? own.slice(start, end + 'END OF TERMS AND CONDITIONS'.length).trim() : undefined;
   }
   const file = join(repo, 'scripts', 'licenses', `${id}.txt`);
-  return existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
+  // MIT's text carries a copyright line: the crate's authors, as its Cargo.toml names them.
+  return existsSync(file) ? readFileSync(file, 'utf8').trim().replace('{authors}', `the authors of ${crate.name}: ${(crate.authors ?? []).map((a) => a.replace(/\s*<[^>]*>/, '')).join(', ') || 'see its repository'}`) : undefined;
 }
 
 /** The crates of `tandem`'s build for `triple`, outside the workspace, sorted by name. */
@@ -95,7 +96,7 @@ export function rustNotices(triple) {
       .sort();
     let texts = files.map((f) => readFileSync(join(dir, f), 'utf8').trim());
     if (!texts.length) {
-      const standard = licenseIds(c.license).map(standardText).filter(Boolean);
+      const standard = licenseIds(c.license).map((id) => standardText(id, c)).filter(Boolean);
       if (!standard.length) {
         problems.push(`${c.name} ${c.version} (${c.license}) ships no license file and its license has no standard text in scripts/rust-notices.mjs`);
         continue;
