@@ -92,6 +92,8 @@ fn command(id: &str) -> ApprovalRequest {
             outside_sandbox: false,
             cwd: "/ws".into(),
             display_cwd: ".".into(),
+            reason: "`make` is not on a rule".into(),
+            always: vec!["make".into()],
         }),
     )
 }
