@@ -40,10 +40,11 @@ If a block fails, the error names it and shows the closest lines of the file and
         )
     }
 
-    /// The format's one essential line: a small model writes the blocks from it.
+    /// The format's one essential line, a small model writes the blocks from it; in a sentence
+    /// of its own, as text mode shows the first sentence and an example block instead.
     fn compact_description(&self) -> String {
-        "Edit a file by blocks: `------- SEARCH`, exact whole lines of it, `=======`, the new \
-         lines, `+++++++ REPLACE`."
+        "Edit a file by SEARCH/REPLACE blocks. A block: `------- SEARCH`, exact whole lines of \
+         the file, `=======`, the new lines, `+++++++ REPLACE`."
             .into()
     }
 
