@@ -33,13 +33,14 @@ pub fn session_id(id: &SessionId) -> CoreSessionId {
     CoreSessionId::from(&*id.0)
 }
 
-/// A session's modes as ACP offers them, `current` selected.
-pub fn modes(current: Mode) -> SessionModeState {
+/// A session's modes as ACP offers them, `current` selected, each described with the tools it
+/// offers (the agent's registry says which).
+pub fn modes(agent: &tandem_agent::Agent, current: Mode) -> SessionModeState {
     SessionModeState::new(
         current.id(),
         Mode::ALL
             .into_iter()
-            .map(|m| SessionMode::new(m.id(), m.name()).description(m.description().to_string()))
+            .map(|m| SessionMode::new(m.id(), m.name()).description(agent.mode_description(m)))
             .collect(),
     )
 }

@@ -200,8 +200,10 @@ impl Server {
             Ok(info) => {
                 let id = info.session_id.clone();
                 responder.respond(
-                    NewSessionResponse::new(info.session_id.into_string())
-                        .modes(convert::modes(tandem_agent::mode::Mode::Default)),
+                    NewSessionResponse::new(info.session_id.into_string()).modes(convert::modes(
+                        &self.agent,
+                        tandem_agent::mode::Mode::Default,
+                    )),
                 )?;
                 self.offer_commands(&id);
                 Ok(())
@@ -257,7 +259,7 @@ impl Server {
             .unwrap_or_default();
         match loaded {
             Ok((history, root)) => {
-                let response = LoadSessionResponse::new().modes(convert::modes(mode));
+                let response = LoadSessionResponse::new().modes(convert::modes(&self.agent, mode));
                 outbox.replay(
                     SessionRef {
                         id: id.clone(),

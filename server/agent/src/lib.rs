@@ -38,6 +38,7 @@ use prompt::ContextItem;
 use session::Session;
 use tandem_model::ToolDefinition;
 use tandem_provider::{ModelClient, ModelInfo};
+use tandem_tools::Registry;
 
 pub use on_demand::{CompactOutcome, McpServerState, McpServerView};
 /// The id types, re-exported so a face needs no other crate to name them.
@@ -295,12 +296,10 @@ fn walls(settings: &AgentSettings, root: &Path) -> tandem_tools::Walls {
     }
 }
 
-/// The tools every session has: the workspace's and the plan.
-pub fn builtin_tools() -> Vec<ToolDefinition> {
-    let mut tools = tandem_tools::definitions();
-    tools.push(plan::definition());
-    tools.push(tandem_tools::fetch::definition());
-    tools
+/// The tools every session has: the workspace's, `fetch_url` and the plan. MCP servers' tools
+/// come beside them, by their own names.
+pub fn builtin_tools() -> Registry {
+    Registry::workspace().clone().with(plan::UpdatePlan)
 }
 
 /// The agent: every session of this process, and what they share.
@@ -312,7 +311,10 @@ pub struct Agent {
 struct Inner {
     settings: AgentSettings,
     client: Arc<dyn ModelClient>,
-    /// The built-in tools' definitions, built at the first request that needs them.
+    /// The built-in tools: what the turn dispatches, plan mode offers, the prompt describes and
+    /// the faces are told.
+    registry: Registry,
+    /// Their definitions, built at the first request that needs them.
     tools: std::sync::OnceLock<Vec<ToolDefinition>>,
     /// The MCP servers every session shares; `None` when none are configured.
     mcp: Option<tandem_mcp::McpHub>,
@@ -324,7 +326,7 @@ struct Inner {
     /// can't list them (or is slow to) counts as listing none, rather than being asked again at
     /// every step of every turn.
     windows: OnceCell<Vec<ModelInfo>>,
-    /// The tool definitions for small windows ([`context::compact_tools`]), built when first
+    /// The tool definitions for small windows (each tool's compact one), built when first
     /// needed.
     compact_tools: std::sync::OnceLock<Vec<ToolDefinition>>,
     /// The request counts the server gave, and characters per token for the rest.
@@ -338,13 +340,13 @@ struct Inner {
 impl Inner {
     /// The built-in tools' definitions.
     fn tools(&self) -> &[ToolDefinition] {
-        self.tools.get_or_init(builtin_tools)
+        self.tools.get_or_init(|| self.registry.definitions())
     }
 
     /// The built-in tools' definitions for small windows.
     fn compact_tools(&self) -> &[ToolDefinition] {
         self.compact_tools
-            .get_or_init(|| context::compact_tools(self.tools()))
+            .get_or_init(|| self.registry.compact_definitions())
     }
 
     /// What the kernel's sandbox can enforce, asked once (beside the start, or by the first
@@ -371,6 +373,17 @@ impl Inner {
 
 impl Agent {
     pub fn new(settings: AgentSettings, client: Arc<dyn ModelClient>) -> Self {
+        Self::with_tools(settings, client, builtin_tools())
+    }
+
+    /// An agent whose built-in tools are `registry` (a tool added there is dispatched, offered
+    /// or refused by plan mode, described in both prompts and listed to the faces, with no other
+    /// change).
+    pub fn with_tools(
+        settings: AgentSettings,
+        client: Arc<dyn ModelClient>,
+        registry: Registry,
+    ) -> Self {
         let mcp = (!settings.mcp_servers.is_empty()).then(|| {
             // The user's own servers run as the user's programs do, unless `sandbox = true`.
             let mut servers = settings.mcp_servers.clone();
@@ -404,6 +417,7 @@ impl Agent {
                 sandbox: OnceCell::new(),
                 mcp,
                 compact_tools: std::sync::OnceLock::new(),
+                registry,
                 tools: std::sync::OnceLock::new(),
                 counter: Mutex::new(context::count::Counter::new(context::START_RATIO)),
                 sent: Mutex::new(context::count::SentPrefixes::default()),
@@ -595,6 +609,17 @@ impl Agent {
 
     /// Switches a session's mode (recorded in its transcript). Allowed while a turn runs: its
     /// next request offers the new mode's tools, and its next tool call is judged by it.
+    /// The built-in tools, as the turn dispatches them (the faces list them from here).
+    pub fn tools(&self) -> &Registry {
+        &self.inner.registry
+    }
+
+    /// What a mode lets the model do, with the tools it offers by name: what a face shows when
+    /// it lists or switches modes.
+    pub fn mode_description(&self, mode: mode::Mode) -> String {
+        mode.describe(&self.inner.registry)
+    }
+
     pub fn set_mode(&self, session_id: &SessionId, mode: mode::Mode) -> Result<(), AgentError> {
         self.session(session_id)?.set_mode(mode);
         Ok(())

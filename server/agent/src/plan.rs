@@ -5,12 +5,9 @@
 //! sees it, and a bad call is an error the model reads, never a plan shown half-way.
 
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 
-use tandem_model::ToolDefinition;
-
-/// The tool's name, as the model calls it.
-pub const TOOL_NAME: &str = "update_plan";
+use tandem_tools::{Effect, Runs, ToolKind, ToolSpec};
 
 /// The most steps one plan may have.
 pub const MAX_STEPS: usize = 50;
@@ -50,15 +47,31 @@ impl StepStatus {
     }
 }
 
-/// The tool's definition for the model.
-pub fn definition() -> ToolDefinition {
-    ToolDefinition {
-        name: TOOL_NAME.into(),
-        description: "Keep a short plan for a task of several steps; the user sees it. Send the \
-                      whole plan each time, with each step pending, in_progress or completed (at \
-                      most one in_progress). Skip it for a one-step task."
-            .into(),
-        parameters: json!({
+/// The tool: read-only (it changes the session's plan, never the workspace), run by the agent.
+pub struct UpdatePlan;
+
+impl UpdatePlan {
+    pub const NAME: &'static str = "update_plan";
+}
+
+impl ToolSpec for UpdatePlan {
+    fn name(&self) -> &'static str {
+        Self::NAME
+    }
+
+    fn description(&self) -> String {
+        "Keep a short plan for a task of several steps; the user sees it. Send the whole plan \
+         each time, with each step pending, in_progress or completed (at most one in_progress). \
+         Skip it for a one-step task."
+            .into()
+    }
+
+    fn compact_description(&self) -> String {
+        "Show the user your plan (steps pending, in_progress or completed).".into()
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
             "type": "object",
             "properties": {
                 "explanation": {"type": "string", "description": "Why the plan changed (optional)."},
@@ -75,7 +88,20 @@ pub fn definition() -> ToolDefinition {
                 }
             },
             "required": ["plan"]
-        }),
+        })
+    }
+
+    fn effect(&self) -> Effect {
+        Effect::ReadOnly
+    }
+
+    fn runs(&self) -> Runs {
+        Runs::Session
+    }
+
+    /// Shown as a plan, not as a call; a bad call is shown under this kind.
+    fn kind(&self) -> ToolKind {
+        ToolKind::Other
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use tandem_tools::Workspace;
+use tandem_tools::{ReadFile, ReplaceInFile, Workspace, WriteToFile};
 
 /// A piece of the workspace the user attached to a prompt.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,8 +36,8 @@ pub fn system_prompt(root: &Path) -> String {
         "You are Tandem, a coding agent working in the user's workspace at {root}.\n\
          You help with software engineering: reading, explaining, changing and testing code.\n\
          \n\
-         Work with the tools: read files before changing them; prefer replace_in_file for \
-         targeted edits and write_to_file for new files; run commands to build and test. Paths \
+         Work with the tools: read files before changing them; prefer {replace} for \
+         targeted edits and {write} for new files; run commands to build and test. Paths \
          are relative to the workspace root; nothing outside it can be read or written. Every \
          edit and most commands wait for the user's approval: if the user rejects one, read \
          their feedback and adjust rather than retrying the same thing. If a tool returns an \
@@ -48,21 +48,25 @@ pub fn system_prompt(root: &Path) -> String {
          Platform: {os}.",
         root = root.display(),
         os = std::env::consts::OS,
+        replace = ReplaceInFile::NAME,
+        write = WriteToFile::NAME,
     )
 }
 
 /// The system prompt for small context windows (16k tokens or less): the same rules in fewer
 /// words, so the fixed part of every request (this and the compact tool definitions) stays
-/// under 1,000 tokens.
+/// small: under 800 tokens with native tools, 450 with tools as text (`cargo bench -p tandem
+/// --bench local`, counted by llama-server's tokenizer).
 pub fn compact_system_prompt(root: &Path) -> String {
     format!(
-        "You are Tandem, a coding agent in the workspace {root} ({os}). Use the tools: read \
-         before editing, replace_in_file for edits, write_to_file for new files, commands to \
-         build and test. Paths are relative to the workspace. Edits and commands need the user's \
-         approval; if rejected, adjust. On a tool error, fix the call. Be brief; say what you \
-         changed.",
+        "You are Tandem, a coding agent in the workspace {root} ({os}). Read before editing; \
+         use {replace} to edit, {write} for new files, commands to build and test. Edits and \
+         commands wait for the user's approval; if rejected, adjust. On a tool error, fix the \
+         call. Be brief.",
         root = root.display(),
         os = std::env::consts::OS,
+        replace = ReplaceInFile::NAME,
+        write = WriteToFile::NAME,
     )
 }
 
@@ -105,7 +109,10 @@ fn render_context(ws: &Workspace, item: &ContextItem) -> String {
     match body {
         Ok(mut body) => {
             if tandem_stdx::truncate_in_place(&mut body, MAX_CONTEXT_BYTES) {
-                body.push_str("\n[... truncated; use read_file for the rest ...]");
+                body.push_str(&format!(
+                    "\n[... truncated; use {} for the rest ...]",
+                    ReadFile::NAME
+                ));
             }
             format!(
                 "<context path=\"{}\"{lines_attr}>\n{body}\n</context>",

@@ -25,16 +25,10 @@ impl Backend {
                 ))
             })?;
         let session_id = self.current_session()?;
-        self.ready()?
-            .agent
-            .set_mode(&session_id, mode)
-            .map_err(agent_error)?;
-        self.client
-            .show_message(
-                MessageType::INFO,
-                format!("Tandem: {}. {}", mode.name(), mode.description()),
-            )
-            .await;
+        let agent = &self.ready()?.agent;
+        agent.set_mode(&session_id, mode).map_err(agent_error)?;
+        let message = format!("Tandem: {}. {}", mode.name(), agent.mode_description(mode));
+        self.client.show_message(MessageType::INFO, message).await;
         Ok(Some(json!({"sessionId": session_id, "mode": mode.id()})))
     }
 }

@@ -1,7 +1,10 @@
 //! Local models in numbers: `cargo bench -p tandem --bench local`.
 //!
 //! - the fixed part of every request (system prompt + tool definitions), in estimated tokens,
-//!   with the full prompt and with the compact one small windows (16k or less) get;
+//!   with the full prompt and with the compact one small windows (16k or less) get; and the
+//!   compact one with "Say hello." as llama-server counts it (its `/apply-template` with
+//!   Qwen2.5's template, `tests/fixtures/templates/qwen2.5.jinja`, and SmolLM2's tokenizer),
+//!   with native tools and with tools as text;
 //! - a scripted task of 20 `read_file` steps in a 4,096-token window against the mock model:
 //!   how many requests it takes (compaction's summaries included), how many compactions, and
 //!   the largest request as estimated (it must stay inside the window);
@@ -29,14 +32,15 @@ use mock_model::{MockServer, Reply, Scenario};
 use scripted::{Collect, Recorder, Request};
 use serde_json::{Value, json};
 use tandem_agent::events::Event;
-use tandem_agent::{Agent, context, prompt};
+use tandem_agent::{Agent, prompt};
 use tandem_config::{ProviderOptions, StartOptions};
 use tandem_provider::{LazyClient, ToolMode, tokens};
 
 fn fixed_prompt() {
     let root = Path::new("/home/user/project");
-    let tools = tandem_tools::definitions();
-    let compact = context::compact_tools(&tools);
+    let registry = tandem_agent::builtin_tools();
+    let tools = registry.definitions();
+    let compact = registry.compact_definitions();
     for (name, system, tools) in [
         ("full", prompt::system_prompt(root), &tools),
         (
@@ -51,6 +55,48 @@ fn fixed_prompt() {
         println!(
             "fixed prompt, {name}: ~{at4} tokens (at 4 chars/token), ~{at3} (at 3, the cautious start)"
         );
+    }
+}
+
+/// The fixed prompt of a small window as llama-server counts it: the compact system prompt, every
+/// built-in tool and "Say hello.", rendered by the server's chat template (`/apply-template`:
+/// Qwen2.5's, which renders tool definitions, as a Qwen2.5 model's server would) and tokenized by
+/// its tokenizer (SmolLM2's), native and with tools as text. The goal: under 800 and 450.
+async fn fixed_prompt_counted() {
+    let template = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/templates/qwen2.5.jinja"
+    );
+    let server =
+        llama_server::LlamaServer::start(4096, &["--jinja", "--chat-template-file", template]);
+    let messages = [
+        tandem_model::Message::System {
+            content: prompt::compact_system_prompt(Path::new("/home/user/project")),
+        },
+        tandem_model::Message::user("Say hello."),
+    ];
+    let tools = tandem_agent::builtin_tools().compact_definitions();
+    for (name, mode, goal) in [
+        ("native", ToolMode::Native, 800),
+        ("text", ToolMode::Text, 450),
+    ] {
+        let client = LazyClient::new(
+            ProviderOptions {
+                base_url: Some(server.url.clone()),
+                model: Some("smollm2".into()),
+                tool_mode: Some(mode),
+                ..ProviderOptions::default()
+            },
+            tandem_provider::Limits::default(),
+        );
+        let request = tandem_provider::CompletionRequest::conversation(&messages, &tools, 1);
+        match tandem_provider::ModelClient::count_request(&client, request).await {
+            Some(n) => println!(
+                "fixed prompt, compact, {name} tools, counted by llama-server (Qwen2.5 template, \
+                 SmolLM2 tokenizer) with \"Say hello.\": {n} tokens (goal: under {goal})"
+            ),
+            None => println!("fixed prompt, {name} tools: llama-server did not count the request"),
+        }
     }
 }
 
@@ -270,6 +316,7 @@ fn main() {
         );
         return;
     }
+    runtime.block_on(fixed_prompt_counted());
     let chosen = std::env::var("TANDEM_BENCH_SERVERS").unwrap_or_else(|_| "1,default,4".into());
     let chosen: Vec<&str> = chosen.split(',').map(str::trim).collect();
     if chosen.contains(&"1") {

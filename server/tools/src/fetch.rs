@@ -13,15 +13,13 @@ mod address;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::json;
-use tandem_model::ToolDefinition;
+use serde_json::{Value, json};
 use url::{Host, Url};
 
-use crate::{ErrorKind, ToolError};
+use crate::registry::{Effect, Runs, ToolSpec};
+use crate::{ErrorKind, ToolError, ToolKind};
 pub use address::is_public;
 
-pub const TOOL_NAME: &str = "fetch_url";
-/// What is read of a body, decoded; the rest is never downloaded (nor decoded).
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 /// What the model gets, like `read_file`'s cap.
 pub const MAX_OUTPUT_BYTES: usize = 256 * 1024;
@@ -29,17 +27,52 @@ pub const MAX_OUTPUT_BYTES: usize = 256 * 1024;
 pub const MAX_REDIRECTS: usize = 5;
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-pub fn definition() -> ToolDefinition {
-    ToolDefinition {
-        name: TOOL_NAME.into(),
-        description: "GET a web page (http/https) as Markdown, or plain text/JSON. The user may \
-                      be asked first."
-            .into(),
-        parameters: json!({
+/// The tool as the registry knows it; the agent runs its calls (the approval, the allow-list,
+/// the redirects), through [`Fetcher`].
+pub struct FetchUrl;
+
+impl FetchUrl {
+    pub const NAME: &'static str = "fetch_url";
+}
+
+impl ToolSpec for FetchUrl {
+    fn name(&self) -> &'static str {
+        Self::NAME
+    }
+
+    fn description(&self) -> String {
+        "GET a web page (http/https) as Markdown, or plain text/JSON. The user may be asked \
+         first."
+            .into()
+    }
+
+    fn compact_description(&self) -> String {
+        "GET a web page as Markdown.".into()
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
             "type": "object",
             "properties": {"url": {"type": "string"}},
             "required": ["url"]
-        }),
+        })
+    }
+
+    fn effect(&self) -> Effect {
+        Effect::ReadOnly
+    }
+
+    fn runs(&self) -> Runs {
+        Runs::Network
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Fetch
+    }
+
+    fn title(&self, args: &Value) -> Option<String> {
+        let url = args.get("url").and_then(Value::as_str)?;
+        Some(format!("Fetch {}", crate::tool::short(url, 120)))
     }
 }
 

@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use tandem_model::{ToolDefinition, TurnId};
+use tandem_model::TurnId;
 
 mod args;
 mod atomic;
+mod builtin;
 mod command;
-mod defs;
 mod diff;
 mod edit;
 pub mod fetch;
@@ -24,6 +24,7 @@ mod list;
 mod paths;
 mod process;
 mod read;
+pub mod registry;
 mod search;
 mod text;
 mod tool;
@@ -31,11 +32,14 @@ mod undo;
 mod walk;
 mod write;
 
+pub use builtin::{ExecuteCommand, ListFiles, ReadFile, ReplaceInFile, SearchFiles, WriteToFile};
 pub use command::Walls;
 pub use diff::{FileDiff, Hunk, unified_diff};
+pub use fetch::FetchUrl;
 pub use process::dialect as shell_dialect;
 pub use read::ReadTracker;
-pub use tool::{CallInfo, Tool, ToolKind, ToolTarget, describe};
+pub use registry::{Cut, Effect, Registry, Runs, ToolSpec};
+pub use tool::{CallInfo, ToolKind, ToolTarget, describe};
 pub use undo::{Change, Conflict, Restore, UndoLog, UndoPlan};
 
 /// Why a tool call failed. Goes back to the model as the tool result, so it can correct itself.
@@ -188,11 +192,6 @@ impl Workspace {
     }
 }
 
-/// The tools offered to the model, with their JSON Schemas.
-pub fn definitions() -> Vec<ToolDefinition> {
-    defs::definitions()
-}
-
 /// Everything a tool call needs.
 pub struct ToolContext<'a> {
     pub workspace: &'a Workspace,
@@ -227,43 +226,19 @@ pub struct EditorText {
     pub text: String,
 }
 
-/// Validates a tool call and runs it if it is read-only, or turns it into a proposal.
-/// `arguments` is the model's raw JSON text: malformed input is an `invalid_arguments` error that
-/// says what was wrong; an unknown name is `unknown_tool`.
+/// Validates a call of one of this crate's workspace tools and runs it if it is read-only, or
+/// turns it into a proposal ([`Registry::prepare`] on [`Registry::workspace`]).
 pub async fn prepare(
     ctx: &ToolContext<'_>,
     name: &str,
     arguments: &str,
 ) -> Result<Prepared, ToolError> {
-    let Some(tool) = Tool::from_name(name) else {
-        let names: Vec<&str> = Tool::ALL.iter().map(|t| t.name()).collect();
-        return Err(ToolError::new(
-            ErrorKind::UnknownTool,
-            format!(
-                "there is no tool named `{name}`; the tools are: {}",
-                names.join(", ")
-            ),
-        ));
-    };
-    match tool {
-        Tool::ReadFile => read::read_file(ctx, args::parse(name, arguments)?).map(Prepared::Done),
-        Tool::ListFiles => on_tree(ctx, args::parse(name, arguments)?, list::list_files).await,
-        Tool::SearchFiles => {
-            on_tree(ctx, args::parse(name, arguments)?, search::search_files).await
-        }
-        Tool::WriteToFile => write::prepare(ctx, args::parse(name, arguments)?).map(Prepared::Edit),
-        Tool::ReplaceInFile => {
-            edit::prepare(ctx, args::parse(name, arguments)?).map(Prepared::Edit)
-        }
-        Tool::ExecuteCommand => {
-            command::prepare(ctx.workspace, args::parse(name, arguments)?).map(Prepared::Command)
-        }
-    }
+    Registry::workspace().prepare(ctx, name, arguments).await
 }
 
 /// Runs a tool that walks the tree on the blocking pool: walks are CPU- and I/O-bound, may take a
 /// while on a large tree, and must not stall the runtime's workers.
-async fn on_tree<A: Send + 'static>(
+pub(crate) async fn on_tree<A: Send + 'static>(
     ctx: &ToolContext<'_>,
     args: A,
     tool: fn(&Workspace, A) -> Result<String, ToolError>,

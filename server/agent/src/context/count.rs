@@ -348,7 +348,7 @@ mod tests {
         counter.counted.insert(key(&c), 3);
         assert_eq!(counter.count(&[a, b, c], NO_TOOLS), 40 + 3 + PER_MESSAGE);
         // Other tools: the framing is estimated again.
-        let tools = tandem_tools::definitions();
+        let tools = tandem_tools::Registry::workspace().definitions();
         let other = Shape {
             tools: &tools,
             text_tools: false,

@@ -12,10 +12,10 @@
 pub(crate) mod compact;
 pub(crate) mod count;
 
-use serde_json::Value;
 use tandem_model::{Message, ToolDefinition};
 use tandem_provider::tokens::{self, DEFAULT_CHARS_PER_TOKEN};
 use tandem_provider::{AsideCache, CompletionRequest, ModelClient, Purpose, ServerKind, Window};
+use tandem_tools::Cut;
 
 /// Windows up to this size get the compact system prompt and tool definitions.
 pub const SMALL_WINDOW: u64 = 16 * 1024;
@@ -86,18 +86,19 @@ pub(crate) fn tool_output_chars(window: u64, ratio: f64) -> usize {
     (window as f64 * TOOL_OUTPUT_SHARE * ratio) as usize
 }
 
-/// `output` cut to the share of the window one tool output may take: by characters at the
-/// ratio, then, where the server has a tokenizer, by its count (dense code runs far fewer
+/// `output` cut to the share of the window one tool output may take, as its tool says (`cut`):
+/// by characters at the ratio, then, where the server has a tokenizer, by its count (dense code runs far fewer
 /// characters a token than prose, so the ratio alone may let an output take half the window).
 pub(crate) async fn cap_tool_output(
     client: &dyn ModelClient,
     output: &str,
     window: u64,
     ratio: f64,
+    cut: Cut,
 ) -> String {
     let most = (window as f64 * TOOL_OUTPUT_SHARE) as u64;
     let mut chars = tool_output_chars(window, ratio);
-    let mut capped = cap_text(output, chars);
+    let mut capped = cut_text(output, chars, cut);
     // A tokenizer makes at most a token of each byte: a short output needs no count.
     for _ in 0..3 {
         if capped.len() as u64 <= most {
@@ -111,7 +112,7 @@ pub(crate) async fn cap_tool_output(
         }
         let kept = chars.min(capped.chars().count()) as f64;
         chars = (kept * most as f64 / counted as f64 * 0.95) as usize;
-        capped = cap_text(output, chars);
+        capped = cut_text(output, chars, cut);
     }
     capped
 }
@@ -333,6 +334,30 @@ fn cut_latest_results(conversation: &mut [Message], mut chars: usize) {
     }
 }
 
+/// `text` cut to `max` characters as `cut` says: its head, or its head and its tail.
+fn cut_text(text: &str, max: usize, cut: Cut) -> String {
+    match cut {
+        Cut::Head => cap_text(text, max),
+        Cut::HeadAndTail => cap_head_and_tail(text, max),
+    }
+}
+
+/// `text` cut to `max` characters, its beginning and end kept and the middle said cut.
+fn cap_head_and_tail(text: &str, max: usize) -> String {
+    let len = text.chars().count();
+    if len <= max {
+        return text.to_string();
+    }
+    let keep = max.saturating_sub(160);
+    let head: String = text.chars().take(keep / 2).collect();
+    let tail: String = text.chars().skip(len - (keep - keep / 2)).collect();
+    format!(
+        "{head}\n[... cut: {} of {len} characters left out here, more than fits the model's \
+         context window ...]\n{tail}",
+        len - keep
+    )
+}
+
 /// `text` cut to `max` characters, saying so.
 pub(crate) fn cap_text(text: &str, max: usize) -> String {
     let len = text.chars().count();
@@ -382,40 +407,6 @@ async fn summarize(client: &dyn ModelClient, span: &[Message], sizing: &Sizing) 
         }
         _ => compact::mechanical_summary(span),
     }
-}
-
-/// The tool definitions for a small window: the first sentence of each description, no
-/// parameter descriptions. The edit format keeps its one essential line.
-pub fn compact_tools(tools: &[ToolDefinition]) -> Vec<ToolDefinition> {
-    tools
-        .iter()
-        .map(|t| {
-            let description = match t.name.as_str() {
-                "replace_in_file" => "Edit a file. `diff` holds blocks: `------- SEARCH`, exact \
-                    whole lines of the file, `=======`, the new lines, `+++++++ REPLACE`."
-                    .to_string(),
-                _ => first_sentence(&t.description),
-            };
-            let mut parameters = t.parameters.clone();
-            if let Some(Value::Object(properties)) = parameters.get_mut("properties") {
-                for p in properties.values_mut() {
-                    if let Value::Object(p) = p {
-                        p.remove("description");
-                    }
-                }
-            }
-            ToolDefinition {
-                name: t.name.clone(),
-                description,
-                parameters,
-            }
-        })
-        .collect()
-}
-
-fn first_sentence(text: &str) -> String {
-    let end = text.find(". ").map_or(text.len(), |i| i + 1);
-    text[..end].trim().to_string()
 }
 
 /// Calibrates characters per token with what the server reported for a request of `chars`
@@ -495,19 +486,36 @@ mod tests {
     #[test]
     fn the_compact_prompt_with_every_tool_stays_under_a_thousand_tokens() {
         let root = std::path::Path::new("/home/someone/projects/a-fairly-long-project-name");
-        let tools = compact_tools(&crate::builtin_tools());
-        assert!(tools.iter().any(|t| t.name == crate::plan::TOOL_NAME));
+        let tools = crate::builtin_tools().compact_definitions();
         assert!(
             tools
                 .iter()
-                .any(|t| t.name == tandem_tools::fetch::TOOL_NAME)
+                .any(|t| t.name == crate::plan::UpdatePlan::NAME)
         );
+        assert!(tools.iter().any(|t| t.name == tandem_tools::FetchUrl::NAME));
         let messages = [tandem_model::Message::System {
             content: crate::prompt::compact_system_prompt(root),
         }];
         // At 3 characters a token: the cautious start, before any calibration.
         let tokens = tokens::estimate(&messages, &tools, 3.0);
         assert!(tokens < 1_000, "{tokens} tokens");
+    }
+
+    #[test]
+    fn a_command_keeps_the_end_of_its_output() {
+        let output: String = (0..2000).map(|i| format!("line {i}\n")).collect();
+        let head = cut_text(&output, 1000, Cut::Head);
+        assert!(head.starts_with("line 0\n") && !head.contains("line 1999"));
+        let both = cut_text(&output, 1000, Cut::HeadAndTail);
+        assert!(
+            both.starts_with("line 0\n") && both.ends_with("line 1999\n"),
+            "{both}"
+        );
+        assert!(
+            both.contains("left out") && both.chars().count() <= 1000,
+            "{both}"
+        );
+        assert_eq!(cut_text("short", 1000, Cut::HeadAndTail), "short");
     }
 
     #[test]
@@ -521,8 +529,11 @@ mod tests {
     #[test]
     fn the_text_tool_prompt_shows_every_tool_in_under_1000_tokens() {
         // Every built-in, update_plan and fetch_url included.
-        let tools = compact_tools(&crate::builtin_tools());
-        assert_eq!(tools.len(), tandem_tools::definitions().len() + 2);
+        let tools = crate::builtin_tools().compact_definitions();
+        assert_eq!(
+            tools.len(),
+            tandem_tools::Registry::workspace().names().len() + 1
+        );
         let prompt = tandem_provider::textcalls::tools_prompt(&tools);
         // At 3 characters a token, the low end for English and JSON: an upper bound.
         let tokens = tokens::tokens_for(prompt.chars().count() as u64, 0, 3.0);

@@ -11,7 +11,7 @@ use crate::events::{Event, Location, StopReason, ToolCallEvent};
 use crate::plan;
 use tandem_model::{Message, ToolCall};
 use tandem_tools as tools;
-use tandem_tools::{ErrorKind, Prepared, Tool, ToolContext, ToolError};
+use tandem_tools::{ErrorKind, Prepared, Runs, ToolContext, ToolError};
 
 impl Turn {
     /// Runs an answer's tool calls and puts each result into the conversation. After a cancel
@@ -41,8 +41,11 @@ impl Turn {
                 Some(sizing) => {
                     let ratio = tandem_stdx::lock(&self.agent.inner.counter).ratio;
                     let client = self.agent.inner.client.as_ref();
-                    context::cap_tool_output(client, &outcome.output, sizing.window.tokens, ratio)
-                        .await
+                    // MCP tools' results keep their beginning.
+                    let cut = (self.agent.inner.registry.get(&call.name))
+                        .map_or(tools::Cut::Head, |t| t.cut());
+                    let window = sizing.window.tokens;
+                    context::cap_tool_output(client, &outcome.output, window, ratio, cut).await
                 }
                 None => outcome.output.clone(),
             };
@@ -84,27 +87,34 @@ impl Turn {
 
     pub(super) async fn run_tool_unlogged(&self, call: &ToolCall) -> Outcome {
         // Judged before anything else: a mode's refusal asks nobody and runs nothing.
+        let registry = &self.agent.inner.registry;
         let mode = self.session.mode();
-        if !mode.allows(&call.name) {
+        if !mode.allows(registry, &call.name) {
             self.show_call(call);
-            return Outcome::rejected(mode.refusal(&call.name));
+            return Outcome::rejected(mode.refusal(registry, &call.name));
         }
-        if call.name == plan::TOOL_NAME {
-            return self.update_plan(call);
-        }
-        if call.name == tandem_tools::fetch::TOOL_NAME {
-            return self.fetch(call).await;
-        }
-        if let Some(outcome) = self.run_mcp(call).await {
-            return outcome;
+        let Some(tool) = registry.get(&call.name) else {
+            // Not a built-in: an MCP server's tool, or one the model made up (then the
+            // registry's answer names the tools there are).
+            if let Some(outcome) = self.run_mcp(call).await {
+                return outcome;
+            }
+            self.show_call(call);
+            return Outcome::failed(registry.unknown(&call.name));
+        };
+        match tool.runs() {
+            Runs::Session => return self.update_plan(call),
+            Runs::Network => return self.fetch(call).await,
+            Runs::Workspace => {}
         }
         let info = self.show_call(call);
-        let one_file = Tool::from_name(&call.name).is_some_and(Tool::works_on_one_file);
         let editor_text = match info.target {
-            Some(target) if one_file => match self.session.workspace.resolve(&target.path) {
-                Ok(abs) => self.editor_text(&abs).await,
-                Err(_) => None,
-            },
+            Some(target) if tool.works_on_one_file() => {
+                match self.session.workspace.resolve(&target.path) {
+                    Ok(abs) => self.editor_text(&abs).await,
+                    Err(_) => None,
+                }
+            }
             _ => None,
         };
         let ctx = ToolContext {
@@ -112,7 +122,7 @@ impl Turn {
             ..ToolContext::new(&self.session.workspace, &self.session.reads)
         };
         let prepared = tokio::select! {
-            r = tools::prepare(&ctx, &call.name, &call.arguments) => r,
+            r = tool.prepare(&ctx, &call.arguments) => r,
             () = self.cancel.cancelled() => return Outcome::rejected("Cancelled by the user.".into()),
         };
         match prepared {
@@ -127,7 +137,11 @@ impl Turn {
     pub(super) fn show_call(&self, call: &ToolCall) -> tools::CallInfo {
         let arguments = serde_json::from_str(&call.arguments)
             .unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone()));
-        let info = tools::describe(&call.name, &call.arguments);
+        let info = self
+            .agent
+            .inner
+            .registry
+            .describe(&call.name, &call.arguments);
         let root = self.session.workspace.root();
         self.emit(Event::ToolCall(ToolCallEvent {
             tool_call_id: call.id.clone(),

@@ -74,7 +74,12 @@ impl Turn {
             // same edit, made against the text as it is now.
             Err(e)
                 if e.kind == ErrorKind::Stale
-                    && call.name == "replace_in_file"
+                    && self
+                        .agent
+                        .inner
+                        .registry
+                        .get(&call.name)
+                        .is_some_and(|t| t.rematches_when_stale())
                     && reply.content.is_none()
                     && reply.rejected_hunks.is_empty() =>
             {
@@ -219,17 +224,18 @@ impl Turn {
         ctx: &ToolContext<'_>,
         call: &ToolCall,
     ) -> Option<EditProposal> {
+        let registry = &self.agent.inner.registry;
         let path = self
             .session
             .workspace
-            .resolve(&tools::describe(&call.name, &call.arguments).target?.path)
+            .resolve(&registry.describe(&call.name, &call.arguments).target?.path)
             .ok()?;
         let fresh = self.editor_text(&path).await;
         let ctx = ToolContext {
             editor_text: fresh.as_ref(),
             ..ToolContext::new(ctx.workspace, ctx.reads)
         };
-        match tools::prepare(&ctx, &call.name, &call.arguments).await {
+        match registry.prepare(&ctx, &call.name, &call.arguments).await {
             Ok(Prepared::Edit(proposal)) => Some(proposal),
             _ => None,
         }

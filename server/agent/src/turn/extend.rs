@@ -10,7 +10,7 @@ use crate::mcp::describe_server;
 use crate::rules;
 use crate::trust::{TrustStore, Verdict};
 use tandem_model::{Message, ToolCall, ToolCallId, ToolDefinition};
-use tandem_tools::{Tool, ToolKind};
+use tandem_tools::ToolKind;
 
 /// How long one MCP tool call may take.
 const MCP_CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
@@ -290,10 +290,11 @@ impl Turn {
     /// The rules of the folders a built-in tool call just worked in, the first time; for the
     /// model, after the tool's result. The user is told with a `rules` update.
     pub(super) fn nested_rules(&self, call: &ToolCall) -> String {
-        if Tool::from_name(&call.name).is_none() {
+        let registry = &self.agent.inner.registry;
+        if registry.get(&call.name).is_none() {
             return String::new();
         }
-        let info = tandem_tools::describe(&call.name, &call.arguments);
+        let info = registry.describe(&call.name, &call.arguments);
         let Some(target) = info.target else {
             return String::new();
         };

@@ -40,7 +40,8 @@ impl Turn {
             .await;
         // Read at each step: the user may switch modes while the turn runs.
         let mode = self.session.mode();
-        tools.retain(|t| mode.allows(&t.name));
+        let registry = &self.agent.inner.registry;
+        tools.retain(|t| mode.allows(registry, &t.name));
         if small && let Some(Message::System { content }) = conversation.first_mut() {
             *content = prompt::compact_system_prompt(self.session.workspace.root());
         }

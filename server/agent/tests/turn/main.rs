@@ -5,6 +5,7 @@
 mod approvals;
 mod cancel;
 mod failures;
+mod registry;
 mod steps;
 mod support;
 mod window;

@@ -27,6 +27,8 @@ pub struct Setup {
     /// The context window, overriding the mock's.
     pub window: Option<u64>,
     pub limits: Limits,
+    /// The built-in tools the agent dispatches.
+    pub tools: tandem_tools::Registry,
 }
 
 impl Default for Setup {
@@ -41,6 +43,7 @@ impl Default for Setup {
                 max_backoff: Duration::from_millis(5),
                 ..Limits::default()
             },
+            tools: tandem_agent::builtin_tools(),
         }
     }
 }
@@ -139,7 +142,7 @@ impl Harness {
             user_commands: Vec::new(),
             rule_store: None,
         };
-        let agent = Agent::new(settings, Arc::new(client));
+        let agent = Agent::with_tools(settings, Arc::new(client), setup.tools);
         let session = agent.new_session(root.path()).expect("session").session_id;
         Self {
             mock,

@@ -246,7 +246,11 @@ impl Chat<'_> {
                 Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
             },
             Slash::Mode(mode) => match self.agent.set_mode(session, mode) {
-                Ok(()) => out(&style.dim(&format!("{}: {}\n", mode.name(), mode.description()))),
+                Ok(()) => out(&style.dim(&format!(
+                    "{}: {}\n",
+                    mode.name(),
+                    self.agent.mode_description(mode)
+                ))),
                 Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
             },
             Slash::Unknown(word) => out(&style.paint(
