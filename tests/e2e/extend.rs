@@ -210,14 +210,20 @@ async fn a_lazy_mcp_server_starts_at_the_first_turn_and_an_eager_one_at_start() 
     };
     let tandem = Sidecar::start(&env, &mock, options).await;
     let session = tandem.new_session().await;
-    // The end of the start-up's work is the event: the sidecar warns of the broken eager server
-    // only once every server the start-up starts has been started (or failed), so a lazy server
-    // started then (it marks its start before its handshake) has left its marker by that warning.
-    wait_until(
-        "the start-up's end: the warning of the broken eager server",
-        || tandem.stderr().contains("broken-eager"),
-    )
+    // The end of the start-up's work is the event: the sidecar logs it once every server the
+    // start-up starts has been started (or failed), so a lazy server started then (it marks its
+    // start before its handshake) has left its marker by that line.
+    wait_until("the log line that ends the eager servers' start", || {
+        tandem
+            .stderr()
+            .contains("the eager MCP servers' start is over")
+    })
     .await;
+    assert!(
+        tandem.stderr().contains("failed=1"),
+        "the broken server's failure is counted: {}",
+        tandem.stderr()
+    );
     assert!(
         eager.exists(),
         "the eager server did not start with the sidecar"

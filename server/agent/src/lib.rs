@@ -405,8 +405,12 @@ impl Agent {
             // (the listing reports it) and the sessions go on without that server.
             let hub = hub.clone();
             runtime.spawn(async move {
-                for e in hub.start_eager().await {
-                    tracing::warn!("{e}");
+                // The hub logs each failure as it happens; this line marks the end of the start.
+                let failed = hub.start_eager().await.len();
+                if failed > 0 {
+                    tracing::warn!(failed, "the eager MCP servers' start is over");
+                } else {
+                    tracing::info!("the eager MCP servers' start is over");
                 }
             });
         }

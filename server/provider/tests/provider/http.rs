@@ -231,6 +231,9 @@ fn limits() -> Limits {
 }
 
 fn client_for(base_url: String, api: Api, limits: Limits) -> HttpModelClient {
+    // A test may build a client with no server to start (a refused connection): nextest runs
+    // each test in a process of its own, so each installs the provider itself.
+    install_crypto_provider();
     HttpModelClient::new(ProviderConfig {
         base_url,
         model: "test-model".into(),
