@@ -255,6 +255,8 @@ step('a prompt gets a streamed, highlighted answer with its reasoning collapsed'
   const select = await chat().locator('select.model').evaluate((el) => {
     const probe = el.ownerDocument.createElement('span');
     probe.style.font = el.ownerDocument.defaultView.getComputedStyle(el).font;
+    // Out of the body's flex column, so it is as wide as its text.
+    probe.style.position = 'absolute';
     probe.textContent = el.selectedOptions[0]?.textContent ?? '';
     el.ownerDocument.body.append(probe);
     const text = probe.getBoundingClientRect().width;
