@@ -125,22 +125,24 @@ async fn accept_always_holds_for_the_rest_of_the_session() {
 }
 
 #[tokio::test]
-async fn a_question_nobody_answers_times_out_as_a_rejection_and_the_turn_goes_on() {
-    let h = Harness::with(
-        Scenario::new([
-            edit(),
-            Reply::text("Nobody answered.").expect_tool_result_contains("Nobody answered"),
-        ]),
-        Setup {
-            policy: ApprovalPolicy {
-                timeout: Some(Duration::from_millis(50)),
-                ..ApprovalPolicy::default()
-            },
-            ..Setup::default()
-        },
-    );
+async fn a_question_nobody_answers_times_out_after_the_default_600_s_as_a_rejection() {
+    let h = Harness::new(Scenario::new([
+        edit(),
+        Reply::text("Nobody answered.").expect_tool_result_contains("Nobody answered within 600 s"),
+    ]));
     h.write("src/answer.rs", ORIGINAL);
-    let turn = h.turn("Make it 42", vec![Answer::Never]).await;
+    let mut running = h.start("Make it 42", vec![Answer::Never]);
+    running.asked().await;
+    // Ten minutes in no time: the clock is paused only while nothing but the question waits
+    // (the model's HTTP exchanges before and after run on the real clock), and one second short
+    // of the limit the question is still open.
+    tokio::time::pause();
+    tokio::time::advance(Duration::from_secs(599)).await;
+    let answered = |e: &Event| matches!(e, Event::ToolResult { .. });
+    assert!(!running.seen_now(answered).await, "answered before its time");
+    tokio::time::advance(Duration::from_secs(1)).await;
+    tokio::time::resume();
+    let turn = running.end().await;
     assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
     assert_eq!(turn.results()[0].0, ToolStatus::Rejected);
     assert_eq!(h.read("src/answer.rs"), ORIGINAL);

@@ -230,6 +230,18 @@ impl Running {
         }
     }
 
+    /// Whether an event `wanted` picks has come by now (without waiting; the turn's task runs
+    /// first, so what it can do at this moment is done).
+    pub async fn seen_now(&mut self, wanted: impl Fn(&Event) -> bool) -> bool {
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        while let Ok(event) = self.events.try_recv() {
+            self.seen.push(event);
+        }
+        self.seen.iter().any(wanted)
+    }
+
     /// Waits for the next approval question.
     pub async fn asked(&mut self) -> ApprovalRequest {
         tokio::time::timeout(SAFETY_NET, self.asked.recv())
