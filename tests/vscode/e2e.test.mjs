@@ -859,7 +859,7 @@ step('an approval that waits while the chat is hidden badges the Tandem icon and
   await item.click();
   await approval.waitFor({ state: 'visible', timeout: 20_000 });
   await item.waitFor({ state: 'hidden', timeout: 20_000 });
-  await approval.getByRole('button', { name: 'Reject', exact: true }).click();
+  await approval.locator('button', { hasText: /^Reject$/ }).click();
   await turnDone();
   await until('the badge is gone', async () => (await badge.count()) === 0 || !(await badge.first().isVisible()));
 });
