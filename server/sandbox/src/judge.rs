@@ -55,7 +55,11 @@ pub struct Place {
 pub enum Dialect {
     /// sh, bash, dash, ksh, zsh: parsed with bash's grammar.
     Posix,
-    /// PowerShell, `cmd.exe`, fish and anything else: one plain command only.
+    /// `cmd.exe`: lists and pipelines of plain commands (`plain_lists`).
+    Cmd,
+    /// PowerShell: pipelines and lists of plain commands (`plain_lists`).
+    PowerShell,
+    /// fish and anything else: one plain command only.
     Other,
 }
 
@@ -165,11 +169,30 @@ pub fn judge(line: &str, rules: &Rules, place: &Place, dialect: Dialect) -> Judg
     if let Some((part, rule)) = denied_in_text(line, &rules.deny) {
         return Judgement::Denied { part, rule };
     }
-    if dialect == Dialect::Other {
-        return match rules.allow.check(line) {
-            crate::Verdict::Allowed { entry, .. } => Judgement::Allowed { by: vec![entry] },
-            crate::Verdict::Ask { reason } => ask(line, Reason::Option(reason)),
+    if dialect != Dialect::Posix {
+        let parts = match crate::plain_lists::split(line, dialect) {
+            Ok(parts) => parts,
+            Err(why) => return ask(line, Reason::Option(why)),
         };
+        let mut by = Vec::new();
+        for part in &parts {
+            let words = crate::allow::split_checked(part).unwrap_or_default();
+            if let Some(rule) = rules.deny.matching(&words) {
+                return Judgement::Denied {
+                    part: part.clone(),
+                    rule: rule.to_string(),
+                };
+            }
+            if let Some(rule) = rules.ask.matching(&words) {
+                return ask(part, Reason::AskRule(rule.to_string()));
+            }
+            match rules.allow.check(part) {
+                crate::Verdict::Allowed { entry, .. } => by.push(entry),
+                crate::Verdict::Ask { reason } => return ask(part, Reason::Option(reason)),
+            }
+        }
+        by.dedup();
+        return Judgement::Allowed { by };
     }
     let script = match shell::parse(line) {
         Ok(script) => script,
@@ -486,7 +509,9 @@ pub fn always_patterns(
                 .take_while(|w| w.known)
                 .map(|w| w.text)
                 .collect::<Vec<_>>(),
-            Dialect::Other => crate::allow::split_checked(line).ok()?,
+            Dialect::Cmd | Dialect::PowerShell | Dialect::Other => {
+                crate::allow::split_checked(&question.part).ok()?
+            }
         };
         let pattern: Vec<String> = words
             .into_iter()

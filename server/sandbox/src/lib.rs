@@ -41,6 +41,7 @@ pub mod env;
 pub mod gitdirs;
 pub mod judge;
 pub mod launch;
+mod plain_lists;
 mod programs;
 mod readonly;
 pub mod seatbelt;

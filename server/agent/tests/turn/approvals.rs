@@ -139,7 +139,10 @@ async fn a_question_nobody_answers_times_out_after_the_default_600_s_as_a_reject
     tokio::time::pause();
     tokio::time::advance(Duration::from_secs(599)).await;
     let answered = |e: &Event| matches!(e, Event::ToolResult { .. });
-    assert!(!running.seen_now(answered).await, "answered before its time");
+    assert!(
+        !running.seen_now(answered).await,
+        "answered before its time"
+    );
     tokio::time::advance(Duration::from_secs(1)).await;
     tokio::time::resume();
     let turn = running.end().await;

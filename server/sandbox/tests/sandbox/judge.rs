@@ -266,3 +266,61 @@ fn always_offers_the_narrowest_rules_that_cover_the_line() {
     assert_eq!(p("rm -rf target"), None);
     assert_eq!(p("ls"), None);
 }
+
+#[test]
+fn cmd_and_powershell_lists_of_plain_allowed_commands_run_unasked_and_anything_else_asks() {
+    let f = fixture();
+    let r = rules(
+        &["git status", "git diff", "cargo test"],
+        &["git push"],
+        &["del"],
+    );
+    for (line, dialect) in [
+        ("git status && git diff", Dialect::Cmd),
+        ("cargo test & git status", Dialect::Cmd),
+        ("git status; git diff", Dialect::PowerShell),
+        ("git diff | git status", Dialect::PowerShell),
+    ] {
+        assert!(
+            matches!(
+                judge(line, &r, &f.place, dialect),
+                Judgement::Allowed { .. }
+            ),
+            "{line:?} ({dialect:?}) should run unasked"
+        );
+    }
+    for (line, dialect, part) in [
+        // A part no rule admits is named alone.
+        ("git status && curl http://x", Dialect::Cmd, "curl http://x"),
+        (
+            "git status | Invoke-WebRequest x",
+            Dialect::PowerShell,
+            "Invoke-WebRequest x",
+        ),
+        // What the shell would expand or redirect: the whole line.
+        ("git status > C:\\x", Dialect::Cmd, "git status > C:\\x"),
+        ("git diff %TEMP%", Dialect::Cmd, "git diff %TEMP%"),
+        (
+            "git diff $env:TEMP",
+            Dialect::PowerShell,
+            "git diff $env:TEMP",
+        ),
+        // An ask rule asks even in a list.
+        ("git status && git push", Dialect::Cmd, "git push"),
+    ] {
+        let Judgement::Ask(q) = judge(line, &r, &f.place, dialect) else {
+            panic!("{line:?} ({dialect:?}) should ask");
+        };
+        assert_eq!(q.part, part, "{line:?}");
+    }
+    // A deny rule refuses, whichever part it is in.
+    assert!(matches!(
+        judge("git status & del /s C:\\", &r, &f.place, Dialect::Cmd),
+        Judgement::Denied { .. }
+    ));
+    // fish and other shells: one plain command only, as before.
+    assert!(matches!(
+        judge("git status; git diff", &r, &f.place, Dialect::Other),
+        Judgement::Ask(_)
+    ));
+}

@@ -39,7 +39,8 @@ pub enum ShellKind {
 }
 
 /// How the shell that runs command lines reads them: POSIX (sh, bash, dash, ksh, zsh, …) lines
-/// are judged part by part; anything else (fish, PowerShell, `cmd.exe`) only as one plain command.
+/// are judged part by part; `cmd.exe` and PowerShell lines when they are lists or pipelines of
+/// plain commands; anything else (fish) only as one plain command.
 pub fn dialect() -> tandem_sandbox::Dialect {
     let shell = shell();
     let name = shell
@@ -50,10 +51,11 @@ pub fn dialect() -> tandem_sandbox::Dialect {
     let posix = [
         "sh", "bash", "dash", "ksh", "mksh", "ksh93", "zsh", "ash", "yash",
     ];
-    if shell.kind == ShellKind::Posix && posix.contains(&name) {
-        tandem_sandbox::Dialect::Posix
-    } else {
-        tandem_sandbox::Dialect::Other
+    match shell.kind {
+        ShellKind::Posix if posix.contains(&name) => tandem_sandbox::Dialect::Posix,
+        ShellKind::Cmd => tandem_sandbox::Dialect::Cmd,
+        ShellKind::PowerShell => tandem_sandbox::Dialect::PowerShell,
+        ShellKind::Posix => tandem_sandbox::Dialect::Other,
     }
 }
 
