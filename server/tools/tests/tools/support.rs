@@ -108,4 +108,6 @@ impl Env {
     }
 }
 
+// hang_guard is for the Unix-only FIFO tests.
+#[cfg_attr(not(unix), allow(unused_imports))]
 pub use tandem_test_support::wait::{block_on, hang_guard};
