@@ -208,6 +208,7 @@ impl SessionMcp {
                     tool.server, tool.tool, tool.description
                 ),
                 parameters: tool.input_schema.clone(),
+                example: None,
             });
             map.insert(tool.qualified_name.clone(), (tool, which));
         }
@@ -453,6 +454,7 @@ mod tests {
                 None => "d".repeat(size),
             },
             parameters: json!({}),
+            example: None,
         };
         let tools = vec![
             def("read_file", None, 400),

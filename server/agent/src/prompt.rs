@@ -60,9 +60,8 @@ pub fn system_prompt(root: &Path) -> String {
 pub fn compact_system_prompt(root: &Path) -> String {
     format!(
         "You are Tandem, a coding agent in the workspace {root} ({os}). Read before editing; \
-         use {replace} to edit, {write} for new files, commands to build and test. Edits and \
-         commands wait for the user's approval; if rejected, adjust. On a tool error, fix the \
-         call. Be brief.",
+         edit with {replace}, create with {write}, run commands to build and test. Edits and commands wait for the user's \
+         approval. Be brief.",
         root = root.display(),
         os = std::env::consts::OS,
         replace = ReplaceInFile::NAME,

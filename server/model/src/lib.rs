@@ -133,6 +133,10 @@ pub struct ToolDefinition {
     pub name: String,
     pub description: String,
     pub parameters: serde_json::Value,
+    /// Arguments of one complete call, where the shape is worth showing (a format inside a
+    /// string): the text tool mode writes it out; native tools don't send it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example: Option<serde_json::Value>,
 }
 
 /// Token counts the provider reported for one request.

@@ -87,12 +87,18 @@ pub trait ToolSpec: Send + Sync {
     fn rematches_when_stale(&self) -> bool {
         false
     }
+    /// Arguments of one complete call, where its shape is worth a model's seeing (a format
+    /// inside a string); the text tool mode writes it out as a `<tool_call>` block.
+    fn example(&self) -> Option<Value> {
+        None
+    }
     /// The definition sent in a large window.
     fn definition(&self) -> ToolDefinition {
         ToolDefinition {
             name: self.name().to_string(),
             description: self.description(),
             parameters: self.parameters(),
+            example: self.example(),
         }
     }
 
@@ -116,6 +122,7 @@ pub trait ToolSpec: Send + Sync {
             name: self.name().to_string(),
             description: self.compact_description(),
             parameters,
+            example: self.example(),
         }
     }
 

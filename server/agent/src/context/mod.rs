@@ -527,7 +527,7 @@ mod tests {
     }
 
     #[test]
-    fn the_text_tool_prompt_shows_every_tool_in_under_1000_tokens() {
+    fn the_text_tool_prompt_shows_every_tool_and_the_calls_worth_showing() {
         // Every built-in, update_plan and fetch_url included.
         let tools = crate::builtin_tools().compact_definitions();
         assert_eq!(
@@ -538,13 +538,30 @@ mod tests {
         // At 3 characters a token, the low end for English and JSON: an upper bound.
         let tokens = tokens::tokens_for(prompt.chars().count() as u64, 0, 3.0);
         assert!(tokens < 1000, "{tokens} tokens:\n{prompt}");
+        // Every tool's signature; a whole call for those with an example (the first shows the
+        // shape of every call, replace_in_file its blocks), none for the others.
         for tool in &tools {
+            assert!(
+                prompt.contains(&format!("\n{}(", tool.name)),
+                "no {}",
+                tool.name
+            );
             let call = format!(
                 "<tool_call>\n{{\"name\": \"{}\", \"arguments\": {{",
                 tool.name
             );
-            assert!(prompt.contains(&call), "no example of {}", tool.name);
+            assert_eq!(
+                prompt.contains(&call),
+                tool.example.is_some(),
+                "{}",
+                tool.name
+            );
         }
+        assert!(
+            prompt.find("<tool_call>").unwrap()
+                < prompt.find(&format!("\n{}(", tools[1].name)).unwrap(),
+            "the first tool's call comes first: {prompt}"
+        );
         assert!(prompt.contains(r#""diff":"------- SEARCH\n"#), "{prompt}");
         assert!(prompt.contains(r#"\n=======\n"#) && prompt.contains(r#"\n+++++++ REPLACE""#));
         // Each example is a call the parser reads back.

@@ -253,6 +253,7 @@ mod tests {
             name: "run_command".into(),
             description: String::new(),
             parameters: json!({"type": "object", "properties": {"command": {"type": "string"}}}),
+            example: None,
         }]
     }
 

@@ -231,11 +231,13 @@ mod tests {
                 name: "read_file".into(),
                 description: String::new(),
                 parameters: json!({"type": "object", "properties": {"path": {"type": "string"}, "offset": {"type": "integer"}}}),
+                example: None,
             },
             ToolDefinition {
                 name: "list_files".into(),
                 description: String::new(),
                 parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+                example: None,
             },
         ]
     }

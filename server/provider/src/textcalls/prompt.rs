@@ -6,17 +6,17 @@ use serde_json::{Value, json};
 
 use tandem_model::{Message, ToolDefinition};
 
-/// The tools and how to call them, appended to the system prompt: each tool's signature, its
-/// first sentence and one complete call, so a small model sees the exact shape to write
-/// (SEARCH/REPLACE blocks included). Deterministic, so the prompt prefix stays the same from
-/// request to request.
+/// The tools and how to call them, appended to the system prompt: each tool's signature and
+/// first sentence, and one complete call where the tool gives an example (the first shows the
+/// shape of every call; others show a format inside a string, as SEARCH/REPLACE blocks), so a
+/// small model sees exactly what to write while every token is paid for once. Deterministic, so
+/// the prompt prefix stays the same from request to request.
 pub fn tools_prompt(tools: &[ToolDefinition]) -> String {
     let mut out = String::from(
-        "\n\n# Tools\n\nTo use a tool, end your answer with one call: a <tool_call> block \
-         holding the tool's name and its arguments as JSON. Then stop; the result comes in the \
-         next message. Write calls only to run them, never as examples. The tools, each with an \
-         example:\n",
+        "\n\n# Tools\n\nTo use a tool, end your answer with one <tool_call> block, as shown \
+         below, then stop; the result comes next. Write calls only to run them.\n",
     );
+    let mut shown = false;
     for tool in tools {
         let summary = tool
             .description
@@ -24,51 +24,49 @@ pub fn tools_prompt(tools: &[ToolDefinition]) -> String {
             .next()
             .unwrap_or("")
             .trim();
-        let call = format!(
-            "{{\"name\": {}, \"arguments\": {}}}",
-            Value::String(tool.name.clone()),
-            example(tool)
-        );
         out.push_str(&format!(
-            "\n{}({}): {summary}\n<tool_call>\n{call}\n</tool_call>\n",
+            "\n{}({}): {summary}",
             tool.name,
             parameters(&tool.parameters)
         ));
+        // Without any example among the tools, the first gets one built from its schema.
+        let example = tool.example.clone().or_else(|| {
+            (!shown && !tools.iter().any(|t| t.example.is_some())).then(|| placeholder(tool))
+        });
+        if let Some(arguments) = example {
+            shown = true;
+            let call = format!(
+                "{{\"name\": {}, \"arguments\": {}}}",
+                Value::String(tool.name.clone()),
+                arguments
+            );
+            out.push_str(&format!("\n<tool_call>\n{call}\n</tool_call>\n"));
+        }
     }
+    out.push('\n');
     out
 }
 
-/// Arguments for a tool's example: the built-in tools' own, else the required parameters with
-/// a placeholder of their type.
-fn example(tool: &ToolDefinition) -> Value {
-    match tool.name.as_str() {
-        "read_file" => json!({"path": "src/main.rs"}),
-        "list_files" => json!({"path": "src"}),
-        "search_files" => json!({"regex": "fn main", "path": "src"}),
-        "write_to_file" => json!({"path": "notes.md", "content": "# Notes\nFirst line.\n"}),
-        "replace_in_file" => json!({"path": "src/main.rs", "diff":
-            "------- SEARCH\n    let x = 1;\n=======\n    let x = 2;\n+++++++ REPLACE"}),
-        "execute_command" => json!({"command": "cargo test"}),
-        _ => {
-            let schema = &tool.parameters;
-            let mut arguments = serde_json::Map::new();
-            let required = schema.get("required").and_then(Value::as_array);
-            for name in required.into_iter().flatten().filter_map(Value::as_str) {
-                let kind = schema
-                    .pointer(&format!("/properties/{name}/type"))
-                    .and_then(Value::as_str);
-                let value = match kind {
-                    Some("integer" | "number") => json!(1),
-                    Some("boolean") => json!(true),
-                    Some("array") => json!([]),
-                    Some("object") => json!({}),
-                    _ => json!("..."),
-                };
-                arguments.insert(name.to_string(), value);
-            }
-            Value::Object(arguments)
-        }
+/// Arguments for a tool that gives no example: its required parameters, each a placeholder of
+/// its type.
+fn placeholder(tool: &ToolDefinition) -> Value {
+    let schema = &tool.parameters;
+    let mut arguments = serde_json::Map::new();
+    let required = schema.get("required").and_then(Value::as_array);
+    for name in required.into_iter().flatten().filter_map(Value::as_str) {
+        let kind = schema
+            .pointer(&format!("/properties/{name}/type"))
+            .and_then(Value::as_str);
+        let value = match kind {
+            Some("integer" | "number") => json!(1),
+            Some("boolean") => json!(true),
+            Some("array") => json!([]),
+            Some("object") => json!({}),
+            _ => json!("..."),
+        };
+        arguments.insert(name.to_string(), value);
     }
+    Value::Object(arguments)
 }
 
 /// `path, offset?`
@@ -164,6 +162,7 @@ mod tests {
             name: "read_file".into(),
             description: "Read a file.".into(),
             parameters: json!({"type": "object", "properties": {}}),
+            example: None,
         }];
         let history = vec![
             Message::System {
@@ -189,6 +188,7 @@ mod tests {
             name: "read_file".into(),
             description: "Read a file. More words.".into(),
             parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+            example: None,
         }];
         let history = vec![
             Message::System {

@@ -102,6 +102,7 @@ async fn use_client(base_url: &str) {
         name: "t".into(),
         description: "a tool".into(),
         parameters: json!({"type": "object"}),
+        example: None,
     }];
     let request = || CompletionRequest::conversation(&messages, &tools, 1);
     client.window().await;

@@ -285,6 +285,7 @@ fn tools() -> Vec<ToolDefinition> {
         name: "read_file".into(),
         description: "Reads a file".into(),
         parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        example: None,
     }]
 }
 

@@ -39,6 +39,11 @@ impl ToolSpec for ReadFile {
         )
     }
 
+    /// Shown in the text tool mode: the shape of every call.
+    fn example(&self) -> Option<Value> {
+        Some(json!({"path": "src/main.rs"}))
+    }
+
     fn effect(&self) -> Effect {
         Effect::ReadOnly
     }

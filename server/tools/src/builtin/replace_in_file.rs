@@ -58,6 +58,13 @@ If a block fails, the error names it and shows the closest lines of the file and
         )
     }
 
+    /// Shown in the text tool mode: the SEARCH/REPLACE block inside the JSON string.
+    fn example(&self) -> Option<Value> {
+        Some(
+            json!({"path": "src/main.rs", "diff": "------- SEARCH\n    let x = 1;\n=======\n    let x = 2;\n+++++++ REPLACE"}),
+        )
+    }
+
     fn effect(&self) -> Effect {
         Effect::ChangesWorkspace
     }
