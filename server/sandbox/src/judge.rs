@@ -170,7 +170,14 @@ pub fn judge(line: &str, rules: &Rules, place: &Place, dialect: Dialect) -> Judg
         return Judgement::Denied { part, rule };
     }
     if dialect != Dialect::Posix {
-        let parts = match crate::plain_lists::split(line, dialect) {
+        let split = match dialect {
+            Dialect::Cmd => crate::plain_lists::split(line, crate::plain_lists::Shell::Cmd),
+            Dialect::PowerShell => {
+                crate::plain_lists::split(line, crate::plain_lists::Shell::PowerShell)
+            }
+            Dialect::Posix | Dialect::Other => Ok(vec![line.trim().to_string()]),
+        };
+        let parts = match split {
             Ok(parts) => parts,
             Err(why) => return ask(line, Reason::Option(why)),
         };

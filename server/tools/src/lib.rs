@@ -28,6 +28,7 @@ pub mod registry;
 mod search;
 mod text;
 mod tool;
+mod toolset;
 mod undo;
 mod walk;
 mod write;
@@ -39,7 +40,8 @@ pub use fetch::FetchUrl;
 pub use process::dialect as shell_dialect;
 pub use read::ReadTracker;
 pub use registry::{Cut, Effect, Registry, Runs, ToolSpec};
-pub use tool::{CallInfo, ToolKind, ToolTarget, describe};
+pub use tool::{CallInfo, ToolKind, ToolTarget};
+pub use toolset::describe;
 pub use undo::{Change, Conflict, Restore, UndoLog, UndoPlan};
 
 /// Why a tool call failed. Goes back to the model as the tool result, so it can correct itself.

@@ -9,7 +9,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tandem_model::ToolDefinition;
@@ -159,28 +159,9 @@ pub struct Registry {
     tools: Vec<Arc<dyn ToolSpec>>,
 }
 
-/// The workspace's tools and `fetch_url`, as [`Registry::workspace`] lists them.
-static WORKSPACE: LazyLock<Registry> = LazyLock::new(|| {
-    use crate::builtin::*;
-    Registry::empty()
-        .with(ReadFile)
-        .with(ListFiles)
-        .with(SearchFiles)
-        .with(WriteToFile)
-        .with(ReplaceInFile)
-        .with(ExecuteCommand)
-        .with(crate::fetch::FetchUrl)
-});
-
 impl Registry {
     pub fn empty() -> Self {
         Self { tools: Vec::new() }
-    }
-
-    /// This crate's tools: reading, listing, searching, writing, editing, running, fetching.
-    /// The agent adds its own (the plan).
-    pub fn workspace() -> &'static Registry {
-        &WORKSPACE
     }
 
     /// `self` with `tool` added at the end; a tool of the same name is replaced, so a name stays

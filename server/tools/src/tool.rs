@@ -32,12 +32,6 @@ pub struct CallInfo {
     pub target: Option<ToolTarget>,
 }
 
-/// A call to one of this crate's tools (or to a tool it does not know) as the user sees it; the
-/// agent asks its own registry, which adds the plan ([`crate::Registry::describe`]).
-pub fn describe(name: &str, arguments: &str) -> CallInfo {
-    crate::Registry::workspace().describe(name, arguments)
-}
-
 /// The first line of `s`, cut to `max` characters.
 pub(crate) fn short(s: &str, max: usize) -> String {
     let line = s.lines().next().unwrap_or("");

@@ -183,12 +183,38 @@ mod tests {
     }
 
     #[test]
+    fn a_call_is_shown_for_tools_with_an_example_else_for_the_first_from_its_schema() {
+        let tool = |name: &str, example: Option<Value>| ToolDefinition {
+            name: name.into(),
+            description: "Do it.".into(),
+            parameters: json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}),
+            example,
+        };
+        let shown = tools_prompt(&[
+            tool("a", None),
+            tool("b", Some(json!({"n": 7}))),
+            tool("c", None),
+        ]);
+        assert_eq!(shown.matches("</tool_call>").count(), 1, "{shown}");
+        assert!(
+            shown.contains("{\"name\": \"b\", \"arguments\": {\"n\":7}}"),
+            "{shown}"
+        );
+        let none = tools_prompt(&[tool("a", None), tool("c", None)]);
+        assert_eq!(none.matches("</tool_call>").count(), 1, "{none}");
+        assert!(
+            none.contains("{\"name\": \"a\", \"arguments\": {\"n\":1}}"),
+            "{none}"
+        );
+    }
+
+    #[test]
     fn history_round_trips_through_the_parser() {
         let tools = vec![ToolDefinition {
             name: "read_file".into(),
             description: "Read a file. More words.".into(),
             parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
-            example: None,
+            example: Some(json!({"path": "src/main.rs"})),
         }];
         let history = vec![
             Message::System {

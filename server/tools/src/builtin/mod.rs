@@ -9,6 +9,11 @@ mod replace_in_file;
 mod search_files;
 mod write_to_file;
 
+/// The two edit tools' names, here because each one's description names the other (each
+/// tool's `NAME` is its constant).
+const WRITE_TO_FILE: &str = "write_to_file";
+const REPLACE_IN_FILE: &str = "replace_in_file";
+
 pub use execute_command::ExecuteCommand;
 pub use list_files::ListFiles;
 pub use read_file::ReadFile;

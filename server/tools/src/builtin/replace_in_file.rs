@@ -2,14 +2,14 @@
 
 use serde_json::{Value, json};
 
-use super::{ReadFile, WriteToFile};
+use super::ReadFile;
 use crate::registry::{Effect, PrepareFuture, Runs, ToolSpec, object_schema, string};
 use crate::{Prepared, ToolContext, ToolKind, ToolTarget, args, edit};
 
 pub struct ReplaceInFile;
 
 impl ReplaceInFile {
-    pub const NAME: &'static str = "replace_in_file";
+    pub const NAME: &'static str = super::REPLACE_IN_FILE;
 }
 
 impl ToolSpec for ReplaceInFile {
@@ -36,7 +36,7 @@ Rules:
 - Use {write} to create a file or rewrite most of one.
 If a block fails, the error names it and shows the closest lines of the file and how they differ; nothing is written. The edit is shown to the user for approval before it is written."#,
             read = ReadFile::NAME,
-            write = WriteToFile::NAME,
+            write = super::WRITE_TO_FILE,
         )
     }
 

@@ -2,14 +2,13 @@
 
 use serde_json::{Value, json};
 
-use super::ReplaceInFile;
 use crate::registry::{Effect, PrepareFuture, Runs, ToolSpec, object_schema, string};
 use crate::{Prepared, ToolContext, ToolKind, ToolTarget, args, write};
 
 pub struct WriteToFile;
 
 impl WriteToFile {
-    pub const NAME: &'static str = "write_to_file";
+    pub const NAME: &'static str = super::WRITE_TO_FILE;
 }
 
 impl ToolSpec for WriteToFile {
@@ -22,7 +21,7 @@ impl ToolSpec for WriteToFile {
             "Create a file, or replace a file's whole content (missing directories are created). \
              `content` is the complete file: never abbreviate. To change part of an existing \
              file, prefer {}. The change is shown to the user for approval before it is written.",
-            ReplaceInFile::NAME
+            super::REPLACE_IN_FILE
         )
     }
 
