@@ -34,3 +34,64 @@ impl Registry {
 pub fn describe(name: &str, arguments: &str) -> CallInfo {
     Registry::workspace().describe(name, arguments)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::{ToolKind, ToolTarget};
+
+    fn title(name: &str, args: &str) -> String {
+        describe(name, args).title
+    }
+
+    #[test]
+    fn titles() {
+        assert_eq!(
+            title("read_file", r#"{"path":"src/main.rs"}"#),
+            "Read src/main.rs"
+        );
+        assert_eq!(
+            title("read_file", r#"{"path":"a","offset":20}"#),
+            "Read a from line 20"
+        );
+        assert_eq!(title("list_files", "{}"), "List .");
+        assert_eq!(
+            title("search_files", r#"{"regex":"fn main","path":"src"}"#),
+            "Search /fn main/ in src"
+        );
+        assert_eq!(
+            title("replace_in_file", r#"{"path":"a.rs","diff":""}"#),
+            "Edit a.rs"
+        );
+        assert_eq!(
+            title("execute_command", r#"{"command":"cargo test"}"#),
+            "Run cargo test"
+        );
+        assert_eq!(title("execute_command", r#"{"command":"a\nb"}"#), "Run a …");
+        assert_eq!(title("write_to_file", "{not json"), "write_to_file");
+        assert_eq!(title("nope", "{}"), "nope");
+    }
+
+    #[test]
+    fn kinds_and_targets_come_from_the_tool_not_its_name() {
+        assert_eq!(describe("execute_command", "{}").kind, ToolKind::Execute);
+        assert_eq!(describe("list_files", "{}").kind, ToolKind::Search);
+        // A made-up tool whose name sounds like one of ours is still unknown.
+        assert_eq!(describe("run_read_write", "{}").kind, ToolKind::Other);
+        let t = describe("read_file", r#"{"path": "a.rs", "offset": 7}"#).target;
+        assert_eq!(
+            t,
+            Some(ToolTarget {
+                path: "a.rs".into(),
+                line: Some(7)
+            })
+        );
+        assert_eq!(describe("execute_command", r#"{"path": "x"}"#).target, None);
+        assert_eq!(describe("list_files", "{}").target.unwrap().path, ".");
+        assert_eq!(describe("fetch_url", "{}").kind, ToolKind::Fetch);
+        assert_eq!(
+            describe("fetch_url", r#"{"url": "https://example.com/a"}"#).title,
+            "Fetch https://example.com/a"
+        );
+    }
+}
