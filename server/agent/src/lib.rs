@@ -63,6 +63,12 @@ pub trait Frontend: Send + Sync + 'static {
     ) {
     }
 
+    /// Resolves once every update given so far has gone out to the client: a face answers
+    /// `shutdown` only then, so the last turn's end is never lost to the exit.
+    fn flushed(&self) -> BoxFuture<'static, ()> {
+        Box::pin(async {})
+    }
+
     /// The editor's errors and warnings for these files, once they settle after an edit.
     /// Faces without an editor report none.
     fn diagnostics(&self, _paths: Vec<PathBuf>) -> BoxFuture<'static, Vec<Diagnostic>> {

@@ -26,6 +26,8 @@ pub trait Deliver: Send + 'static {
 enum Item<T, X> {
     Event(T, Event),
     Other(X),
+    /// Everything queued before it has been delivered: tell the waiter.
+    Flush(tokio::sync::oneshot::Sender<()>),
 }
 
 /// The sending side of a face's queue. Cloning it is cheap; the task ends when every sender is
@@ -78,8 +80,19 @@ impl<T: PartialEq + Send + 'static, X: Send + 'static> Outbox<T, X> {
     pub fn send(&self, item: X) -> Result<(), X> {
         self.tx.send(Item::Other(item)).map_err(|e| match e.0 {
             Item::Other(x) => x,
-            Item::Event(..) => unreachable!("only an Other was sent"),
+            Item::Event(..) | Item::Flush(_) => unreachable!("only an Other was sent"),
         })
+    }
+
+    /// Resolves once everything queued before this call has been delivered (at once when the
+    /// task is gone): a face that is about to answer `shutdown` lets the last turn's end out
+    /// first.
+    pub fn flushed(&self) -> impl Future<Output = ()> + Send + 'static {
+        let (done, wait) = tokio::sync::oneshot::channel();
+        let _ = self.tx.send(Item::Flush(done));
+        async move {
+            let _ = wait.await;
+        }
     }
 
     pub fn downgrade(&self) -> WeakOutbox<T, X> {
@@ -116,6 +129,12 @@ async fn run<D: Deliver>(mut deliver: D, mut rx: mpsc::UnboundedReceiver<Item<D:
                     }
                     deliver.other(x).await;
                 }
+                Item::Flush(done) => {
+                    if let Some((t, e)) = held.take() {
+                        deliver.event(t, e).await;
+                    }
+                    let _ = done.send(());
+                }
             }
             next = rx.try_recv().ok();
         }
@@ -151,6 +170,22 @@ mod tests {
 
     fn text(s: &str) -> Event {
         Event::Text { delta: s.into() }
+    }
+
+    #[tokio::test]
+    async fn flushed_resolves_once_everything_queued_before_it_is_delivered() {
+        let log = Log::default();
+        let outbox = Outbox::start(log.clone());
+        outbox.event("t1", text("a"));
+        outbox.event("t1", text("b"));
+        outbox.send("approval").unwrap();
+        // A piece the task would hold, waiting for more to merge with.
+        outbox.event("t1", text("c"));
+        outbox.flushed().await;
+        assert_eq!(
+            *log.0.lock().unwrap(),
+            ["t1 text ab", "other approval", "t1 text c"]
+        );
     }
 
     #[tokio::test]

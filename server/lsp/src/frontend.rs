@@ -110,6 +110,10 @@ impl LspFrontend {
 }
 
 impl Frontend for LspFrontend {
+    fn flushed(&self) -> BoxFuture<'static, ()> {
+        Box::pin(self.outbox.flushed())
+    }
+
     fn update(&self, session_id: &SessionId, turn_id: &TurnId, event: Event) {
         self.outbox
             .event((session_id.clone(), turn_id.clone()), event);

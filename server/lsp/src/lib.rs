@@ -586,6 +586,9 @@ impl LanguageServer for Backend {
         self.shut_down.store(true, Ordering::SeqCst);
         if let Some(ready) = self.ready.get() {
             ready.agent.shutdown().await;
+            // The cancelled turns' ends go out before the answer, which the editor may follow
+            // with `exit` at once.
+            ready.frontend.flushed().await;
         }
         Ok(())
     }
