@@ -245,6 +245,8 @@ impl Translator {
                     .content(vec![text_content(fenced(&tool.output))]);
                 vec![status_update(&id, fields)]
             }
+            // Issue 31's faces: the call's `diff` content.
+            Change::FilesChanged { .. } => vec![],
             Change::Finished { id } => self.result(&id).into_iter().collect(),
             Change::Allowed { id } => vec![status_update(
                 &id,

@@ -39,6 +39,13 @@ pub enum Event {
         /// edit was proposed). `None` when the tool ran and failed on its own terms.
         error_kind: Option<ErrorKind>,
     },
+    /// The files a tool call changed in the workspace other than through an edit proposal: a
+    /// command's writes (captured in its walls and applied), an MCP tool's. Sent after the
+    /// changes are on disk and in the undo log, before the call's `ToolResult`.
+    FilesChanged {
+        tool_call_id: ToolCallId,
+        changes: Vec<FileChange>,
+    },
     /// Tokens used by the last request.
     Usage {
         prompt_tokens: u64,
@@ -75,6 +82,30 @@ pub enum Event {
         /// What kind of failure `error` is, so a face can offer the fix (settings, a key, retry).
         error_kind: Option<TurnErrorKind>,
     },
+}
+
+/// One file a tool call changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileChange {
+    /// Relative to the workspace root, `/`-separated.
+    pub path: String,
+    pub kind: FileChangeKind,
+    /// Lines added and removed (0 and 0 for a binary file or a mode change alone).
+    pub added: u32,
+    pub removed: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileChangeKind {
+    Created,
+    Modified,
+    Deleted,
+    /// Moved here from `from` (workspace-relative); the content may have changed too.
+    Renamed {
+        from: String,
+    },
+    /// Only the permission bits changed.
+    ModeChanged,
 }
 
 /// A file the core deleted or put back on its own (an undo or restore, a command the agent

@@ -269,6 +269,17 @@ impl IntoWire for Event {
                 context_window,
             },
             Event::Notice { message } => Update::ModelNotice { message },
+            // Issue 31's faces give it a wire shape of its own; until then, a line.
+            Event::FilesChanged { changes, .. } => Update::ModelNotice {
+                message: format!(
+                    "a command changed {}",
+                    changes
+                        .iter()
+                        .map(|c| c.path.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            },
             Event::Retrying(r) => Update::Retrying {
                 retry: r.retry,
                 max_retries: r.max_retries,

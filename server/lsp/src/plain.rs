@@ -450,6 +450,8 @@ impl Forwarder {
                     self.client.log_message(MessageType::LOG, delta).await;
                 }
             }
+            // Issue 31's faces: `tandem.diff` shows them.
+            Change::FilesChanged { .. } => {}
             Change::Finished { id } => {
                 let Some(tool) = self.view.tool(&id) else {
                     return false;

@@ -307,6 +307,7 @@ fn markdown(history: &[HistoryEntry]) -> String {
             }
             Event::Text { delta } => out.push_str(delta),
             Event::Reasoning { .. }
+            | Event::FilesChanged { .. }
             | Event::ToolOutput { .. }
             | Event::Usage { .. }
             | Event::Compaction { .. }

@@ -42,7 +42,7 @@ pub use read::ReadTracker;
 pub use registry::{Cut, Effect, Registry, Runs, ToolSpec};
 pub use tool::{CallInfo, ToolKind, ToolTarget};
 pub use toolset::describe;
-pub use undo::{Change, Conflict, Restore, UndoLog, UndoPlan};
+pub use undo::{Change, ChangeSource, ChangedBy, Conflict, Restore, UndoLog, UndoPlan};
 
 /// Why a tool call failed. Goes back to the model as the tool result, so it can correct itself.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize)]
@@ -201,6 +201,8 @@ pub struct ToolContext<'a> {
     /// A file's text as the editor holds it (unsaved changes included), read and edited instead
     /// of what is on disk. The face fetches it before the call; tools stay synchronous.
     pub editor_text: Option<&'a EditorText>,
+    /// The call this runs for, recorded with the undo log's saves (who changed a file).
+    pub tool_call_id: Option<&'a str>,
 }
 
 impl<'a> ToolContext<'a> {
@@ -209,6 +211,7 @@ impl<'a> ToolContext<'a> {
             workspace,
             reads,
             editor_text: None,
+            tool_call_id: None,
         }
     }
 

@@ -124,6 +124,33 @@ pub struct UndoLog {
     state: Mutex<Vec<Save>>,
 }
 
+/// What changed a file: an edit tool, a command the agent ran, an MCP tool (inside the walls).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ChangeSource {
+    Edit,
+    Command,
+    Mcp,
+}
+
+/// Who changed a file in a turn: the kind of tool and, where known, its call's id.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangedBy {
+    pub source: ChangeSource,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl ChangedBy {
+    pub fn new(source: ChangeSource, tool_call_id: Option<&str>) -> Self {
+        Self {
+            source,
+            tool_call_id: tool_call_id.map(str::to_string),
+        }
+    }
+}
+
 /// A file's state before the first write of a turn to it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Save {
@@ -136,6 +163,9 @@ struct Save {
     /// Permission bits of the file that existed.
     #[serde(default)]
     mode: Option<u32>,
+    /// Who made the turn's first change to the file (logs older than it: unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    by: Option<ChangedBy>,
     #[serde(skip)]
     undone: bool,
     /// A fingerprint of what the agent last wrote to the file in this turn.
@@ -215,11 +245,13 @@ impl UndoLog {
 
     /// Saves a file's state (`previous`: its bytes and mode, `None` when it does not exist) before
     /// the first write of `turn` to it; later writes of the same turn keep the first state.
-    pub(crate) fn save_before(
+    /// `by`: who is about to change it.
+    pub fn save_before(
         &self,
         turn: &TurnId,
         display_path: &str,
         previous: Option<(&[u8], u32)>,
+        by: &ChangedBy,
     ) -> Result<(), ToolError> {
         let mut saves = self.lock();
         if saves
@@ -238,6 +270,7 @@ impl UndoLog {
             path: display_path.to_string(),
             existed: previous.is_some(),
             mode: previous.map(|(_, mode)| mode),
+            by: Some(by.clone()),
             undone: false,
             written: None,
         };

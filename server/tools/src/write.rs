@@ -132,6 +132,7 @@ pub(crate) fn begin(
         current
             .as_ref()
             .map(|(bytes, mode)| (bytes.as_slice(), *mode)),
+        &super::ChangedBy::new(super::ChangeSource::Edit, ctx.tool_call_id),
     )?;
     Ok(path)
 }

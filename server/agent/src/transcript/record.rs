@@ -220,6 +220,12 @@ pub enum StoredEvent {
     Notice {
         message: String,
     },
+    /// A tool call's changes outside edit proposals (a command's writes). Readers before it skip
+    /// the line as unreadable; nothing else depends on it.
+    FilesChanged {
+        tool_call_id: ToolCallId,
+        changes: Vec<StoredFileChange>,
+    },
     /// Format 4 on.
     Plan {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -493,6 +499,61 @@ impl From<Decision> for StoredDecision {
     }
 }
 
+/// One file of a `FilesChanged` record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredFileChange {
+    pub path: String,
+    /// `created`, `modified`, `deleted`, `renamed`, `modeChanged`.
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(default)]
+    pub added: u32,
+    #[serde(default)]
+    pub removed: u32,
+}
+
+impl From<&crate::events::FileChange> for StoredFileChange {
+    fn from(c: &crate::events::FileChange) -> Self {
+        use crate::events::FileChangeKind as K;
+        let (kind, from) = match &c.kind {
+            K::Created => ("created", None),
+            K::Modified => ("modified", None),
+            K::Deleted => ("deleted", None),
+            K::Renamed { from } => ("renamed", Some(from.clone())),
+            K::ModeChanged => ("modeChanged", None),
+        };
+        StoredFileChange {
+            path: c.path.clone(),
+            kind: kind.to_string(),
+            from,
+            added: c.added,
+            removed: c.removed,
+        }
+    }
+}
+
+impl From<&StoredFileChange> for crate::events::FileChange {
+    fn from(c: &StoredFileChange) -> Self {
+        use crate::events::FileChangeKind as K;
+        let kind = match (c.kind.as_str(), &c.from) {
+            ("created", _) => K::Created,
+            ("deleted", _) => K::Deleted,
+            ("renamed", Some(from)) => K::Renamed { from: from.clone() },
+            ("modeChanged", _) => K::ModeChanged,
+            // A kind from a later version: the file changed, at least.
+            _ => K::Modified,
+        };
+        crate::events::FileChange {
+            path: c.path.clone(),
+            kind,
+            added: c.added,
+            removed: c.removed,
+        }
+    }
+}
+
 impl From<&Event> for StoredEvent {
     fn from(e: &Event) -> Self {
         match e.clone() {
@@ -552,6 +613,13 @@ impl From<&Event> for StoredEvent {
                 context_window,
             },
             Event::Notice { message } => StoredEvent::Notice { message },
+            Event::FilesChanged {
+                tool_call_id,
+                changes,
+            } => StoredEvent::FilesChanged {
+                tool_call_id,
+                changes: changes.iter().map(StoredFileChange::from).collect(),
+            },
             // The turn never records a retry (it is transient); were one stored, its line.
             Event::Retrying(r) => StoredEvent::Notice {
                 message: crate::events::retry_line(&r),
@@ -663,6 +731,13 @@ impl StoredEvent {
                 context_window,
             },
             StoredEvent::Notice { message } => Event::Notice { message },
+            StoredEvent::FilesChanged {
+                tool_call_id,
+                changes,
+            } => Event::FilesChanged {
+                tool_call_id,
+                changes: changes.iter().map(Into::into).collect(),
+            },
             StoredEvent::Plan {
                 explanation,
                 entries,

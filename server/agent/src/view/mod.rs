@@ -60,6 +60,10 @@ pub enum Change {
         id: ToolCallId,
         delta: String,
     },
+    /// A call changed files other than through an edit proposal (`view.tool(id).files_changed`).
+    FilesChanged {
+        id: ToolCallId,
+    },
     /// A call finished (`view.tool(id).result`).
     Finished {
         id: ToolCallId,
@@ -188,6 +192,8 @@ pub struct ToolView {
     /// Refused at its approval (counted then, not again at its result).
     refused: bool,
     pub result: Option<ToolResult>,
+    /// Files the call changed outside an edit proposal (a command's writes), as reported.
+    pub files_changed: Vec<crate::events::FileChange>,
 }
 
 impl ToolView {
@@ -205,6 +211,7 @@ impl ToolView {
             approval: None,
             refused: false,
             result: None,
+            files_changed: Vec::new(),
         }
     }
 }
@@ -326,6 +333,14 @@ impl TurnView {
                         delta,
                     });
                 }
+            }
+            Event::FilesChanged {
+                tool_call_id,
+                changes: files,
+            } => {
+                let tool = self.tool_entry(&tool_call_id);
+                tool.files_changed.extend(files);
+                changes.push(Change::FilesChanged { id: tool_call_id });
             }
             Event::ToolResult {
                 tool_call_id,

@@ -85,7 +85,9 @@ impl ExecFrontend {
             | Change::Asked { .. }
             | Change::Allowed { .. }
             | Change::Refused { .. }
-            | Change::Interrupted { .. } => {}
+            | Change::Interrupted { .. }
+            // Issue 31's faces: a `filesChanged` event.
+            | Change::FilesChanged { .. } => {}
             // The text and reasoning gathered so far, as whole messages.
             Change::Said { reasoning, text } => {
                 if !reasoning.is_empty() {
