@@ -18,7 +18,7 @@ use tandem_agent::approval::{
 use tandem_agent::events::{Event, Location, StopReason, ToolStatus, TurnErrorKind, retry_line};
 use tandem_agent::mode::Mode;
 use tandem_agent::plan::{self as core_plan, StepStatus};
-use tandem_agent::prompt::{ContextItem, Position, Range};
+use tandem_agent::prompt::{ContextItem, ContextKind, Position, Range};
 use tandem_agent::view::{Change, ToolState, TurnView};
 use tandem_agent::{SessionId as CoreSessionId, ToolCallId as CoreCallId};
 use tandem_tools::{FileDiff, ToolKind as CoreKind};
@@ -504,6 +504,7 @@ pub fn prompt_input(
             ContentBlock::Text(t) => text.push_str(&t.text),
             ContentBlock::ResourceLink(link) => match file_uri(&link.uri) {
                 Some((path, range)) => attach(ContextItem {
+                    kind: ContextKind::File,
                     path: display_path(&path, root),
                     text: None,
                     range,
@@ -515,6 +516,7 @@ pub fn prompt_input(
                     match file_uri(&contents.uri) {
                         // The client sent the text it means (a selection, or the buffer).
                         Some((path, _)) => attach(ContextItem {
+                            kind: ContextKind::File,
                             path: display_path(&path, root),
                             text: Some(contents.text),
                             range: None,

@@ -4,10 +4,27 @@ use std::path::Path;
 
 use tandem_tools::{ReadFile, ReplaceInFile, Workspace, WriteToFile};
 
-/// A piece of the workspace the user attached to a prompt.
+/// What an attached piece of context is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ContextKind {
+    /// A file (or a selection of it): `path` names it.
+    #[default]
+    File,
+    /// A folder: `path` names it; the model gets its listing.
+    Folder,
+    /// Text the editor holds that is no file (its problems, a terminal's output, the uncommitted
+    /// changes): `path` is its label, `text` the content.
+    Editor,
+    /// A web page: `path` is its URL; the turn fetches it first, through `fetch_url`'s approval.
+    Url,
+}
+
+/// A piece of the workspace (or of the editor) the user attached to a prompt.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContextItem {
-    /// Relative to the session root, or absolute inside it.
+    pub kind: ContextKind,
+    /// Relative to the session root, or absolute inside it (a file's, a folder's); a label for
+    /// the editor's text; a URL.
     pub path: String,
     /// The text as the editor has it (unsaved changes included); read from disk when absent.
     pub text: Option<String>,
@@ -30,6 +47,33 @@ pub struct Position {
 
 /// The most of one attached file sent to the model.
 const MAX_CONTEXT_BYTES: usize = 256 * 1024;
+/// The most entries of an attached folder's listing.
+const MAX_FOLDER_ENTRIES: u64 = 500;
+/// The most of the editor's text (problems, a terminal's output, changes) sent to the model: it
+/// is pasted in whole, unlike a file the model could read on.
+const MAX_EDITOR_BYTES: usize = 64 * 1024;
+
+impl ContextItem {
+    /// A whole file, read from the editor or the disk.
+    pub fn file(path: impl Into<String>) -> Self {
+        ContextItem {
+            kind: ContextKind::File,
+            path: path.into(),
+            text: None,
+            range: None,
+        }
+    }
+
+    /// Whether the model gets it in the user's message (a URL is fetched as a tool call).
+    pub fn in_message(&self) -> bool {
+        self.kind != ContextKind::Url
+    }
+
+    /// A file or folder of the workspace (what a face can link to).
+    pub fn in_workspace(&self) -> bool {
+        matches!(self.kind, ContextKind::File | ContextKind::Folder)
+    }
+}
 
 pub fn system_prompt(root: &Path) -> String {
     format!(
@@ -73,7 +117,7 @@ pub fn compact_system_prompt(root: &Path) -> String {
 /// A piece that cannot be read is named with the reason, so the model knows it is missing.
 pub fn user_message(ws: &Workspace, text: &str, context: &[ContextItem]) -> String {
     let mut message = text.to_string();
-    for item in context {
+    for item in context.iter().filter(|c| c.in_message()) {
         message.push_str("\n\n");
         message.push_str(&render_context(ws, item));
     }
@@ -81,6 +125,49 @@ pub fn user_message(ws: &Workspace, text: &str, context: &[ContextItem]) -> Stri
 }
 
 fn render_context(ws: &Workspace, item: &ContextItem) -> String {
+    match item.kind {
+        ContextKind::File | ContextKind::Url => render_file(ws, item),
+        ContextKind::Folder => render_folder(ws, item),
+        ContextKind::Editor => render_editor(item),
+    }
+}
+
+/// A folder as its listing, with every check `list_files` makes.
+fn render_folder(ws: &Workspace, item: &ContextItem) -> String {
+    let path = attribute(&item.path);
+    match tandem_tools::folder_listing(ws, &item.path, MAX_FOLDER_ENTRIES) {
+        Ok(listing) => format!("<context folder=\"{path}\">\n{listing}\n</context>"),
+        Err(e) => format!(
+            "<context folder=\"{path}\" unavailable=\"{}\"></context>",
+            attribute(&e.message)
+        ),
+    }
+}
+
+/// The editor's own text (problems, terminal output, changes), capped.
+fn render_editor(item: &ContextItem) -> String {
+    let source = attribute(&item.path);
+    let Some(text) = &item.text else {
+        return format!(
+            "<context source=\"{source}\" unavailable=\"the editor sent no text\"></context>"
+        );
+    };
+    let mut body = text.clone();
+    if tandem_stdx::truncate_in_place(&mut body, MAX_EDITOR_BYTES) {
+        body.push_str(&format!(
+            "\n[... cut at {MAX_EDITOR_BYTES} bytes of {} ...]",
+            text.len()
+        ));
+    }
+    format!("<context source=\"{source}\">\n{body}\n</context>")
+}
+
+/// Text for an attribute value: no quote or newline can end it early.
+fn attribute(text: &str) -> String {
+    text.replace('"', "'").replace(['\n', '\r'], " ")
+}
+
+fn render_file(ws: &Workspace, item: &ContextItem) -> String {
     let body = match &item.text {
         Some(text) => Ok(text.clone()),
         None => read_for_context(ws, &item.path),
@@ -140,6 +227,7 @@ mod tests {
         std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\nfour\n").unwrap();
         let ws = Workspace::new(dir.path()).unwrap();
         let item = ContextItem {
+            kind: ContextKind::File,
             path: "a.txt".into(),
             text: None,
             range: Some(Range {
@@ -165,6 +253,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ws = Workspace::new(dir.path()).unwrap();
         let item = ContextItem {
+            kind: ContextKind::File,
             path: "../secret".into(),
             text: None,
             range: None,
@@ -172,5 +261,53 @@ mod tests {
         let msg = user_message(&ws, "x", &[item]);
         assert!(msg.contains("unavailable="), "{msg}");
         assert!(!msg.contains("secret\n"));
+    }
+
+    #[test]
+    fn a_folder_is_its_listing_inside_the_workspace_only() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src/deep")).unwrap();
+        std::fs::write(dir.path().join("src/a.rs"), "").unwrap();
+        std::fs::write(dir.path().join("src/deep/b.rs"), "").unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let folder = |path: &str| ContextItem {
+            kind: ContextKind::Folder,
+            ..ContextItem::file(path)
+        };
+        let msg = user_message(&ws, "x", &[folder("src")]);
+        assert!(msg.contains("<context folder=\"src\">"), "{msg}");
+        assert!(msg.contains("src/deep/b.rs"), "{msg}");
+        let out = user_message(&ws, "x", &[folder("..")]);
+        assert!(out.contains("unavailable="), "{out}");
+    }
+
+    #[test]
+    fn the_editors_text_is_capped_and_cannot_close_its_tag_attribute() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let item = ContextItem {
+            kind: ContextKind::Editor,
+            path: "terminal\" evil=\"1".into(),
+            text: Some("x".repeat(MAX_EDITOR_BYTES * 3)),
+            range: None,
+        };
+        let msg = user_message(&ws, "x", &[item]);
+        assert!(
+            msg.contains("<context source=\"terminal' evil='1\">"),
+            "{msg:.200}"
+        );
+        assert!(msg.len() < MAX_EDITOR_BYTES + 300, "{}", msg.len());
+        assert!(msg.contains(&format!("of {} ...]", MAX_EDITOR_BYTES * 3)));
+    }
+
+    #[test]
+    fn a_url_is_not_in_the_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let item = ContextItem {
+            kind: ContextKind::Url,
+            ..ContextItem::file("https://example.com/")
+        };
+        assert_eq!(user_message(&ws, "x", &[item]), "x");
     }
 }

@@ -153,6 +153,12 @@ impl IntoCore for ContextItem {
     fn into_core(self) -> core_prompt::ContextItem {
         let c = self;
         core_prompt::ContextItem {
+            kind: match c.kind {
+                None | Some(ContextKind::File) => core_prompt::ContextKind::File,
+                Some(ContextKind::Folder) => core_prompt::ContextKind::Folder,
+                Some(ContextKind::Editor) => core_prompt::ContextKind::Editor,
+                Some(ContextKind::Url) => core_prompt::ContextKind::Url,
+            },
             path: c.path,
             text: c.text,
             range: c.range.map(IntoCore::into_core),

@@ -16,7 +16,7 @@ use super::plain::{
 };
 use super::{Backend, agent_error, invalid_params, lock};
 use tandem_agent::events::{Event, ToolCallEvent, ToolStatus};
-use tandem_agent::prompt::{ContextItem, Position as CtxPosition, Range as CtxRange};
+use tandem_agent::prompt::{ContextItem, ContextKind, Position as CtxPosition, Range as CtxRange};
 use tandem_agent::{HistoryEntry, SessionId, TurnId};
 
 /// The optional second argument of `tandem.ask`: where the question is about.
@@ -201,7 +201,12 @@ impl Backend {
                 character: r.end.character,
             },
         });
-        Ok(ContextItem { path, text, range })
+        Ok(ContextItem {
+            kind: ContextKind::File,
+            path,
+            text,
+            range,
+        })
     }
 
     /// Asks whether to restore files the user changed since the agent wrote them; keeping

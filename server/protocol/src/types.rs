@@ -239,7 +239,11 @@ pub struct PromptImage {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextItem {
-    /// Relative to the session root, or absolute inside it.
+    /// What the item is; a file when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ContextKind>,
+    /// A file's or folder's path, relative to the session root or absolute inside it; the
+    /// label of the editor's text (`problems`, `terminal`, `changes`); a page's URL.
     pub path: String,
     /// The text as the editor has it (unsaved changes included); read from disk when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -247,6 +251,21 @@ pub struct ContextItem {
     /// The selected lines; the whole file when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub range: Option<Range>,
+}
+
+/// What an attached context item is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ContextKind {
+    /// A file or a selection of it.
+    File,
+    /// A folder: the model gets its listing (ignored and hidden files left out).
+    Folder,
+    /// Text the editor holds that is no file (its problems, a terminal's output, the
+    /// uncommitted changes); `text` is required.
+    Editor,
+    /// A web page, fetched at the turn's start as a `fetch_url` call (with its approval).
+    Url,
 }
 
 /// Zero-based, end-exclusive character positions, as in LSP.

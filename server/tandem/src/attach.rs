@@ -3,10 +3,14 @@
 //! read with the checks every workspace read gets (inside the root, not in `.git`, a regular
 //! file, within the size cap) and checked to be the image it says. The mention stays in the text,
 //! so the model knows which file it sees. Other `@path` words stay text, for the model to read.
+//!
+//! Two words attach more: `@changes` the uncommitted changes (`git diff`), and `@https://…` (or
+//! `@http://…`) a page, which the turn fetches first through `fetch_url`'s approval.
 
 use std::path::Path;
 
 use tandem_agent::images;
+use tandem_agent::prompt::{ContextItem, ContextKind};
 use tandem_model::Image;
 use tandem_tools::Workspace;
 
@@ -36,9 +40,57 @@ pub fn images_in(root: &Path, text: &str) -> Result<Vec<Image>, String> {
     Ok(attached)
 }
 
+/// The context `text`'s `@changes` and `@URL` words attach, each once, in order; an error says
+/// why `@changes` can't be had.
+pub fn context_in(root: &Path, text: &str) -> Result<Vec<ContextItem>, String> {
+    let mut items: Vec<ContextItem> = Vec::new();
+    for word in text.split_whitespace() {
+        let Some(what) = word.strip_prefix('@') else {
+            continue;
+        };
+        let what = what.trim_end_matches([',', ';', ')', '!', '?', '.', '"', '\'']);
+        let item = if what == "changes" {
+            ContextItem {
+                kind: ContextKind::Editor,
+                text: Some(crate::changes::uncommitted(root)?),
+                ..ContextItem::file("changes")
+            }
+        } else if what.starts_with("https://") || what.starts_with("http://") {
+            ContextItem {
+                kind: ContextKind::Url,
+                ..ContextItem::file(what)
+            }
+        } else {
+            continue;
+        };
+        if !items
+            .iter()
+            .any(|i| i.kind == item.kind && i.path == item.path)
+        {
+            items.push(item);
+        }
+    }
+    Ok(items)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_and_changes_are_attached_once_and_paths_stay_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let found = context_in(
+            dir.path(),
+            "see @https://example.com/a?b=1, @https://example.com/a?b=1 and @src/x.rs or a@http://no",
+        )
+        .unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].kind, ContextKind::Url);
+        assert_eq!(found[0].path, "https://example.com/a?b=1");
+        // Not a repository: `@changes` says why instead of sending nothing.
+        assert!(context_in(dir.path(), "what did I change? @changes").is_err());
+    }
 
     const GIF: &[u8] = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x01D\x00;";
 

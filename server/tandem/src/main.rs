@@ -4,6 +4,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 mod attach;
+mod changes;
 mod chat;
 mod display;
 mod doctor;

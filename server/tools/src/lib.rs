@@ -37,6 +37,7 @@ pub use builtin::{ExecuteCommand, ListFiles, ReadFile, ReplaceInFile, SearchFile
 pub use command::Walls;
 pub use diff::{FileDiff, Hunk, unified_diff};
 pub use fetch::FetchUrl;
+pub use list::folder_listing;
 pub use process::dialect as shell_dialect;
 pub use read::ReadTracker;
 pub use registry::{Cut, Effect, Registry, Runs, ToolSpec};

@@ -36,6 +36,19 @@ pub(crate) fn list_files(ws: &Workspace, args: ListFiles) -> Result<String, Tool
     Ok(out)
 }
 
+/// A folder's entries below it (recursive, ignored and hidden files left out), at most `limit`,
+/// for a folder the user attached to a prompt: the same checks and listing as `list_files`.
+pub fn folder_listing(ws: &Workspace, path: &str, limit: u64) -> Result<String, ToolError> {
+    list_files(
+        ws,
+        ListFiles {
+            path: Some(path.to_string()),
+            recursive: Some(true),
+            limit: Some(limit),
+        },
+    )
+}
+
 /// Every entry below `start` the ignore rules let through (directories end in `/`), relative to
 /// `root`, sorted. `recursive: false` stops at `start`'s children.
 pub(crate) fn entries(root: &Path, start: &Path, recursive: bool) -> Vec<String> {

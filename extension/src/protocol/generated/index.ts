@@ -6,6 +6,7 @@ export type * from "./AutoApprove";
 export type * from "./ClientCapabilities";
 export type * from "./CommandSource";
 export type * from "./ContextItem";
+export type * from "./ContextKind";
 export type * from "./CustomCommand";
 export type * from "./Decision";
 export type * from "./Diagnostic";

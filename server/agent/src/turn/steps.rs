@@ -5,14 +5,17 @@
 use super::Turn;
 use super::stop::{self, Ended, StopRules};
 use crate::events::{Event, StopReason, TurnErrorKind};
-use crate::prompt::{self, ContextItem};
-use tandem_model::Message;
+use crate::prompt::{self, ContextItem, ContextKind};
+use tandem_model::{Message, ToolCall, ToolCallId};
 use tandem_provider::ProviderError;
+use tandem_tools::FetchUrl;
 
 impl Turn {
     pub(super) async fn run_steps(&self, text: String, context: Vec<ContextItem>) -> Ended {
         let mut conversation = self.session.conversation.lock().await;
-        self.open(&mut conversation, text, context).await;
+        if let Some(ended) = self.open(&mut conversation, text, context).await {
+            return ended;
+        }
         let mut rules = StopRules::new(self.agent.inner.settings.max_steps);
         while rules.next_step() {
             let request = match self.prepare(&mut conversation).await {
@@ -70,8 +73,14 @@ impl Turn {
     }
 
     /// Opens the turn: the user's message (with the linked files' text and the mode's note)
-    /// into the conversation, after the session's first-turn setup; the face told.
-    async fn open(&self, conversation: &mut Vec<Message>, text: String, context: Vec<ContextItem>) {
+    /// into the conversation, after the session's first-turn setup; the face told. Then the
+    /// pages the user attached are fetched; `Some` when the user cancelled meanwhile.
+    async fn open(
+        &self,
+        conversation: &mut Vec<Message>,
+        text: String,
+        context: Vec<ContextItem>,
+    ) -> Option<Ended> {
         self.session.set_title_once(&text);
         let context = self.read_linked_files(context).await;
         let mut user = prompt::user_message(&self.session.workspace, &text, &context);
@@ -79,7 +88,9 @@ impl Turn {
             user = format!("{user}\n\n{note}");
         }
         let root = self.session.workspace.root();
-        let paths = context.iter().map(|c| root.join(&c.path)).collect();
+        let paths = (context.iter().filter(|c| c.in_workspace()))
+            .map(|c| root.join(&c.path))
+            .collect();
         self.emit(Event::TurnStarted {
             prompt: text,
             context: paths,
@@ -93,6 +104,36 @@ impl Turn {
                 images,
             },
         );
+        self.fetch_attached(conversation, &context).await
+    }
+
+    /// The URLs the user attached, each fetched as a `fetch_url` call of the turn's own: the same
+    /// approval, checks and caps as the model's, and every face shows it as a call.
+    async fn fetch_attached(
+        &self,
+        conversation: &mut Vec<Message>,
+        context: &[ContextItem],
+    ) -> Option<Ended> {
+        let calls: Vec<ToolCall> = (context.iter())
+            .filter(|c| c.kind == ContextKind::Url)
+            .map(|c| ToolCall {
+                id: ToolCallId::generate(),
+                name: FetchUrl::NAME.to_string(),
+                arguments: serde_json::json!({ "url": c.path }).to_string(),
+            })
+            .collect();
+        if calls.is_empty() {
+            return None;
+        }
+        self.record_message(
+            conversation,
+            Message::Assistant {
+                content: String::new(),
+                reasoning: String::new(),
+                tool_calls: calls.clone(),
+            },
+        );
+        self.run_calls(conversation, &calls, None).await
     }
 
     /// The turn ends with the request's error (an overflow with its numbers and the fix).

@@ -315,8 +315,12 @@ async fn run_turn(
         // Nothing was sent: the user fixes the mention and asks again.
         Err(why) => return Ok((StopReason::Error, Some(why))),
     };
+    let context = match crate::attach::context_in(&root, &prompt) {
+        Ok(context) => context,
+        Err(why) => return Ok((StopReason::Error, Some(why))),
+    };
     let turn = agent
-        .prompt_with_images(session, prompt, Vec::new(), images, frontend)
+        .prompt_with_images(session, prompt, context, images, frontend)
         .map_err(|e| e.to_string())?;
     let result = loop {
         tokio::select! {

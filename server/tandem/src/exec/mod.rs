@@ -94,6 +94,7 @@ pub async fn run(options: ExecOptions) -> Result<u8, String> {
     } = crate::chat::start(options.start, options.root, options.resume.as_deref()).await?;
     // An image the prompt names that can't be attached is a usage error: nothing runs.
     let images = crate::attach::images_in(&root, &prompt)?;
+    let context = crate::attach::context_in(&root, &prompt)?;
     if options.json {
         emit(&events::session_started(
             &session,
@@ -123,7 +124,7 @@ pub async fn run(options: ExecOptions) -> Result<u8, String> {
         out: Box::new(emit),
     });
     agent
-        .prompt_with_images(&session, prompt, Vec::new(), images, frontend)
+        .prompt_with_images(&session, prompt, context, images, frontend)
         .map_err(|e| e.to_string())?;
     let mut interrupted = false;
     let ended = loop {

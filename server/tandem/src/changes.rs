@@ -1,0 +1,127 @@
+//! `@changes` at the terminal: the workspace's uncommitted changes, as `git diff` shows them, for
+//! the user's prompt. The user asked for it, so git runs outside the sandbox, but with the repo
+//! config that would run programs switched off (a cloned repository's `.git/config` is not the
+//! user's): no fsmonitor, no external diff, no textconv filters.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// The most of git's output read; the prompt cuts it further.
+const MAX_BYTES: usize = 1024 * 1024;
+
+/// The diff of the working tree (staged and not) against `HEAD`, then the untracked files by
+/// name; a repository without commits yet diffs against the empty tree.
+pub fn uncommitted(root: &Path) -> Result<String, String> {
+    let head = if git(root, &["rev-parse", "--verify", "--quiet", "HEAD"]).is_ok() {
+        "HEAD"
+    } else {
+        // git's empty tree: every staged file is new.
+        "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+    };
+    let diff = git(
+        root,
+        &["diff", head, "--no-color", "--no-ext-diff", "--no-textconv"],
+    )?;
+    let untracked = git(root, &["ls-files", "--others", "--exclude-standard", "-z"])?;
+    let untracked: Vec<&str> = untracked.split('\0').filter(|p| !p.is_empty()).collect();
+    let mut out = diff;
+    if !untracked.is_empty() {
+        out.push_str(&format!("\nUntracked files ({}):\n", untracked.len()));
+        for path in untracked {
+            out.push_str(path);
+            out.push('\n');
+        }
+    }
+    if out.trim().is_empty() {
+        return Ok("No uncommitted changes.".into());
+    }
+    Ok(out)
+}
+
+fn git(root: &Path, args: &[&str]) -> Result<String, String> {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["-c", "core.fsmonitor=false", "-c", "diff.external="])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("could not run git for @changes: {e}; is git installed?"))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(format!(
+            "git {} failed in {} ({}): {}",
+            args.first().unwrap_or(&""),
+            root.display(),
+            output.status,
+            stderr.trim()
+        ));
+    }
+    let mut bytes = output.stdout;
+    bytes.truncate(MAX_BYTES);
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(root: &Path, args: &[&str]) {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    #[test]
+    fn staged_unstaged_and_untracked_changes_and_a_repo_without_commits() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        run(root, &["init", "-q"]);
+        std::fs::write(root.join("a.txt"), "one\n").unwrap();
+        run(root, &["add", "a.txt"]);
+        // No commit yet: staged files are new.
+        let first = uncommitted(root).unwrap();
+        assert!(first.contains("+one"), "{first}");
+        run(root, &["commit", "-qm", "first"]);
+        assert_eq!(uncommitted(root).unwrap(), "No uncommitted changes.");
+        std::fs::write(root.join("a.txt"), "two\n").unwrap();
+        std::fs::write(root.join("new.txt"), "x").unwrap();
+        let out = uncommitted(root).unwrap();
+        assert!(out.contains("-one") && out.contains("+two"), "{out}");
+        assert!(out.contains("Untracked files (1):\nnew.txt"), "{out}");
+    }
+
+    #[test]
+    fn a_repositorys_own_config_runs_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        run(root, &["init", "-q"]);
+        std::fs::write(root.join("a.txt"), "one\n").unwrap();
+        run(root, &["add", "a.txt"]);
+        run(root, &["commit", "-qm", "first"]);
+        let mark = root.join("ran");
+        let evil = format!("touch {}", mark.display());
+        for key in ["core.fsmonitor", "diff.external"] {
+            run(root, &["config", key, &evil]);
+        }
+        std::fs::write(root.join(".gitattributes"), "*.txt diff=evil\n").unwrap();
+        run(root, &["config", "diff.evil.textconv", &evil]);
+        std::fs::write(root.join("a.txt"), "two\n").unwrap();
+        let out = uncommitted(root).unwrap();
+        assert!(out.contains("+two"), "{out}");
+        assert!(!mark.exists(), "the repository's config ran a program");
+    }
+
+    #[test]
+    fn outside_a_repository_it_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = uncommitted(dir.path()).unwrap_err();
+        assert!(err.contains("failed"), "{err}");
+    }
+}
