@@ -19,12 +19,14 @@ export function initializationOptions(get: SettingReader, pickedModel: string | 
   const maxSteps = get<number>('maxSteps');
   const contextWindow = get<number>('provider.contextWindow');
   const toolMode = get<string>('provider.toolMode');
+  const maxOutputTokens = get<number | null>('provider.maxOutputTokens');
   const timeoutSeconds = get<number | null>('approval.timeoutSeconds');
   return {
     provider: {
       ...(model ? { model } : {}),
       ...(typeof contextWindow === 'number' && contextWindow >= 256 ? { contextWindow: Math.floor(contextWindow) } : {}),
       ...(toolMode === 'native' || toolMode === 'text' ? { toolMode } : {}),
+      ...(typeof maxOutputTokens === 'number' && maxOutputTokens >= 0 ? { maxOutputTokens: Math.floor(maxOutputTokens) } : {}),
     },
     approval: {
       autoApprove: {
@@ -43,6 +45,7 @@ export const RESTART_SETTINGS = [
   'tandem.provider.baseUrl',
   'tandem.provider.contextWindow',
   'tandem.provider.toolMode',
+  'tandem.provider.maxOutputTokens',
   'tandem.approval',
   'tandem.maxSteps',
   'tandem.serverPath',

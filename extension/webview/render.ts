@@ -328,7 +328,7 @@ function errorFooter(error: string | undefined, kind: ErrorKind | undefined, ctx
     case 'contextOverflow':
       return box('error-box', 'The conversation no longer fits in the model’s context window. Start a new chat, or pick a model with a larger window.', raw, button('New Chat', () => ctx.onCommand('newChat'), 'secondary'), retry());
     case 'answerCut':
-      return box('error-box', 'The answer reached its length limit and was cut; what came is kept. Ask for a shorter answer, or raise max_output_tokens under [provider] in the config file (0 sends no limit).', raw, button('Open Config File', () => ctx.onCommand('openConfigFile'), 'secondary'), retry());
+      return box('error-box', 'The answer reached its length limit and was cut; what came is kept. Ask for a shorter answer, or raise the setting Tandem › Provider: Max Output Tokens (or max_output_tokens under [provider] in the config file; 0 sends no limit).', raw, button('Open Config File', () => ctx.onCommand('openConfigFile'), 'secondary'), retry());
     default:
       return box('error-box', firstLine(raw), raw.includes('\n') || raw.length > 200 ? raw : null, retry());
   }

@@ -863,3 +863,21 @@ step('an approval that waits while the chat is hidden badges the Tandem icon and
   await turnDone();
   await until('the badge is gone', async () => (await badge.count()) === 0 || !(await badge.first().isVisible()));
 });
+
+step("@problems, offered by the @ menu, sends the editor's problems with the prompt", async () => {
+  writeFileSync(join(workspace, 'broken.json'), '{"a": 1 "b": 2}\n');
+  const editor = await openFile('broken.json');
+  // VS Code's JSON service has looked at it: its squiggle is drawn.
+  await editor.locator('.squiggly-error').first().waitFor({ timeout: 30_000 });
+  const prompt = chat().locator('textarea.prompt');
+  await prompt.click();
+  await prompt.pressSequentially('What is wrong? @prob');
+  await chat().locator('.mentions .mention', { hasText: 'problems' }).first().waitFor({ timeout: 10_000 });
+  await prompt.press('Enter');
+  assert.equal(await prompt.inputValue(), 'What is wrong? @problems ');
+  await prompt.press('Enter');
+  // The mock answers only if the request held the problem (scenario.json).
+  await until('the answer came', async () => ((await lastTurn().locator('.answer').first().textContent()) ?? '').includes('comma is missing'));
+  await turnDone();
+  await shot('31-problems-in-context');
+});

@@ -24,6 +24,7 @@ import { historyPicks } from './history';
 import { restoreNotice, restoreTo } from './restore';
 import { extractMentions } from './mentions';
 import { FileSearch, isText } from './fileSearch';
+import { EDITOR_MENTIONS, editorContext, editorMentionsMatching, TerminalOutputs } from '../context/editorContext';
 import { LossView } from './lossView';
 import { reconcileModel } from './models';
 import { serverState } from './welcome';
@@ -64,6 +65,7 @@ export class ChatSession {
   private readonly queued: Attachment[] = [];
   private readonly loss = new LossView();
   private readonly files = new FileSearch();
+  private readonly terminals = new TerminalOutputs();
   private readonly mode: ChatMode;
 
   constructor(
@@ -74,7 +76,7 @@ export class ChatSession {
   ) {
     const stored = context.workspaceState.get<string>(SESSION_KEY);
     this.sessionId = stored === undefined ? null : sessionIdFrom(stored);
-    context.subscriptions.push(this.loss, this.files);
+    context.subscriptions.push(this.loss, this.files, this.terminals);
     this.mode = new ChatMode(sidecar);
   }
 
@@ -197,16 +199,31 @@ export class ChatSession {
     return found;
   }
 
-  /** Workspace files named as `@path` in the prompt, as context. */
+  /**
+   * What the prompt's `@` words attach: workspace files and folders (`@src/`), the editor's own
+   * context (`@problems`, `@terminal`, `@changes`) and pages (`@https://…`, fetched by the
+   * sidecar with `fetch_url`'s approval). A word of the editor's that can't be had throws, so
+   * nothing is sent without it.
+   */
   private async mentioned(text: string): Promise<Attachment[]> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     if (!folder) return [];
     const found: Attachment[] = [];
     for (const rel of extractMentions(text)) {
+      if (EDITOR_MENTIONS.some((m) => m.word === rel)) {
+        found.push({ label: `@${rel}`, item: await editorContext(rel, folder, this.terminals) });
+        continue;
+      }
+      if (/^https?:\/\/\S+$/i.test(rel)) {
+        found.push({ label: rel, item: { kind: 'url', path: rel } });
+        continue;
+      }
       if (imageTypeOfName(rel)) continue;
       // Inside the folder only: no `..` segment may climb out of it.
       if (rel.split(/[\\/]/).includes('..')) continue;
-      if (await isText(vscode.Uri.joinPath(folder, rel))) found.push({ label: rel, item: { path: rel } });
+      const uri = vscode.Uri.joinPath(folder, rel);
+      if (await isFolder(uri)) found.push({ label: rel, item: { kind: 'folder', path: rel.replace(/[\\/]+$/, '') || '.' } });
+      else if (await isText(uri)) found.push({ label: rel, item: { path: rel } });
     }
     return found;
   }
@@ -459,7 +476,18 @@ export class ChatSession {
   }
 
   async findFiles(query: string): Promise<void> {
-    const paths = await this.files.find(query).catch(() => []);
-    this.toView({ type: 'fileMatches', query, paths });
+    // The editor's own words first; a URL being typed is no file.
+    const words = editorMentionsMatching(query);
+    const paths = /^https?:/i.test(query) ? [] : await this.files.find(query).catch(() => []);
+    this.toView({ type: 'fileMatches', query, paths: [...words, ...paths] });
+  }
+}
+
+/** Whether `uri` is a folder (a missing path is not). */
+async function isFolder(uri: vscode.Uri): Promise<boolean> {
+  try {
+    return ((await vscode.workspace.fs.stat(uri)).type & vscode.FileType.Directory) !== 0;
+  } catch {
+    return false;
   }
 }

@@ -45,6 +45,10 @@ describe('initializationOptions', () => {
   it('passes the context window and the tool mode, leaving the defaults to the sidecar', () => {
     const o = initializationOptions(reader({ 'provider.contextWindow': 4096.7, 'provider.toolMode': 'text' }), undefined);
     assert.deepEqual(o.provider, { contextWindow: 4096, toolMode: 'text' });
+    const limited = initializationOptions(reader({ 'provider.maxOutputTokens': 2048.5 }), undefined);
+    assert.deepEqual(limited.provider, { maxOutputTokens: 2048 });
+    assert.deepEqual(initializationOptions(reader({ 'provider.maxOutputTokens': 0 }), undefined).provider, { maxOutputTokens: 0 });
+    assert.deepEqual(initializationOptions(reader({ 'provider.maxOutputTokens': null }), undefined).provider, {});
     const d = initializationOptions(reader({ 'provider.contextWindow': 0, 'provider.toolMode': 'auto' }), undefined);
     assert.deepEqual(d.provider, {});
   });

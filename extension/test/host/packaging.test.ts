@@ -27,6 +27,7 @@ const manifest = JSON.parse(readFileSync(path.join(ext, 'package.json'), 'utf8')
   icon: string;
   repository?: { type: string; url: string; directory: string };
   galleryBanner: { color: string; theme: string };
+  contributes: { tomlValidation?: { url: string }[] };
 };
 
 /** Width and height of a PNG, from its IHDR chunk. */
@@ -93,7 +94,10 @@ describe('vsce ls (what .vscodeignore lets into a package)', () => {
     assert.equal(r.status, 0, r.stdout + r.stderr);
     const listed = r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
     const readmeImages = markdownImages(readFileSync(path.join(ext, 'README.md'), 'utf8')).filter((src) => !src.startsWith('https://'));
-    for (const f of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', manifest.icon, ...readmeImages]) {
+    // Every file the manifest points at (the config file's schema for tomlValidation).
+    const contributed = (manifest.contributes.tomlValidation ?? []).map((v) => v.url.replace(/^\.\//, ''));
+    assert.ok(contributed.length > 0, 'the config schema is contributed');
+    for (const f of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', manifest.icon, ...readmeImages, ...contributed]) {
       assert.ok(listed.includes(f), `vsce ls lacks ${f}: ${listed.join(', ')}`);
     }
     for (const f of listed) {

@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use tandem_agent::approval::SandboxMode;
 use tandem_mcp::McpServerConfig;
@@ -22,7 +23,7 @@ use tandem_provider::{Api, ApiKey, Limits, ProviderOptions};
 use crate::policy::PolicyOptions;
 
 /// A configuration file, as written.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
     /// Where the model is (used unless `profile` picks one of `profiles`).
@@ -31,16 +32,22 @@ pub struct ConfigFile {
     /// Which of `profiles` to use instead of `provider`.
     #[serde(default)]
     pub profile: Option<String>,
+    /// Named endpoints (`[profiles.NAME]`), each like `[provider]`; `profile` picks one.
     #[serde(default)]
     pub profiles: BTreeMap<String, FileProvider>,
+    /// What runs without asking, and the sandbox commands run in.
     #[serde(default)]
     pub approval: Option<FileApproval>,
+    /// Where sessions, transcripts and the undo log are kept (default: the platform's data dir).
     #[serde(default)]
     pub data_dir: Option<PathBuf>,
+    /// The most model requests one turn may make (default 50).
     #[serde(default)]
     pub max_steps: Option<u32>,
+    /// Timeouts and size caps of the model's answers.
     #[serde(default)]
     pub limits: Option<FileLimits>,
+    /// MCP servers whose tools the model gets.
     #[serde(default)]
     pub mcp: Option<FileMcp>,
     /// Per-project sections of the user's own file, keyed by the workspace's path:
@@ -49,16 +56,18 @@ pub struct ConfigFile {
     pub projects: BTreeMap<String, FileProject>,
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileProject {
+    /// The project's own approval rules (the user's file only).
     #[serde(default)]
     pub approval: Option<FileProjectApproval>,
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileProjectApproval {
+    /// Allow, ask and deny patterns for commands in this project.
     #[serde(default)]
     pub rules: Option<FileRules>,
 }
@@ -66,21 +75,26 @@ pub struct FileProjectApproval {
 /// `approval.rules`: word-prefix patterns, as `allow_commands`' entries. `deny` wins over
 /// everything (also a command outside the sandbox the user would approve), then `ask`, then
 /// `allow`.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileRules {
+    /// Commands that run without asking (inside the sandbox), by word prefix: `"cargo test"`.
     #[serde(default)]
     pub allow: Vec<String>,
+    /// Commands that always ask, even when another rule or the read-only list would allow them.
     #[serde(default)]
     pub ask: Vec<String>,
+    /// Commands refused before anything else, also outside the sandbox and with `--yes`.
     #[serde(default)]
     pub deny: Vec<String>,
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileProvider {
+    /// The OpenAI-compatible (or Anthropic) endpoint, e.g. `http://127.0.0.1:1234/v1`.
     pub base_url: Option<String>,
+    /// The model to use (default: the one the server has loaded, or its first).
     pub model: Option<String>,
     /// `"openai"` or `"anthropic"`.
     pub api: Option<FileApi>,
@@ -96,21 +110,26 @@ pub struct FileProvider {
     pub max_output_tokens: Option<u64>,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize)]
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum FileApi {
     Openai,
     Anthropic,
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileApproval {
+    /// Write edits without asking (default false).
     pub auto_approve_edits: Option<bool>,
+    /// Run every command without asking (default false; the sandbox still holds).
     pub auto_approve_commands: Option<bool>,
+    /// Commands that run without asking inside the sandbox, by word prefix (the defaults are
+    /// builds and tests: `cargo test`, `npm test`, …).
     pub allow_commands: Option<Vec<String>>,
-    /// `"workspace-write"` or `"off"`.
+    /// `"workspace-write"` (the default: commands write only the workspace and temp) or `"off"`.
     pub sandbox: Option<FileSandbox>,
+    /// Commands in the sandbox may use the network (default false).
     pub network: Option<bool>,
     /// `"SERVER/TOOL"` or `"SERVER/*"`.
     pub allow_mcp_tools: Option<Vec<String>>,
@@ -122,26 +141,33 @@ pub struct FileApproval {
     pub rules: Option<FileRules>,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize)]
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum FileSandbox {
     WorkspaceWrite,
     Off,
 }
 
-#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileLimits {
+    /// Seconds of silence allowed between two bytes of an answer (default 120).
     pub stall_timeout_seconds: Option<f64>,
+    /// Seconds allowed without new text, reasoning or tool-call bytes (default 300).
     pub progress_timeout_seconds: Option<f64>,
+    /// The largest single event of a stream, in bytes (default 8 MiB).
     pub max_event_bytes: Option<u64>,
+    /// The largest answer, in bytes (default 32 MiB).
     pub max_answer_bytes: Option<u64>,
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileMcp {
+    /// The MCP servers to run: `[[mcp.servers]]`, each a stdio server (`command`) or an HTTP one
+    /// (`type = "http"`, `url`).
     #[serde(default)]
+    #[schemars(with = "Vec<crate::schema::McpServer>")]
     pub servers: Vec<McpServerConfig>,
 }
 

@@ -7,6 +7,8 @@ mod env;
 pub mod file;
 mod policy;
 pub mod rules;
+mod schema;
+pub use schema::config_schema;
 mod start;
 
 pub use env::{EnvProvider, parse_tool_mode, provider_from_env};

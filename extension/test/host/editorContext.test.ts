@@ -1,0 +1,29 @@
+import { strict as assert } from 'node:assert';
+import { test } from 'node:test';
+import { formatProblems, stripTerminalControls } from '../../src/context/editorText';
+
+test('problems come errors first, one line each, with where and who says so', () => {
+  const text = formatProblems([
+    { path: 'b.ts', line: 3, character: 1, severity: 1, message: 'unused', source: 'eslint' },
+    { path: 'a.rs', line: 10, character: 5, severity: 0, message: 'mismatched types\n  expected u32', source: 'rustc' },
+  ]);
+  assert.equal(text, 'a.rs:10:5 error mismatched types expected u32 (rustc)\nb.ts:3:1 warning unused (eslint)');
+  assert.equal(formatProblems([]), 'No problems.');
+});
+
+test('problems past the cap are counted, and the errors are the ones kept', () => {
+  const many = Array.from({ length: 250 }, (_, i) => ({ path: 'w.ts', line: i + 1, character: 1, severity: 1, message: 'w' }));
+  const text = formatProblems([...many, { path: 'z.ts', line: 1, character: 1, severity: 0, message: 'the error' }]);
+  const lines = text.split('\n');
+  assert.equal(lines.length, 201);
+  assert.equal(lines[0], 'z.ts:1:1 error the error');
+  assert.equal(lines[200], '[51 more not shown of 251]');
+});
+
+test("a terminal's colours, titles, marks and rewritten lines are gone", () => {
+  const raw =
+    '\x1b]633;C\x07\x1b]0;title\x07\x1b[1;31merror\x1b[0m: failed\r\n' +
+    'progress 10%\rprogress 100%\n' +
+    '\x1b]8;;https://x\x1b\\link\x1b]8;;\x1b\\ done\x07\x00\n';
+  assert.equal(stripTerminalControls(raw), 'error: failed\nprogress 100%\nlink done\n');
+});
