@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { ApprovalController } from './approvals/controller';
 import { ChatSession } from './chat/session';
 import { CHAT_VIEW_ID, ChatView } from './chat/view';
+import { editSelectionPrompt, selectionToEdit } from './context/inlineEdit';
 import { configuredEndpoint, initializationOptions, RESTART_SETTINGS } from './config';
 import { openConfigFile } from './chat/configFile';
 import { userConfigFile } from './chat/configPath';
@@ -162,6 +163,28 @@ export function activate(context: vscode.ExtensionContext): void {
       if (!editor) return;
       await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
       chat.postAttachment(selectionAttachment(editor));
+    }),
+    command('tandem.editSelection', async () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor) return;
+      const selection = selectionToEdit(editor, (start, end) => new vscode.Selection(start, 0, end, 0));
+      if (!selection) return;
+      editor.selection = selection;
+      const attachment = selectionAttachment(editor);
+      const instruction = await vscode.window.showInputBox({
+        title: `Tandem: Edit ${attachment.label}`,
+        prompt: 'What should change? The edit comes back as a diff to accept or reject.',
+        placeHolder: 'e.g. handle an empty list',
+        ignoreFocusOut: true,
+        validateInput: (v) => (v.trim() ? undefined : 'Say what should change'),
+      });
+      if (!instruction?.trim()) return;
+      // The turn shows in the chat; the focus stays with the editor, where the diff opens.
+      if (!view.visible) {
+        await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+        await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, selection });
+      }
+      await chat.send(editSelectionPrompt(instruction), [attachment]);
     }),
     command('tandem.setApiKey', () => setApiKey()),
     command('tandem.openSettings', () => vscode.commands.executeCommand('workbench.action.openSettings', 'tandem.provider')),

@@ -31,6 +31,7 @@ mod file_events;
 mod framing;
 mod hardening;
 mod images;
+mod inline_edit;
 mod lifecycle;
 mod local;
 mod local_faults;

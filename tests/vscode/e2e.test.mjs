@@ -881,3 +881,24 @@ step("@problems, offered by the @ menu, sends the editor's problems with the pro
   await turnDone();
   await shot('31-problems-in-context');
 });
+
+step('Ctrl+I on a line asks what should change; the edit comes back as a diff, accepted from its title bar', async () => {
+  writeFileSync(join(workspace, 'inline.js'), 'function add(a, b) {\n  return a + b + 0;\n}\n');
+  const editor = await openFile('inline.js');
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Control+I');
+  const input = page.locator('.quick-input-widget input');
+  await page.locator('.quick-input-widget', { hasText: 'Tandem: Edit inline.js:2' }).waitFor({ timeout: 10_000 });
+  await input.fill('drop the no-op');
+  await shot('32-inline-edit-asked');
+  await page.keyboard.press('Enter');
+  // The mock proposes the edit only if the request held the instruction and line 2 (scenario.json).
+  await diffEditors().first().waitFor({ timeout: 60_000 });
+  await shot('33-inline-edit-diff');
+  await page.locator('.editor-actions .action-label[aria-label^="Accept Edit"]').first().click();
+  await diffEditors().first().waitFor({ state: 'detached', timeout: 20_000 });
+  await turnDone();
+  assert.equal(onDisk('inline.js'), 'function add(a, b) {\n  return a + b;\n}\n');
+});

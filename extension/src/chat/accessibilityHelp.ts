@@ -7,7 +7,8 @@ export function accessibilityHelp(mac: boolean): { message: string; detail: stri
   return {
     message: 'Tandem chat: keys and announcements',
     detail: [
-      'In the prompt: Enter sends, Shift+Enter starts a new line, @ attaches a file (arrows and Enter or Tab pick one), / opens the commands.',
+      'In the prompt: Enter sends, Shift+Enter starts a new line, @ attaches a file, a folder (ending in /), @problems, @terminal, @changes or a web page (@https://…) (arrows and Enter or Tab pick one), / opens the commands.',
+      `In an editor: ${mod}+I edits the selection (or the line) by your instruction, the change coming back as a diff; ${mod}+Alt+L adds the selection to the chat.`,
       'Escape stops the running turn.',
       `${mod}+Alt+Enter accepts and ${mod}+Alt+Backspace rejects the edit waiting for approval, from the chat or the diff editor.`,
       'Each question (an edit, a command, an MCP tool) has its own buttons, named after what they answer; Tab moves between them.',

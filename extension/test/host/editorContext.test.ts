@@ -27,3 +27,17 @@ test("a terminal's colours, titles, marks and rewritten lines are gone", () => {
     '\x1b]8;;https://x\x1b\\link\x1b]8;;\x1b\\ done\x07\x00\n';
   assert.equal(stripTerminalControls(raw), 'error: failed\nprogress 100%\nlink done\n');
 });
+
+test('an inline edit says what to change and how, and an empty selection means the whole line', async () => {
+  const { editSelectionPrompt, selectionToEdit } = await import('../../src/context/inlineEdit');
+  assert.equal(
+    editSelectionPrompt('  handle an empty list \n'),
+    'Edit the attached selection: handle an empty list\nChange only the selected lines (and whatever they need elsewhere to stay correct), with replace_in_file; then say in one line what changed.',
+  );
+  type Sel = { isEmpty: boolean; active: { line: number } };
+  const make = (a: number, b: number) => ({ isEmpty: false, active: { line: a }, range: [a, b] }) as unknown as import('vscode').Selection;
+  const editor = (sel: Sel, lineCount = 10) => ({ selection: sel, document: { lineCount } }) as never;
+  const chosen = { isEmpty: false, active: { line: 2 } };
+  assert.equal(selectionToEdit(editor(chosen), make), chosen);
+  assert.deepEqual((selectionToEdit(editor({ isEmpty: true, active: { line: 4 } }), make) as unknown as { range: number[] }).range, [4, 5]);
+});

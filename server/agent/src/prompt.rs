@@ -113,6 +113,19 @@ pub fn compact_system_prompt(root: &Path) -> String {
     )
 }
 
+/// The prompt of an inline edit: the user's instruction for the attached selection. The faces
+/// that offer "edit selection" (VS Code's Ctrl+I, plain LSP's code action) send it with the
+/// selection as context, so the model changes those lines and the change comes back as a
+/// proposal like any other edit.
+pub fn edit_selection(instruction: &str) -> String {
+    format!(
+        "Edit the attached selection: {}\nChange only the selected lines (and whatever they \
+         need elsewhere to stay correct), with {}; then say in one line what changed.",
+        instruction.trim(),
+        ReplaceInFile::NAME
+    )
+}
+
 /// The user message: the prompt, then each attached piece of context in a tagged block.
 /// A piece that cannot be read is named with the reason, so the model knows it is missing.
 pub fn user_message(ws: &Workspace, text: &str, context: &[ContextItem]) -> String {

@@ -11,6 +11,7 @@ mod file_events;
 mod frontend;
 mod plain;
 mod plain_commands;
+mod plain_edit;
 mod plain_mode;
 mod plain_sessions;
 mod transport;
@@ -529,7 +530,7 @@ impl LanguageServer for Backend {
                     commands: plain::COMMANDS
                         .iter()
                         .chain(&custom_commands::PLAIN_COMMANDS)
-                        .chain(&[plain_mode::SET_MODE])
+                        .chain(&[plain_mode::SET_MODE, plain_edit::EDIT_SELECTION])
                         .map(|c| c.to_string())
                         .collect(),
                     work_done_progress_options: Default::default(),

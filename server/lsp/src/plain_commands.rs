@@ -21,7 +21,7 @@ use tandem_agent::{HistoryEntry, SessionId, TurnId};
 
 /// The optional second argument of `tandem.ask`: where the question is about.
 #[derive(Deserialize)]
-struct Location {
+pub(super) struct Location {
     uri: Uri,
     #[serde(default)]
     range: Option<Range>,
@@ -147,6 +147,7 @@ impl Backend {
                 Ok(Some(json!({"path": path, "shown": shown})))
             }
             super::plain_mode::SET_MODE => self.plain_set_mode(arguments).await,
+            super::plain_edit::EDIT_SELECTION => self.plain_edit_selection(arguments).await,
             custom if super::custom_commands::PLAIN_COMMANDS.contains(&custom) => {
                 self.plain_custom_command(custom, arguments).await
             }
@@ -183,7 +184,7 @@ impl Backend {
     }
 
     /// The selection as prompt context, with the buffer's unsaved text when the document is open.
-    fn context_item(&self, location: Location) -> Result<ContextItem> {
+    pub(super) fn context_item(&self, location: Location) -> Result<ContextItem> {
         let path = location
             .uri
             .to_file_path()
@@ -255,7 +256,7 @@ fn internal(message: String) -> Error {
     }
 }
 
-/// "Ask about this" and "Fix this" on a selection.
+/// "Ask about this", "Fix this" and "Edit selection…" on a selection.
 pub(super) fn code_actions(params: &CodeActionParams) -> CodeActionResponse {
     let location = json!({"uri": params.text_document.uri, "range": params.range});
     let mut fix = String::from("Fix the problems in this code.");
@@ -299,6 +300,16 @@ pub(super) fn code_actions(params: &CodeActionParams) -> CodeActionResponse {
             CodeActionKind::EMPTY,
         ),
         action("Tandem: Fix this", fix, CodeActionKind::QUICKFIX),
+        CodeActionOrCommand::CodeAction(CodeAction {
+            title: "Tandem: Edit selection…".into(),
+            kind: Some(CodeActionKind::REFACTOR_REWRITE),
+            command: Some(Command {
+                title: "Tandem: Edit selection…".into(),
+                command: super::plain_edit::EDIT_SELECTION.to_string(),
+                arguments: Some(vec![location.clone()]),
+            }),
+            ..Default::default()
+        }),
     ]
 }
 
