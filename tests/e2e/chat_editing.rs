@@ -131,10 +131,11 @@ fn answers_render_as_markdown_wrapped_at_spaces_with_highlighted_code() {
         screen.contains("The plan") && !screen.contains("## The plan"),
         "{screen}"
     );
-    // Wrapped at 40 columns between words: every word of the paragraph is whole on a line.
+    // Wrapped at 40 columns between words: every word of the paragraph is whole on a line, and
+    // so is every word of the banner and of the status line after the turn.
     for word in [
         "matters", "because", "every", "single", "word", "here", "must", "stay", "whole",
-        "terminal", "narrow.",
+        "terminal", "narrow.", "commands;", "/exit", "quits.", "tokens", "in,",
     ] {
         assert!(
             screen

@@ -73,6 +73,16 @@ pub fn compaction(
     )
 }
 
+/// `text` broken between words to fit `width` columns, for the lines the chat prints whole (the
+/// banner, the status line after a turn), which a narrow terminal would otherwise cut mid-word.
+/// A word longer than the width stays whole on its own line.
+pub fn wrap_words(text: &str, width: usize) -> String {
+    let options = textwrap::Options::new(width.max(20))
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace);
+    textwrap::wrap(text, options).join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,6 +130,29 @@ mod tests {
         assert_eq!(
             inert("a\u{202e}b \u{1f469}\u{200d}\u{1f4bb}", false),
             "a\\u{202e}b \u{1f469}\u{200d}\u{1f4bb}"
+        );
+    }
+
+    #[test]
+    fn lines_wrap_between_words_at_forty_columns() {
+        let banner = "Tandem 0.1.0 in /home/me/projects/app, qwen2.5-coder-7b at \
+                      http://127.0.0.1:8080/v1. /help lists the commands; Ctrl-C stops a turn, \
+                      /exit quits.";
+        let wrapped = wrap_words(banner, 40);
+        for line in wrapped.lines() {
+            assert!(
+                line.chars().count() <= 40 || !line.contains(' '),
+                "{line:?}"
+            );
+        }
+        // Every word is whole, on one line.
+        let words: Vec<&str> = banner.split_whitespace().collect();
+        let again: Vec<&str> = wrapped.split_whitespace().collect();
+        assert_eq!(words, again);
+        assert!(
+            wrapped
+                .lines()
+                .any(|l| l == "http://127.0.0.1:8080/v1. /help lists")
         );
     }
 }

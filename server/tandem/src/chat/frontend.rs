@@ -257,7 +257,9 @@ impl ChatFrontend {
                 let Some(end) = view.end() else { return };
                 self.switch_to(Shown::Nothing);
                 if let Some(line) = self.status.summary(&self.agent.model(), view.usage()) {
-                    out(&format!("{}\n", s.dim(&inert(&line, true))));
+                    let width = super::render::terminal_width();
+                    let line = crate::display::wrap_words(&inert(&line, true), width);
+                    out(&format!("{}\n", s.dim(&line)));
                 }
                 // No server at all: the guide, in place of a message written for editors too.
                 let error = match end.error_kind {
@@ -304,9 +306,9 @@ impl Frontend for ChatFrontend {
                     )
                 }
                 ApprovalAction::Command(command) if command.outside_sandbox => format!(
-                    "Run `{}` in {} OUTSIDE the sandbox (network, writes anywhere)? [y]es, [n]o: ",
+                    "Run `{}` {} OUTSIDE the sandbox (network, writes anywhere)? [y]es, [n]o: ",
                     inert(&command.command, true),
-                    inert(&command.display_cwd, true)
+                    place(&command.display_cwd)
                 ),
                 ApprovalAction::Command(command) => command_question(command),
                 ApprovalAction::Mcp(call) => format!(
@@ -433,10 +435,19 @@ fn command_question(command: &tandem_agent::approval::CommandApproval) -> String
         )
     };
     format!(
-        "Run `{}` in {}?{why}\n[y]es, [n]o{always}: ",
+        "Run `{}` {}?{why}\n[y]es, [n]o{always}: ",
         inert(&command.command, true),
-        inert(&command.display_cwd, true)
+        place(&command.display_cwd)
     )
+}
+
+/// Where a command runs, as the question says it: "in the workspace" for its root (not "in ."),
+/// else the folder.
+fn place(display_cwd: &str) -> String {
+    match display_cwd {
+        "" | "." | "./" => "in the workspace".to_string(),
+        cwd => format!("in {}", inert(cwd, true)),
+    }
 }
 
 #[cfg(test)]
@@ -467,5 +478,10 @@ mod tests {
         assert!(!asked.contains('\u{1b}'), "{asked}");
         command.always.clear();
         assert!(command_question(&command).ends_with("[y]es, [n]o: "));
+        // The root is named as such, a folder by its path.
+        assert!(asked.starts_with("Run `echo $(curl x)"), "{asked}");
+        assert!(asked.contains("` in the workspace?"), "{asked}");
+        command.display_cwd = "src/app".into();
+        assert!(command_question(&command).contains("` in src/app?"));
     }
 }

@@ -102,11 +102,15 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         }
         Err(e) => format!("no model ({})", e.message),
     };
-    out(&style.dim(&format!(
-        "Tandem {} in {}, {}. /help lists the commands; Ctrl-C stops a turn, /exit quits.\n",
+    let banner = format!(
+        "Tandem {} in {}, {}. /help lists the commands; Ctrl-C stops a turn, /exit quits.",
         env!("CARGO_PKG_VERSION"),
         inert(&root.display().to_string(), true),
         inert(&model, true),
+    );
+    out(&style.dim(&format!(
+        "{}\n",
+        crate::display::wrap_words(&banner, render::terminal_width())
     )));
     if let Some(guide) = guide {
         out(&guide);
@@ -326,7 +330,8 @@ async fn run_turn(
         tokio::select! {
             r = ended.recv() => break r.unwrap_or((StopReason::Error, Some("the turn vanished".into()))),
             _ = tokio::signal::ctrl_c() => {
-                out("\n^C cancelling…\n");
+                // The terminal echoed `^C` itself.
+                out("\ncancelling…\n");
                 let _ = agent.cancel(session);
             }
         }
