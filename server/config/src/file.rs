@@ -43,6 +43,9 @@ pub struct ConfigFile {
     pub limits: Option<FileLimits>,
     #[serde(default)]
     pub mcp: Option<FileMcp>,
+    /// The user's hooks (`crate::hooks`).
+    #[serde(default)]
+    pub hooks: Option<crate::hooks::FileHooks>,
     /// Per-project sections of the user's own file, keyed by the workspace's path:
     /// `[projects."/home/me/app".approval.rules]`. Never read from a project's file.
     #[serde(default)]
@@ -168,6 +171,8 @@ pub struct FileSettings {
     pub limits: Option<Limits>,
     /// The user's file's servers (they start without asking).
     pub mcp_servers: Vec<McpServerConfig>,
+    /// The user's file's hooks (they run without asking).
+    pub hooks: Vec<tandem_agent::hooks::HookSpec>,
 }
 
 /// The user's config file: `explicit` (`--config`), else `TANDEM_CONFIG`, else the platform's
@@ -318,6 +323,8 @@ impl ConfigFile {
             (self.data_dir.is_some(), "data_dir"),
             (self.limits.is_some(), "limits"),
             (!self.projects.is_empty(), "projects"),
+            // Commands anyone who commits can write: only the user's own file runs hooks.
+            (self.hooks.is_some(), "hooks"),
         ] {
             if set {
                 refused.push(name);
@@ -495,6 +502,16 @@ impl ConfigFile {
                 .as_ref()
                 .map(|m| m.servers.clone())
                 .unwrap_or_default(),
+            hooks: match &self.hooks {
+                Some(hooks) => hooks
+                    .specs(&tandem_agent::hooks::HookSource::User(path.to_path_buf()))
+                    .map_err(|message| ConfigError {
+                        file: path.to_path_buf(),
+                        line: None,
+                        message,
+                    })?,
+                None => Vec::new(),
+            },
         })
     }
 }

@@ -12,7 +12,9 @@ use tandem_provider::ProviderError;
 impl Turn {
     pub(super) async fn run_steps(&self, text: String, context: Vec<ContextItem>) -> Ended {
         let mut conversation = self.session.conversation.lock().await;
-        self.open(&mut conversation, text, context).await;
+        if let Some(ended) = self.open(&mut conversation, text, context).await {
+            return ended;
+        }
         let mut rules = StopRules::new(self.agent.inner.settings.max_steps);
         while rules.next_step() {
             let request = match self.prepare(&mut conversation).await {
@@ -70,8 +72,14 @@ impl Turn {
     }
 
     /// Opens the turn: the user's message (with the linked files' text and the mode's note)
-    /// into the conversation, after the session's first-turn setup; the face told.
-    async fn open(&self, conversation: &mut Vec<Message>, text: String, context: Vec<ContextItem>) {
+    /// into the conversation, after the session's first-turn setup and the user's prompt hooks
+    /// (with their context); the face told. `Some` when a hook refused the prompt.
+    async fn open(
+        &self,
+        conversation: &mut Vec<Message>,
+        text: String,
+        context: Vec<ContextItem>,
+    ) -> Option<Ended> {
         self.session.set_title_once(&text);
         let context = self.read_linked_files(context).await;
         let mut user = prompt::user_message(&self.session.workspace, &text, &context);
@@ -81,10 +89,15 @@ impl Turn {
         let root = self.session.workspace.root();
         let paths = context.iter().map(|c| root.join(&c.path)).collect();
         self.emit(Event::TurnStarted {
-            prompt: text,
+            prompt: text.clone(),
             context: paths,
         });
         self.first_turn(conversation).await;
+        match self.prompt_hooks(&text).await {
+            Err(ended) => return Some(ended),
+            Ok(Some(hooked)) => user = format!("{user}\n\n{hooked}"),
+            Ok(None) => {}
+        }
         let images = self.images.clone();
         self.record_message(
             conversation,
@@ -93,6 +106,7 @@ impl Turn {
                 images,
             },
         );
+        None
     }
 
     /// The turn ends with the request's error (an overflow with its numbers and the fix).

@@ -5,6 +5,7 @@
 mod approvals;
 mod cancel;
 mod failures;
+mod hooks;
 mod registry;
 mod steps;
 mod support;
