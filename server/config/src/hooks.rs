@@ -120,3 +120,80 @@ impl FileHooks {
         Ok(specs)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use tandem_agent::hooks::HookEvent;
+
+    fn settings(text: &str) -> Result<Vec<tandem_agent::hooks::HookSpec>, String> {
+        let path = Path::new("/home/me/.config/tandem/config.toml");
+        crate::file::parse(path, text)
+            .map_err(|e| e.to_string())?
+            .settings(path, None)
+            .map(|s| s.hooks)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn hooks_read_in_claude_codes_shape() {
+        let hooks = settings(
+            r#"
+[[hooks.PreToolUse]]
+matcher = "Bash"
+hooks = [{ type = "command", command = "python3 check.py", timeout = 5 }]
+
+[[hooks.PostToolUse]]
+matcher = "Edit|Write"
+hooks = [{ type = "command", command = "fmt.sh", sandbox = false }]
+
+[[hooks.Stop]]
+hooks = [{ type = "command", command = "notify" }]
+"#,
+        )
+        .unwrap();
+        assert_eq!(hooks.len(), 3);
+        assert_eq!(
+            (
+                hooks[0].event,
+                hooks[0].matcher.as_str(),
+                hooks[0].timeout.as_secs()
+            ),
+            (HookEvent::PreToolUse, "Bash", 5)
+        );
+        assert!(hooks[0].sandbox && !hooks[1].sandbox);
+        assert_eq!(hooks[2].timeout, tandem_agent::hooks::DEFAULT_TIMEOUT);
+    }
+
+    #[test]
+    fn what_is_wrong_with_a_hook_is_said() {
+        let typo = settings("[[hooks.PreTooluse]]\nhooks = []\n").unwrap_err();
+        assert!(typo.contains("PreTooluse"), "{typo}");
+        let kind = settings("[[hooks.Stop]]\nhooks = [{ type = \"prompt\", command = \"x\" }]\n")
+            .unwrap_err();
+        assert!(kind.contains("the only type is \"command\""), "{kind}");
+        let matcher = settings(
+            "[[hooks.PreToolUse]]\nmatcher = \"mcp__(\"\nhooks = [{ type = \"command\", command = \"x\" }]\n",
+        )
+        .unwrap_err();
+        assert!(
+            matcher.contains("not a valid regular expression"),
+            "{matcher}"
+        );
+        let timeout = settings(
+            "[[hooks.Stop]]\nhooks = [{ type = \"command\", command = \"x\", timeout = 0 }]\n",
+        )
+        .unwrap_err();
+        assert!(timeout.contains("timeout must be more than 0"), "{timeout}");
+    }
+
+    #[test]
+    fn a_project_file_may_not_set_hooks() {
+        let path = Path::new("/w/.tandem/config.toml");
+        let text = "[[hooks.PreToolUse]]\nhooks = [{ type = \"command\", command = \"x\" }]\n";
+        let file = crate::file::parse(path, text).unwrap();
+        let refused = file.check_project(path, text).unwrap_err().to_string();
+        assert!(refused.contains("`hooks`"), "{refused}");
+    }
+}

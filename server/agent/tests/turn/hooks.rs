@@ -323,3 +323,132 @@ async fn a_hooks_flood_of_output_is_capped_and_said() {
         result.len()
     );
 }
+
+/// The scripts of `tests/fixtures/hooks`, in the shape of Claude Code's documented examples.
+fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/hooks")
+        .join(name);
+    path.canonicalize().unwrap().display().to_string()
+}
+
+#[tokio::test]
+async fn claude_codes_documented_hook_examples_run_unchanged() {
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("bash-command-log.txt");
+    let h = with_hooks(
+        Scenario::new([
+            Reply::tool(
+                "execute_command",
+                json!({"command": "grep -r TODO src", "timeoutSeconds": 5}),
+            ),
+            Reply::text("I'll use rg.").expect_tool_result_contains("Use 'rg' (ripgrep)"),
+        ]),
+        vec![
+            hook(
+                HookEvent::PreToolUse,
+                "Bash",
+                &format!("python3 {}", fixture("bash_command_validator.py")),
+            ),
+            HookSpec {
+                // The log is outside the workspace, as Claude's is (`~/.claude/…`).
+                sandbox: false,
+                ..hook(
+                    HookEvent::PreToolUse,
+                    "Bash",
+                    &format!("{} '{}'", fixture("log_bash_command.sh"), log.display()),
+                )
+            },
+        ],
+    );
+    h.write("src/a.rs", "// TODO\n");
+    let turn = h.turn("Find the TODOs", vec![]).await;
+    assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
+    assert_eq!(turn.results()[0].0, ToolStatus::Rejected, "{turn}");
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        "grep -r TODO src - No description\n"
+    );
+    assert!(notices(&turn).is_empty(), "{turn}");
+    h.requests();
+}
+
+fn decision(decision: &str) -> String {
+    format!(
+        "printf '%s' '{{\"hookSpecificOutput\":{{\"hookEventName\":\"PreToolUse\",\
+         \"permissionDecision\":\"{decision}\",\"permissionDecisionReason\":\"said the hook\"}}}}'"
+    )
+}
+
+fn write_file() -> Reply {
+    Reply::tool(
+        "write_to_file",
+        json!({"path": "a.txt", "content": "new\n"}),
+    )
+}
+
+#[tokio::test]
+async fn a_users_allow_spares_the_edit_question_and_an_ask_asks_what_the_policy_would_not() {
+    // Allow: the default policy would ask about the edit; the user's hook says yes.
+    let h = with_hooks(
+        Scenario::new([write_file(), Reply::text("Done.")]),
+        vec![hook(HookEvent::PreToolUse, "Write", &decision("allow"))],
+    );
+    let turn = h.turn("Write a.txt", vec![]).await;
+    assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
+    assert_eq!(h.read("a.txt"), "new\n");
+
+    // Ask: the policy would write unasked; the hook wants the user asked, and they say no.
+    let h = Harness::with(
+        Scenario::new([write_file(), Reply::text("OK.")]),
+        Setup {
+            hooks: vec![hook(HookEvent::PreToolUse, "Write", &decision("ask"))],
+            policy: ApprovalPolicy {
+                auto_approve: AutoApprove {
+                    edit: true,
+                    ..AutoApprove::default()
+                },
+                ..ApprovalPolicy::default()
+            },
+            ..Setup::default()
+        },
+    );
+    let mut running = h.start("Write a.txt", vec![Answer::reject("not now")]);
+    running.asked().await;
+    let turn = running.end().await;
+    assert_eq!(turn.results()[0].0, ToolStatus::Rejected, "{turn}");
+    assert!(!h.root().join("a.txt").exists());
+}
+
+#[tokio::test]
+async fn a_hooks_ask_about_a_read_refuses_it_and_continue_false_stops_the_turn() {
+    let h = with_hooks(
+        Scenario::new([
+            Reply::tool("read_file", json!({"path": "a.txt"})),
+            Reply::text("Cannot read.").expect_tool_result_contains("asks that way only for edits"),
+            Reply::tool("read_file", json!({"path": "a.txt"}))
+                .and_tool("read_file", json!({"path": "b.txt"})),
+        ]),
+        vec![
+            hook(HookEvent::PreToolUse, "Read", &decision("ask")),
+            hook(
+                HookEvent::UserPromptSubmit,
+                "",
+                "grep -q stop || exit 0; echo '{\"continue\": false, \"stopReason\": \"enough for today\"}'",
+            ),
+        ],
+    );
+    h.write("a.txt", "secret");
+    let turn = h.turn("Read a.txt", vec![]).await;
+    assert_eq!(turn.results()[0].0, ToolStatus::Rejected, "{turn}");
+    let turn = h.turn("stop now", vec![]).await;
+    assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
+    assert!(
+        notices(&turn)
+            .iter()
+            .any(|n| n.contains("enough for today")),
+        "{turn}"
+    );
+    // The prompt never reached the model: its third reply is still there.
+    assert_eq!(h.mock.replies_left(), 1);
+}
