@@ -30,6 +30,7 @@ mod fetch_faces;
 mod file_events;
 mod framing;
 mod hardening;
+mod hooks;
 mod images;
 mod lifecycle;
 mod local;

@@ -103,3 +103,82 @@ impl HookSpec {
         }
     }
 }
+
+/// A hook as `tandem doctor` and `/hooks` list it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HookListing {
+    pub event: HookEvent,
+    /// `*` when it is for every tool (or the event has no tools).
+    pub matcher: String,
+    pub command: String,
+    /// `user` or `project`.
+    pub source: &'static str,
+    pub file: PathBuf,
+    /// Runs without asking (the user's own hooks always do).
+    pub trusted: bool,
+    /// Runs inside the commands' walls.
+    pub sandboxed: bool,
+    pub timeout: Duration,
+}
+
+/// The hooks as listed, with the sandbox mode commands run under.
+pub fn listing(hooks: &[HookSpec], sandbox: tandem_sandbox::SandboxMode) -> Vec<HookListing> {
+    hooks
+        .iter()
+        .map(|h| HookListing {
+            event: h.event,
+            matcher: if !h.event.matches_tools() || matcher::matches_all(&h.matcher) {
+                "*".into()
+            } else {
+                h.matcher.clone()
+            },
+            command: h.command.clone(),
+            source: match h.source {
+                HookSource::User(_) => "user",
+                HookSource::Project(_) => "project",
+            },
+            file: h.source.path().to_path_buf(),
+            trusted: matches!(h.source, HookSource::User(_)),
+            sandboxed: h.sandbox && sandbox != tandem_sandbox::SandboxMode::Off,
+            timeout: h.timeout,
+        })
+        .collect()
+}
+
+impl HookListing {
+    /// One line: `PreToolUse Bash: python3 check.py (user, sandboxed, 60 s)`.
+    pub fn line(&self) -> String {
+        format!(
+            "{} {}: {} ({} {}, {}, {}, {} s)",
+            self.event.name(),
+            self.matcher,
+            self.command,
+            self.source,
+            self.file.display(),
+            if self.trusted {
+                "trusted"
+            } else {
+                "NOT trusted"
+            },
+            if self.sandboxed {
+                "sandboxed"
+            } else {
+                "outside the sandbox"
+            },
+            self.timeout.as_secs_f64()
+        )
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "event": self.event.name(),
+            "matcher": self.matcher,
+            "command": self.command,
+            "source": self.source,
+            "file": self.file,
+            "trusted": self.trusted,
+            "sandboxed": self.sandboxed,
+            "timeoutSeconds": self.timeout.as_secs_f64(),
+        })
+    }
+}
