@@ -624,6 +624,8 @@ mod tests {
         );
         assert_eq!(s.max_steps, Some(50));
         assert_eq!(s.mcp_servers.len(), 2);
+        assert_eq!(s.hooks.len(), 1);
+        assert_eq!(s.hooks[0].matcher, "Edit|Write");
         assert_eq!(s.mcp_servers[1].startup(), tandem_mcp::Startup::Eager);
         let policy = s.policy.resolve();
         assert_eq!(
