@@ -78,7 +78,8 @@ impl Turn {
                 },
             );
         }
-        None
+        // A hook's `continue: false` after the last call: the model is not asked again.
+        self.halted_by_hook().map(|_| (StopReason::EndTurn, None))
     }
 
     /// One tool call, in a span of its own (its name and id; never its arguments, which may

@@ -421,6 +421,29 @@ async fn a_users_allow_spares_the_edit_question_and_an_ask_asks_what_the_policy_
 }
 
 #[tokio::test]
+async fn continue_false_after_the_last_call_ends_the_turn_there() {
+    let h = with_hooks(
+        Scenario::new([
+            Reply::tool("read_file", json!({"path": "a.txt"})),
+            Reply::text("never asked"),
+        ]),
+        vec![hook(
+            HookEvent::PostToolUse,
+            "Read",
+            "echo '{\"continue\": false, \"stopReason\": \"read enough\"}'",
+        )],
+    );
+    h.write("a.txt", "hello");
+    let turn = h.turn("Read a.txt", vec![]).await;
+    assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
+    assert!(
+        notices(&turn).iter().any(|n| n.contains("read enough")),
+        "{turn}"
+    );
+    assert_eq!(h.mock.replies_left(), 1, "the model was asked again");
+}
+
+#[tokio::test]
 async fn a_hooks_ask_about_a_read_refuses_it_and_continue_false_stops_the_turn() {
     let h = with_hooks(
         Scenario::new([
