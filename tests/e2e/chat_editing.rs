@@ -134,8 +134,22 @@ fn answers_render_as_markdown_wrapped_at_spaces_with_highlighted_code() {
     // Wrapped at 40 columns between words: every word of the paragraph is whole on a line, and
     // so is every word of the banner and of the status line after the turn.
     for word in [
-        "matters", "because", "every", "single", "word", "here", "must", "stay", "whole",
-        "terminal", "narrow.", "commands;", "/exit", "quits.", "tokens", "in,",
+        "matters",
+        "because",
+        "every",
+        "single",
+        "word",
+        "here",
+        "must",
+        "stay",
+        "whole",
+        "terminal",
+        "narrow.",
+        "commands;",
+        "/exit",
+        "quits.",
+        "tokens",
+        "in,",
     ] {
         assert!(
             screen

@@ -278,3 +278,40 @@ async fn undo_restores_the_turns_edit_and_new_starts_afresh() {
     assert!(fresh.contains("What is here?"), "{fresh}");
     assert!(!fresh.contains("Make the answer 42"), "{fresh}");
 }
+
+#[tokio::test]
+async fn hooks_lists_the_users_hooks() {
+    let env = Env::new();
+    let config = env.data_dir.join("config.toml");
+    std::fs::write(
+        &config,
+        "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\nhooks = [{ type = \"command\", command = \
+         \"python3 ~/check.py\", timeout = 5 }]\n\n[[hooks.Stop]]\nhooks = [{ type = \
+         \"command\", command = \"notify-send done\", sandbox = false }]\n",
+    )
+    .unwrap();
+    let mock = MockServer::start(Scenario::new([]));
+    let output = chat_piped(
+        &env,
+        &mock,
+        &["--config", config.to_str().unwrap()],
+        "/hooks\n/exit\n",
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let file = config.display();
+    for needle in [
+        format!("PreToolUse Bash: python3 ~/check.py (user {file}, trusted, sandboxed, 5 s)"),
+        format!("Stop *: notify-send done (user {file}, trusted, outside the sandbox, 60 s)"),
+    ] {
+        assert!(
+            stdout.contains(&needle),
+            "{needle:?} missing\n{}",
+            show(&output)
+        );
+    }
+    assert!(
+        mock.chat_requests().is_empty(),
+        "/hooks asks the model nothing"
+    );
+}

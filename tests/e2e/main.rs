@@ -30,6 +30,9 @@ mod fetch_faces;
 mod file_events;
 mod framing;
 mod hardening;
+// The hooks run `sh` scripts.
+#[cfg(unix)]
+mod hooks;
 mod images;
 mod inline_edit;
 mod lifecycle;

@@ -9,6 +9,7 @@ pub mod commands;
 pub mod context;
 pub mod events;
 mod file_events;
+pub mod hooks;
 pub mod images;
 pub mod mcp;
 pub mod mode;
@@ -150,6 +151,8 @@ pub struct AgentSettings {
     /// Where "accept always" saves a command's rules for later sessions (the user's own config
     /// file); `None`: for this session only.
     pub rule_store: Option<std::sync::Arc<dyn approval::RuleStore>>,
+    /// The user's hooks (their config file), run without asking.
+    pub hooks: Vec<hooks::HookSpec>,
 }
 
 impl AgentSettings {
@@ -537,6 +540,7 @@ impl Agent {
             frontend,
             cancel,
             images,
+            hooks: Default::default(),
         });
         // A turn that panics must still end, or its session stays taken and its client waits.
         tokio::spawn(async move {

@@ -3,7 +3,7 @@
 //! `steps` (the loop), `prepare` (the request, fitted to the window), `fit` (sizing and the
 //! token estimate), `stream` (the answer), `record` (events and history), `dispatch` (the tool
 //! calls), `approve` (decisions), `stop` (the stop rules); the tools with approvals of their own
-//! in `edit`, `command`, `fetch`, and `extend` (rules and MCP).
+//! in `edit`, `command`, `fetch`, and `extend` (rules and MCP); the user's hooks in `hook`.
 
 mod approve;
 mod command;
@@ -12,6 +12,7 @@ mod edit;
 mod extend;
 mod fetch;
 mod fit;
+mod hook;
 mod prepare;
 mod record;
 mod steps;
@@ -38,6 +39,8 @@ pub(super) struct Turn {
     pub cancel: CancellationToken,
     /// The images attached to the prompt, sent after its text.
     pub images: Vec<tandem_model::Image>,
+    /// What the user's hooks said in this turn.
+    pub hooks: hook::HookState,
 }
 
 /// What a tool call came to, for the model and the user.
@@ -95,6 +98,7 @@ impl Turn {
         let (stop_reason, error) = async {
             tracing::info!("turn started");
             let ended = self.run_steps(text, context).await;
+            self.stop_hooks(ended.0).await;
             tracing::info!(stop_reason = ?ended.0, error = ended.1.is_some(), "turn ended");
             ended
         }

@@ -50,6 +50,10 @@ pub struct ConfigFile {
     /// MCP servers whose tools the model gets.
     #[serde(default)]
     pub mcp: Option<FileMcp>,
+    /// Your commands that run before and after tools, when a prompt is sent, a turn ends or a
+    /// session starts (docs/hooks.md).
+    #[serde(default)]
+    pub hooks: Option<crate::hooks::FileHooks>,
     /// Per-project sections of the user's own file, keyed by the workspace's path:
     /// `[projects."/home/me/app".approval.rules]`. Never read from a project's file.
     #[serde(default)]
@@ -194,6 +198,8 @@ pub struct FileSettings {
     pub limits: Option<Limits>,
     /// The user's file's servers (they start without asking).
     pub mcp_servers: Vec<McpServerConfig>,
+    /// The user's file's hooks (they run without asking).
+    pub hooks: Vec<tandem_agent::hooks::HookSpec>,
 }
 
 /// The user's config file: `explicit` (`--config`), else `TANDEM_CONFIG`, else the platform's
@@ -344,6 +350,8 @@ impl ConfigFile {
             (self.data_dir.is_some(), "data_dir"),
             (self.limits.is_some(), "limits"),
             (!self.projects.is_empty(), "projects"),
+            // Commands anyone who commits can write: only the user's own file runs hooks.
+            (self.hooks.is_some(), "hooks"),
         ] {
             if set {
                 refused.push(name);
@@ -521,6 +529,16 @@ impl ConfigFile {
                 .as_ref()
                 .map(|m| m.servers.clone())
                 .unwrap_or_default(),
+            hooks: match &self.hooks {
+                Some(hooks) => hooks
+                    .specs(&tandem_agent::hooks::HookSource::User(path.to_path_buf()))
+                    .map_err(|message| ConfigError {
+                        file: path.to_path_buf(),
+                        line: None,
+                        message,
+                    })?,
+                None => Vec::new(),
+            },
         })
     }
 }
@@ -633,6 +651,8 @@ mod tests {
         );
         assert_eq!(s.max_steps, Some(50));
         assert_eq!(s.mcp_servers.len(), 2);
+        assert_eq!(s.hooks.len(), 1);
+        assert_eq!(s.hooks[0].matcher, "Edit|Write");
         assert_eq!(s.mcp_servers[1].startup(), tandem_mcp::Startup::Eager);
         let policy = s.policy.resolve();
         assert_eq!(

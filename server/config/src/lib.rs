@@ -5,6 +5,7 @@
 
 mod env;
 pub mod file;
+pub mod hooks;
 mod policy;
 pub mod rules;
 mod schema;

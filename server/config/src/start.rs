@@ -131,6 +131,7 @@ impl StartOptions {
                 Arc::new(crate::rules::UserRuleStore { file })
                     as Arc<dyn tandem_agent::approval::RuleStore>
             }),
+            hooks: user.hooks,
         };
         Ok(Resolved {
             settings,

@@ -1,6 +1,6 @@
 //! `tandem doctor`: what this machine and these settings give, in a few lines. Each sandbox wall
 //! is up or down with the reason; then the endpoint, the context window, the rules files, the
-//! project's config file and the MCP servers a session in the workspace would get. It exits 1
+//! project's config file, the MCP servers and the hooks a session in the workspace would get. It exits 1
 //! when something keeps the agent from working (no model server answers), 2 on bad settings.
 
 use std::path::Path;
@@ -107,6 +107,13 @@ pub async fn run(start: StartOptions, root: &Path) -> u8 {
     for server in servers {
         println!("MCP server: {server}");
     }
+    let hooks = tandem_agent::hooks::listing(&settings.hooks, settings.policy.sandbox);
+    if hooks.is_empty() {
+        println!("Hooks: none");
+    }
+    for hook in &hooks {
+        println!("Hook: {}", hook.line());
+    }
     if problems.is_empty() {
         return 0;
     }
@@ -155,6 +162,18 @@ fn walls(
         format!("NOT fully held here: {}", support.describe())
     };
     format!("writes only to {}; {network}; {held}", writes.join(", "))
+}
+
+/// `tandem doctor --json`'s `hooks`: each hook as `tandem doctor` lists it, or the settings' error.
+pub fn hooks_json(start: StartOptions) -> serde_json::Value {
+    match start.resolve() {
+        Ok(resolved) => {
+            let settings = &resolved.settings;
+            let hooks = tandem_agent::hooks::listing(&settings.hooks, settings.policy.sandbox);
+            serde_json::Value::Array(hooks.iter().map(|h| h.to_json()).collect())
+        }
+        Err(e) => serde_json::json!({"error": e.to_string()}),
+    }
 }
 
 /// `tandem doctor --json`: the sandbox's decision and walls, for scripts (the kernel tests read

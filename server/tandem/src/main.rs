@@ -295,12 +295,14 @@ fn main() -> ExitCode {
             let root = root
                 .or_else(|| std::env::current_dir().ok())
                 .unwrap_or_else(|| PathBuf::from("."));
-            if json {
-                println!("{}", doctor::sandbox_json(&root));
-                return ExitCode::SUCCESS;
-            }
             let mut start = serve.start();
             start.workspace = Some(root.clone());
+            if json {
+                let mut report = doctor::sandbox_json(&root);
+                report["hooks"] = doctor::hooks_json(start);
+                println!("{report}");
+                return ExitCode::SUCCESS;
+            }
             ExitCode::from(runtime().block_on(doctor::run(start, &root)))
         }
         Command::Acp(args) => match runtime().block_on(tandem_acp::serve(args.start())) {

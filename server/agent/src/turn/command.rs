@@ -5,6 +5,7 @@ use super::approve::rejection;
 use super::{Outcome, Turn};
 use crate::approval::{ApprovalAction, CommandApproval, Decision};
 use crate::events::{Event, ToolStatus};
+use crate::hooks::reply::Permission;
 use tandem_model::ToolCall;
 use tandem_tools as tools;
 use tandem_tools::CommandProposal;
@@ -86,9 +87,13 @@ impl Turn {
                 always,
             }),
         );
+        let hooked = self.hook_permission(&call.id);
+        // A hook's allow spares the question only where the walls hold (as an allow rule does);
+        // its ask asks even what the policy would let run.
         let auto = proposal.sandboxed
-            && (policy.auto_approve.command || (walled && judgement.is_allowed()));
-        let reply = if proposal.sandboxed {
+            && (policy.auto_approve.command
+                || (walled && (judgement.is_allowed() || hooked == Some(Permission::Allow))));
+        let reply = if proposal.sandboxed && hooked != Some(Permission::Ask) {
             self.approve(request, auto).await
         } else {
             self.ask_always(request).await

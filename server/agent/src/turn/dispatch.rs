@@ -1,6 +1,7 @@
 //! Running the tool calls of an answer, in order: each call (the mode's say first, then the plan,
 //! fetch, MCP and built-in tools), its result shown and given to the model within the window's
-//! budget, and the rest skipped after a cancel.
+//! budget, and the rest skipped after a cancel (or a hook's `continue: false`). The user's
+//! `PreToolUse` and `PostToolUse` hooks run around every call here, so no tool escapes them.
 
 use tracing::Instrument;
 
@@ -24,17 +25,25 @@ impl Turn {
         sizing: Option<&Sizing>,
     ) -> Option<Ended> {
         for (i, call) in tool_calls.iter().enumerate() {
-            if self.cancel.is_cancelled() {
+            let halted = self.halted_by_hook();
+            if self.cancel.is_cancelled() || halted.is_some() {
+                let why = match &halted {
+                    Some(_) => "Not run: a hook of the user's stopped the turn.",
+                    None => "Not run: the user cancelled the turn.",
+                };
                 for skipped in &tool_calls[i..] {
                     self.record_message(
                         conversation,
                         Message::Tool {
                             tool_call_id: skipped.id.clone(),
-                            content: "Not run: the user cancelled the turn.".into(),
+                            content: why.into(),
                         },
                     );
                 }
-                return Some((StopReason::Cancelled, None));
+                return Some(match halted {
+                    Some(_) => (StopReason::EndTurn, None),
+                    None => (StopReason::Cancelled, None),
+                });
             }
             let outcome = self.run_tool(call).await;
             let for_model = match sizing {
@@ -69,7 +78,8 @@ impl Turn {
                 },
             );
         }
-        None
+        // A hook's `continue: false` after the last call: the model is not asked again.
+        self.halted_by_hook().map(|_| (StopReason::EndTurn, None))
     }
 
     /// One tool call, in a span of its own (its name and id; never its arguments, which may
@@ -77,7 +87,8 @@ impl Turn {
     pub(super) async fn run_tool(&self, call: &ToolCall) -> Outcome {
         let span = tracing::info_span!("tool", name = %call.name, call = %call.id);
         async {
-            let outcome = self.run_tool_unlogged(call).await;
+            let mut outcome = self.run_tool_unlogged(call).await;
+            self.post_tool_hooks(call, &mut outcome).await;
             tracing::info!(status = ?outcome.status, "tool call done");
             outcome
         }
@@ -92,6 +103,10 @@ impl Turn {
         if !mode.allows(registry, &call.name) {
             self.show_call(call);
             return Outcome::rejected(mode.refusal(registry, &call.name));
+        }
+        if let Some(refused) = self.pre_tool_hooks(call).await {
+            self.show_call(call);
+            return refused;
         }
         let Some(tool) = registry.get(&call.name) else {
             // Not a built-in: an MCP server's tool, or one the model made up (then the

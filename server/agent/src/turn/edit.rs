@@ -9,6 +9,7 @@ use super::{Outcome, Turn};
 use crate::Diagnostic;
 use crate::approval::{ApprovalAction, Decision, EditApproval};
 use crate::events::ToolStatus;
+use crate::hooks::reply::Permission;
 use crate::prompt::ContextItem;
 use tandem_model::ToolCall;
 use tandem_tools as tools;
@@ -45,7 +46,13 @@ impl Turn {
             DIAGNOSTICS_WAIT,
             self.frontend.diagnostics(vec![proposal.path.clone()]),
         ));
-        let reply = self.approve(request, policy.auto_approve.edit).await;
+        // The user's PreToolUse hook may spare the question (as auto-approving edits does) or
+        // ask it whatever the policy and "accept always" say.
+        let reply = match self.hook_permission(&call.id) {
+            Some(Permission::Ask) => self.ask_always(request).await,
+            Some(Permission::Allow) => self.approve(request, true).await,
+            _ => self.approve(request, policy.auto_approve.edit).await,
+        };
         if reply.decision == Decision::Reject {
             before.abort();
             return Outcome::rejected(rejection("edit", &reply));

@@ -27,6 +27,7 @@ impl Turn {
         }
         if self.session.mcp.take_start() {
             self.start_servers().await;
+            self.session_start_hooks(conversation).await;
         }
     }
 

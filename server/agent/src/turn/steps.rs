@@ -73,8 +73,9 @@ impl Turn {
     }
 
     /// Opens the turn: the user's message (with the linked files' text and the mode's note)
-    /// into the conversation, after the session's first-turn setup; the face told. Then the
-    /// pages the user attached are fetched; `Some` when the user cancelled meanwhile.
+    /// into the conversation, after the session's first-turn setup and the user's prompt hooks
+    /// (with their context); the face told. Then the pages the user attached are fetched.
+    /// `Some` when a hook refused the prompt or the user cancelled meanwhile.
     async fn open(
         &self,
         conversation: &mut Vec<Message>,
@@ -92,10 +93,15 @@ impl Turn {
             .map(|c| root.join(&c.path))
             .collect();
         self.emit(Event::TurnStarted {
-            prompt: text,
+            prompt: text.clone(),
             context: paths,
         });
         self.first_turn(conversation).await;
+        match self.prompt_hooks(&text).await {
+            Err(ended) => return Some(ended),
+            Ok(Some(hooked)) => user = format!("{user}\n\n{hooked}"),
+            Ok(None) => {}
+        }
         let images = self.images.clone();
         self.record_message(
             conversation,

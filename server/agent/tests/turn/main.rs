@@ -5,6 +5,9 @@
 mod approvals;
 mod cancel;
 mod failures;
+// The hooks run `sh` scripts.
+#[cfg(unix)]
+mod hooks;
 mod registry;
 mod steps;
 mod support;

@@ -29,6 +29,8 @@ pub struct Setup {
     pub limits: Limits,
     /// The built-in tools the agent dispatches.
     pub tools: tandem_tools::Registry,
+    /// The user's hooks.
+    pub hooks: Vec<tandem_agent::hooks::HookSpec>,
 }
 
 impl Default for Setup {
@@ -44,6 +46,7 @@ impl Default for Setup {
                 ..Limits::default()
             },
             tools: tandem_agent::builtin_tools(),
+            hooks: Vec::new(),
         }
     }
 }
@@ -141,6 +144,7 @@ impl Harness {
             user_rules: None,
             user_commands: Vec::new(),
             rule_store: None,
+            hooks: setup.hooks,
         };
         let agent = Agent::with_tools(settings, Arc::new(client), setup.tools);
         let session = agent.new_session(root.path()).expect("session").session_id;

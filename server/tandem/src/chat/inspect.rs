@@ -31,6 +31,27 @@ pub fn compacted(o: &CompactOutcome) -> String {
     )
 }
 
+/// `/hooks`'s answer: each hook on a line; how to add one when there is none.
+pub fn hooks_list(
+    hooks: &[tandem_agent::hooks::HookListing],
+    config_file: Option<&Path>,
+) -> String {
+    if hooks.is_empty() {
+        let file = config_file.map_or("the config file".to_string(), |p| p.display().to_string());
+        return format!(
+            "No hooks. Add one in {} (see docs/hooks.md):\n  [[hooks.PostToolUse]]\n  matcher \
+             = \"Edit|Write\"\n  hooks = [{{ type = \"command\", command = \"~/bin/format.sh\" }}]\n",
+            inert(&file, true)
+        );
+    }
+    let mut text = String::new();
+    for hook in hooks {
+        text.push_str(&inert(&hook.line(), true));
+        text.push('\n');
+    }
+    text
+}
+
 /// `/mcp`'s answer: each server, its state and its tools; how to add one when there is none.
 pub fn mcp_list(servers: &[McpServerView], config_file: Option<&Path>) -> String {
     if servers.is_empty() {

@@ -242,6 +242,13 @@ impl Chat<'_> {
                     Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
                 }
             }
+            Slash::Hooks => {
+                let settings = self.agent.settings();
+                out(&style.dim(&inspect::hooks_list(
+                    &tandem_agent::hooks::listing(&settings.hooks, settings.policy.sandbox),
+                    self.frontend.config_file.as_deref(),
+                )))
+            }
             Slash::Mcp => match self.agent.mcp_servers(session).await {
                 Ok(servers) => out(&style.dim(&inspect::mcp_list(
                     &servers,

@@ -19,6 +19,8 @@ pub enum Slash {
     Rules,
     /// The MCP servers, their state and tools.
     Mcp,
+    /// The user's hooks.
+    Hooks,
     /// Switch the session's mode: `/plan` read-only, `/act` back to editing.
     Mode(tandem_agent::mode::Mode),
     Exit,
@@ -27,7 +29,7 @@ pub enum Slash {
 }
 
 /// The commands, for `/help` (and completion): name, arguments, what it does.
-pub const COMMANDS: [(&str, &str, &str); 14] = [
+pub const COMMANDS: [(&str, &str, &str); 15] = [
     ("/help", "", "this list"),
     ("/model", "[NAME]", "show the model, or switch to NAME"),
     ("/models", "", "the models the server offers"),
@@ -51,6 +53,11 @@ pub const COMMANDS: [(&str, &str, &str); 14] = [
     ),
     ("/rules", "", "the rules files the model was given"),
     ("/mcp", "", "the MCP servers, their state and tools"),
+    (
+        "/hooks",
+        "",
+        "your hooks: event, matcher, command, sandboxed or not",
+    ),
     (
         "/plan",
         "",
@@ -85,6 +92,7 @@ pub fn parse(line: &str) -> Option<Slash> {
         "compact" => Slash::Compact,
         "rules" => Slash::Rules,
         "mcp" => Slash::Mcp,
+        "hooks" => Slash::Hooks,
         "plan" => Slash::Mode(tandem_agent::mode::Mode::Plan),
         "act" => Slash::Mode(tandem_agent::mode::Mode::Default),
         "exit" | "quit" => Slash::Exit,
@@ -134,6 +142,7 @@ mod tests {
         assert_eq!(parse("/quit"), Some(Slash::Exit));
         assert_eq!(parse("/compact"), Some(Slash::Compact));
         assert_eq!(parse("/mcp"), Some(Slash::Mcp));
+        assert_eq!(parse("/hooks"), Some(Slash::Hooks));
         assert_eq!(
             parse("/frobnicate x"),
             Some(Slash::Unknown("frobnicate".into()))

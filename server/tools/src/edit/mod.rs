@@ -297,3 +297,15 @@ fn fit(found: &Found, matched: &[&str], unit: impl Fn() -> String) -> Vec<String
 fn owned(lines: &[&str]) -> Vec<String> {
     lines.iter().map(|l| l.to_string()).collect()
 }
+
+/// A `replace_in_file` diff's SEARCH/REPLACE pairs as texts (lines joined with `\n`), for those
+/// who speak of an edit as old and new strings (the user's hooks); `None` when it doesn't parse.
+pub fn search_replace_pairs(diff: &str) -> Option<Vec<(String, String)>> {
+    let blocks = parse::parse(diff).ok()?;
+    Some(
+        blocks
+            .into_iter()
+            .map(|b| (b.search.join("\n"), b.replace.join("\n")))
+            .collect(),
+    )
+}

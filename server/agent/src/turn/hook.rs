@@ -1,0 +1,222 @@
+//! The user's hooks at the turn's points: before and after every tool call (built-in or MCP,
+//! whoever's turn it is), when the prompt is sent, when the turn ends, when a session starts in
+//! this process. Every notice a hook earns (a failure, a timeout, its `systemMessage`) is shown
+//! to the user; the turn goes on unless a hook says `continue: false`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde_json::{Value, json};
+
+use super::stop::Ended;
+use super::{Outcome, Turn};
+use crate::events::{Event, StopReason, ToolStatus};
+use crate::hooks::reply::{Permission, Reply};
+use crate::hooks::{HookEvent, input, names, run};
+use crate::mode::Mode;
+use tandem_model::{Message, ToolCall, ToolCallId};
+use tandem_tools::{Effect, Runs};
+
+/// What the turn's hooks have said so far.
+#[derive(Default)]
+pub(crate) struct HookState {
+    /// `PreToolUse`'s allow or ask for a call, read when its approval is decided.
+    permissions: Mutex<HashMap<ToolCallId, Permission>>,
+    /// A hook said `continue: false`, and why.
+    halted: Mutex<Option<String>>,
+}
+
+impl Turn {
+    /// Runs the hooks `event` picks (for a tool known by `tool_names`), shows what they earned
+    /// the user, and returns what they said.
+    async fn fire(&self, event: HookEvent, tool_names: &[&str], fields: Value) -> Reply {
+        let hooks = &self.agent.inner.settings.hooks;
+        let picked: Vec<_> = run::picked(hooks, event, tool_names).collect();
+        if picked.is_empty() {
+            return Reply::default();
+        }
+        let root = self.session.workspace.root();
+        let session_id = self.session.id.to_string();
+        let common = input::Common {
+            session_id: &session_id,
+            transcript_path: self.session.transcript.path(),
+            cwd: root,
+            permission_mode: match self.session.mode() {
+                Mode::Plan => "plan",
+                Mode::Default => "default",
+            },
+        };
+        let input = input::input(&common, event, fields);
+        let walls = crate::walls(&self.agent.inner.settings, root);
+        let reply = run::run(&picked, &input, root, &walls, &self.cancel).await;
+        for message in &reply.notices {
+            self.emit(Event::Notice {
+                message: message.clone(),
+            });
+        }
+        if let Some(why) = &reply.halt {
+            self.emit(Event::Notice {
+                message: format!("A {} hook stopped the turn: {why}", event.name()),
+            });
+            tandem_stdx::lock(&self.hooks.halted).get_or_insert_with(|| why.clone());
+        }
+        reply
+    }
+
+    /// `PreToolUse`: `Some` when a hook refused the call (the model reads why). An allow or an
+    /// ask is kept for the call's approval ([`Turn::hook_permission`]).
+    pub(super) async fn pre_tool_hooks(&self, call: &ToolCall) -> Option<Outcome> {
+        let registry = &self.agent.inner.registry;
+        let tool = registry.get(&call.name);
+        let claude = names::claude_name(&call.name, tool.is_none());
+        let root = self.session.workspace.root();
+        let fields = json!({
+            "tool_name": claude,
+            "tool_input": names::claude_input(&call.name, &call.arguments, root),
+            "tool_use_id": call.id.to_string(),
+        });
+        let reply = self
+            .fire(HookEvent::PreToolUse, &[&claude, &call.name], fields)
+            .await;
+        let (permission, why) = reply.permission?;
+        let because = if why.is_empty() {
+            String::new()
+        } else {
+            format!(" Its reason: {why}")
+        };
+        // Only edits and commands have a question a hook can ask for; anything else it wants
+        // asked about is not run (failing closed).
+        let asks_itself = tool
+            .is_some_and(|t| t.runs() == Runs::Workspace && t.effect() == Effect::ChangesWorkspace);
+        match permission {
+            Permission::Deny => Some(Outcome::rejected(format!(
+                "Refused by the user's PreToolUse hook; it was not run.{because}"
+            ))),
+            Permission::Ask if !asks_itself => Some(Outcome::rejected(format!(
+                "The user's PreToolUse hook wants the user asked about this call, and Tandem \
+                 asks that way only for edits and commands; it was not run.{because}"
+            ))),
+            permission => {
+                tandem_stdx::lock(&self.hooks.permissions).insert(call.id.clone(), permission);
+                None
+            }
+        }
+    }
+
+    /// What the `PreToolUse` hooks said of this call's approval: `Allow` spares the question
+    /// where the policy could, `Ask` asks where the policy would not.
+    pub(super) fn hook_permission(&self, call: &ToolCallId) -> Option<Permission> {
+        tandem_stdx::lock(&self.hooks.permissions)
+            .get(call)
+            .copied()
+    }
+
+    /// `PostToolUse`, after a call that succeeded: what the hooks say for the model (a blocking
+    /// reason, their context) is added to its result.
+    pub(super) async fn post_tool_hooks(&self, call: &ToolCall, outcome: &mut Outcome) {
+        if outcome.status != ToolStatus::Ok || outcome.silent {
+            return;
+        }
+        let registry = &self.agent.inner.registry;
+        let mcp = registry.get(&call.name).is_none();
+        let claude = names::claude_name(&call.name, mcp);
+        let root = self.session.workspace.root();
+        let tool_input = names::claude_input(&call.name, &call.arguments, root);
+        let mut response = json!({"success": true, "output": outcome.output});
+        if let Some(path) = tool_input.get("file_path") {
+            response["filePath"] = path.clone();
+        }
+        let fields = json!({
+            "tool_name": claude,
+            "tool_input": tool_input,
+            "tool_response": response,
+            "tool_use_id": call.id.to_string(),
+        });
+        let reply = self
+            .fire(HookEvent::PostToolUse, &[&claude, &call.name], fields)
+            .await;
+        if let Some(why) = reply.block {
+            outcome
+                .output
+                .push_str(&format!("\n\n[The user's PostToolUse hook says:]\n{why}"));
+        }
+        for context in reply.context {
+            outcome.output.push_str(&format!(
+                "\n\n[Context from the user's PostToolUse hook:]\n{context}"
+            ));
+        }
+    }
+
+    /// Why a hook stopped the turn, once one did.
+    pub(super) fn halted_by_hook(&self) -> Option<String> {
+        tandem_stdx::lock(&self.hooks.halted).clone()
+    }
+
+    /// `UserPromptSubmit`: `Err` when a hook refused the prompt (it goes nowhere, the user is
+    /// told why); otherwise the hooks' context for the model, if any.
+    pub(super) async fn prompt_hooks(&self, prompt: &str) -> Result<Option<String>, Ended> {
+        let reply = self
+            .fire(HookEvent::UserPromptSubmit, &[], json!({"prompt": prompt}))
+            .await;
+        if let Some(why) = reply.block {
+            self.emit(Event::Notice {
+                message: format!(
+                    "Your UserPromptSubmit hook refused this prompt, so it was not sent to the \
+                     model: {why}"
+                ),
+            });
+            return Err((StopReason::EndTurn, None));
+        }
+        if self.halted_by_hook().is_some() {
+            return Err((StopReason::EndTurn, None));
+        }
+        Ok(context_block("UserPromptSubmit", reply.context))
+    }
+
+    /// `SessionStart`, once per session in this process (`startup` for a new conversation,
+    /// `resume` for one loaded): the hooks' context joins the conversation.
+    pub(super) async fn session_start_hooks(&self, conversation: &mut Vec<Message>) {
+        let resumed = conversation
+            .iter()
+            .any(|m| matches!(m, Message::User { .. }));
+        let source = if resumed { "resume" } else { "startup" };
+        let reply = self
+            .fire(HookEvent::SessionStart, &[], json!({"source": source}))
+            .await;
+        if let Some(content) = context_block("SessionStart", reply.context) {
+            self.record_message(conversation, Message::System { content });
+        }
+    }
+
+    /// `Stop`, when the turn ends by itself (not on a cancel). Tandem ends the turn whatever
+    /// they say; a hook that asks to go on is shown to the user.
+    pub(super) async fn stop_hooks(&self, reason: StopReason) {
+        let reason_name = match reason {
+            StopReason::EndTurn => "end_turn",
+            StopReason::MaxSteps => "max_steps",
+            StopReason::Error => "error",
+            StopReason::Cancelled => return,
+        };
+        let fields = json!({"stop_hook_active": false, "stop_reason": reason_name});
+        let reply = self.fire(HookEvent::Stop, &[], fields).await;
+        if let Some(why) = reply.block {
+            self.emit(Event::Notice {
+                message: format!(
+                    "Your Stop hook asked the model to go on ({why}); Tandem ends the turn \
+                     anyway: send a prompt to continue."
+                ),
+            });
+        }
+    }
+}
+
+/// The hooks' texts for the model as one block, or `None`.
+fn context_block(event: &str, context: Vec<String>) -> Option<String> {
+    if context.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "[Context from the user's {event} hook:]\n{}",
+        context.join("\n\n")
+    ))
+}
