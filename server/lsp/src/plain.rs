@@ -413,8 +413,8 @@ impl Forwarder {
                     pending_line: String::new(),
                 });
             }
-            // The first step is reported at the begin.
-            Change::Writing { step } => return step > 1 && self.turn.is_some(),
+            // The model began its answer: the line says so, not only the question.
+            Change::Writing { .. } => return self.turn.is_some(),
             Change::Text(delta) => {
                 let Some(shown) = self.turn.as_mut() else {
                     return false;
@@ -595,6 +595,7 @@ fn progress_message(view: &TurnView) -> String {
     let activity = match view.activity() {
         Some(Activity::Tool(id)) => view.tool(id).map(|t| t.title.clone()),
         Some(Activity::Retrying(retry)) => Some(retry_line(retry)),
+        None if view.writing() => Some("writing the answer".to_string()),
         None => None,
     };
     if let Some(activity) = activity {
@@ -996,6 +997,8 @@ mod tests {
             context_window,
         };
         view.event(Event::Text { delta: "a".into() });
+        // While the answer streams the line says so.
+        assert_eq!(progress_message(&view), "Step 1: writing the answer");
         view.event(usage(1234, Some(8192)));
         // The step's tools run after its request ended: still step 1.
         view.event(Event::ToolCall(tandem_agent::events::ToolCallEvent {
@@ -1038,7 +1041,7 @@ mod tests {
         );
         assert_eq!(
             progress_message(&view),
-            "Step 2 · Plan 1/3 done: Change it · 1,234 of 8,192 tokens"
+            "Step 2: writing the answer · Plan 1/3 done: Change it · 1,234 of 8,192 tokens"
         );
         view.event(usage(1_500_000, None));
         assert_eq!(
