@@ -882,7 +882,7 @@ step("@problems, offered by the @ menu, sends the editor's problems with the pro
   await shot('31-problems-in-context');
 });
 
-step('Ctrl+I on a line asks what should change; the edit comes back as a diff, accepted from its title bar', async () => {
+step('Ctrl+I on a line asks what should change; the edit comes back as a diff beside it, accepted', async () => {
   writeFileSync(join(workspace, 'inline.js'), 'function add(a, b) {\n  return a + b + 0;\n}\n');
   const editor = await openFile('inline.js');
   await editor.locator('.view-lines').click();
@@ -897,7 +897,8 @@ step('Ctrl+I on a line asks what should change; the edit comes back as a diff, a
   // The mock proposes the edit only if the request held the instruction and line 2 (scenario.json).
   await diffEditors().first().waitFor({ timeout: 60_000 });
   await shot('33-inline-edit-diff');
-  await page.locator('.editor-actions .action-label[aria-label^="Accept Edit"]').first().click();
+  // The diff opened beside the editor (its title bar is narrow there): accept from the chat.
+  await lastTurn().locator('.approval button', { hasText: /^Accept$/ }).click();
   await diffEditors().first().waitFor({ state: 'detached', timeout: 20_000 });
   await turnDone();
   assert.equal(onDisk('inline.js'), 'function add(a, b) {\n  return a + b;\n}\n');
