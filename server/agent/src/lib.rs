@@ -5,6 +5,7 @@
 //! every face (the LSP methods, plain LSP, ACP, the terminal chat) is a `Frontend`.
 
 pub mod approval;
+pub mod changes;
 pub mod commands;
 pub mod context;
 pub mod events;
@@ -694,6 +695,33 @@ impl Agent {
     /// The root of a session.
     pub fn session_root(&self, session_id: &SessionId) -> Result<PathBuf, AgentError> {
         Ok(self.session(session_id)?.workspace.root().to_path_buf())
+    }
+
+    /// Every file `turn_id` changed (the last turn with changes not undone when `None`), by
+    /// whom, before the turn and now (an open file as the editor holds it). `Ok(None)`: no such
+    /// turn changed a file that is not undone. Read-only; works on a session loaded from disk.
+    pub async fn turn_changes(
+        &self,
+        session_id: &SessionId,
+        turn_id: Option<TurnId>,
+        frontend: &dyn Frontend,
+    ) -> Result<Option<changes::TurnChanges>, AgentError> {
+        let session = self.session(session_id)?;
+        let saves = session
+            .undo
+            .turn_saves(turn_id.as_ref(), changes::MAX_SIDE_BYTES)
+            .map_err(|e| AgentError::Io(e.message))?;
+        let Some((turn_id, saves)) = saves else {
+            return Ok(None);
+        };
+        Ok(Some(
+            changes::TurnChanges::gather(turn_id, saves, &session.workspace, frontend).await,
+        ))
+    }
+
+    /// The turns of a session with changes not undone, oldest first.
+    pub fn changed_turns(&self, session_id: &SessionId) -> Result<Vec<TurnId>, AgentError> {
+        Ok(self.session(session_id)?.undo.turns())
     }
 
     /// Puts back the files the agent changed in `turn_id` and the turns after it (the last turn

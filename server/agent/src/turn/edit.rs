@@ -169,6 +169,7 @@ impl Turn {
         let fresh = self.editor_text(&proposal.path).await;
         let ctx = ToolContext {
             editor_text: fresh.as_ref(),
+            tool_call_id: ctx.tool_call_id,
             ..ToolContext::new(ctx.workspace, ctx.reads)
         };
         // Checked and saved for undo before anything is written, whichever way it is written:
@@ -233,6 +234,7 @@ impl Turn {
         let fresh = self.editor_text(&path).await;
         let ctx = ToolContext {
             editor_text: fresh.as_ref(),
+            tool_call_id: ctx.tool_call_id,
             ..ToolContext::new(ctx.workspace, ctx.reads)
         };
         match registry.prepare(&ctx, &call.name, &call.arguments).await {

@@ -4,6 +4,7 @@
 
 mod approvals;
 mod cancel;
+mod changes;
 mod failures;
 mod registry;
 mod steps;
