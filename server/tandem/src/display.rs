@@ -59,6 +59,24 @@ pub fn summary(output: &str) -> String {
     }
 }
 
+/// One line for a file a tool call changed: what happened to it, its path (inert: the model
+/// chose it) and its line counts, as `modified src/a.rs (+2 -1)`.
+pub fn file_change(c: &tandem_agent::events::FileChange) -> String {
+    use tandem_agent::events::FileChangeKind as K;
+    let path = inert(&c.path, true);
+    let what = match &c.kind {
+        K::Created => format!("created {path}"),
+        K::Modified => format!("modified {path}"),
+        K::Deleted => format!("deleted {path}"),
+        K::Renamed { from } => format!("renamed {} → {path}", inert(from, true)),
+        K::ModeChanged => format!("mode changed {path}"),
+    };
+    if c.added == 0 && c.removed == 0 {
+        return what;
+    }
+    format!("{what} (+{} -{})", c.added, c.removed)
+}
+
 /// The note that the conversation was compacted to fit the window.
 pub fn compaction(
     elided: u32,
@@ -121,5 +139,32 @@ mod tests {
             inert("a\u{202e}b \u{1f469}\u{200d}\u{1f4bb}", false),
             "a\\u{202e}b \u{1f469}\u{200d}\u{1f4bb}"
         );
+    }
+
+    #[test]
+    fn a_changed_files_line_names_it_inert_with_its_counts() {
+        use tandem_agent::events::{FileChange, FileChangeKind as K};
+        let change = |path: &str, kind: K, added, removed| FileChange {
+            path: path.into(),
+            kind,
+            added,
+            removed,
+        };
+        assert_eq!(
+            file_change(&change("src/a.rs", K::Modified, 2, 1)),
+            "modified src/a.rs (+2 -1)"
+        );
+        assert_eq!(
+            file_change(&change("b", K::Renamed { from: "a".into() }, 0, 0)),
+            "renamed a → b"
+        );
+        assert_eq!(
+            file_change(&change("x.sh", K::ModeChanged, 0, 0)),
+            "mode changed x.sh"
+        );
+        // A file name with a colour code and a line break: shown, not obeyed.
+        let shown = file_change(&change("a\x1b[2K\nok.rs", K::Created, 1, 0));
+        assert_eq!(shown, "created a\\u{1b}[2K\\nok.rs (+1 -0)");
+        assert!(!shown.chars().any(char::is_control));
     }
 }

@@ -46,6 +46,26 @@ pub struct ExecFrontend {
 /// made of.
 pub type State = TurnView;
 
+/// Progress lines for a command's changed files: one a file, indented under the call, at most
+/// [`MAX_FILES_SHOWN`] of them.
+fn files_changed_lines(changes: &[tandem_agent::events::FileChange]) -> Vec<String> {
+    let mut lines: Vec<String> = changes
+        .iter()
+        .take(MAX_FILES_SHOWN)
+        .map(|c| format!("  {}", crate::display::file_change(c)))
+        .collect();
+    if changes.len() > MAX_FILES_SHOWN {
+        lines.push(format!(
+            "  … and {} more files",
+            changes.len() - MAX_FILES_SHOWN
+        ));
+    }
+    lines
+}
+
+/// A command that rewrites a tree would fill the terminal: the rest is counted.
+const MAX_FILES_SHOWN: usize = 20;
+
 /// One JSON line on stdout.
 pub fn emit(event: &ExecEvent) {
     let Ok(line) = serde_json::to_string(event) else {
@@ -85,9 +105,17 @@ impl ExecFrontend {
             | Change::Asked { .. }
             | Change::Allowed { .. }
             | Change::Refused { .. }
-            | Change::Interrupted { .. }
-            // Issue 31's faces: a `filesChanged` event.
-            | Change::FilesChanged { .. } => {}
+            | Change::Interrupted { .. } => {}
+            Change::FilesChanged { id } => {
+                let Some(call) = view.tool(&id) else { return };
+                for line in files_changed_lines(&call.files_changed) {
+                    self.progress(&line);
+                }
+                json(ExecEvent::FilesChanged {
+                    tool_call_id: id.to_string(),
+                    changes: call.files_changed.iter().map(Into::into).collect(),
+                });
+            }
             // The text and reasoning gathered so far, as whole messages.
             Change::Said { reasoning, text } => {
                 if !reasoning.is_empty() {
