@@ -119,33 +119,58 @@ impl TurnChanges {
     ) -> TurnChanges {
         let mut files = Vec::with_capacity(saves.len());
         for save in saves {
-            let before = match save.before {
-                Saved::Absent => Content::Absent,
-                Saved::Bytes(bytes) => Content::of_bytes(bytes),
-                Saved::TooLarge { bytes } => Content::TooLarge { bytes },
-            };
             let after = match workspace.resolve_for_write(&save.display_path) {
                 Ok(path) => now(&path, frontend).await,
                 // The path no longer resolves inside the workspace (a link changed): not shown.
                 Err(_) => Content::Absent,
             };
-            let kind = match (&before, &after) {
-                (Content::Absent, Content::Absent) => continue,
-                (Content::Absent, _) => ChangedKind::Created,
-                (_, Content::Absent) => ChangedKind::Deleted,
-                _ => ChangedKind::Modified,
-            };
-            files.push(ChangedFile {
-                path: save.display_path,
-                kind,
-                by: save.by,
-                before,
-                after,
-            });
+            files.extend(changed_file(save, after));
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
         TurnChanges { turn_id, files }
     }
+
+    /// The same from the disk alone, for a face that must answer at once (an event's handler).
+    pub(crate) fn gather_from_disk(
+        turn_id: TurnId,
+        saves: Vec<TurnSave>,
+        workspace: &Workspace,
+    ) -> TurnChanges {
+        let mut files: Vec<ChangedFile> = saves
+            .into_iter()
+            .filter_map(|save| {
+                let after = match workspace.resolve_for_write(&save.display_path) {
+                    Ok(path) => on_disk(&path),
+                    Err(_) => Content::Absent,
+                };
+                changed_file(save, after)
+            })
+            .collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        TurnChanges { turn_id, files }
+    }
+}
+
+/// One file of the set; `None` when it is absent before and now (made and removed in the turn).
+fn changed_file(save: TurnSave, after: Content) -> Option<ChangedFile> {
+    let before = match save.before {
+        Saved::Absent => Content::Absent,
+        Saved::Bytes(bytes) => Content::of_bytes(bytes),
+        Saved::TooLarge { bytes } => Content::TooLarge { bytes },
+    };
+    let kind = match (&before, &after) {
+        (Content::Absent, Content::Absent) => return None,
+        (Content::Absent, _) => ChangedKind::Created,
+        (_, Content::Absent) => ChangedKind::Deleted,
+        _ => ChangedKind::Modified,
+    };
+    Some(ChangedFile {
+        path: save.display_path,
+        kind,
+        by: save.by,
+        before,
+        after,
+    })
 }
 
 /// A file's content now: the editor's text when it holds the file, else the disk's.
@@ -155,6 +180,10 @@ async fn now(path: &Path, frontend: &dyn Frontend) -> Content {
     {
         return Content::of_bytes(text.into_bytes());
     }
+    on_disk(path)
+}
+
+fn on_disk(path: &Path) -> Content {
     match tandem_stdx::regular::read(path, MAX_SIDE_BYTES) {
         Ok((bytes, _)) => Content::of_bytes(bytes),
         Err(tandem_stdx::regular::NotRegular::Missing) => Content::Absent,

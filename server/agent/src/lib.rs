@@ -719,6 +719,30 @@ impl Agent {
         ))
     }
 
+    /// The files of `paths` as they were before `turn_id` and as the disk holds them now, at
+    /// once (no editor read): for a face showing a command's changes as it reports them. A path
+    /// the undo log has no save for in that turn (it passed through unrecorded) is left out.
+    pub fn turn_changes_on_disk(
+        &self,
+        session_id: &SessionId,
+        turn_id: &TurnId,
+        paths: &[&str],
+    ) -> Result<Vec<changes::ChangedFile>, AgentError> {
+        let session = self.session(session_id)?;
+        let saves = session
+            .undo
+            .turn_saves(Some(turn_id), changes::MAX_SIDE_BYTES)
+            .map_err(|e| AgentError::Io(e.message))?;
+        let Some((turn_id, saves)) = saves else {
+            return Ok(Vec::new());
+        };
+        let saves = saves
+            .into_iter()
+            .filter(|s| paths.contains(&s.display_path.as_str()))
+            .collect();
+        Ok(changes::TurnChanges::gather_from_disk(turn_id, saves, &session.workspace).files)
+    }
+
     /// The turns of a session with changes not undone, oldest first.
     pub fn changed_turns(&self, session_id: &SessionId) -> Result<Vec<TurnId>, AgentError> {
         Ok(self.session(session_id)?.undo.turns())

@@ -86,6 +86,16 @@ async fn each_turn_lists_the_files_it_changed_by_call_and_an_undone_turn_is_left
         first.files[1].by.as_ref().unwrap().tool_call_id.as_deref(),
         Some(one_ids[1].as_str())
     );
+    // At once from the disk, for the paths a call reported.
+    let on_disk = h
+        .agent
+        .turn_changes_on_disk(
+            &h.session,
+            &TurnId::numbered(1),
+            &["new.txt", "elsewhere.txt"],
+        )
+        .unwrap();
+    assert_eq!(on_disk, first.files[1..].to_vec());
     let diff = first.files[1].diff().unwrap();
     assert!(diff.created && diff.added == 1, "{diff:?}");
 
