@@ -77,6 +77,25 @@ pub fn file_change(c: &tandem_agent::events::FileChange) -> String {
     format!("{what} (+{} -{})", c.added, c.removed)
 }
 
+/// Lines for a call's changed files, one a file, indented under the call, at most
+/// [`MAX_FILES_SHOWN`] of them (a command that rewrites a tree would fill the terminal).
+pub fn files_changed_lines(changes: &[tandem_agent::events::FileChange]) -> Vec<String> {
+    let mut lines: Vec<String> = changes
+        .iter()
+        .take(MAX_FILES_SHOWN)
+        .map(|c| format!("  {}", file_change(c)))
+        .collect();
+    if changes.len() > MAX_FILES_SHOWN {
+        lines.push(format!(
+            "  … and {} more files",
+            changes.len() - MAX_FILES_SHOWN
+        ));
+    }
+    lines
+}
+
+const MAX_FILES_SHOWN: usize = 20;
+
 /// The note that the conversation was compacted to fit the window.
 pub fn compaction(
     elided: u32,

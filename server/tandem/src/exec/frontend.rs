@@ -46,26 +46,6 @@ pub struct ExecFrontend {
 /// made of.
 pub type State = TurnView;
 
-/// Progress lines for a command's changed files: one a file, indented under the call, at most
-/// [`MAX_FILES_SHOWN`] of them.
-fn files_changed_lines(changes: &[tandem_agent::events::FileChange]) -> Vec<String> {
-    let mut lines: Vec<String> = changes
-        .iter()
-        .take(MAX_FILES_SHOWN)
-        .map(|c| format!("  {}", crate::display::file_change(c)))
-        .collect();
-    if changes.len() > MAX_FILES_SHOWN {
-        lines.push(format!(
-            "  … and {} more files",
-            changes.len() - MAX_FILES_SHOWN
-        ));
-    }
-    lines
-}
-
-/// A command that rewrites a tree would fill the terminal: the rest is counted.
-const MAX_FILES_SHOWN: usize = 20;
-
 /// One JSON line on stdout.
 pub fn emit(event: &ExecEvent) {
     let Ok(line) = serde_json::to_string(event) else {
@@ -108,7 +88,7 @@ impl ExecFrontend {
             | Change::Interrupted { .. } => {}
             Change::FilesChanged { id } => {
                 let Some(call) = view.tool(&id) else { return };
-                for line in files_changed_lines(&call.files_changed) {
+                for line in crate::display::files_changed_lines(&call.files_changed) {
                     self.progress(&line);
                 }
                 json(ExecEvent::FilesChanged {
