@@ -109,7 +109,68 @@ impl ChangedFile {
     }
 }
 
+/// Lines of [`TurnChanges::unified`] at most: a document an editor opens, not a dump.
+pub const MAX_UNIFIED_LINES: usize = 20_000;
+
 impl TurnChanges {
+    /// The change set as one plain unified diff, for a face that shows it as a document: a `#`
+    /// line a file (what happened, who), then its diff, or why there is none (binary, too
+    /// large); cut after [`MAX_UNIFIED_LINES`] lines, saying so. Paths have their control
+    /// characters escaped, so a file name can't forge a line of its own.
+    pub fn unified(&self) -> String {
+        let mut lines: Vec<String> = vec![format!(
+            "# Turn {}: {} file{} changed",
+            one_line(self.turn_id.as_str()),
+            self.files.len(),
+            if self.files.len() == 1 { "" } else { "s" }
+        )];
+        for file in &self.files {
+            let what = match file.kind {
+                ChangedKind::Created => "created",
+                ChangedKind::Modified => "modified",
+                ChangedKind::Deleted => "deleted",
+            };
+            let by = match &file.by {
+                Some(by) => {
+                    let source = match by.source {
+                        tandem_tools::ChangeSource::Edit => "an edit",
+                        tandem_tools::ChangeSource::Command => "a command",
+                        tandem_tools::ChangeSource::Mcp => "an MCP tool",
+                    };
+                    match &by.tool_call_id {
+                        Some(id) => format!(" by {source} ({})", one_line(id)),
+                        None => format!(" by {source}"),
+                    }
+                }
+                None => String::new(),
+            };
+            let path = one_line(&file.path);
+            lines.push(format!("# {what} {path}{by}"));
+            let safe = ChangedFile {
+                path: path.into_owned(),
+                ..file.clone()
+            };
+            match safe.diff() {
+                Ok(diff) if diff.unified.is_empty() => {
+                    lines.push("# (same content as before the turn)".into())
+                }
+                Ok(diff) => lines.extend(diff.unified.lines().map(str::to_string)),
+                Err(why) => lines.push(format!("# ({why}: not shown)")),
+            }
+        }
+        let total = lines.len();
+        if total > MAX_UNIFIED_LINES {
+            lines.truncate(MAX_UNIFIED_LINES);
+            lines.push(format!(
+                "# … {} more lines not shown",
+                total - MAX_UNIFIED_LINES
+            ));
+        }
+        let mut text = lines.join("\n");
+        text.push('\n');
+        text
+    }
+
     /// Gathers the change set from the undo log's saves and the files now.
     pub(crate) async fn gather(
         turn_id: TurnId,
@@ -173,6 +234,23 @@ fn changed_file(save: TurnSave, after: Content) -> Option<ChangedFile> {
     })
 }
 
+/// `text` on one line: control characters (a newline, an escape) written as `\u{..}`.
+fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                format!("\\u{{{:x}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// A file's content now: the editor's text when it holds the file, else the disk's.
 async fn now(path: &Path, frontend: &dyn Frontend) -> Content {
     if let Some(read) = frontend.read_text(path)
@@ -219,6 +297,58 @@ mod tests {
             Content::TooLarge {
                 bytes: MAX_SIDE_BYTES + 1
             }
+        );
+    }
+
+    #[test]
+    fn the_unified_text_names_each_file_on_a_line_of_its_own() {
+        let set = TurnChanges {
+            turn_id: "t1".into(),
+            files: vec![
+                ChangedFile {
+                    path: "evil\n+++ b/x.rs".into(),
+                    kind: ChangedKind::Created,
+                    by: Some(ChangedBy::new(tandem_tools::ChangeSource::Edit, Some("c1"))),
+                    before: Content::Absent,
+                    after: Content::Text("a\n".into()),
+                },
+                ChangedFile {
+                    path: "big".into(),
+                    kind: ChangedKind::Modified,
+                    by: None,
+                    before: Content::Text("a\n".into()),
+                    after: Content::TooLarge { bytes: 9 },
+                },
+            ],
+        };
+        let text = set.unified();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "# Turn t1: 2 files changed");
+        assert_eq!(lines[1], "# created evil\\u{a}+++ b/x.rs by an edit (c1)");
+        assert!(lines.contains(&"+a"), "{text}");
+        assert!(
+            text.ends_with(&format!(
+                "# modified big\n# (9 bytes, over the cap of {MAX_SIDE_BYTES} for a diff: not shown)\n"
+            )),
+            "{text}"
+        );
+        // A long set is cut, saying by how much.
+        let long = TurnChanges {
+            turn_id: "t1".into(),
+            files: vec![ChangedFile {
+                path: "l".into(),
+                kind: ChangedKind::Created,
+                by: None,
+                before: Content::Absent,
+                after: Content::Text("x\n".repeat(MAX_UNIFIED_LINES)),
+            }],
+        };
+        let text = long.unified();
+        assert_eq!(text.lines().count(), MAX_UNIFIED_LINES + 1);
+        assert!(
+            text.ends_with(" more lines not shown\n"),
+            "{}",
+            &text[text.len() - 80..]
         );
     }
 
