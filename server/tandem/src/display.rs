@@ -182,6 +182,13 @@ mod tests {
             "mode changed x.sh"
         );
         // A file name with a colour code and a line break: shown, not obeyed.
+        let many: Vec<FileChange> = (0..MAX_FILES_SHOWN + 3)
+            .map(|i| change(&format!("f{i}"), K::Deleted, 0, 1))
+            .collect();
+        let lines = files_changed_lines(&many);
+        assert_eq!(lines.len(), MAX_FILES_SHOWN + 1);
+        assert_eq!(lines[0], "  deleted f0 (+0 -1)");
+        assert_eq!(lines[MAX_FILES_SHOWN], "  … and 3 more files");
         let shown = file_change(&change("a\x1b[2K\nok.rs", K::Created, 1, 0));
         assert_eq!(shown, "created a\\u{1b}[2K\\nok.rs (+1 -0)");
         assert!(!shown.chars().any(char::is_control));
