@@ -27,7 +27,8 @@ export class ChangesView implements vscode.Disposable {
     const { title, rows } = changeRows(result, {
       file: (path) => vscode.Uri.joinPath(root, path),
       readOnly: (path, side, text) => {
-        const uri = vscode.Uri.from({ scheme: BEFORE_SCHEME, path: `/${path}`, query: `${side}-${shown}` });
+        // The file's own path, so the editor names the row after the file (not as a rename).
+        const uri = vscode.Uri.joinPath(root, path).with({ scheme: BEFORE_SCHEME, query: `${side}-${shown}` });
         this.sides.texts.set(uri.toString(), text);
         return uri;
       },

@@ -48,8 +48,8 @@ export function changeRows<U>(result: TurnChangesResult, uris: UriMaker<U>): { t
     const modified = f.after.kind === 'text' ? resource : uris.readOnly(f.path, 'after', sideText(f.after));
     return { resource, original, modified };
   });
-  const count = result.files.length === 1 ? '1 file' : `${result.files.length} files`;
-  return { title: `Tandem: changes of turn ${result.turnId ?? ''} (${count})`, rows };
+  // VS Code adds the count of files to the title itself.
+  return { title: `Tandem: changes of turn ${result.turnId ?? ''}`, rows };
 }
 
 /** "by a command (call_1)", for a file's tooltip. */

@@ -35,7 +35,7 @@ describe("a turn's changes in the multi-diff editor", () => {
   it('each file goes from its text before the turn to the file itself', () => {
     const { texts, uris } = maker();
     const { title, rows } = changeRows(result, uris);
-    assert.equal(title, 'Tandem: changes of turn t2 (4 files)');
+    assert.equal(title, 'Tandem: changes of turn t2');
     assert.deepEqual(rows[0], { resource: 'file:///ws/a.txt', original: 'tandem-before:/a.txt?before', modified: 'file:///ws/a.txt' });
     assert.equal(texts.get('tandem-before:/a.txt?before'), 'a\n');
     // A created file's left side is empty; a deleted one's right side is an empty read-only side.
