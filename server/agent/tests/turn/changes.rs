@@ -126,3 +126,56 @@ async fn each_turn_lists_the_files_it_changed_by_call_and_an_undone_turn_is_left
         vec![TurnId::numbered(1)]
     );
 }
+
+/// A face that holds one file open with unsaved text.
+struct Editor {
+    path: std::path::PathBuf,
+    text: String,
+}
+
+impl tandem_agent::Frontend for Editor {
+    fn update(&self, _: &tandem_agent::SessionId, _: &TurnId, _: Event) {}
+    fn request_approval(
+        &self,
+        _: tandem_agent::approval::ApprovalRequest,
+    ) -> futures_util::future::BoxFuture<'static, tandem_agent::approval::ApprovalReply> {
+        Box::pin(async { tandem_agent::approval::ApprovalReply::accept() })
+    }
+    fn read_text(
+        &self,
+        path: &std::path::Path,
+    ) -> Option<futures_util::future::BoxFuture<'static, Result<String, String>>> {
+        let text = self.text.clone();
+        (path == self.path).then(|| Box::pin(async move { Ok(text) }) as _)
+    }
+}
+
+#[tokio::test]
+async fn an_open_files_now_is_the_editors_text_and_a_binary_file_is_only_measured() {
+    let h = Harness::new(Scenario::new([
+        write("a.txt", "agent\n"),
+        write("b.bin", "x\n"),
+        Reply::text("Done."),
+    ]));
+    h.write("a.txt", "before\n");
+    h.turn("edit", vec![Answer::accept(), Answer::accept()])
+        .await;
+    // The user made b.bin binary since.
+    std::fs::write(h.root().join("b.bin"), b"\0\x01\x02").unwrap();
+    let editor = Editor {
+        path: h.root().join("a.txt"),
+        text: "agent\nunsaved line\n".into(),
+    };
+    let set = h
+        .agent
+        .turn_changes(&h.session, None, &editor)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        set.files[0].after,
+        Content::Text("agent\nunsaved line\n".into())
+    );
+    assert_eq!(set.files[1].after, Content::Binary { bytes: 3 });
+    assert_eq!(set.files[1].diff().unwrap_err(), "binary, 3 bytes");
+}
