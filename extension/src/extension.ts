@@ -3,7 +3,7 @@
 
 import { accessibilityHelp } from './chat/accessibilityHelp';
 import { Notices } from './chat/notices';
-import type { UpdateParams } from './protocol';
+import { turnIdFrom, type UpdateParams } from './protocol';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { ApprovalController } from './approvals/controller';
@@ -122,6 +122,9 @@ export function activate(context: vscode.ExtensionContext): void {
       case 'restore':
         void chat.restore(m.turnId);
         return;
+      case 'showChanges':
+        void chat.showChanges(m.turnId);
+        return;
       case 'openOutput':
         void chat.openOutput(m.turnId, m.toolCallId, m.path);
         return;
@@ -157,6 +160,8 @@ export function activate(context: vscode.ExtensionContext): void {
     command('tandem.acceptAlwaysEdit', (uri?: unknown) => approvals.decideEdit('acceptAlways', uri)),
     // Restore to before the last turn that changed files; "Restore to here" in the chat picks any turn.
     command('tandem.undoLastTurn', () => chat.restore()),
+    // The last turn that changed files (or the turn the chat's card names) as one multi-file diff.
+    command('tandem.showTurnChanges', (turnId?: unknown) => chat.showChanges(typeof turnId === 'string' && turnId !== '' ? turnIdFrom(turnId) : undefined)),
     command('tandem.showHistory', () => chat.pickSession()),
     command('tandem.addSelectionToChat', async () => {
       const editor = vscode.window.activeTextEditor;

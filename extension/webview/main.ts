@@ -147,6 +147,7 @@ function render(): void {
       onRetry: () => post({ type: 'retry' }),
       onCommand: (command) => post({ type: 'command', command }),
       onRestore: (turnId) => post({ type: 'restore', turnId }),
+      onShowChanges: (turnId) => post({ type: 'showChanges', turnId }),
       onOpenOutput: (turnId, toolCallId, path) => post({ type: 'openOutput', turnId, toolCallId, path }),
     });
     renderHeader();

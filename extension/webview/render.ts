@@ -27,6 +27,8 @@ export interface RenderContext {
   onCommand(command: ChatCommand): void;
   /** "Restore to here": the files as they were before this turn. */
   onRestore(turnId: TurnId): void;
+  /** A turn's changes in the multi-diff editor. */
+  onShowChanges?(turnId: TurnId): void;
   /** "Open Full Output": a command's whole output, kept by the sidecar, in an editor. */
   onOpenOutput?(turnId: TurnId, toolCallId: ToolCallId, path: string): void;
 }
@@ -256,6 +258,8 @@ function toolCard(item: ToolItem, turn: Turn, ctx: RenderContext): { el: HTMLEle
   if (req) card.append(approvalBox(req, ctx));
   const whole = wholeOutputButton(item, turn, ctx);
   if (whole) card.append(whole);
+  const changedNote = filesChangedNote(item, turn, ctx);
+  if (changedNote) card.append(changedNote);
   return { el: card, output };
 }
 
@@ -344,7 +348,9 @@ export function triedServers(raw: string): string[] {
 /** What makes an item look different besides its own revision. */
 function itemKey(item: Item, turn: Turn, ctx: RenderContext): string {
   const approval = pendingFor(item, turn, ctx) ? 'A' : '';
-  return `${item.rev}:${approval}:${ctx.expanded[item.id] ?? ''}`;
+  // A command's changed files become buttons once its turn is over.
+  const ended = item.type === 'tool' && item.filesChanged && turn.ended ? 'E' : '';
+  return `${item.rev}:${approval}:${ctx.expanded[item.id] ?? ''}:${ended}`;
 }
 
 /**
@@ -360,14 +366,30 @@ function checkpoint(turn: Turn, ctx: RenderContext): HTMLElement {
   return h('div', { class: 'checkpoint' }, h('span', { class: 'checkpoint-line', attrs: { 'aria-hidden': 'true' } }), restore);
 }
 
-/** The files a turn changed, under it. */
-function changes(files: readonly string[]): HTMLElement {
+/** The files a turn changed, under it; once the turn is over, a button opens them as one diff. */
+function changes(files: readonly string[], turn: Turn, ctx: RenderContext): HTMLElement {
+  const show = ctx.onShowChanges;
+  const review = show && turn.ended ? button('Review Changes', () => show(turn.turnId), 'link review-changes', 'Every file this turn changed, by edits and commands alike, as one multi-file diff') : null;
   return h(
     'div',
     { class: 'changes' },
     h('span', { class: 'changes-label' }, files.length === 1 ? 'Changed 1 file: ' : `Changed ${files.length} files: `),
     ...files.flatMap((f, i) => [i > 0 ? ', ' : '', h('code', { class: 'changed-file', title: f }, f)]),
+    ...(review ? [' ', review] : []),
   );
+}
+
+/** A command's changed files in its card: each with what happened and its line counts. */
+function filesChangedNote(item: ToolItem, turn: Turn, ctx: RenderContext): HTMLElement | null {
+  const changed = item.filesChanged;
+  if (!changed || changed.length === 0) return null;
+  const show = ctx.onShowChanges;
+  const rows = changed.map((c) => {
+    const what = c.kind === 'renamed' && c.from ? `renamed from ${c.from}` : c.kind === 'modeChanged' ? 'mode changed' : c.kind;
+    const name = show && turn.ended ? button(c.path, () => show(turn.turnId), 'link changed-file', `${what}: open the turn's changes`) : h('code', { class: 'changed-file' }, c.path);
+    return h('li', {}, name, h('span', { class: 'hint' }, ` ${what} (+${c.added} −${c.removed})`));
+  });
+  return h('div', { class: 'tool-note files-changed' }, h('span', {}, changed.length === 1 ? 'Changed 1 file:' : `Changed ${changed.length} files:`), h('ul', {}, ...rows));
 }
 
 function turnFooter(turn: Turn, ctx: RenderContext): HTMLElement | null {
@@ -482,7 +504,7 @@ export class TranscriptView {
       const footer = this.footer(b, ctx);
       const head = this.cached(`checkpoint:${b.turnId}`, String(ctx.runningTurn !== null), () => checkpoint(b, ctx));
       const files = changedFiles(b);
-      const changed = files.length > 0 ? this.cached(`changes:${b.turnId}`, files.join('\u0000'), () => changes(files)) : null;
+      const changed = files.length > 0 ? this.cached(`changes:${b.turnId}`, `${files.join('\u0000')}:${String(Boolean(b.ended))}`, () => changes(files, b, ctx)) : null;
       syncChildren(el, [head, ...b.items.map((item) => this.item(item, b, ctx)), ...(changed ? [changed] : []), ...(footer ? [footer] : [])]);
     }
     this.blocks.set(id, el);

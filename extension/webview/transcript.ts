@@ -1,7 +1,7 @@
 // The chat as a model: the host's log of sidecar updates folded into turns and items. Pure, so
 // it is tested without a DOM; render.ts turns it into elements.
 
-import type { ErrorKind, ToolCallId, ToolStatus, StopReason, TurnId } from '../src/protocol';
+import type { ErrorKind, FileChangeSummary, ToolCallId, ToolStatus, StopReason, TurnId } from '../src/protocol';
 import type { LogEntry } from '../src/shared/messages';
 
 /**
@@ -51,6 +51,8 @@ export interface ToolItem extends Base {
   stale?: boolean;
   /** Where the sidecar kept the whole output of a command that streamed more than it shows. */
   wholeOutput?: string;
+  /** The files the call changed other than through an edit (a command's writes), as reported. */
+  filesChanged?: FileChangeSummary[];
 }
 
 export type Item = UserItem | TextItem | ReasoningItem | ToolItem;
@@ -168,6 +170,14 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
       }
       return;
     }
+    case 'filesChanged': {
+      const tool = findTool(turn, entry.toolCallId);
+      if (tool) {
+        tool.filesChanged = [...(tool.filesChanged ?? []), ...entry.changes].slice(0, MAX_FILES_CHANGED);
+        tool.rev++;
+      }
+      return;
+    }
     case 'toolResult': {
       const tool = findTool(turn, entry.toolCallId);
       if (tool) {
@@ -243,13 +253,18 @@ export function diffPath(diff: string): string | undefined {
   return /^--- a\/(.+)$/m.exec(diff)?.[1];
 }
 
-/** The files a turn changed (its edits that were written), in the order first changed. */
+/** A call's changed files kept for its card: a command that rewrote a tree is not listed whole. */
+export const MAX_FILES_CHANGED = 200;
+
+/** The files a turn changed (its edits that were written, its commands' writes), in the order first changed. */
 export function changedFiles(turn: Turn): string[] {
   const files: string[] = [];
   for (const item of turn.items) {
-    if (item.type !== 'tool' || item.state !== 'ok' || !item.diff) continue;
-    const file = diffPath(item.diff);
-    if (file && !files.includes(file)) files.push(file);
+    if (item.type !== 'tool') continue;
+    const file = item.state === 'ok' && item.diff ? diffPath(item.diff) : undefined;
+    for (const f of [...(file ? [file] : []), ...(item.filesChanged ?? []).map((c) => c.path)]) {
+      if (!files.includes(f)) files.push(f);
+    }
   }
   return files;
 }

@@ -74,9 +74,13 @@ async fn diff_shows_the_sessions_edits_and_resume_shows_the_earlier_turns() {
     let (before, after) = stdout
         .split_once("Second line of the answer.")
         .unwrap_or_else(|| panic!("no answer\n{}", show(&output)));
-    assert!(before.contains("No edits in this session."), "{stdout}");
+    assert!(before.contains("No changes in this session."), "{stdout}");
     assert!(
         after.contains("-    41") && after.contains("+    42"),
+        "{stdout}"
+    );
+    assert!(
+        after.contains("Turn t1: 1 file changed\nmodified src/answer.rs  by an edit ("),
         "{stdout}"
     );
     assert_eq!(model_requests(&mock).len(), 2);

@@ -289,3 +289,91 @@ async fn an_untouched_file_restores_without_asking() {
     assert_eq!(done["restored"], json!(["a.txt"]));
     assert_eq!(env.read("a.txt"), "one\n");
 }
+
+/// `tandem/turnChanges`: a turn's files, by call, before and now; the model's text comes back as
+/// data (escapes, a fake diff header), a 10 MB file is measured, not sent; an undone turn is gone.
+#[tokio::test]
+async fn a_turns_change_set_lists_its_files_by_call_with_texts_capped() {
+    let env = Env::new();
+    env.write("a.txt", "one\n");
+    let big = format!("{}\nend\n", "x".repeat(10_000_000 - 5));
+    env.write("big.txt", &big);
+    let hostile = "\u{1b}]0;owned\u{7}\u{1b}[2J--- a/x\n+++ b/x\n@@ -1 +1 @@\n-safe\n+rm -rf ~\n";
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "a.txt", "content": hostile}),
+        ),
+        Reply::tool(
+            "replace_in_file",
+            json!({"path": "big.txt", "diff": "------- SEARCH\nend\n=======\nEND\n+++++++ REPLACE"}),
+        ),
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "new.txt", "content": "created\n"}),
+        ),
+        Reply::text("Done."),
+    ]));
+    let options = Options {
+        approval: json!({"autoApprove": {"edit": true}}),
+        ..Options::default()
+    };
+    let tandem = Sidecar::start(&env, &mock, options).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Edit").await;
+    assert_eq!(turn.stop_reason(), "endTurn", "{turn}");
+    let calls: Vec<String> = turn
+        .updates
+        .iter()
+        .filter(|u| u["kind"] == "toolCall")
+        .map(|u| u["toolCallId"].as_str().unwrap().to_string())
+        .collect();
+
+    let set = tandem
+        .request("tandem/turnChanges", json!({"sessionId": session}))
+        .await
+        .unwrap();
+    assert_eq!(set["turnId"], "t1", "{set}");
+    let files = set["files"].as_array().unwrap();
+    let paths: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["a.txt", "big.txt", "new.txt"]);
+    assert_eq!(files[0]["kind"], "modified");
+    assert_eq!(
+        files[0]["by"],
+        json!({"source": "edit", "toolCallId": calls[0]})
+    );
+    assert_eq!(files[0]["before"], json!({"kind": "text", "text": "one\n"}));
+    assert_eq!(files[0]["after"], json!({"kind": "text", "text": hostile}));
+    assert_eq!(
+        files[1]["before"],
+        json!({"kind": "tooLarge", "bytes": 10_000_000})
+    );
+    assert_eq!(
+        files[1]["after"],
+        json!({"kind": "tooLarge", "bytes": 10_000_000})
+    );
+    assert_eq!(files[1]["by"]["toolCallId"], calls[1].as_str());
+    assert_eq!(files[2]["kind"], "created");
+    assert_eq!(files[2]["before"], json!({"kind": "absent"}));
+    assert!(
+        set.to_string().len() < 64 * 1024,
+        "the answer carries no big text"
+    );
+
+    // Undone, the turn is gone from the set.
+    tandem
+        .request("tandem/undo", json!({"sessionId": session}))
+        .await
+        .unwrap();
+    let none = tandem
+        .request("tandem/turnChanges", json!({"sessionId": session}))
+        .await
+        .unwrap();
+    assert_eq!(none["files"], json!([]), "{none}");
+    assert!(none.get("turnId").is_none(), "{none}");
+    let unknown = tandem
+        .request("tandem/turnChanges", json!({"sessionId": "nope"}))
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code, 1001, "{unknown:?}");
+}

@@ -217,3 +217,69 @@ async fn a_command_that_deletes_an_open_file_closes_it_in_a_plain_editor() {
     .await;
     assert!(mock.failures().is_empty(), "{:?}", mock.failures());
 }
+
+/// `tandem.diff` on a plain client: nothing to show before a turn; after one, the turn's change
+/// set as a diff document in the data dir, opened with `window/showDocument`.
+#[tokio::test]
+async fn tandem_diff_opens_the_last_turns_change_set_in_a_plain_editor() {
+    let env = Env::new();
+    env.write("a.txt", "one\n");
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "a.txt", "content": "two\n++ b/fake\n"}),
+        ),
+        Reply::text("Edited."),
+    ]));
+    let tandem = client(&env, &mock, true, json!({})).await;
+    tandem.rpc.on_request(
+        "window/showDocument",
+        Box::new(|_| json!({"success": true}).into()),
+    );
+    let nothing = tandem
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "tandem.diff", "arguments": []}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(nothing, json!({"files": []}));
+    tandem
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "tandem.ask", "arguments": ["Edit a.txt"]}),
+        )
+        .await
+        .unwrap();
+    wait_for_message(&tandem, "the turn's end", |m| {
+        m["method"] == "window/showMessage"
+            && m["params"]["message"]
+                .as_str()
+                .is_some_and(|t| t.contains("Edited."))
+    })
+    .await;
+    let shown = tandem
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "tandem.diff", "arguments": ["t1"]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(shown["turnId"], "t1", "{shown}");
+    assert_eq!(shown["files"], json!(["a.txt"]), "{shown}");
+    assert_eq!(shown["shown"], true, "{shown}");
+    let path = std::path::PathBuf::from(shown["path"].as_str().unwrap());
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.starts_with("# Turn t1: 1 file changed\n# modified a.txt by an edit ("),
+        "{text}"
+    );
+    assert!(text.contains("\n-one\n+two\n+++ b/fake\n"), "{text}");
+    let asked = sent(&tandem, "window/showDocument");
+    assert!(
+        asked.iter().any(|m| m["params"]["uri"]
+            .as_str()
+            .is_some_and(|u| u.ends_with("-t1.diff"))),
+        "{asked:?}"
+    );
+}

@@ -512,6 +512,21 @@ step('dropping one of two hunks in the diff writes only the kept one, and the mo
   await shot('19-hunk-kept-written');
 });
 
+step("Review Changes opens the turn's change set in the multi-diff editor, from before the turn to the file now", async () => {
+  await turnWith('Tune the config').locator('button.review-changes').click();
+  const tab = page.locator('.tabs-container .tab', { hasText: 'Tandem: changes of turn' }).first();
+  await tab.waitFor({ timeout: 20_000 });
+  const diff = diffEditors().first();
+  await diff.waitFor({ timeout: 20_000 });
+  await until('the before side is config.txt before the turn', async () => /key3 = 3(?!0)/.test(await shown(diff.locator('.editor.original'))));
+  await until('the other side is the file now', async () => /key3 = 300/.test(await shown(diff.locator('.editor.modified'))));
+  await shot('19b-turn-changes');
+  await tab.hover();
+  await tab.locator('.tab-actions .action-label').first().click();
+  await tab.waitFor({ state: 'detached', timeout: 10_000 });
+  assert.equal(await diffEditors().count(), 0, 'no diff is left open');
+});
+
 step('restoring a turn whose file the user changed since asks first, and loses nothing unless told to', async () => {
   // The user adds a line of their own to config.txt and saves it.
   const editor = await openFile('config.txt');

@@ -25,6 +25,7 @@ import { restoreNotice, restoreTo } from './restore';
 import { extractMentions } from './mentions';
 import { FileSearch, isText } from './fileSearch';
 import { EDITOR_MENTIONS, editorContext, editorMentionsMatching, TerminalOutputs } from '../context/editorContext';
+import { ChangesView } from './changesView';
 import { LossView } from './lossView';
 import { reconcileModel } from './models';
 import { serverState } from './welcome';
@@ -64,6 +65,7 @@ export class ChatSession {
   /** Attachments added before the chat view first opened. */
   private readonly queued: Attachment[] = [];
   private readonly loss = new LossView();
+  private readonly changesView = new ChangesView();
   private readonly files = new FileSearch();
   private readonly terminals = new TerminalOutputs();
   private readonly mode: ChatMode;
@@ -76,7 +78,7 @@ export class ChatSession {
   ) {
     const stored = context.workspaceState.get<string>(SESSION_KEY);
     this.sessionId = stored === undefined ? null : sessionIdFrom(stored);
-    context.subscriptions.push(this.loss, this.files, this.terminals);
+    context.subscriptions.push(this.loss, this.changesView, this.files, this.terminals);
     this.mode = new ChatMode(sidecar);
   }
 
@@ -379,6 +381,26 @@ export class ChatSession {
     } catch (e) {
       const text = errorCode(e) === ErrorCode.turnRunning ? 'A turn is running; stop it before restoring files.' : `Could not restore: ${errorText(e)}`;
       if (this.sessionId === sessionId) this.notice('error', text);
+    }
+  }
+
+  /**
+   * A turn's changes (`turnId`, or the last turn that changed files), edits and commands alike,
+   * in the multi-diff editor.
+   */
+  async showChanges(turnId?: TurnId): Promise<void> {
+    const sessionId = this.sessionId;
+    if (!sessionId) {
+      void vscode.window.showInformationMessage('No changes to show: this chat has no turns yet.');
+      return;
+    }
+    try {
+      const result = await this.sidecar.request(Method.turnChanges, { sessionId, ...(turnId ? { turnId } : {}) });
+      if (!(await this.changesView.show(result))) {
+        void vscode.window.showInformationMessage(turnId ? 'That turn has no changes left (it changed nothing, or it was undone).' : 'No changes to show.');
+      }
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not show the changes: ${errorText(e)}`);
     }
   }
 

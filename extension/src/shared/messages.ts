@@ -106,6 +106,8 @@ export type WebviewMessage =
   | { type: 'retry' }
   /** "Restore to here": put the files back as they were before this turn. */
   | { type: 'restore'; turnId: TurnId }
+  /** A turn's changes in the multi-diff editor. */
+  | { type: 'showChanges'; turnId: TurnId }
   /** The mode picker. */
   | { type: 'setMode'; mode: Mode }
   /** The composer's `/` menu opened: the commands, please. */
@@ -191,6 +193,8 @@ export function parseWebviewMessage(x: unknown): WebviewMessage | undefined {
     }
     case 'restore':
       return isString(x.turnId) && x.turnId !== '' && x.turnId.length <= 256 ? { type: 'restore', turnId: turnIdFrom(x.turnId) } : undefined;
+    case 'showChanges':
+      return isString(x.turnId) && x.turnId !== '' && x.turnId.length <= 256 ? { type: 'showChanges', turnId: turnIdFrom(x.turnId) } : undefined;
     case 'setModel':
       return isString(x.model) && x.model !== '' ? { type: 'setModel', model: x.model } : undefined;
     case 'openOutput':

@@ -15,6 +15,7 @@ use serde_json::Value;
 use tandem_agent::approval::{
     ApprovalAction, ApprovalKind, ApprovalReply, ApprovalRequest, Decision,
 };
+use tandem_agent::changes::{ChangedFile, Content};
 use tandem_agent::events::{Event, Location, StopReason, ToolStatus, TurnErrorKind, retry_line};
 use tandem_agent::mode::Mode;
 use tandem_agent::plan::{self as core_plan, StepStatus};
@@ -124,6 +125,40 @@ fn status_update(id: &CoreCallId, fields: ToolCallUpdateFields) -> SessionUpdate
     SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(id.to_string(), fields))
 }
 
+/// A call's changes get diffs for this many files at most; the rest are listed.
+const MAX_DIFF_FILES: usize = 50;
+/// And this many bytes of text in all (each side counts), so a command that rewrote a tree of
+/// large files does not send all of it to the client.
+const MAX_DIFF_BYTES: usize = 4 * 1024 * 1024;
+
+/// One changed file as an ACP diff of its whole texts (`old_text` absent for a file the turn
+/// created, `new_text` empty for one it deleted); `None` when a side is binary or too large, or
+/// the texts would go over what is left of `budget`.
+fn whole_diff(root: &Path, file: &ChangedFile, budget: &mut usize) -> Option<Diff> {
+    let before = file.before.text()?;
+    let after = file.after.text()?;
+    let size = before.len() + after.len();
+    if size > *budget {
+        return None;
+    }
+    *budget -= size;
+    let old = (file.before != Content::Absent).then(|| before.to_string());
+    Some(Diff::new(root.join(&file.path), after.to_string()).old_text(old))
+}
+
+/// A changed file in a line: what happened, its path, its counts.
+fn file_change_line(c: &tandem_agent::events::FileChange) -> String {
+    use tandem_agent::events::FileChangeKind as K;
+    let what = match &c.kind {
+        K::Created => format!("created {}", c.path),
+        K::Modified => format!("modified {}", c.path),
+        K::Deleted => format!("deleted {}", c.path),
+        K::Renamed { from } => format!("renamed {from} → {}", c.path),
+        K::ModeChanged => format!("mode changed {}", c.path),
+    };
+    format!("{what} (+{} -{})", c.added, c.removed)
+}
+
 /// The before and after of an edit, one ACP diff per hunk: used when no approval carried the
 /// whole texts (an auto-approved edit, or a replayed one).
 pub fn hunk_diffs(root: &Path, diff: &FileDiff) -> Vec<Diff> {
@@ -146,6 +181,9 @@ pub struct Translator {
     /// Replaying history: the user's prompts are shown too, and errors as text.
     replay: bool,
     view: TurnView,
+    /// A call's changed files with their texts before the turn and now, as the face read them
+    /// when the call reported its changes (none in a replay: its files are only listed).
+    call_files: std::collections::HashMap<CoreCallId, Vec<ChangedFile>>,
 }
 
 impl Translator {
@@ -154,7 +192,39 @@ impl Translator {
             root,
             replay,
             view: TurnView::new(),
+            call_files: std::collections::HashMap::new(),
         }
+    }
+
+    /// The texts of the files call `id` changed, for the `diff` content its changes get.
+    pub fn files_read(&mut self, id: CoreCallId, files: Vec<ChangedFile>) {
+        self.call_files.insert(id, files);
+    }
+
+    /// A call's changed files: an ACP diff each (whole file, before the turn and now) while
+    /// the texts are known and within the caps, else a line naming the file and its counts.
+    fn files_content(&self, id: &CoreCallId) -> Vec<ToolCallContent> {
+        let Some(tool) = self.view.tool(id) else {
+            return Vec::new();
+        };
+        let read = self.call_files.get(id);
+        let mut budget = MAX_DIFF_BYTES;
+        let mut content = Vec::new();
+        let mut listed = Vec::new();
+        for (i, change) in tool.files_changed.iter().enumerate() {
+            let diff = read
+                .and_then(|files| files.iter().find(|f| f.path == change.path))
+                .filter(|_| i < MAX_DIFF_FILES)
+                .and_then(|file| whole_diff(&self.root, file, &mut budget));
+            match diff {
+                Some(diff) => content.push(diff.into()),
+                None => listed.push(file_change_line(change)),
+            }
+        }
+        if !listed.is_empty() {
+            content.push(text_content(fenced(&listed.join("\n"))));
+        }
+        content
     }
 
     pub fn event(&mut self, event: Event) -> Vec<SessionUpdate> {
@@ -245,8 +315,14 @@ impl Translator {
                     .content(vec![text_content(fenced(&tool.output))]);
                 vec![status_update(&id, fields)]
             }
-            // Issue 31's faces: the call's `diff` content.
-            Change::FilesChanged { .. } => vec![],
+            // A command's changes as `diff` content while it is still running; its result
+            // keeps them.
+            Change::FilesChanged { id } => {
+                let fields = ToolCallUpdateFields::new()
+                    .status(ToolCallStatus::InProgress)
+                    .content(self.files_content(&id));
+                vec![status_update(&id, fields)]
+            }
             Change::Finished { id } => self.result(&id).into_iter().collect(),
             Change::Allowed { id } => vec![status_update(
                 &id,
@@ -310,6 +386,12 @@ impl Translator {
                 result.output.clone()
             };
             content.push(text_content(shown));
+        }
+        // A command's changed files first: ACP's content replaces what the call showed.
+        let mut files = self.files_content(id);
+        if !files.is_empty() {
+            files.append(&mut content);
+            content = files;
         }
         let acp_status = match status {
             ToolStatus::Ok => ToolCallStatus::Completed,
@@ -729,6 +811,120 @@ mod tests {
         );
         // Nothing is left open at the end of the turn.
         assert!(t.close_open().is_empty());
+    }
+
+    /// A command's changes: a whole-file diff each while it runs and in its result, the texts as
+    /// they are (the model wrote them: escapes and a fake diff header are data in a JSON string);
+    /// a file over the cap, a binary one or one without texts (a replay) only listed, fenced.
+    #[test]
+    fn a_commands_changed_files_become_diff_content_capped() {
+        use tandem_agent::changes::{ChangedKind, MAX_SIDE_BYTES};
+        use tandem_agent::events::{FileChange, FileChangeKind as K};
+        let mut t = Translator::new("/ws".into(), false);
+        t.event(call(
+            "c",
+            "execute_command",
+            json!({"command": "sed -i s/a/b/ *"}),
+            "Run sed",
+        ));
+        let hostile = "\x1b]0;owned\x07--- a/x\n+++ b/x\n@@ -1 +1 @@\n";
+        let change = |path: &str, kind, added, removed| FileChange {
+            path: path.into(),
+            kind,
+            added,
+            removed,
+        };
+        t.files_read(
+            "c".into(),
+            vec![
+                ChangedFile {
+                    path: "a.txt".into(),
+                    kind: ChangedKind::Modified,
+                    by: None,
+                    before: Content::Text("a\n".into()),
+                    after: Content::Text(hostile.into()),
+                },
+                ChangedFile {
+                    path: "new.txt".into(),
+                    kind: ChangedKind::Created,
+                    by: None,
+                    before: Content::Absent,
+                    after: Content::Text("n\n".into()),
+                },
+                ChangedFile {
+                    path: "big.log".into(),
+                    kind: ChangedKind::Modified,
+                    by: None,
+                    before: Content::Text("x".into()),
+                    after: Content::TooLarge {
+                        bytes: 10 * MAX_SIDE_BYTES,
+                    },
+                },
+            ],
+        );
+        let changes = vec![
+            change("a.txt", K::Modified, 4, 1),
+            change("big.log", K::Modified, 9, 0),
+            change("new.txt", K::Created, 1, 0),
+            change("``` gone.txt", K::Deleted, 0, 2),
+        ];
+        let shown = t.event(Event::FilesChanged {
+            tool_call_id: "c".into(),
+            changes: changes.clone(),
+        });
+        let shown = wire(&shown[0]);
+        assert_eq!(shown["status"], "in_progress");
+        let content = shown["content"].as_array().unwrap();
+        assert_eq!(content.len(), 3, "{content:#?}");
+        assert_eq!(
+            content[0],
+            json!({"type": "diff", "path": "/ws/a.txt", "oldText": "a\n", "newText": hostile})
+        );
+        assert_eq!(
+            content[1],
+            json!({"type": "diff", "path": "/ws/new.txt", "newText": "n\n"})
+        );
+        // The big file and the one without texts: listed inside a fence the name can't close.
+        let listed = content[2]["content"]["text"].as_str().unwrap();
+        assert_eq!(
+            listed,
+            "````\nmodified big.log (+9 -0)\ndeleted ``` gone.txt (+0 -2)\n````"
+        );
+
+        let done = t.event(Event::ToolResult {
+            tool_call_id: "c".into(),
+            status: ToolStatus::Ok,
+            output: "[exit code 0]".into(),
+            diff: None,
+            error_kind: None,
+        });
+        let done = wire(&done[0]);
+        assert_eq!(done["status"], "completed");
+        let content = done["content"].as_array().unwrap();
+        assert_eq!(content.len(), 4, "the files, then the output: {content:#?}");
+        assert_eq!(content[0]["type"], "diff");
+        assert_eq!(content[3]["content"]["text"], "```\n[exit code 0]\n```");
+
+        // A replay has no texts: the files are listed.
+        let mut replay = Translator::new("/ws".into(), true);
+        replay.event(call(
+            "c",
+            "execute_command",
+            json!({"command": "x"}),
+            "Run x",
+        ));
+        let listed = replay.event(Event::FilesChanged {
+            tool_call_id: "c".into(),
+            changes,
+        });
+        let listed = wire(&listed[0]);
+        assert_eq!(listed["content"].as_array().unwrap().len(), 1);
+        assert!(
+            listed["content"][0]["content"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("modified a.txt (+4 -1)")
+        );
     }
 
     #[test]

@@ -21,9 +21,10 @@ use tokio::sync::oneshot;
 
 use super::convert::{self, Translator};
 use tandem_agent::approval::{ApprovalReply, ApprovalRequest, Decision, queued_reply};
+use tandem_agent::changes::ChangedFile;
 use tandem_agent::events::Event;
 use tandem_agent::outbox::{self as agent_outbox, Deliver};
-use tandem_agent::{Frontend, HistoryEntry, SessionId, ToolCallId, TurnId};
+use tandem_agent::{Agent, Frontend, HistoryEntry, SessionId, ToolCallId, TurnId};
 
 use tandem_stdx::lock;
 
@@ -65,6 +66,9 @@ enum Outgoing {
     ),
     /// A file request: sent in turn, so the client has seen the tool call it serves.
     Request(SendRequest),
+    /// The texts of the files a call changed, read when it reported them: queued just before
+    /// its `FilesChanged` event, which shows them.
+    FilesRead(Arc<SessionRef>, ToolCallId, Vec<ChangedFile>),
     /// An update that is no event of a turn (the session's commands), by session id.
     Update(SessionId, SessionUpdate),
 }
@@ -109,9 +113,10 @@ impl Outbox {
 
     /// The frontend a turn reports to, bound to its session (made for each prompt): ACP's file
     /// requests name the session, and [`Frontend::read_text`] does not.
-    pub fn frontend(&self, session: SessionRef) -> Arc<SessionFrontend> {
+    pub fn frontend(&self, session: SessionRef, agent: Agent) -> Arc<SessionFrontend> {
         Arc::new(SessionFrontend {
             session: Arc::new(session),
+            agent,
             fs: self.fs,
             queue: self.queue.clone(),
         })
@@ -164,12 +169,33 @@ impl Outbox {
 
 pub struct SessionFrontend {
     session: Arc<SessionRef>,
+    /// For the texts of the files a command changed (the undo log's before, the disk's now).
+    agent: Agent,
     fs: FsCapabilities,
     queue: Queue,
 }
 
 impl Frontend for SessionFrontend {
-    fn update(&self, _session_id: &SessionId, _turn_id: &TurnId, event: Event) {
+    fn update(&self, session_id: &SessionId, turn_id: &TurnId, event: Event) {
+        if let Event::FilesChanged {
+            tool_call_id,
+            changes,
+        } = &event
+        {
+            // Read now, while the files are as the call left them.
+            let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+            match self.agent.turn_changes_on_disk(session_id, turn_id, &paths) {
+                Ok(files) => {
+                    let _ = self.queue.send(Outgoing::FilesRead(
+                        self.session.clone(),
+                        tool_call_id.clone(),
+                        files,
+                    ));
+                }
+                // The files are still listed, without their texts.
+                Err(e) => tracing::warn!("the changed files' texts: {e}"),
+            }
+        }
         self.queue.event(self.session.clone(), event);
     }
 
@@ -267,6 +293,9 @@ impl Deliver for Forwarder {
                 }
             }
             Outgoing::Request(send) => send(&self.shared.cx),
+            Outgoing::FilesRead(session, tool_call_id, files) => {
+                self.translator(&session).files_read(tool_call_id, files);
+            }
             Outgoing::Update(session_id, update) => self.notify(&session_id, update),
             Outgoing::Replay(session, history, responder, response) => {
                 let mut replay = Translator::new(session.root.clone(), true);

@@ -309,10 +309,13 @@ impl Server {
             return responder.respond_with_error(agent_error(AgentError::TurnRunning(id.clone())));
         }
         self.offer_commands(&id);
-        let frontend = outbox.frontend(SessionRef {
-            id: id.clone(),
-            root,
-        });
+        let frontend = outbox.frontend(
+            SessionRef {
+                id: id.clone(),
+                root,
+            },
+            self.agent.clone(),
+        );
         let started = self
             .agent
             .prompt_with_images(&id, text, context, images, frontend);

@@ -5,6 +5,7 @@
 //! every face (the LSP methods, plain LSP, ACP, the terminal chat) is a `Frontend`.
 
 pub mod approval;
+pub mod changes;
 pub mod commands;
 pub mod context;
 pub mod events;
@@ -698,6 +699,57 @@ impl Agent {
     /// The root of a session.
     pub fn session_root(&self, session_id: &SessionId) -> Result<PathBuf, AgentError> {
         Ok(self.session(session_id)?.workspace.root().to_path_buf())
+    }
+
+    /// Every file `turn_id` changed (the last turn with changes not undone when `None`), by
+    /// whom, before the turn and now (an open file as the editor holds it). `Ok(None)`: no such
+    /// turn changed a file that is not undone. Read-only; works on a session loaded from disk.
+    pub async fn turn_changes(
+        &self,
+        session_id: &SessionId,
+        turn_id: Option<TurnId>,
+        frontend: &dyn Frontend,
+    ) -> Result<Option<changes::TurnChanges>, AgentError> {
+        let session = self.session(session_id)?;
+        let saves = session
+            .undo
+            .turn_saves(turn_id.as_ref(), changes::MAX_SIDE_BYTES)
+            .map_err(|e| AgentError::Io(e.message))?;
+        let Some((turn_id, saves)) = saves else {
+            return Ok(None);
+        };
+        Ok(Some(
+            changes::TurnChanges::gather(turn_id, saves, &session.workspace, frontend).await,
+        ))
+    }
+
+    /// The files of `paths` as they were before `turn_id` and as the disk holds them now, at
+    /// once (no editor read): for a face showing a command's changes as it reports them. A path
+    /// the undo log has no save for in that turn (it passed through unrecorded) is left out.
+    pub fn turn_changes_on_disk(
+        &self,
+        session_id: &SessionId,
+        turn_id: &TurnId,
+        paths: &[&str],
+    ) -> Result<Vec<changes::ChangedFile>, AgentError> {
+        let session = self.session(session_id)?;
+        let saves = session
+            .undo
+            .turn_saves(Some(turn_id), changes::MAX_SIDE_BYTES)
+            .map_err(|e| AgentError::Io(e.message))?;
+        let Some((turn_id, saves)) = saves else {
+            return Ok(Vec::new());
+        };
+        let saves = saves
+            .into_iter()
+            .filter(|s| paths.contains(&s.display_path.as_str()))
+            .collect();
+        Ok(changes::TurnChanges::gather_from_disk(turn_id, saves, &session.workspace).files)
+    }
+
+    /// The turns of a session with changes not undone, oldest first.
+    pub fn changed_turns(&self, session_id: &SessionId) -> Result<Vec<TurnId>, AgentError> {
+        Ok(self.session(session_id)?.undo.turns())
     }
 
     /// Puts back the files the agent changed in `turn_id` and the turns after it (the last turn

@@ -275,16 +275,12 @@ impl IntoWire for Event {
                 context_window,
             },
             Event::Notice { message } => Update::ModelNotice { message },
-            // Issue 31's faces give it a wire shape of its own; until then, a line.
-            Event::FilesChanged { changes, .. } => Update::ModelNotice {
-                message: format!(
-                    "a command changed {}",
-                    changes
-                        .iter()
-                        .map(|c| c.path.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+            Event::FilesChanged {
+                tool_call_id,
+                changes,
+            } => Update::FilesChanged {
+                tool_call_id: tool_call_id.into_wire(),
+                changes: changes.into_iter().map(IntoWire::into_wire).collect(),
             },
             Event::Retrying(r) => Update::Retrying {
                 retry: r.retry,
@@ -410,6 +406,66 @@ impl IntoWire for tandem_agent::UndoOutcome {
                 })
                 .collect(),
             needs_confirmation: o.needs_confirmation,
+        }
+    }
+}
+
+impl IntoWire for core_events::FileChange {
+    type Wire = FileChangeSummary;
+    fn into_wire(self) -> FileChangeSummary {
+        use core_events::FileChangeKind as K;
+        let (kind, from) = match self.kind {
+            K::Created => (FileChangeKind::Created, None),
+            K::Modified => (FileChangeKind::Modified, None),
+            K::Deleted => (FileChangeKind::Deleted, None),
+            K::Renamed { from } => (FileChangeKind::Renamed, Some(from)),
+            K::ModeChanged => (FileChangeKind::ModeChanged, None),
+        };
+        FileChangeSummary {
+            path: self.path,
+            kind,
+            from,
+            added: self.added,
+            removed: self.removed,
+        }
+    }
+}
+
+impl IntoWire for tandem_agent::changes::Content {
+    type Wire = FileSide;
+    fn into_wire(self) -> FileSide {
+        use tandem_agent::changes::Content as C;
+        match self {
+            C::Absent => FileSide::Absent,
+            C::Text(text) => FileSide::Text { text },
+            C::Binary { bytes } => FileSide::Binary { bytes },
+            C::TooLarge { bytes } => FileSide::TooLarge { bytes },
+        }
+    }
+}
+
+impl IntoWire for tandem_agent::changes::ChangedFile {
+    type Wire = TurnFile;
+    fn into_wire(self) -> TurnFile {
+        use tandem_agent::changes::ChangedKind as K;
+        use tandem_tools::ChangeSource as S;
+        TurnFile {
+            path: self.path,
+            kind: match self.kind {
+                K::Created => TurnFileKind::Created,
+                K::Modified => TurnFileKind::Modified,
+                K::Deleted => TurnFileKind::Deleted,
+            },
+            by: self.by.map(|by| ChangedBy {
+                source: match by.source {
+                    S::Edit => ChangeSource::Edit,
+                    S::Command => ChangeSource::Command,
+                    S::Mcp => ChangeSource::Mcp,
+                },
+                tool_call_id: by.tool_call_id.map(Into::into),
+            }),
+            before: self.before.into_wire(),
+            after: self.after.into_wire(),
         }
     }
 }
@@ -576,6 +632,63 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&ended).unwrap(),
             json!({"kind": "turnEnded", "stopReason": "maxSteps"})
+        );
+    }
+
+    #[test]
+    fn a_calls_changed_files_go_as_a_files_changed_update() {
+        use core_events::{FileChange as C, FileChangeKind as K};
+        let u = update_params(
+            &SessionId::from("s"),
+            &TurnId::numbered(1),
+            Event::FilesChanged {
+                tool_call_id: "c".into(),
+                changes: vec![
+                    C {
+                        path: "b/x.rs".into(),
+                        kind: K::Renamed {
+                            from: "a/x.rs".into(),
+                        },
+                        added: 0,
+                        removed: 0,
+                    },
+                    C {
+                        path: "y.rs".into(),
+                        kind: K::Modified,
+                        added: 2,
+                        removed: 1,
+                    },
+                ],
+            },
+        );
+        assert_eq!(
+            serde_json::to_value(&u).unwrap(),
+            json!({"sessionId": "s", "turnId": "t1", "kind": "filesChanged", "toolCallId": "c",
+                   "changes": [
+                       {"path": "b/x.rs", "kind": "renamed", "from": "a/x.rs", "added": 0, "removed": 0},
+                       {"path": "y.rs", "kind": "modified", "added": 2, "removed": 1}]})
+        );
+    }
+
+    #[test]
+    fn a_changed_file_goes_with_its_sides_and_who() {
+        use tandem_agent::changes::{ChangedFile, ChangedKind, Content};
+        let file = ChangedFile {
+            path: "a.bin".into(),
+            kind: ChangedKind::Modified,
+            by: Some(tandem_tools::ChangedBy::new(
+                tandem_tools::ChangeSource::Command,
+                Some("c"),
+            )),
+            before: Content::Binary { bytes: 3 },
+            after: Content::Text("\u{1b}[2J".into()),
+        };
+        assert_eq!(
+            serde_json::to_value(file.into_wire()).unwrap(),
+            json!({"path": "a.bin", "kind": "modified",
+                   "by": {"source": "command", "toolCallId": "c"},
+                   "before": {"kind": "binary", "bytes": 3},
+                   "after": {"kind": "text", "text": "\u{1b}[2J"}})
         );
     }
 

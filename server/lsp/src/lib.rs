@@ -43,7 +43,8 @@ use tandem_config::{LazyClient, StartOptions};
 use tandem_protocol::{
     ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
     LoadSessionResult, NewSessionParams, NewSessionResult, NoParams, PromptParams, PromptResult,
-    SessionParams, SetModeParams, SetModelParams, UndoParams, UndoResult, error_code, methods,
+    SessionParams, SetModeParams, SetModelParams, TurnChangesParams, TurnChangesResult, UndoParams,
+    UndoResult, error_code, methods,
 };
 
 use tandem_stdx::lock;
@@ -64,6 +65,7 @@ pub async fn serve(overrides: Overrides) -> bool {
         .custom_method(methods::LIST_SESSIONS, Backend::list_sessions)
         .custom_method(methods::LOAD_SESSION, Backend::load_session)
         .custom_method(methods::UNDO, Backend::undo)
+        .custom_method(methods::TURN_CHANGES, Backend::turn_changes)
         .custom_method(methods::LIST_MODELS, Backend::list_models)
         .custom_method(methods::SET_MODEL, Backend::set_model)
         .custom_method(methods::SET_MODE, Backend::set_mode)
@@ -356,6 +358,35 @@ impl Backend {
             .await
             .map_err(agent_error)?;
         Ok(outcome.into_wire())
+    }
+
+    /// `tandem/turnChanges`: every file a turn changed, before it and now (an open file as the
+    /// editor holds it).
+    async fn turn_changes(&self, params: TurnChangesParams) -> Result<TurnChangesResult> {
+        let session_id = params.session_id.into_core();
+        let ready = self.ready()?;
+        let root = ready.agent.session_root(&session_id).map_err(agent_error)?;
+        let changes = ready
+            .agent
+            .turn_changes(
+                &session_id,
+                params.turn_id.map(IntoCore::into_core),
+                ready.frontend.as_ref(),
+            )
+            .await
+            .map_err(agent_error)?;
+        Ok(match changes {
+            Some(changes) => TurnChangesResult {
+                turn_id: Some(changes.turn_id.into_wire()),
+                root,
+                files: changes.files.into_iter().map(IntoWire::into_wire).collect(),
+            },
+            None => TurnChangesResult {
+                turn_id: None,
+                root,
+                files: Vec::new(),
+            },
+        })
     }
 
     /// `window/workDoneProgress/cancel`: the user cancelled a turn from the editor's progress UI.

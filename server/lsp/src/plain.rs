@@ -39,17 +39,20 @@ pub const ASK: &str = "tandem.ask";
 pub const NEW_SESSION: &str = "tandem.newSession";
 pub const CANCEL: &str = "tandem.cancel";
 pub const UNDO: &str = "tandem.undo";
+/// A turn's change set as a diff document.
+pub const DIFF: &str = "tandem.diff";
 pub const SHOW_TRANSCRIPT: &str = "tandem.showTranscript";
 pub const ANSWER: &str = "tandem.answer";
 /// The workspace's saved sessions; one reopened; a new one (as `tandem.newSession`).
 pub const SESSIONS: &str = "tandem.sessions";
 pub const RESUME: &str = "tandem.resume";
 pub const NEW: &str = "tandem.new";
-pub const COMMANDS: [&str; 9] = [
+pub const COMMANDS: [&str; 10] = [
     ASK,
     NEW_SESSION,
     CANCEL,
     UNDO,
+    DIFF,
     SHOW_TRANSCRIPT,
     ANSWER,
     SESSIONS,
@@ -450,7 +453,7 @@ impl Forwarder {
                     self.client.log_message(MessageType::LOG, delta).await;
                 }
             }
-            // Issue 31's faces: `tandem.diff` shows them.
+            // Listed with the call's result line (`Finished`); `tandem.diff` shows them.
             Change::FilesChanged { .. } => {}
             Change::Finished { id } => {
                 let Some(tool) = self.view.tool(&id) else {
@@ -460,7 +463,8 @@ impl Forwarder {
                     return false;
                 };
                 let kind = tool.announced.then_some(tool.kind);
-                let line = result_line(result.status, kind, &result.output);
+                let mut line = result_line(result.status, kind, &result.output);
+                line.push_str(&files_changed_lines(&tool.files_changed));
                 self.client.log_message(MessageType::INFO, line).await;
             }
             Change::Usage(_) => return self.turn.is_some(),
@@ -874,11 +878,73 @@ async fn ask(
     }
 }
 
+/// A call's changed files, for its result line in the log: one indented line a file, at most
+/// [`MAX_FILES_LOGGED`] (the rest counted), control characters in a path escaped.
+fn files_changed_lines(changes: &[tandem_agent::events::FileChange]) -> String {
+    use tandem_agent::events::FileChangeKind as K;
+    let escape = |p: &str| -> String {
+        p.chars()
+            .map(|c| {
+                if c.is_control() {
+                    format!("\\u{{{:x}}}", c as u32)
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect()
+    };
+    let mut text = String::new();
+    for c in changes.iter().take(MAX_FILES_LOGGED) {
+        let path = escape(&c.path);
+        let what = match &c.kind {
+            K::Created => format!("created {path}"),
+            K::Modified => format!("modified {path}"),
+            K::Deleted => format!("deleted {path}"),
+            K::Renamed { from } => format!("renamed {} → {path}", escape(from)),
+            K::ModeChanged => format!("mode changed {path}"),
+        };
+        text.push_str(&format!("\n  {what} (+{} -{})", c.added, c.removed));
+    }
+    if changes.len() > MAX_FILES_LOGGED {
+        text.push_str(&format!(
+            "\n  … and {} more files (tandem.diff shows them all)",
+            changes.len() - MAX_FILES_LOGGED
+        ));
+    }
+    text
+}
+
+const MAX_FILES_LOGGED: usize = 20;
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use tandem_agent::approval::{CommandApproval, EditApproval};
     use tandem_tools::FileDiff;
+
+    #[test]
+    fn a_calls_changed_files_are_listed_under_its_result_line_escaped_and_capped() {
+        use tandem_agent::events::{FileChange, FileChangeKind as K};
+        let change = |path: &str, kind| FileChange {
+            path: path.into(),
+            kind,
+            added: 1,
+            removed: 0,
+        };
+        assert_eq!(
+            files_changed_lines(&[
+                change("a\nTandem: fake line", K::Created),
+                change("b", K::Renamed { from: "c".into() }),
+            ]),
+            "\n  created a\\u{a}Tandem: fake line (+1 -0)\n  renamed c → b (+1 -0)"
+        );
+        let many: Vec<FileChange> = (0..25)
+            .map(|i| change(&format!("f{i}"), K::Modified))
+            .collect();
+        let text = files_changed_lines(&many);
+        assert_eq!(text.lines().count(), 1 + MAX_FILES_LOGGED + 1);
+        assert!(text.ends_with("… and 5 more files (tandem.diff shows them all)"));
+    }
 
     #[test]
     fn edit_questions_name_the_file_and_the_change() {

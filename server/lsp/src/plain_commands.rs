@@ -12,7 +12,7 @@ use tower_lsp_server::lsp_types::{
 };
 
 use super::plain::{
-    ANSWER, ASK, CANCEL, NEW, NEW_SESSION, RESUME, SESSIONS, SHOW_TRANSCRIPT, UNDO,
+    ANSWER, ASK, CANCEL, DIFF, NEW, NEW_SESSION, RESUME, SESSIONS, SHOW_TRANSCRIPT, UNDO,
 };
 use super::{Backend, agent_error, invalid_params, lock};
 use tandem_agent::events::{Event, ToolCallEvent, ToolStatus};
@@ -124,26 +124,13 @@ impl Backend {
                     })?;
                 Ok(Some(json!({"answered": self.questions.answer(decision)})))
             }
+            DIFF => self.plain_diff(&arguments).await,
             SHOW_TRANSCRIPT => {
                 let session = self.current_session()?;
                 let path = self.write_transcript(&session)?;
                 let uri = Uri::from_file_path(&path)
                     .ok_or_else(|| internal(format!("no URI for {}", path.display())))?;
-                let shown = self
-                    .client
-                    .show_document(ShowDocumentParams {
-                        uri: uri.clone(),
-                        external: Some(false),
-                        take_focus: Some(true),
-                        selection: None,
-                    })
-                    .await
-                    .unwrap_or(false);
-                if !shown {
-                    // Some clients can't open documents (Neovim 0.7, Emacs 28's eglot): say where it is.
-                    let message = format!("Tandem: the transcript is in {}", path.display());
-                    self.client.show_message(MessageType::INFO, message).await;
-                }
+                let shown = self.show_file(uri, &path, "the transcript").await;
                 Ok(Some(json!({"path": path, "shown": shown})))
             }
             super::plain_mode::SET_MODE => self.plain_set_mode(arguments).await,
@@ -232,6 +219,71 @@ impl Backend {
                 .await,
             Ok(Some(item)) if item.title == RESTORE
         )
+    }
+
+    /// `tandem.diff`: the change set of the last turn that changed files (or of the turn named,
+    /// `"t3"` or `{"turnId": "t3"}`) as a unified diff in the data dir, opened in the editor.
+    /// Answers `{turnId, files, path, shown}`, or `{files: []}` when there is nothing to show.
+    async fn plain_diff(&self, arguments: &[Value]) -> Result<Option<LSPAny>> {
+        let ready = self.ready()?;
+        let Some(session) = lock(&self.current).clone() else {
+            self.client
+                .show_message(MessageType::INFO, "Tandem: no changes to show.")
+                .await;
+            return Ok(Some(json!({"files": []})));
+        };
+        let turn = arguments.first().and_then(|a| {
+            a.as_str()
+                .or_else(|| a.get("turnId").and_then(Value::as_str))
+                .map(TurnId::from)
+        });
+        let changes = ready
+            .agent
+            .turn_changes(&session, turn, ready.frontend.as_ref())
+            .await
+            .map_err(agent_error)?;
+        let Some(changes) = changes else {
+            self.client
+                .show_message(MessageType::INFO, "Tandem: no changes to show.")
+                .await;
+            return Ok(Some(json!({"files": []})));
+        };
+        let dir = ready.agent.settings().data_dir.join("diffs");
+        let path = dir.join(format!("{session}-{}.diff", changes.turn_id));
+        // The user's alone, as the files it shows.
+        tandem_stdx::private_dir(&dir)
+            .and_then(|()| tandem_stdx::write_private(&path, changes.unified().as_bytes()))
+            .map_err(|e| internal(format!("could not write {}: {e}", path.display())))?;
+        let uri = Uri::from_file_path(&path)
+            .ok_or_else(|| internal(format!("no URI for {}", path.display())))?;
+        let shown = self.show_file(uri, &path, "the diff").await;
+        let files: Vec<&str> = changes.files.iter().map(|f| f.path.as_str()).collect();
+        Ok(Some(json!({
+            "turnId": changes.turn_id,
+            "files": files,
+            "path": path,
+            "shown": shown,
+        })))
+    }
+
+    /// Asks the editor to open a file Tandem wrote; says where it is when the editor can't.
+    async fn show_file(&self, uri: Uri, path: &std::path::Path, what: &str) -> bool {
+        let shown = self
+            .client
+            .show_document(ShowDocumentParams {
+                uri,
+                external: Some(false),
+                take_focus: Some(true),
+                selection: None,
+            })
+            .await
+            .unwrap_or(false);
+        if !shown {
+            // Some clients can't open documents (Neovim 0.7, Emacs 28's eglot): say where it is.
+            let message = format!("Tandem: {what} is in {}", path.display());
+            self.client.show_message(MessageType::INFO, message).await;
+        }
+        shown
     }
 
     /// Renders the session's history as Markdown in the data dir.

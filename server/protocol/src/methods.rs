@@ -7,6 +7,7 @@ pub const CANCEL: &str = "tandem/cancel";
 pub const LIST_SESSIONS: &str = "tandem/listSessions";
 pub const LOAD_SESSION: &str = "tandem/loadSession";
 pub const UNDO: &str = "tandem/undo";
+pub const TURN_CHANGES: &str = "tandem/turnChanges";
 pub const LIST_MODELS: &str = "tandem/listModels";
 pub const SET_MODEL: &str = "tandem/setModel";
 pub const SET_MODE: &str = "tandem/setMode";
@@ -25,6 +26,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("listSessions", LIST_SESSIONS),
     ("loadSession", LOAD_SESSION),
     ("undo", UNDO),
+    ("turnChanges", TURN_CHANGES),
     ("listModels", LIST_MODELS),
     ("setModel", SET_MODEL),
     ("setMode", SET_MODE),

@@ -36,6 +36,8 @@ fn export_all(cfg: &Config) {
     one::<UpdateParams>(cfg);
     one::<UndoParams>(cfg);
     one::<UndoResult>(cfg);
+    one::<TurnChangesParams>(cfg);
+    one::<TurnChangesResult>(cfg);
     one::<ListModelsResult>(cfg);
     one::<SetModelParams>(cfg);
     one::<SetModeParams>(cfg);
@@ -80,6 +82,7 @@ fn requests_ts(cfg: &Config) -> String {
         pair::<Empty, ListSessionsResult>(cfg, methods::LIST_SESSIONS),
         pair::<SessionParams, LoadSessionResult>(cfg, methods::LOAD_SESSION),
         pair::<UndoParams, UndoResult>(cfg, methods::UNDO),
+        pair::<TurnChangesParams, TurnChangesResult>(cfg, methods::TURN_CHANGES),
         pair::<Empty, ListModelsResult>(cfg, methods::LIST_MODELS),
         pair::<SetModelParams, Empty>(cfg, methods::SET_MODEL),
         pair::<SetModeParams, Empty>(cfg, methods::SET_MODE),

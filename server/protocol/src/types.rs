@@ -379,6 +379,12 @@ pub enum Update {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error_kind: Option<ToolErrorKind>,
     },
+    /// Files a tool call changed other than through an edit proposal (a command's writes),
+    /// after they are on disk and before its `toolResult`.
+    FilesChanged {
+        tool_call_id: ToolCallId,
+        changes: Vec<FileChangeSummary>,
+    },
     /// Tokens used by the last request.
     Usage {
         prompt_tokens: u64,
@@ -588,6 +594,110 @@ pub enum FileChange {
     Modified,
     /// Deleted since the agent wrote it.
     Deleted,
+}
+
+/// One file of a `filesChanged` update.
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileChangeSummary {
+    /// Relative to the session root, `/`-separated.
+    pub path: String,
+    pub kind: FileChangeKind,
+    /// With `renamed`: where the file was, relative to the root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Lines added and removed (0 and 0 for a binary file or a mode change).
+    pub added: u32,
+    pub removed: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FileChangeKind {
+    Created,
+    Modified,
+    Deleted,
+    Renamed,
+    ModeChanged,
+}
+
+/// `tandem/turnChanges`: every file a turn changed.
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnChangesParams {
+    pub session_id: SessionId,
+    /// The last turn with changes not undone when absent.
+    #[serde(default)]
+    pub turn_id: Option<TurnId>,
+}
+
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnChangesResult {
+    /// The turn shown; absent when no turn has changes that are not undone (then `files` is
+    /// empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<TurnId>,
+    /// The session root the paths are relative to.
+    #[cfg_attr(test, ts(type = "string"))]
+    pub root: PathBuf,
+    /// By path.
+    pub files: Vec<TurnFile>,
+}
+
+/// A file a turn changed: before the turn, and now (the editor's text for a file it holds).
+/// The model wrote these texts: show them as text, never as markup.
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnFile {
+    /// Relative to the session root, `/`-separated.
+    pub path: String,
+    pub kind: TurnFileKind,
+    /// Who made the turn's first change to it (absent for undo logs older than this record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<ChangedBy>,
+    pub before: FileSide,
+    pub after: FileSide,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TurnFileKind {
+    Created,
+    Modified,
+    Deleted,
+}
+
+#[cfg_attr(test, ts(optional_fields))]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangedBy {
+    pub source: ChangeSource,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<ToolCallId>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ChangeSource {
+    Edit,
+    Command,
+    Mcp,
+}
+
+/// One side of a changed file. Texts over 1 MiB, and binary files, are not sent: their size is.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum FileSide {
+    /// The file does not exist on this side.
+    Absent,
+    Text { text: String },
+    Binary { bytes: u64 },
+    TooLarge { bytes: u64 },
 }
 
 /// `tandem/filesChanged`: files the sidecar deleted or put back itself (an undo, a command), not

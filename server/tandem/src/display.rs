@@ -59,6 +59,43 @@ pub fn summary(output: &str) -> String {
     }
 }
 
+/// One line for a file a tool call changed: what happened to it, its path (inert: the model
+/// chose it) and its line counts, as `modified src/a.rs (+2 -1)`.
+pub fn file_change(c: &tandem_agent::events::FileChange) -> String {
+    use tandem_agent::events::FileChangeKind as K;
+    let path = inert(&c.path, true);
+    let what = match &c.kind {
+        K::Created => format!("created {path}"),
+        K::Modified => format!("modified {path}"),
+        K::Deleted => format!("deleted {path}"),
+        K::Renamed { from } => format!("renamed {} → {path}", inert(from, true)),
+        K::ModeChanged => format!("mode changed {path}"),
+    };
+    if c.added == 0 && c.removed == 0 {
+        return what;
+    }
+    format!("{what} (+{} -{})", c.added, c.removed)
+}
+
+/// Lines for a call's changed files, one a file, indented under the call, at most
+/// [`MAX_FILES_SHOWN`] of them (a command that rewrites a tree would fill the terminal).
+pub fn files_changed_lines(changes: &[tandem_agent::events::FileChange]) -> Vec<String> {
+    let mut lines: Vec<String> = changes
+        .iter()
+        .take(MAX_FILES_SHOWN)
+        .map(|c| format!("  {}", file_change(c)))
+        .collect();
+    if changes.len() > MAX_FILES_SHOWN {
+        lines.push(format!(
+            "  … and {} more files",
+            changes.len() - MAX_FILES_SHOWN
+        ));
+    }
+    lines
+}
+
+const MAX_FILES_SHOWN: usize = 20;
+
 /// The note that the conversation was compacted to fit the window.
 pub fn compaction(
     elided: u32,
@@ -154,5 +191,39 @@ mod tests {
                 .lines()
                 .any(|l| l == "http://127.0.0.1:8080/v1. /help lists")
         );
+    }
+
+    #[test]
+    fn a_changed_files_line_names_it_inert_with_its_counts() {
+        use tandem_agent::events::{FileChange, FileChangeKind as K};
+        let change = |path: &str, kind: K, added, removed| FileChange {
+            path: path.into(),
+            kind,
+            added,
+            removed,
+        };
+        assert_eq!(
+            file_change(&change("src/a.rs", K::Modified, 2, 1)),
+            "modified src/a.rs (+2 -1)"
+        );
+        assert_eq!(
+            file_change(&change("b", K::Renamed { from: "a".into() }, 0, 0)),
+            "renamed a → b"
+        );
+        assert_eq!(
+            file_change(&change("x.sh", K::ModeChanged, 0, 0)),
+            "mode changed x.sh"
+        );
+        // A file name with a colour code and a line break: shown, not obeyed.
+        let many: Vec<FileChange> = (0..MAX_FILES_SHOWN + 3)
+            .map(|i| change(&format!("f{i}"), K::Deleted, 0, 1))
+            .collect();
+        let lines = files_changed_lines(&many);
+        assert_eq!(lines.len(), MAX_FILES_SHOWN + 1);
+        assert_eq!(lines[0], "  deleted f0 (+0 -1)");
+        assert_eq!(lines[MAX_FILES_SHOWN], "  … and 3 more files");
+        let shown = file_change(&change("a\x1b[2K\nok.rs", K::Created, 1, 0));
+        assert_eq!(shown, "created a\\u{1b}[2K\\nok.rs (+1 -0)");
+        assert!(!shown.chars().any(char::is_control));
     }
 }

@@ -46,7 +46,9 @@ pub use read::ReadTracker;
 pub use registry::{Cut, Effect, Registry, Runs, ToolSpec};
 pub use tool::{CallInfo, ToolKind, ToolTarget};
 pub use toolset::describe;
-pub use undo::{Change, ChangeSource, ChangedBy, Conflict, Restore, UndoLog, UndoPlan};
+pub use undo::{
+    Change, ChangeSource, ChangedBy, Conflict, Restore, Saved, TurnSave, UndoLog, UndoPlan,
+};
 
 /// Why a tool call failed. Goes back to the model as the tool result, so it can correct itself.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize)]

@@ -151,6 +151,28 @@ impl ChangedBy {
     }
 }
 
+/// A file's state before a turn, as [`UndoLog::turn_saves`] gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Saved {
+    /// The file did not exist: the turn created it.
+    Absent,
+    Bytes(Vec<u8>),
+    /// Over the caller's cap: not read.
+    TooLarge {
+        bytes: u64,
+    },
+}
+
+/// One file a turn changed, with its state before the turn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnSave {
+    /// Relative to the workspace root.
+    pub display_path: String,
+    pub before: Saved,
+    /// Who made the turn's first change to it (`None` for logs older than that record).
+    pub by: Option<ChangedBy>,
+}
+
 /// A file's state before the first write of a turn to it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Save {
@@ -420,6 +442,68 @@ impl UndoLog {
         let mut restored: Vec<String> = done.to_vec();
         restored.sort();
         Ok(restored)
+    }
+
+    /// The turns with changes not undone, oldest first (each once).
+    pub fn turns(&self) -> Vec<TurnId> {
+        let saves = self.lock();
+        let mut turns: Vec<TurnId> = Vec::new();
+        for save in saves.iter().filter(|s| !s.undone) {
+            if !turns.contains(&save.turn) {
+                turns.push(save.turn.clone());
+            }
+        }
+        turns
+    }
+
+    /// The files `turn` changed (the last turn with changes not undone when `None`), each with
+    /// its state before the turn and who changed it first; saves already undone are left out.
+    /// Read-only. A saved state over `max` bytes is not read, only measured. `Ok(None)`: no such
+    /// turn has live changes.
+    pub fn turn_saves(
+        &self,
+        turn: Option<&TurnId>,
+        max: u64,
+    ) -> Result<Option<(TurnId, Vec<TurnSave>)>, ToolError> {
+        let picked: Vec<Save> = {
+            let saves = self.lock();
+            let turn = match turn {
+                Some(turn) => turn.clone(),
+                None => match saves.iter().rev().find(|s| !s.undone) {
+                    Some(last) => last.turn.clone(),
+                    None => return Ok(None),
+                },
+            };
+            saves
+                .iter()
+                .filter(|s| !s.undone && s.turn == turn)
+                .cloned()
+                .collect()
+        };
+        let Some(first) = picked.first() else {
+            return Ok(None);
+        };
+        let turn = first.turn.clone();
+        let mut out = Vec::with_capacity(picked.len());
+        for save in picked {
+            let before = if save.existed {
+                match tandem_stdx::regular::read(&self.blob(save.seq), max) {
+                    Ok((bytes, _)) => Saved::Bytes(bytes),
+                    Err(tandem_stdx::regular::NotRegular::TooLarge { len, .. }) => {
+                        Saved::TooLarge { bytes: len }
+                    }
+                    Err(e) => return Err(self.error(&e.into())),
+                }
+            } else {
+                Saved::Absent
+            };
+            out.push(TurnSave {
+                display_path: save.path,
+                before,
+                by: save.by,
+            });
+        }
+        Ok(Some((turn, out)))
     }
 
     /// Appends one record and waits until it is on disk.

@@ -7,6 +7,7 @@ export const Method = {
   listSessions: 'tandem/listSessions',
   loadSession: 'tandem/loadSession',
   undo: 'tandem/undo',
+  turnChanges: 'tandem/turnChanges',
   listModels: 'tandem/listModels',
   setModel: 'tandem/setModel',
   setMode: 'tandem/setMode',

@@ -18,6 +18,8 @@ import type { RunCommandParams } from "./RunCommandParams";
 import type { SessionParams } from "./SessionParams";
 import type { SetModeParams } from "./SetModeParams";
 import type { SetModelParams } from "./SetModelParams";
+import type { TurnChangesParams } from "./TurnChangesParams";
+import type { TurnChangesResult } from "./TurnChangesResult";
 import type { UndoParams } from "./UndoParams";
 import type { UndoResult } from "./UndoResult";
 
@@ -29,6 +31,7 @@ export interface Requests {
   'tandem/listSessions': { params: Empty; result: ListSessionsResult };
   'tandem/loadSession': { params: SessionParams; result: LoadSessionResult };
   'tandem/undo': { params: UndoParams; result: UndoResult };
+  'tandem/turnChanges': { params: TurnChangesParams; result: TurnChangesResult };
   'tandem/listModels': { params: Empty; result: ListModelsResult };
   'tandem/setModel': { params: SetModelParams; result: Empty };
   'tandem/setMode': { params: SetModeParams; result: Empty };

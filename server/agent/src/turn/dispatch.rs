@@ -134,6 +134,8 @@ impl Turn {
         };
         let ctx = ToolContext {
             editor_text: editor_text.as_ref(),
+            // Recorded with the undo log's saves: who changed a file.
+            tool_call_id: Some(call.id.as_str()),
             ..ToolContext::new(&self.session.workspace, &self.session.reads)
         };
         let prepared = tokio::select! {

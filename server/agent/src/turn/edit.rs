@@ -176,6 +176,7 @@ impl Turn {
         let fresh = self.editor_text(&proposal.path).await;
         let ctx = ToolContext {
             editor_text: fresh.as_ref(),
+            tool_call_id: ctx.tool_call_id,
             ..ToolContext::new(ctx.workspace, ctx.reads)
         };
         // Checked and saved for undo before anything is written, whichever way it is written:
@@ -240,6 +241,7 @@ impl Turn {
         let fresh = self.editor_text(&path).await;
         let ctx = ToolContext {
             editor_text: fresh.as_ref(),
+            tool_call_id: ctx.tool_call_id,
             ..ToolContext::new(ctx.workspace, ctx.reads)
         };
         match registry.prepare(&ctx, &call.name, &call.arguments).await {

@@ -4,6 +4,7 @@
 
 mod approvals;
 mod cancel;
+mod changes;
 mod failures;
 // The hooks run `sh` scripts.
 #[cfg(unix)]

@@ -194,6 +194,13 @@ impl ChatFrontend {
                 // The result goes back to the model: waiting again.
                 self.status.wait();
             }
+            Change::FilesChanged { id } => {
+                let Some(call) = view.tool(&id) else { return };
+                self.switch_to(Shown::Nothing);
+                for line in crate::display::files_changed_lines(&call.files_changed) {
+                    out(&format!("{}\n", s.dim(&line)));
+                }
+            }
             Change::Usage(_) => self.status.request_done(),
             Change::Rules(files) => {
                 self.switch_to(Shown::Nothing);

@@ -14,6 +14,7 @@ mod sessions;
 mod slash;
 mod status;
 mod style;
+mod turn_diff;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -225,13 +226,23 @@ impl Chat<'_> {
             },
             Slash::Sessions => out(&style.dim(&sessions_list(self.agent, self.root, session))),
             Slash::Undo(turn) => self.undo(session, turn.map(TurnId::from)).await,
-            Slash::Diff => {
-                let diffs = sessions::diffs(self.agent, session);
-                if diffs.is_empty() {
-                    out(&style.dim("No edits in this session.\n"));
-                }
-                for diff in diffs {
-                    out(&format!("{}\n", style.diff(&inert(&diff, false))));
+            Slash::Diff(turn) => {
+                let turn = turn.as_deref().map(turn_diff::turn_arg);
+                let frontend = self.frontend.as_ref();
+                match self
+                    .agent
+                    .turn_changes(session, turn.clone(), frontend)
+                    .await
+                {
+                    Ok(Some(changes)) => out(&turn_diff::render(&changes, style)),
+                    Ok(None) => out(&style.dim(&match turn {
+                        Some(t) => format!(
+                            "Turn {} changed no file that is not undone.\n",
+                            inert(t.as_str(), true)
+                        ),
+                        None => "No changes in this session.\n".to_string(),
+                    })),
+                    Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
                 }
             }
             Slash::Rules => out(&style.dim(&sessions::rules(self.agent, session, self.root))),

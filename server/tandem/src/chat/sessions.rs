@@ -199,25 +199,6 @@ pub fn replay(agent: &Agent, session: &SessionId) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
-/// `/diff`: the edits written in this session, oldest first.
-pub fn diffs(agent: &Agent, session: &SessionId) -> Vec<String> {
-    let history = agent
-        .load_session(session)
-        .map(|l| l.history)
-        .unwrap_or_default();
-    history
-        .into_iter()
-        .filter_map(|entry| match entry.event {
-            Event::ToolResult {
-                status: tandem_agent::events::ToolStatus::Ok,
-                diff: Some(diff),
-                ..
-            } => Some(diff.unified),
-            _ => None,
-        })
-        .collect()
-}
-
 /// `/rules`: the rules files the model was given in this session.
 pub fn rules(agent: &Agent, session: &SessionId, root: &Path) -> String {
     let history = agent

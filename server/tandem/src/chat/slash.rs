@@ -13,7 +13,8 @@ pub enum Slash {
     Resume(String),
     /// Revert the last turn that changed files, or everything since this turn.
     Undo(Option<String>),
-    Diff,
+    /// A turn's changes as a diff: the last turn that changed files, or this one.
+    Diff(Option<String>),
     /// Compact the conversation now.
     Compact,
     Rules,
@@ -45,7 +46,11 @@ pub const COMMANDS: [(&str, &str, &str); 15] = [
         "[TURN]",
         "revert the last turn's edits (or everything since TURN)",
     ),
-    ("/diff", "", "the edits made in this session"),
+    (
+        "/diff",
+        "[TURN]",
+        "the last turn's changes, edits and commands (or TURN's)",
+    ),
     (
         "/compact",
         "",
@@ -88,7 +93,7 @@ pub fn parse(line: &str) -> Option<Slash> {
         "sessions" => Slash::Sessions,
         "resume" => Slash::Resume(arg.to_string()),
         "undo" => Slash::Undo(arg_opt()),
-        "diff" => Slash::Diff,
+        "diff" => Slash::Diff(arg_opt()),
         "compact" => Slash::Compact,
         "rules" => Slash::Rules,
         "mcp" => Slash::Mcp,
@@ -139,6 +144,8 @@ mod tests {
         assert_eq!(parse("/model"), Some(Slash::Model(None)));
         assert_eq!(parse("/resume"), Some(Slash::Resume(String::new())));
         assert_eq!(parse("/undo t3"), Some(Slash::Undo(Some("t3".into()))));
+        assert_eq!(parse("/diff"), Some(Slash::Diff(None)));
+        assert_eq!(parse("/diff 2"), Some(Slash::Diff(Some("2".into()))));
         assert_eq!(parse("/quit"), Some(Slash::Exit));
         assert_eq!(parse("/compact"), Some(Slash::Compact));
         assert_eq!(parse("/mcp"), Some(Slash::Mcp));

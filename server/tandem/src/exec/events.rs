@@ -93,6 +93,13 @@ pub enum ExecEvent {
         /// An edit's unified diff (made, or refused).
         diff: Option<String>,
     },
+    /// A tool call changed files other than through an edit (a command's writes), before its
+    /// `toolResult`.
+    FilesChanged {
+        #[schemars(length(min = 1))]
+        tool_call_id: String,
+        changes: Vec<FileChange>,
+    },
     /// After each model request.
     Usage {
         prompt_tokens: u64,
@@ -185,6 +192,51 @@ impl From<tandem_tools::ToolKind> for ToolKind {
             K::Execute => ToolKind::Execute,
             K::Fetch => ToolKind::Fetch,
             K::Other => ToolKind::Other,
+        }
+    }
+}
+
+/// One file of a `filesChanged` event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FileChange {
+    /// Relative to the workspace root, `/`-separated.
+    #[schemars(length(min = 1))]
+    pub path: String,
+    pub kind: FileChangeKind,
+    /// With `renamed`: where the file was (workspace-relative); else null.
+    pub from: Option<String>,
+    /// Lines added and removed (0 and 0 for a binary file or a mode change).
+    pub added: u32,
+    pub removed: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum FileChangeKind {
+    Created,
+    Modified,
+    Deleted,
+    Renamed,
+    ModeChanged,
+}
+
+impl From<&agent::FileChange> for FileChange {
+    fn from(c: &agent::FileChange) -> Self {
+        use agent::FileChangeKind as K;
+        let (kind, from) = match &c.kind {
+            K::Created => (FileChangeKind::Created, None),
+            K::Modified => (FileChangeKind::Modified, None),
+            K::Deleted => (FileChangeKind::Deleted, None),
+            K::Renamed { from } => (FileChangeKind::Renamed, Some(from.clone())),
+            K::ModeChanged => (FileChangeKind::ModeChanged, None),
+        };
+        FileChange {
+            path: c.path.clone(),
+            kind,
+            from,
+            added: c.added,
+            removed: c.removed,
         }
     }
 }
@@ -498,7 +550,7 @@ mod tests {
     #[test]
     fn exec_schema_names_every_event_kind() {
         let kinds = kinds_in_schema();
-        assert_eq!(kinds.len(), 14, "{kinds:?}");
+        assert_eq!(kinds.len(), 15, "{kinds:?}");
         for kind in ["sessionStarted", "approval", "retrying", "turnEnded"] {
             assert!(kinds.iter().any(|k| k == kind), "{kind} missing: {kinds:?}");
         }
@@ -586,6 +638,25 @@ mod tests {
                 output: "a".into(),
                 diff: Some(diff.clone()),
                 error_kind: None,
+            },
+            Event::FilesChanged {
+                tool_call_id: call.clone(),
+                changes: vec![
+                    agent::FileChange {
+                        path: "b.rs".into(),
+                        kind: agent::FileChangeKind::Renamed {
+                            from: "a.rs".into(),
+                        },
+                        added: 1,
+                        removed: 0,
+                    },
+                    agent::FileChange {
+                        path: "gone.rs".into(),
+                        kind: agent::FileChangeKind::Deleted,
+                        added: 0,
+                        removed: 3,
+                    },
+                ],
             },
             Event::Usage {
                 prompt_tokens: 10,

@@ -85,9 +85,17 @@ impl ExecFrontend {
             | Change::Asked { .. }
             | Change::Allowed { .. }
             | Change::Refused { .. }
-            | Change::Interrupted { .. }
-            // Issue 31's faces: a `filesChanged` event.
-            | Change::FilesChanged { .. } => {}
+            | Change::Interrupted { .. } => {}
+            Change::FilesChanged { id } => {
+                let Some(call) = view.tool(&id) else { return };
+                for line in crate::display::files_changed_lines(&call.files_changed) {
+                    self.progress(&line);
+                }
+                json(ExecEvent::FilesChanged {
+                    tool_call_id: id.to_string(),
+                    changes: call.files_changed.iter().map(Into::into).collect(),
+                });
+            }
             // The text and reasoning gathered so far, as whole messages.
             Change::Said { reasoning, text } => {
                 if !reasoning.is_empty() {

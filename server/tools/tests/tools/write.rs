@@ -325,3 +325,57 @@ fn a_directory_swapped_for_a_link_never_gets_a_file_outside() {
     );
     eprintln!("{proposed} proposals, {written} written");
 }
+
+/// The change set's query: per turn, the states before it and who changed each file; read-only,
+/// the same after a restart, undone saves left out, a state over the cap measured, not read.
+#[test]
+fn turn_saves_give_each_turns_files_before_it_after_a_restart_and_skip_the_undone() {
+    use tandem_tools::{ChangeSource, ChangedBy, Saved};
+    let env = Env::new();
+    env.write("a.txt", "a0\n");
+    env.write("big.txt", "0123456789");
+    let by = |id: &str| ChangedBy::new(ChangeSource::Command, Some(id));
+    let (t1, t2) = (
+        tandem_model::TurnId::from("t1"),
+        tandem_model::TurnId::from("t2"),
+    );
+    env.undo
+        .save_before(&t1, "a.txt", Some((b"a0\n", 0o644)), &by("c1"))
+        .unwrap();
+    env.undo
+        .save_before(&t1, "made.txt", None, &by("c2"))
+        .unwrap();
+    // A second change in the turn keeps the first state and the first changer.
+    env.undo
+        .save_before(&t1, "a.txt", Some((b"a1\n", 0o644)), &by("c3"))
+        .unwrap();
+    env.undo
+        .save_before(&t2, "big.txt", Some((b"0123456789", 0o644)), &by("c4"))
+        .unwrap();
+
+    let undo = tandem_tools::UndoLog::open(env.undo_dir.path()).unwrap();
+    assert_eq!(undo.turns(), vec![t1.clone(), t2.clone()]);
+    let (turn, saves) = undo.turn_saves(None, 5).unwrap().unwrap();
+    assert_eq!(turn, t2);
+    assert_eq!(saves.len(), 1);
+    assert_eq!(saves[0].before, Saved::TooLarge { bytes: 10 });
+    let (_, saves) = undo.turn_saves(Some(&t1), 1024).unwrap().unwrap();
+    let got: Vec<_> = saves
+        .iter()
+        .map(|s| (s.display_path.as_str(), s.before.clone(), s.by.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("a.txt", Saved::Bytes(b"a0\n".to_vec()), Some(by("c1"))),
+            ("made.txt", Saved::Absent, Some(by("c2"))),
+        ]
+    );
+    // Reading changed nothing: undo still puts t2's file back first.
+    std::fs::write(env.path("big.txt"), "changed").unwrap();
+    assert_eq!(undo.undo(&env.ws, None).unwrap(), vec!["big.txt"]);
+    let undo = tandem_tools::UndoLog::open(env.undo_dir.path()).unwrap();
+    assert_eq!(undo.turns(), vec![t1.clone()]);
+    assert!(undo.turn_saves(Some(&t2), 1024).unwrap().is_none());
+    assert_eq!(undo.turn_saves(None, 1024).unwrap().unwrap().0, t1);
+}
