@@ -31,6 +31,9 @@ pub struct Walls {
     pub network: bool,
     /// The variable the provider key was read from, if any: dropped with the usual key names.
     pub key_var: Option<String>,
+    /// Where and how a sandboxed command's writes to the workspace are captured (see
+    /// [`crate::capture`]); `None`: they go straight to the workspace, unrecorded.
+    pub capture: Option<super::capture::CaptureSettings>,
 }
 
 impl Walls {
@@ -121,16 +124,22 @@ impl CommandOutcome {
 fn shell_command(
     proposal: &CommandProposal,
     walls: &Walls,
-) -> Result<tokio::process::Command, ToolError> {
+    capture: Option<tandem_sandbox::launch::CaptureMount>,
+) -> Result<(tokio::process::Command, bool), ToolError> {
     let shell = process::shell();
     if !proposal.sandboxed || walls.mode == SandboxMode::Off {
-        return Ok(shell.command(&proposal.command));
+        return Ok((shell.command(&proposal.command), false));
     }
     let mut args: Vec<std::ffi::OsString> = shell.args.iter().map(Into::into).collect();
     args.push(proposal.command.clone().into());
     // Never run unconfined by accident: a sandbox that can't be set up is an error.
-    let (command, _) = tandem_sandbox::command(shell.program.as_os_str(), &args, &walls.policy())
-        .map_err(|e| {
+    let (command, _, captured) = tandem_sandbox::command_with_capture(
+        shell.program.as_os_str(),
+        &args,
+        &walls.policy(),
+        capture,
+    )
+    .map_err(|e| {
         ToolError::new(
             ErrorKind::Io,
             format!(
@@ -139,7 +148,51 @@ fn shell_command(
             ),
         )
     })?;
-    Ok(tokio::process::Command::from(command))
+    Ok((tokio::process::Command::from(command), captured))
+}
+
+/// A capture dir for one sandboxed command, where this machine's walls can capture (an overlay
+/// in the launcher's namespaces; probed once per process).
+fn prepare_capture(
+    proposal: &CommandProposal,
+    walls: &Walls,
+) -> Option<(
+    tandem_sandbox::launch::CaptureMount,
+    super::capture::Captured,
+)> {
+    let settings = walls.capture.as_ref()?;
+    if !proposal.sandboxed || walls.mode == SandboxMode::Off {
+        return None;
+    }
+    if let Err(why) = super::capture::available(&settings.scratch) {
+        tracing::debug!("commands' writes are not captured: {why}");
+        return None;
+    }
+    let dir = match tandem_sandbox::capture::CaptureDir::create_in(&settings.scratch) {
+        Ok(dir) => dir,
+        Err(e) => {
+            tracing::warn!(
+                scratch = %settings.scratch.display(),
+                "could not make a capture dir, the command writes unrecorded: {e}"
+            );
+            return None;
+        }
+    };
+    let mount = tandem_sandbox::launch::CaptureMount {
+        root: walls.root.clone(),
+        dir: dir.path().to_path_buf(),
+        passthrough: super::capture::passthrough_dirs(&walls.root, &settings.passthrough),
+    };
+    Some((
+        mount,
+        super::capture::Captured {
+            dir,
+            root: walls.root.clone(),
+            started: std::time::SystemTime::now(),
+            passthrough: settings.passthrough.clone(),
+            max_paths: settings.max_paths,
+        },
+    ))
 }
 
 pub(crate) async fn run(
@@ -156,7 +209,19 @@ pub(crate) async fn run(
     tracing::debug!(command = %proposal.command, "command to run");
     let started = std::time::Instant::now();
     let (mut receiver, stdout, stderr) = process::output_pipe().map_err(spawn_error)?;
-    let mut command = shell_command(proposal, walls)?;
+    let (capture_mount, mut captured) = prepare_capture(proposal, walls).unzip();
+    let (mut command, capturing) = match shell_command(proposal, walls, capture_mount) {
+        Ok(made) => made,
+        Err(e) => {
+            if let Some(c) = &captured {
+                let _ = c.dir.remove();
+            }
+            return Err(e);
+        }
+    };
+    if !capturing && let Some(c) = captured.take() {
+        let _ = c.dir.remove();
+    }
     let git_before = git_snapshot(&walls.root).await;
     command
         .current_dir(&proposal.cwd)
@@ -176,7 +241,15 @@ pub(crate) async fn run(
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat");
     process::prepare(&mut command);
-    let mut child = command.spawn().map_err(spawn_error)?;
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            if let Some(c) = &captured {
+                let _ = c.dir.remove();
+            }
+            return Err(spawn_error(e));
+        }
+    };
     // Our copies of the pipe's write end go with `command`: the pipe ends when the children close it.
     drop(command);
     let tree = match process::Tree::adopt(&child) {
@@ -291,6 +364,7 @@ pub(crate) async fn run(
         output,
         timed_out,
         cancelled,
+        captured,
     })
 }
 

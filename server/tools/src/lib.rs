@@ -15,6 +15,7 @@ use tandem_model::TurnId;
 mod args;
 mod atomic;
 mod builtin;
+pub mod capture;
 mod command;
 mod diff;
 mod edit;
@@ -173,6 +174,9 @@ pub struct CommandOutcome {
     pub output: String,
     pub timed_out: bool,
     pub cancelled: bool,
+    /// The command's writes to the workspace, caught by its walls and not applied yet: the
+    /// caller applies them with [`capture::apply`] (recording them for undo).
+    pub captured: Option<capture::Captured>,
 }
 
 /// The workspace a session works in: the one root every tool path resolves against.
