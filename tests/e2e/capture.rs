@@ -282,3 +282,76 @@ async fn a_cancelled_commands_writes_are_applied_and_recorded() {
     assert_eq!(env.read("a.txt"), "one\n");
     assert!(!env.workspace.join("b.txt").exists());
 }
+
+/// What a prompt-injected command might leave in its upper dir: a link out of the workspace, a
+/// whiteout-looking device, a FIFO, a file over the undo log's cap, 100,000 files, a change to
+/// `.git`. Each has a clear outcome, told to the model; nothing outside the workspace is touched.
+#[tokio::test]
+async fn odd_writes_get_a_clear_outcome_and_nothing_outside_is_touched() {
+    let env = Env::new();
+    crate::walls::require_namespaces(&env).await;
+    let outside = env.data_dir.parent().unwrap().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, env.workspace.join("out")).unwrap();
+    env.write("keep.txt", "kept\n");
+    env.write(".git/config", "[core]\n");
+    let odd = format!(
+        "ln -s {} escape; echo evil > out/planted; echo evil > escape/planted2; \
+         mknod w c 0 0; mkfifo fifo; head -c 70000000 /dev/zero > big.bin; \
+         echo '[core] fsmonitor = ./evil.sh' >> .git/config; echo small > small.txt; echo end",
+        outside.display()
+    );
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool("execute_command", json!({"command": odd})),
+        Reply::tool(
+            "execute_command",
+            json!({"command": "mkdir many && cd many && seq 1 100000 | xargs touch && echo made"}),
+        ),
+        Reply::text("Done."),
+    ]));
+    let tandem = Sidecar::start(
+        &env,
+        &mock,
+        Options {
+            approval: json!({"autoApprove": {"command": true}}),
+            ..Options::default()
+        },
+    )
+    .await;
+    let session = tandem.new_session().await;
+    let turn = tandem.run_turn(&session, "Try").await;
+    let results = turn.tool_results();
+    let first = results[0]["output"].as_str().unwrap();
+    assert!(first.contains("end"), "{first}");
+    // Outside: untouched, through the link the workspace had and the one the command made.
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "{first}");
+    assert!(
+        first.contains("[not applied: escape is a symbolic link"),
+        "{first}"
+    );
+    assert!(first.contains("[not applied: fifo is a FIFO"), "{first}");
+    assert!(
+        first.contains("[not applied: big.bin is 70000000 bytes, over the cap"),
+        "{first}"
+    );
+    assert!(
+        first.contains("[what was not applied is kept in "),
+        "{first}"
+    );
+    assert!(!env.workspace.join("big.bin").exists());
+    assert!(!env.workspace.join("fifo").exists());
+    assert!(!env.workspace.join("w").exists(), "{first}");
+    assert_eq!(env.read(".git/config"), "[core]\n", "{first}");
+    assert_eq!(env.read("keep.txt"), "kept\n");
+    // What could be applied was.
+    assert_eq!(env.read("small.txt"), "small\n", "{first}");
+    assert!(first.contains("small.txt (created +1 -0)"), "{first}");
+
+    let second = results[1]["output"].as_str().unwrap();
+    assert!(second.contains("made"), "{second}");
+    assert!(
+        second.contains("[not applied: the command changed more than 20000 paths; nothing of it"),
+        "{second}"
+    );
+    assert!(!env.workspace.join("many").exists(), "{second}");
+}
