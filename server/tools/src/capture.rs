@@ -53,15 +53,39 @@ impl CaptureSettings {
     }
 }
 
-/// A finished command's writes, held in its capture dir until [`apply`].
+/// A finished command's writes, held in its capture dir until [`apply`] (or, where no overlay
+/// caught them, already in the workspace and known from a snapshot taken before).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Captured {
-    pub dir: CaptureDir,
+    pub(crate) how: How,
     pub(crate) root: PathBuf,
     /// When the command started: a real file changed after it was changed by someone else.
     pub(crate) started: std::time::SystemTime,
     pub(crate) passthrough: Vec<String>,
     pub(crate) max_paths: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum How {
+    Overlay(CaptureDir),
+    Snapshot(super::snapshot::Snapshot),
+}
+
+impl Captured {
+    /// The capture dir holding the command's writes, if they are held.
+    pub fn dir(&self) -> Option<&Path> {
+        match &self.how {
+            How::Overlay(dir) => Some(dir.path()),
+            How::Snapshot(_) => None,
+        }
+    }
+
+    /// Drops the writes held (the command never ran).
+    pub(crate) fn discard(&self) {
+        if let How::Overlay(dir) = &self.how {
+            let _ = dir.remove();
+        }
+    }
 }
 
 /// One file a command changed, as applied.
@@ -209,8 +233,12 @@ pub fn apply(
     turn: &TurnId,
     by: &ChangedBy,
 ) -> Applied {
+    let dir = match &captured.how {
+        How::Overlay(dir) => dir,
+        How::Snapshot(before) => return record_snapshot(captured, before, undo, turn, by),
+    };
     let mut applied = Applied::default();
-    let upper = captured.dir.upper();
+    let upper = dir.upper();
     let entries = match read_entries(&upper, captured.max_paths) {
         Ok(entries) => entries,
         Err(e) => {
@@ -218,7 +246,7 @@ pub fn apply(
                 "{e}; nothing of it was applied (the cap is {} paths)",
                 captured.max_paths
             ));
-            applied.kept = Some(captured.dir.path().to_path_buf());
+            applied.kept = Some(dir.path().to_path_buf());
             return applied;
         }
     };
@@ -273,7 +301,7 @@ pub fn apply(
             }
             Op::Write { rel, mode } => {
                 let is_ignored = ignored(&rules, root, &rel, false);
-                match write_one(captured, ws, undo, turn, by, &rel, mode, is_ignored) {
+                match write_one(captured, dir, ws, undo, turn, by, &rel, mode, is_ignored) {
                     Ok(Some(change)) => applied.changes.push(change),
                     Ok(None) if is_ignored => applied.unrecorded += 1,
                     Ok(None) => {}
@@ -299,12 +327,91 @@ pub fn apply(
     pair_renames(&mut applied.changes, &deleted, root);
     applied.changes.sort_by(|a, b| a.path.cmp(&b.path));
     if applied.problems.is_empty() {
-        if let Err(e) = captured.dir.remove() {
-            tracing::warn!(dir = %captured.dir.path().display(), "could not remove a capture dir: {e}");
+        if let Err(e) = dir.remove() {
+            tracing::warn!(dir = %dir.path().display(), "could not remove a capture dir: {e}");
         }
     } else {
-        applied.kept = Some(captured.dir.path().to_path_buf());
+        applied.kept = Some(dir.path().to_path_buf());
     }
+    applied
+}
+
+/// The record of a command that wrote to the workspace itself: what differs from the snapshot
+/// taken before it, saved in the undo log as if applied.
+fn record_snapshot(
+    captured: &Captured,
+    before: &super::snapshot::Snapshot,
+    undo: &UndoLog,
+    turn: &TurnId,
+    by: &ChangedBy,
+) -> Applied {
+    use super::snapshot::Difference;
+    let mut applied = Applied::default();
+    let mut deleted: HashMap<String, u64> = HashMap::new();
+    let root = &captured.root;
+    for difference in super::snapshot::differences(root, &captured.passthrough, before) {
+        let result = match difference {
+            Difference::Written { rel, before } => (|| {
+                let (now, meta) = tandem_stdx::regular::read(&root.join(&rel), MAX_SAVED_BYTES)
+                    .map_err(|e| {
+                        format!(
+                            "{rel}: could not read it to record it: {}",
+                            std::io::Error::from(e)
+                        )
+                    })?;
+                let mode = mode_of(&meta);
+                if let Some((old, old_mode)) = &before
+                    && **old == now
+                    && *old_mode == mode
+                {
+                    return Ok(None);
+                }
+                undo.save_before(
+                    turn,
+                    &rel,
+                    before.as_ref().map(|(b, m)| (b.as_slice(), *m)),
+                    by,
+                )
+                .and_then(|()| undo.record_written(turn, &rel, &now))
+                .map_err(|e| format!("{rel}: {}", e.message))?;
+                let (kind, (added, removed)) = match &before {
+                    None => (ChangeKind::Created, count_lines(None, &now)),
+                    Some((old, _)) if **old == now => (ChangeKind::ModeChanged, (0, 0)),
+                    Some((old, _)) => (ChangeKind::Modified, count_lines(Some(old), &now)),
+                };
+                Ok(Some(AppliedChange {
+                    path: rel,
+                    kind,
+                    added,
+                    removed,
+                }))
+            })(),
+            Difference::Deleted { rel, before } => (|| {
+                undo.save_before(turn, &rel, Some((before.0.as_slice(), before.1)), by)
+                    .and_then(|()| undo.record_removed(turn, &rel))
+                    .map_err(|e| format!("{rel}: {}", e.message))?;
+                deleted.insert(rel.clone(), hash(&before.0));
+                Ok(Some(AppliedChange {
+                    path: rel,
+                    kind: ChangeKind::Deleted,
+                    added: 0,
+                    removed: count_lines(None, &before.0).1,
+                }))
+            })(),
+            Difference::Uncovered { rel } => Err(format!(
+                "{rel} changed, but the snapshot taken before the command did not hold it (over \
+                 {} bytes or past its caps): not recorded for undo",
+                super::snapshot::MAX_FILE_BYTES
+            )),
+        };
+        match result {
+            Ok(Some(change)) => applied.changes.push(change),
+            Ok(None) => {}
+            Err(e) => applied.problems.push(e),
+        }
+    }
+    pair_renames(&mut applied.changes, &deleted, root);
+    applied.changes.sort_by(|a, b| a.path.cmp(&b.path));
     applied
 }
 
@@ -417,6 +524,7 @@ fn changed_meanwhile(meta: &std::fs::Metadata, started: std::time::SystemTime) -
 #[allow(clippy::too_many_arguments)]
 fn write_one(
     captured: &Captured,
+    dir: &CaptureDir,
     ws: &Workspace,
     undo: &UndoLog,
     turn: &TurnId,
@@ -427,13 +535,13 @@ fn write_one(
 ) -> Result<Option<AppliedChange>, String> {
     let shown = display(rel);
     let path = resolve(ws, rel)?;
-    let (bytes, _) = tandem_stdx::regular::read(&captured.dir.upper().join(rel), MAX_SAVED_BYTES)
-        .map_err(|e| {
-        format!(
-            "{shown}: could not read the command's file: {}",
-            std::io::Error::from(e)
-        )
-    })?;
+    let (bytes, _) =
+        tandem_stdx::regular::read(&dir.upper().join(rel), MAX_SAVED_BYTES).map_err(|e| {
+            format!(
+                "{shown}: could not read the command's file: {}",
+                std::io::Error::from(e)
+            )
+        })?;
     let before = current(&path, rel)?;
     if let Some((old, old_mode, meta)) = &before {
         if *old == bytes && *old_mode == mode {

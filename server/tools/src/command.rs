@@ -186,7 +186,7 @@ fn prepare_capture(
     Some((
         mount,
         super::capture::Captured {
-            dir,
+            how: super::capture::How::Overlay(dir),
             root: walls.root.clone(),
             started: std::time::SystemTime::now(),
             passthrough: settings.passthrough.clone(),
@@ -214,13 +214,16 @@ pub(crate) async fn run(
         Ok(made) => made,
         Err(e) => {
             if let Some(c) = &captured {
-                let _ = c.dir.remove();
+                c.discard();
             }
             return Err(e);
         }
     };
-    if !capturing && let Some(c) = captured.take() {
-        let _ = c.dir.remove();
+    if !capturing {
+        if let Some(c) = captured.take() {
+            c.discard();
+        }
+        captured = snapshot_before(proposal, walls).await;
     }
     let git_before = git_snapshot(&walls.root).await;
     command
@@ -245,7 +248,7 @@ pub(crate) async fn run(
         Ok(child) => child,
         Err(e) => {
             if let Some(c) = &captured {
-                let _ = c.dir.remove();
+                c.discard();
             }
             return Err(spawn_error(e));
         }
@@ -365,6 +368,30 @@ pub(crate) async fn run(
         timed_out,
         cancelled,
         captured,
+    })
+}
+
+/// Where no overlay catches a sandboxed command's writes: the workspace's files before it runs,
+/// to record what it changed (see [`crate::snapshot`]).
+async fn snapshot_before(
+    proposal: &CommandProposal,
+    walls: &Walls,
+) -> Option<super::capture::Captured> {
+    let settings = walls.capture.as_ref()?;
+    if !proposal.sandboxed || walls.mode == SandboxMode::Off {
+        return None;
+    }
+    let (root, passthrough) = (walls.root.clone(), settings.passthrough.clone());
+    let snapshot =
+        tokio::task::spawn_blocking(move || super::snapshot::Snapshot::take(&root, &passthrough))
+            .await
+            .ok()?;
+    Some(super::capture::Captured {
+        how: super::capture::How::Snapshot(snapshot),
+        root: walls.root.clone(),
+        started: std::time::SystemTime::now(),
+        passthrough: settings.passthrough.clone(),
+        max_paths: settings.max_paths,
     })
 }
 

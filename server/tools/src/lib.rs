@@ -27,6 +27,7 @@ mod process;
 mod read;
 pub mod registry;
 mod search;
+pub mod snapshot;
 mod text;
 mod tool;
 mod toolset;

@@ -189,7 +189,7 @@ impl Turn {
         let session = self.session.clone();
         let turn = self.turn_id.clone();
         let by = tools::ChangedBy::new(tools::ChangeSource::Command, Some(call.id.as_str()));
-        let kept = captured.dir.path().to_path_buf();
+        let kept = captured.dir().map(std::path::Path::to_path_buf);
         let applied = tokio::task::spawn_blocking(move || {
             tools::capture::apply(&captured, &session.workspace, &session.undo, &turn, &by)
         })
@@ -200,7 +200,7 @@ impl Turn {
                 tracing::error!("applying a command's writes failed: {e}");
                 return Some(tools::capture::Applied {
                     problems: vec![format!("applying the command's writes failed ({e})")],
-                    kept: Some(kept),
+                    kept,
                     ..Default::default()
                 });
             }
