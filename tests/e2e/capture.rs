@@ -363,3 +363,33 @@ async fn odd_writes_get_a_clear_outcome_and_nothing_outside_is_touched() {
 async fn without_namespaces_a_snapshot_gives_the_same_record() {
     undo_restores_every_byte_and_mode(false).await;
 }
+
+/// `tandem doctor --json` says which way commands' writes are recorded, and why.
+#[tokio::test]
+async fn doctor_says_which_way_commands_writes_are_recorded() {
+    let env = Env::new();
+    crate::walls::require_namespaces(&env).await;
+    for (namespaces, way) in [(true, "overlay"), (false, "snapshot")] {
+        let mut command = env.command();
+        command
+            .args(["doctor", "--json", "--data-dir"])
+            .arg(&env.data_dir);
+        if !namespaces {
+            command.env("TANDEM_SANDBOX_NAMESPACES", "off");
+        }
+        let out = command.current_dir(&env.workspace).output().await.unwrap();
+        assert!(out.status.success(), "{}", show(&out));
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let writes = &json["commandWrites"];
+        assert_eq!(writes["way"], way, "{json}");
+        if !namespaces {
+            assert!(
+                writes["detail"]
+                    .as_str()
+                    .unwrap()
+                    .contains("TANDEM_SANDBOX_NAMESPACES=off"),
+                "{json}"
+            );
+        }
+    }
+}

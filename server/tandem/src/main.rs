@@ -295,7 +295,12 @@ fn main() -> ExitCode {
                 .or_else(|| std::env::current_dir().ok())
                 .unwrap_or_else(|| PathBuf::from("."));
             if json {
-                println!("{}", doctor::sandbox_json(&root));
+                let data_dir = serve
+                    .start()
+                    .resolve()
+                    .map(|r| r.settings.data_dir)
+                    .unwrap_or_else(|_| tandem_agent::AgentSettings::default_data_dir());
+                println!("{}", doctor::sandbox_json(&root, &data_dir));
                 return ExitCode::SUCCESS;
             }
             let mut start = serve.start();
