@@ -342,6 +342,9 @@ pub(crate) async fn run(
     let mut output = keeper.finish();
     if proposal.sandboxed && walls.mode == SandboxMode::WorkspaceWrite {
         add_git_hint(&mut output);
+        if captured.is_some() {
+            add_passthrough_hint(&mut output);
+        }
     }
     let git_after = git_snapshot(&walls.root).await;
     for change in git_after.changes_since(&git_before) {
@@ -413,6 +416,21 @@ fn add_git_hint(output: &mut String) {
         output.push_str(
             "[.git is read-only inside the sandbox: to commit or change the repository, ask to run \
              the command with outsideSandbox, which the user must approve]",
+        );
+    }
+}
+
+/// Ignored build dirs (`target/`, `node_modules/`) pass through the capture's overlay as mounts:
+/// what is in them can be removed, not the directory itself, which fails with EBUSY.
+fn add_passthrough_hint(output: &mut String) {
+    if output.contains("Device or resource busy") {
+        if !output.is_empty() && !output.ends_with('\n') {
+            output.push('\n');
+        }
+        output.push_str(
+            "[ignored build and dependency dirs (target/, node_modules/, .venv/) are mounts \
+             inside the sandbox: remove what is in them (rm -rf target/*), not the directory \
+             itself]",
         );
     }
 }
