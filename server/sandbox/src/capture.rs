@@ -14,6 +14,10 @@ pub const UPPER: &str = "upper";
 /// The overlay's work dir (its scratch space; empty once the overlay is gone).
 pub const WORK: &str = "work";
 
+/// Left in the capture dir by a launcher that could not mount the overlay (its reason inside):
+/// the command wrote to the workspace itself.
+pub const NOT_CAPTURED: &str = "not-captured";
+
 /// The directory of one command's overlay: `upper` and `work`, on the same filesystem.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CaptureDir {
@@ -51,6 +55,11 @@ impl CaptureDir {
 
     pub fn upper(&self) -> PathBuf {
         self.path.join(UPPER)
+    }
+
+    /// Why the launcher could not mount the overlay, if it could not.
+    pub fn not_captured(&self) -> Option<String> {
+        std::fs::read_to_string(self.path.join(NOT_CAPTURED)).ok()
     }
 
     /// Removes the directory and all in it. The overlay leaves its `work/work` with no

@@ -283,9 +283,15 @@ pub fn probe_capture(scratch: &std::path::Path) -> Result<(), String> {
         .current_dir("/")
         .stdin(std::process::Stdio::null())
         .output();
+    // A launcher that can't mount the overlay runs on without it, and says why in the dir.
+    let refused = capture.not_captured();
     let _ = capture.remove();
     let _ = std::fs::remove_dir_all(&probe);
-    probe_result(&out.map_err(|e| format!("could not start the launcher: {e}"))?)
+    probe_result(&out.map_err(|e| format!("could not start the launcher: {e}"))?)?;
+    match refused {
+        Some(why) => Err(why.trim().to_string()),
+        None => Ok(()),
+    }
 }
 
 /// A fresh directory in `parent`, named after this process and a counter.

@@ -238,6 +238,15 @@ pub fn apply(
         How::Snapshot(before) => return record_snapshot(captured, before, undo, turn, by),
     };
     let mut applied = Applied::default();
+    if let Some(why) = dir.not_captured() {
+        applied.problems.push(format!(
+            "the overlay could not be mounted over this workspace ({}); the command wrote to \
+             the workspace itself and its changes are not recorded for undo",
+            why.trim()
+        ));
+        let _ = dir.remove();
+        return applied;
+    }
     let upper = dir.upper();
     let entries = match read_entries(&upper, captured.max_paths) {
         Ok(entries) => entries,

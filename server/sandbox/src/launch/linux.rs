@@ -343,13 +343,23 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
         };
         // Mounted while its upper dir's filesystem is still writable (the overlay keeps a
         // private clone of that mount); bound back below from a handle to the overlay itself.
-        mount_overlay(handle, &capture.root, &capture.dir)?;
-        *handle = open_path(&capture.root).map_err(|e| {
-            format!(
-                "could not open the overlay at {}: {e}",
-                capture.root.display()
-            )
-        })?;
+        match mount_overlay(handle, &capture.root, &capture.dir) {
+            Ok(()) => {
+                *handle = open_path(&capture.root).map_err(|e| {
+                    format!(
+                        "could not open the overlay at {}: {e}",
+                        capture.root.display()
+                    )
+                })?;
+            }
+            // The workspace's filesystem may refuse to be a lower layer (some FUSE or network
+            // ones): the command runs as without capture, and the sidecar is told why.
+            Err(e) => {
+                std::fs::write(capture.dir.join(crate::capture::NOT_CAPTURED), &e)
+                    .map_err(|w| format!("{e}; and could not say so: {w}"))?;
+                passthrough.clear();
+            }
+        }
     }
     // The session bus there starts anything as the user, outside every wall (`systemd-run
     // --user`); a workspace inside it keeps its own bind below.
@@ -447,8 +457,24 @@ fn mount_overlay(lower: &File, root: &Path, dir: &Path) -> Result<(), String> {
         overlay_escape(&upper),
         overlay_escape(&work),
     );
-    mount(Some(Path::new("overlay")), root, Some("overlay"), 0, Some(&data)).map_err(|e| {
-        format!("{e} (capturing a command's writes needs overlayfs in a user namespace: Linux 5.11 or later)")
+    mount(
+        Some(Path::new("overlay")),
+        root,
+        Some("overlay"),
+        0,
+        Some(&data),
+    )
+    .map_err(|e| {
+        let loaded = std::fs::read_to_string("/proc/filesystems")
+            .is_ok_and(|f| f.lines().any(|l| l.trim_end().ends_with("overlay")));
+        if loaded {
+            format!(
+                "{e} (capturing a command's writes needs overlayfs in a user namespace: Linux \
+                 5.11 or later)"
+            )
+        } else {
+            format!("{e} (overlayfs is not loaded in this kernel: `modprobe overlay` loads it)")
+        }
     })
 }
 
