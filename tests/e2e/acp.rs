@@ -517,8 +517,22 @@ fn command_output_streams_into_the_tool_call() {
         .rfind(|u| u["sessionUpdate"] == "tool_call_update")
         .unwrap();
     assert_eq!(last["status"], "completed");
-    let output = last["content"][0]["content"]["text"].as_str().unwrap();
+    let content = last["content"].as_array().unwrap();
+    let output = content
+        .iter()
+        .find_map(|c| c["content"]["text"].as_str())
+        .unwrap_or_else(|| panic!("no output in {last}"));
     assert!(output.contains("alpha\nbeta"), "{output}");
+    // What the command wrote, captured in its walls, is the call's diff.
+    let diff = content
+        .iter()
+        .find(|c| c["type"] == "diff")
+        .unwrap_or_else(|| panic!("no diff in {last}"));
+    assert!(
+        diff["path"].as_str().unwrap().ends_with("ran.txt"),
+        "{diff}"
+    );
+    assert_eq!(diff["newText"], "", "{diff}");
     client.close();
 }
 

@@ -30,8 +30,15 @@ async fn an_approved_command_streams_its_output_and_exit_code() {
         approvals[0]
     );
 
+    // The command's write (made.txt) is told by the face as it renders a FilesChanged event
+    // (issue 31's faces), left out here.
+    let kinds: Vec<String> = turn
+        .kinds()
+        .into_iter()
+        .filter(|k| k != "modelNotice" && k != "filesChanged")
+        .collect();
     assert_eq!(
-        turn.kinds(),
+        kinds,
         [
             "turnStarted",
             "usage",
@@ -57,6 +64,7 @@ async fn an_approved_command_streams_its_output_and_exit_code() {
         output.contains("hello") && output.contains("err") && output.contains("exit code 0"),
         "{output}"
     );
+    assert!(env.workspace.join("made.txt").exists());
 
     let requests = model_requests(&mock);
     assert_eq!(tool_message(&requests[1], call), output);

@@ -9,6 +9,8 @@ mod acp;
 mod acp_framing;
 mod approvals;
 mod cancel;
+#[cfg(target_os = "linux")]
+mod capture;
 mod chat_cli;
 #[cfg(unix)]
 mod chat_editing;

@@ -529,13 +529,23 @@ async fn every_git_is_read_only_and_a_new_one_is_told() {
         )
         .await;
         assert!(output.contains("end"), "{output}");
-        assert!(
-            output.contains(
-                "created a git repository at new/.git, which runs programs when anyone (an \
-                 editor too) runs git there: core.fsmonitor = ./evil.sh"
-            ),
-            "namespaces {namespaces}: {output}"
-        );
+        if namespaces {
+            // The command's writes are captured: its new repository never reaches the
+            // workspace, and the model is told.
+            assert!(
+                output.contains("[not applied: new/.git/config is inside a .git directory"),
+                "{output}"
+            );
+            assert!(!env.workspace.join("new/.git").exists(), "{output}");
+        } else {
+            assert!(
+                output.contains(
+                    "created a git repository at new/.git, which runs programs when anyone (an \
+                     editor too) runs git there: core.fsmonitor = ./evil.sh"
+                ),
+                "namespaces {namespaces}: {output}"
+            );
+        }
         if namespaces {
             assert_eq!(env.read("sub/.git/config"), "[core]\n", "{output}");
             assert!(!output.contains("repository at sub/.git"), "{output}");

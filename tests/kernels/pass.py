@@ -100,6 +100,21 @@ if sandbox is not None:
     if abi != "*" and str(sandbox.get("landlockAbi")) != abi:
         wrong.append(f"landlockAbi {sandbox.get('landlockAbi')} (want {abi})")
     case("decision", not wrong, "; ".join(wrong))
+    # How commands' writes are recorded (issue 31): an overlay wherever the mount namespace is
+    # up (the doctor's probe mounts one in a user namespace, with userxattr), else a snapshot.
+    files = EXPECT.get("files", "*")
+    if files != "*":
+        # The guests' initramfs loads no modules: overlayfs is there only if built in.
+        overlay = "overlay" in open("/proc/filesystems").read()
+        want = (
+            "overlay" if "mount namespace" in files and overlay
+            else ("snapshot" if files else "none")
+        )
+        info(f"overlayfs in /proc/filesystems: {overlay}")
+        writes = json.loads(answer.stdout).get("commandWrites") or {}
+        info("commandWrites: " + json.dumps(writes, separators=(",", ":")))
+        case("command writes", writes.get("way") == want,
+             f"commandWrites {writes} (want {want})")
 
 # 2. The attacks, in one exec turn: each command a tool call of the scripted model.
 shutil.copy(ATTACK, os.path.join(ws, "attack.sh"))

@@ -67,7 +67,7 @@ k612=${TANDEM_KERNEL_6_12:-$(pick '^linux-image-6\.12\.[0-9]+\+deb12-amd64$')}
 
 # The 9p client over virtio-pci; what they need comes in first, as each module's own `depends=`
 # names it (the package has no modules.dep). A module the kernel has built in is skipped.
-modules=(virtio_pci 9pnet_virtio 9p)
+modules=(virtio_pci 9pnet_virtio 9p overlay)
 
 # PID 1 of the initramfs: loads the modules, mounts the host's root read-only and the writable
 # results share, reads the job run.sh left there, and hands over to its script with switch_root

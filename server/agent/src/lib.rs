@@ -303,6 +303,9 @@ fn walls(settings: &AgentSettings, root: &Path) -> tandem_tools::Walls {
         mode: settings.policy.sandbox,
         network: settings.policy.network,
         key_var: settings.key_var.clone(),
+        capture: Some(tandem_tools::capture::CaptureSettings::new(
+            settings.data_dir.join("captures"),
+        )),
     }
 }
 

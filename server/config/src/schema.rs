@@ -13,6 +13,9 @@ pub fn config_schema() -> serde_json::Value {
     let mut schema =
         serde_json::to_value(schemars::schema_for!(ConfigFile)).expect("a schema is JSON");
     without_null(&mut schema);
+    // Keys sorted whatever serde_json's `preserve_order` (a feature another crate of the build
+    // may turn on), so the committed file is the same from any build.
+    sort_keys(&mut schema);
     schema["title"] = "Tandem config.toml".into();
     schema
 }
@@ -48,6 +51,22 @@ fn without_null(value: &mut serde_json::Value) {
         }
     }
     map.values_mut().for_each(without_null);
+}
+
+fn sort_keys(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = std::mem::take(map).into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            for (key, mut value) in entries {
+                sort_keys(&mut value);
+                map.insert(key, value);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(sort_keys),
+        _ => {}
+    }
 }
 
 /// One MCP server as the file writes it: the shape `tandem_mcp::McpServerConfig` reads (ACP's

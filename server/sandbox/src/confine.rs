@@ -385,24 +385,37 @@ pub fn command(
     args: &[std::ffi::OsString],
     policy: &SandboxPolicy,
 ) -> Result<(std::process::Command, Confinement), SandboxError> {
+    command_with_capture(program, args, policy, None).map(|(c, confinement, _)| (c, confinement))
+}
+
+/// [`command`], with the writes to `capture.root` caught in an overlay (see [`crate::capture`])
+/// where the launcher raises namespaces; the `bool` says whether they are caught (else the
+/// command writes to the real workspace).
+pub fn command_with_capture(
+    program: &std::ffi::OsStr,
+    args: &[std::ffi::OsString],
+    policy: &SandboxPolicy,
+    capture: Option<crate::launch::CaptureMount>,
+) -> Result<(std::process::Command, Confinement, bool), SandboxError> {
     let plain = || {
         let mut command = std::process::Command::new(program);
         command.args(args);
         command
     };
     if policy.mode == SandboxMode::Off {
-        return Ok((plain(), Confinement::Unrestricted));
+        return Ok((plain(), Confinement::Unrestricted, false));
     }
     if status().seatbelt {
         return Ok((
             seatbelt_command(program, args, policy),
             Confinement::Seatbelt,
+            false,
         ));
     }
     let Some(launcher) = crate::launch::launcher() else {
         let mut command = plain();
         let confinement = confine(&mut command, policy)?;
-        return Ok((command, confinement));
+        return Ok((command, confinement, false));
     };
     let support = status();
     if support.coverage().files.is_empty() {
@@ -419,7 +432,13 @@ pub fn command(
             .cloned()
             .collect(),
         temp: policy.temp_dirs.clone(),
+        capture: None,
     };
+    let mut options = options;
+    if options.namespaces {
+        options.capture = capture.filter(|c| options.writable.contains(&c.root));
+    }
+    let captured = options.capture.is_some();
     let mut command = std::process::Command::new(launcher);
     command
         .arg(crate::launch::SUBCOMMAND)
@@ -432,6 +451,7 @@ pub fn command(
             abi: support.abi,
             namespaces: options.namespaces,
         },
+        captured,
     ))
 }
 

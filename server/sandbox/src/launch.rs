@@ -71,6 +71,19 @@ pub struct LaunchOptions {
     pub writable: Vec<PathBuf>,
     /// Temp directories: private and empty with namespaces, shared without.
     pub temp: Vec<PathBuf>,
+    /// With namespaces: this writable root becomes an overlay whose upper dir records the
+    /// command's writes (see [`crate::capture`]).
+    pub capture: Option<CaptureMount>,
+}
+
+/// The overlay over one writable root: `root` is the lower layer, `dir` holds `upper` and
+/// `work` (made by the caller, on a writable filesystem), and each of `passthrough` (real
+/// directories under `root`) is bound over the overlay, so writes there go straight through.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CaptureMount {
+    pub root: PathBuf,
+    pub dir: PathBuf,
+    pub passthrough: Vec<PathBuf>,
 }
 
 impl LaunchOptions {
@@ -92,6 +105,15 @@ impl LaunchOptions {
                 args.push(path.clone().into_os_string());
             }
         }
+        if let Some(capture) = &self.capture {
+            args.push("--capture".into());
+            args.push(capture.root.clone().into_os_string());
+            args.push(capture.dir.clone().into_os_string());
+            for path in &capture.passthrough {
+                args.push("--passthrough".into());
+                args.push(path.clone().into_os_string());
+            }
+        }
         args.push("--".into());
         args
     }
@@ -108,6 +130,31 @@ impl LaunchOptions {
                 Some("--network") => options.network = true,
                 Some("--no-namespaces") => options.namespaces = false,
                 Some("--probe") => options.probe = true,
+                Some("--capture") => {
+                    let (Some(root), Some(dir)) = (args.next(), args.next()) else {
+                        return Err("--capture needs a root and a directory".to_string());
+                    };
+                    let passthrough = options
+                        .capture
+                        .take()
+                        .map(|c| c.passthrough)
+                        .unwrap_or_default();
+                    options.capture = Some(CaptureMount {
+                        root: root.into(),
+                        dir: dir.into(),
+                        passthrough,
+                    });
+                }
+                Some("--passthrough") => {
+                    let Some(path) = args.next() else {
+                        return Err("--passthrough needs a path".to_string());
+                    };
+                    options
+                        .capture
+                        .get_or_insert_with(CaptureMount::default)
+                        .passthrough
+                        .push(path.into());
+                }
                 Some(flag @ ("--writable" | "--temp")) => {
                     let Some(path) = args.next() else {
                         return Err(format!("{flag} needs a path"));
@@ -200,6 +247,67 @@ pub(crate) fn probe_namespaces() -> Result<(), String> {
         .stdin(std::process::Stdio::null())
         .output()
         .map_err(|e| format!("could not start the launcher: {e}"))?;
+    probe_result(&out)
+}
+
+/// Runs the launcher once with a workspace under `scratch` captured by an overlay: `Ok` when
+/// this kernel mounts one in an unprivileged user namespace (Linux 5.11 and later), or why not.
+/// `scratch` must be on the filesystem the capture dirs will be on (Tandem's data dir).
+pub fn probe_capture(scratch: &std::path::Path) -> Result<(), String> {
+    probe_namespaces()?;
+    let Some(launcher) = launcher() else {
+        return Err("this program cannot re-execute itself as the sandbox launcher".to_string());
+    };
+    let made =
+        |e: std::io::Error| format!("could not prepare the probe in {}: {e}", scratch.display());
+    std::fs::create_dir_all(scratch).map_err(made)?;
+    let probe = tempfile_dir(scratch).map_err(made)?;
+    let root = probe.join("root");
+    let capture = crate::capture::CaptureDir::create_in(&probe).map_err(made)?;
+    std::fs::create_dir(&root).map_err(made)?;
+    let options = LaunchOptions {
+        namespaces: true,
+        probe: true,
+        writable: vec![root.clone()],
+        temp: crate::default_temp_dirs(),
+        capture: Some(CaptureMount {
+            root,
+            dir: capture.path().to_path_buf(),
+            passthrough: Vec::new(),
+        }),
+        ..LaunchOptions::default()
+    };
+    let out = std::process::Command::new(launcher)
+        .arg(SUBCOMMAND)
+        .args(options.to_args())
+        .current_dir("/")
+        .stdin(std::process::Stdio::null())
+        .output();
+    // A launcher that can't mount the overlay runs on without it, and says why in the dir.
+    let refused = capture.not_captured();
+    let _ = capture.remove();
+    let _ = std::fs::remove_dir_all(&probe);
+    probe_result(&out.map_err(|e| format!("could not start the launcher: {e}"))?)?;
+    match refused {
+        Some(why) => Err(why.trim().to_string()),
+        None => Ok(()),
+    }
+}
+
+/// A fresh directory in `parent`, named after this process and a counter.
+fn tempfile_dir(parent: &std::path::Path) -> std::io::Result<PathBuf> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    loop {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = parent.join(format!("probe-{}-{n}", std::process::id()));
+        match std::fs::create_dir(&dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            other => return other.map(|()| dir),
+        }
+    }
+}
+
+fn probe_result(out: &std::process::Output) -> Result<(), String> {
     if out.status.success() {
         return Ok(());
     }

@@ -11,6 +11,8 @@
 //!   commands through `sandbox-exec` with it.
 //! * [`confine`]: the Landlock sandbox a command runs in (writes only in the workspace and temp
 //!   directories, no network unless allowed), and which walls this kernel has.
+//! * [`capture`]: a command's writes to the workspace, recorded by an overlay in its mount
+//!   namespace and read back for the caller to apply (and record for undo).
 //! * [`gitdirs`]: every `.git` in a workspace, bound read-only by the launcher and compared
 //!   before and after each command.
 //!
@@ -36,6 +38,7 @@
 //! ```
 
 pub mod allow;
+pub mod capture;
 pub mod confine;
 pub mod env;
 pub mod gitdirs;
@@ -52,7 +55,7 @@ pub mod shell;
 pub use allow::{AllowList, Verdict};
 pub use confine::{
     Confinement, Coverage, SandboxError, SandboxMode, SandboxPolicy, SandboxSupport, Wall, command,
-    confine, default_temp_dirs, status,
+    command_with_capture, confine, default_temp_dirs, status,
 };
 pub use env::{command_env, with_git_hardening, without_secrets};
 pub use judge::{Dialect, Judgement, Place, Question, Reason, Rules, judge};

@@ -78,6 +78,8 @@ pub async fn run(start: StartOptions, root: &Path) -> u8 {
         None => println!("Project config: none"),
     }
     let data_dir = settings.data_dir.clone();
+    let (way, why) = capture_way(&data_dir);
+    println!("Commands' writes: {way}: {why}");
     let mut servers: Vec<String> = settings
         .mcp_servers
         .iter()
@@ -178,7 +180,7 @@ pub fn hooks_json(start: StartOptions) -> serde_json::Value {
 
 /// `tandem doctor --json`: the sandbox's decision and walls, for scripts (the kernel tests read
 /// it). The same facts as the text, in `camelCase`.
-pub fn sandbox_json(root: &Path) -> serde_json::Value {
+pub fn sandbox_json(root: &Path, data_dir: &Path) -> serde_json::Value {
     let support = tandem_sandbox::status();
     let coverage = support.coverage();
     let walls: Vec<serde_json::Value> = support
@@ -196,6 +198,49 @@ pub fn sandbox_json(root: &Path) -> serde_json::Value {
             "namespaces": support.namespaces.as_ref().err(),
             "describe": support.describe(),
             "walls": walls,
-        }
+        },
+        "commandWrites": capture_json(data_dir),
     })
+}
+
+fn capture_json(data_dir: &Path) -> serde_json::Value {
+    let (way, why) = capture_way(data_dir);
+    serde_json::json!({"way": way, "detail": why})
+}
+
+/// How a sandboxed command's writes to the workspace are recorded here (for undo and the
+/// turn's changes): `overlay`, `snapshot` or `none`, and why.
+fn capture_way(data_dir: &Path) -> (&'static str, String) {
+    let support = tandem_sandbox::status();
+    if support.coverage().files.is_empty() {
+        return (
+            "none",
+            format!(
+                "nothing sandboxes commands here ({}), so each asks and its writes are not \
+                 recorded",
+                support.describe()
+            ),
+        );
+    }
+    let scratch = data_dir.join("captures");
+    match tandem_tools::capture::available(&scratch) {
+        Ok(()) => (
+            "overlay",
+            format!(
+                "caught by an overlay in each command's mount namespace (its upper dir in {}), \
+                 applied when it ends",
+                scratch.display()
+            ),
+        ),
+        Err(why) => (
+            "snapshot",
+            format!(
+                "no overlay ({why}); a snapshot before each command (non-ignored files up to {} \
+                 bytes, at most {} files and {} bytes) is compared after it",
+                tandem_tools::snapshot::MAX_FILE_BYTES,
+                tandem_tools::snapshot::MAX_FILES,
+                tandem_tools::snapshot::MAX_TOTAL_BYTES
+            ),
+        ),
+    }
 }

@@ -298,7 +298,12 @@ fn main() -> ExitCode {
             let mut start = serve.start();
             start.workspace = Some(root.clone());
             if json {
-                let mut report = doctor::sandbox_json(&root);
+                let data_dir = start
+                    .clone()
+                    .resolve()
+                    .map(|r| r.settings.data_dir)
+                    .unwrap_or_else(|_| tandem_agent::AgentSettings::default_data_dir());
+                let mut report = doctor::sandbox_json(&root, &data_dir);
                 report["hooks"] = doctor::hooks_json(start);
                 println!("{report}");
                 return ExitCode::SUCCESS;

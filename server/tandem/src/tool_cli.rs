@@ -192,6 +192,8 @@ async fn execute(args: ToolCliArgs) -> Result<Value, ToolError> {
                 mode: tandem_sandbox::SandboxMode::WorkspaceWrite,
                 network: false,
                 key_var: None,
+                // One command, no turn to record it in: it writes to the workspace directly.
+                capture: None,
             };
             // Where nothing can confine writes a session asks to run the command outside the
             // sandbox; here `--yes` approved a sandboxed run, so nothing runs.

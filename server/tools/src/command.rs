@@ -31,6 +31,9 @@ pub struct Walls {
     pub network: bool,
     /// The variable the provider key was read from, if any: dropped with the usual key names.
     pub key_var: Option<String>,
+    /// Where and how a sandboxed command's writes to the workspace are captured (see
+    /// [`crate::capture`]); `None`: they go straight to the workspace, unrecorded.
+    pub capture: Option<super::capture::CaptureSettings>,
 }
 
 impl Walls {
@@ -121,16 +124,22 @@ impl CommandOutcome {
 fn shell_command(
     proposal: &CommandProposal,
     walls: &Walls,
-) -> Result<tokio::process::Command, ToolError> {
+    capture: Option<tandem_sandbox::launch::CaptureMount>,
+) -> Result<(tokio::process::Command, bool), ToolError> {
     let shell = process::shell();
     if !proposal.sandboxed || walls.mode == SandboxMode::Off {
-        return Ok(shell.command(&proposal.command));
+        return Ok((shell.command(&proposal.command), false));
     }
     let mut args: Vec<std::ffi::OsString> = shell.args.iter().map(Into::into).collect();
     args.push(proposal.command.clone().into());
     // Never run unconfined by accident: a sandbox that can't be set up is an error.
-    let (command, _) = tandem_sandbox::command(shell.program.as_os_str(), &args, &walls.policy())
-        .map_err(|e| {
+    let (command, _, captured) = tandem_sandbox::command_with_capture(
+        shell.program.as_os_str(),
+        &args,
+        &walls.policy(),
+        capture,
+    )
+    .map_err(|e| {
         ToolError::new(
             ErrorKind::Io,
             format!(
@@ -139,7 +148,51 @@ fn shell_command(
             ),
         )
     })?;
-    Ok(tokio::process::Command::from(command))
+    Ok((tokio::process::Command::from(command), captured))
+}
+
+/// A capture dir for one sandboxed command, where this machine's walls can capture (an overlay
+/// in the launcher's namespaces; probed once per process).
+fn prepare_capture(
+    proposal: &CommandProposal,
+    walls: &Walls,
+) -> Option<(
+    tandem_sandbox::launch::CaptureMount,
+    super::capture::Captured,
+)> {
+    let settings = walls.capture.as_ref()?;
+    if !proposal.sandboxed || walls.mode == SandboxMode::Off {
+        return None;
+    }
+    if let Err(why) = super::capture::available(&settings.scratch) {
+        tracing::debug!("commands' writes are not captured: {why}");
+        return None;
+    }
+    let dir = match tandem_sandbox::capture::CaptureDir::create_in(&settings.scratch) {
+        Ok(dir) => dir,
+        Err(e) => {
+            tracing::warn!(
+                scratch = %settings.scratch.display(),
+                "could not make a capture dir, the command writes unrecorded: {e}"
+            );
+            return None;
+        }
+    };
+    let mount = tandem_sandbox::launch::CaptureMount {
+        root: walls.root.clone(),
+        dir: dir.path().to_path_buf(),
+        passthrough: super::capture::passthrough_dirs(&walls.root, &settings.passthrough),
+    };
+    Some((
+        mount,
+        super::capture::Captured {
+            how: super::capture::How::Overlay(dir),
+            root: walls.root.clone(),
+            started: std::time::SystemTime::now(),
+            passthrough: settings.passthrough.clone(),
+            max_paths: settings.max_paths,
+        },
+    ))
 }
 
 pub(crate) async fn run(
@@ -156,7 +209,22 @@ pub(crate) async fn run(
     tracing::debug!(command = %proposal.command, "command to run");
     let started = std::time::Instant::now();
     let (mut receiver, stdout, stderr) = process::output_pipe().map_err(spawn_error)?;
-    let mut command = shell_command(proposal, walls)?;
+    let (capture_mount, mut captured) = prepare_capture(proposal, walls).unzip();
+    let (mut command, capturing) = match shell_command(proposal, walls, capture_mount) {
+        Ok(made) => made,
+        Err(e) => {
+            if let Some(c) = &captured {
+                c.discard();
+            }
+            return Err(e);
+        }
+    };
+    if !capturing {
+        if let Some(c) = captured.take() {
+            c.discard();
+        }
+        captured = snapshot_before(proposal, walls).await;
+    }
     let git_before = git_snapshot(&walls.root).await;
     command
         .current_dir(&proposal.cwd)
@@ -176,7 +244,15 @@ pub(crate) async fn run(
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat");
     process::prepare(&mut command);
-    let mut child = command.spawn().map_err(spawn_error)?;
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            if let Some(c) = &captured {
+                c.discard();
+            }
+            return Err(spawn_error(e));
+        }
+    };
     // Our copies of the pipe's write end go with `command`: the pipe ends when the children close it.
     drop(command);
     let tree = match process::Tree::adopt(&child) {
@@ -266,6 +342,9 @@ pub(crate) async fn run(
     let mut output = keeper.finish();
     if proposal.sandboxed && walls.mode == SandboxMode::WorkspaceWrite {
         add_git_hint(&mut output);
+        if captured.is_some() {
+            add_passthrough_hint(&mut output);
+        }
     }
     let git_after = git_snapshot(&walls.root).await;
     for change in git_after.changes_since(&git_before) {
@@ -291,6 +370,31 @@ pub(crate) async fn run(
         output,
         timed_out,
         cancelled,
+        captured,
+    })
+}
+
+/// Where no overlay catches a sandboxed command's writes: the workspace's files before it runs,
+/// to record what it changed (see [`crate::snapshot`]).
+async fn snapshot_before(
+    proposal: &CommandProposal,
+    walls: &Walls,
+) -> Option<super::capture::Captured> {
+    let settings = walls.capture.as_ref()?;
+    if !proposal.sandboxed || walls.mode == SandboxMode::Off {
+        return None;
+    }
+    let (root, passthrough) = (walls.root.clone(), settings.passthrough.clone());
+    let snapshot =
+        tokio::task::spawn_blocking(move || super::snapshot::Snapshot::take(&root, &passthrough))
+            .await
+            .ok()?;
+    Some(super::capture::Captured {
+        how: super::capture::How::Snapshot(snapshot),
+        root: walls.root.clone(),
+        started: std::time::SystemTime::now(),
+        passthrough: settings.passthrough.clone(),
+        max_paths: settings.max_paths,
     })
 }
 
@@ -312,6 +416,21 @@ fn add_git_hint(output: &mut String) {
         output.push_str(
             "[.git is read-only inside the sandbox: to commit or change the repository, ask to run \
              the command with outsideSandbox, which the user must approve]",
+        );
+    }
+}
+
+/// Ignored build dirs (`target/`, `node_modules/`) pass through the capture's overlay as mounts:
+/// what is in them can be removed, not the directory itself, which fails with EBUSY.
+fn add_passthrough_hint(output: &mut String) {
+    if output.contains("Device or resource busy") {
+        if !output.is_empty() && !output.ends_with('\n') {
+            output.push('\n');
+        }
+        output.push_str(
+            "[ignored build and dependency dirs (target/, node_modules/, .venv/) are mounts \
+             inside the sandbox: remove what is in them (rm -rf target/*), not the directory \
+             itself]",
         );
     }
 }

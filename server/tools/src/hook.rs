@@ -230,6 +230,7 @@ mod tests {
             mode: SandboxMode::Off,
             network: false,
             key_var: None,
+            capture: None,
         }
     }
 

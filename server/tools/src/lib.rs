@@ -15,6 +15,7 @@ use tandem_model::TurnId;
 mod args;
 mod atomic;
 mod builtin;
+pub mod capture;
 mod command;
 mod diff;
 mod edit;
@@ -27,6 +28,7 @@ mod process;
 mod read;
 pub mod registry;
 mod search;
+pub mod snapshot;
 mod text;
 mod tool;
 mod toolset;
@@ -179,6 +181,9 @@ pub struct CommandOutcome {
     pub output: String,
     pub timed_out: bool,
     pub cancelled: bool,
+    /// The command's writes to the workspace, caught by its walls and not applied yet: the
+    /// caller applies them with [`capture::apply`] (recording them for undo).
+    pub captured: Option<capture::Captured>,
 }
 
 /// The workspace a session works in: the one root every tool path resolves against.

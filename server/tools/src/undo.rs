@@ -19,6 +19,9 @@ const MANIFEST: &str = "manifest.jsonl";
 const BLOBS: &str = "blobs";
 /// The undo log's index is read whole at start; one line a write, so this is years of work.
 const MAX_MANIFEST_BYTES: u64 = 256 * 1024 * 1024;
+/// The largest file the log saves and puts back: commands change binaries and large files,
+/// not only text the edit tools write (whose cap is [`super::text::MAX_FILE_BYTES`]).
+pub const MAX_SAVED_BYTES: u64 = 64 * 1024 * 1024;
 
 /// What an undo puts back: one item per file.
 #[derive(Debug, Default)]
@@ -70,6 +73,8 @@ pub struct Restore {
     pub conflict: Option<Conflict>,
     /// What the agent last wrote to the file, as a fingerprint (unknown for logs older than it).
     written: Option<u64>,
+    /// The agent last deleted the file (a command did): it should still be gone.
+    removed: bool,
 }
 
 /// How the file (`now`: its bytes, `None` when it is gone) differs from what the agent left
@@ -102,7 +107,24 @@ impl Restore {
     /// notes a conflict if someone changed it since. Called with the disk's text by
     /// [`UndoLog::plan`]; a caller that knows the editor's text calls it again with that.
     pub fn check(&mut self, now: Option<&[u8]>) {
-        self.conflict = self.written.and_then(|w| conflict(self, w, now));
+        self.conflict = if self.removed {
+            // Made again since the agent deleted it: putting the old one back loses that.
+            now.map(|now| {
+                let back = self.content.as_deref().map(String::from_utf8_lossy);
+                let now_text = String::from_utf8_lossy(now);
+                Conflict {
+                    change: Change::Modified,
+                    lost: super::FileDiff::new(
+                        &self.display_path,
+                        Some(&now_text),
+                        back.as_deref().unwrap_or(""),
+                    )
+                    .unified,
+                }
+            })
+        } else {
+            self.written.and_then(|w| conflict(self, w, now))
+        };
     }
 
     /// Puts the file back on disk (atomically, with its permissions), or deletes a created one.
@@ -193,6 +215,9 @@ struct Save {
     /// A fingerprint of what the agent last wrote to the file in this turn.
     #[serde(skip)]
     written: Option<u64>,
+    /// The agent last deleted the file in this turn.
+    #[serde(skip)]
+    removed: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -206,6 +231,10 @@ enum Record {
     Written {
         seq: u64,
         fingerprint: u64,
+    },
+    /// The agent deleted the file of save `seq` (a command did).
+    Removed {
+        seq: u64,
     },
 }
 
@@ -251,6 +280,13 @@ impl UndoLog {
                         Record::Written { seq, fingerprint } => {
                             if let Some(save) = saves.iter_mut().find(|s| s.seq == seq) {
                                 save.written = Some(fingerprint);
+                                save.removed = false;
+                            }
+                        }
+                        Record::Removed { seq } => {
+                            if let Some(save) = saves.iter_mut().find(|s| s.seq == seq) {
+                                save.written = None;
+                                save.removed = true;
                             }
                         }
                     }
@@ -295,6 +331,7 @@ impl UndoLog {
             by: Some(by.clone()),
             undone: false,
             written: None,
+            removed: false,
         };
         self.append(&Record::Save(save.clone()))?;
         saves.push(save);
@@ -319,9 +356,28 @@ impl UndoLog {
         };
         let fingerprint = fingerprint(bytes);
         save.written = Some(fingerprint);
+        save.removed = false;
         let seq = save.seq;
         drop(saves);
         self.append(&Record::Written { seq, fingerprint })
+    }
+
+    /// Remembers that the agent deleted `display_path` in `turn` (after [`Self::save_before`]),
+    /// so that an undo can tell whether someone made it again since.
+    pub fn record_removed(&self, turn: &TurnId, display_path: &str) -> Result<(), ToolError> {
+        let mut saves = self.lock();
+        let Some(save) = saves
+            .iter_mut()
+            .rev()
+            .find(|s| !s.undone && s.turn == *turn && s.path == display_path)
+        else {
+            return Ok(());
+        };
+        save.written = None;
+        save.removed = true;
+        let seq = save.seq;
+        drop(saves);
+        self.append(&Record::Removed { seq })
     }
 
     /// Puts back every file changed in `turn_id` and the turns after it (the last turn that wrote
@@ -369,7 +425,7 @@ impl UndoLog {
             let path = ws.resolve_for_write(&save.path)?;
             let content = if save.existed {
                 Some(
-                    tandem_stdx::regular::read(&self.blob(save.seq), super::text::MAX_FILE_BYTES)
+                    tandem_stdx::regular::read(&self.blob(save.seq), MAX_SAVED_BYTES)
                         .map_err(|e| self.error(&e.into()))?
                         .0,
                 )
@@ -385,17 +441,19 @@ impl UndoLog {
                 root: ws.root().to_path_buf(),
                 conflict: None,
                 written: None,
+                removed: false,
             });
         }
         // What the agent last wrote to each file, over every live turn (a later turn's write
         // counts too): the file should still hold it, or the user changed it since.
         for item in &mut items {
-            item.written = saves
+            let last = saves
                 .iter()
                 .rev()
-                .find(|s| live(s) && s.path == item.display_path)
-                .and_then(|s| s.written);
-            let now = match tandem_stdx::regular::read(&item.path, super::text::MAX_FILE_BYTES) {
+                .find(|s| live(s) && s.path == item.display_path);
+            item.written = last.and_then(|s| s.written);
+            item.removed = last.is_some_and(|s| s.removed);
+            let now = match tandem_stdx::regular::read(&item.path, MAX_SAVED_BYTES) {
                 Ok((bytes, _)) => Some(bytes),
                 Err(tandem_stdx::regular::NotRegular::Missing) => None,
                 // Unreadable: not what the agent left either.

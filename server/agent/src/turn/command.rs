@@ -145,22 +145,121 @@ impl Turn {
         if !noted {
             whole.discard();
         }
+        let ran = match ran {
+            Ok(mut outcome) => {
+                // Whatever ended it (exit, timeout, cancel), every process of it is gone: what
+                // it wrote is applied now, never dropped.
+                let applied = match outcome.captured.take() {
+                    Some(captured) => self.apply_captured(call, captured).await,
+                    None => None,
+                };
+                Ok((outcome, applied))
+            }
+            Err(e) => Err(e),
+        };
         self.report_deleted(known).await;
         match ran {
             Err(e) => Outcome::failed(e),
-            Ok(outcome) => Outcome {
-                status: if outcome.exit_code == Some(0) && !outcome.timed_out && !outcome.cancelled
-                {
-                    ToolStatus::Ok
-                } else {
-                    ToolStatus::Error
-                },
-                output: outcome.report(),
-                diff: None,
-                error_kind: None,
-                silent: false,
-            },
+            Ok((outcome, applied)) => {
+                let mut output = outcome.report();
+                if let Some(summary) = applied.map(|a| a.summary()).filter(|s| !s.is_empty()) {
+                    output.push('\n');
+                    output.push_str(summary.trim_end());
+                }
+                Outcome {
+                    status: if outcome.exit_code == Some(0)
+                        && !outcome.timed_out
+                        && !outcome.cancelled
+                    {
+                        ToolStatus::Ok
+                    } else {
+                        ToolStatus::Error
+                    },
+                    output,
+                    diff: None,
+                    error_kind: None,
+                    silent: false,
+                }
+            }
         }
+    }
+
+    /// Applies a command's captured writes to the workspace (each saved in the undo log first),
+    /// then tells the face which files changed, before the call's result.
+    async fn apply_captured(
+        &self,
+        call: &ToolCall,
+        captured: tools::capture::Captured,
+    ) -> Option<tools::capture::Applied> {
+        let session = self.session.clone();
+        let turn = self.turn_id.clone();
+        let by = tools::ChangedBy::new(tools::ChangeSource::Command, Some(call.id.as_str()));
+        let kept = captured.dir().map(std::path::Path::to_path_buf);
+        let applied = tokio::task::spawn_blocking(move || {
+            tools::capture::apply(&captured, &session.workspace, &session.undo, &turn, &by)
+        })
+        .await;
+        let applied = match applied {
+            Ok(applied) => applied,
+            Err(e) => {
+                tracing::error!("applying a command's writes failed: {e}");
+                return Some(tools::capture::Applied {
+                    problems: vec![format!("applying the command's writes failed ({e})")],
+                    kept,
+                    ..Default::default()
+                });
+            }
+        };
+        if !applied.problems.is_empty() {
+            tracing::warn!(
+                problems = applied.problems.len(),
+                kept = ?applied.kept,
+                "some of a command's writes were not applied"
+            );
+        }
+        if !applied.changes.is_empty() {
+            let changes = applied.changes.iter().map(file_change).collect();
+            self.frontend.update(
+                &self.session.id,
+                &self.turn_id,
+                Event::FilesChanged {
+                    tool_call_id: call.id.clone(),
+                    changes,
+                },
+            );
+            let events: Vec<crate::events::FileEvent> = applied
+                .changes
+                .iter()
+                .map(|c| crate::events::FileEvent {
+                    path: self.session.workspace.root().join(&c.path),
+                    kind: if c.kind == tools::capture::ChangeKind::Deleted {
+                        crate::events::FileEventKind::Deleted
+                    } else {
+                        crate::events::FileEventKind::Restored
+                    },
+                })
+                .collect();
+            self.frontend.files_changed(&self.session.id, events).await;
+        }
+        Some(applied)
+    }
+}
+
+/// A change as the events carry it.
+fn file_change(change: &tools::capture::AppliedChange) -> crate::events::FileChange {
+    use crate::events::FileChangeKind as K;
+    use tools::capture::ChangeKind;
+    crate::events::FileChange {
+        path: change.path.clone(),
+        kind: match &change.kind {
+            ChangeKind::Created => K::Created,
+            ChangeKind::Modified => K::Modified,
+            ChangeKind::Deleted => K::Deleted,
+            ChangeKind::Renamed { from } => K::Renamed { from: from.clone() },
+            ChangeKind::ModeChanged => K::ModeChanged,
+        },
+        added: u32::try_from(change.added).unwrap_or(u32::MAX),
+        removed: u32::try_from(change.removed).unwrap_or(u32::MAX),
     }
 }
 

@@ -327,6 +327,40 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
             roots.push((path.clone(), file));
         }
     }
+    // The real directories that pass through the overlay, opened before it covers them.
+    let mut passthrough: Vec<(PathBuf, File)> = Vec::new();
+    if let Some(capture) = &options.capture {
+        for path in &capture.passthrough {
+            if let Ok(file) = open_path(path) {
+                passthrough.push((path.clone(), file));
+            }
+        }
+        let Some((_, handle)) = roots.iter_mut().find(|(p, _)| *p == capture.root) else {
+            return Err(format!(
+                "the captured root {} is not a writable root",
+                capture.root.display()
+            ));
+        };
+        // Mounted while its upper dir's filesystem is still writable (the overlay keeps a
+        // private clone of that mount); bound back below from a handle to the overlay itself.
+        match mount_overlay(handle, &capture.root, &capture.dir) {
+            Ok(()) => {
+                *handle = open_path(&capture.root).map_err(|e| {
+                    format!(
+                        "could not open the overlay at {}: {e}",
+                        capture.root.display()
+                    )
+                })?;
+            }
+            // The workspace's filesystem may refuse to be a lower layer (some FUSE or network
+            // ones): the command runs as without capture, and the sidecar is told why.
+            Err(e) => {
+                std::fs::write(capture.dir.join(crate::capture::NOT_CAPTURED), &e)
+                    .map_err(|w| format!("{e}; and could not say so: {w}"))?;
+                passthrough.clear();
+            }
+        }
+    }
     // The session bus there starts anything as the user, outside every wall (`systemd-run
     // --user`); a workspace inside it keeps its own bind below.
     let runtime = runtime_dir();
@@ -386,6 +420,18 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
             None,
         )?;
         set_readonly(path, false, false)?;
+        for (inner, handle) in passthrough.iter().filter(|(p, _)| p.starts_with(path)) {
+            // Ignored build and dependency dirs: the real ones, writes go straight through.
+            let source = PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()));
+            mount(
+                Some(&source),
+                inner,
+                None,
+                libc::MS_BIND | libc::MS_REC,
+                None,
+            )?;
+            set_readonly(inner, false, false)?;
+        }
         if is_dir {
             // The user's own git (and the editor's) runs what a .git says, outside any sandbox:
             // every one under the root is bound read-only (a workspace's nested repositories and
@@ -397,6 +443,51 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// An overlay at `root`: the real directory (`lower`, a handle to it) below, `dir/upper` and
+/// `dir/work` above, with user extended attributes (`userxattr`: what an unprivileged user
+/// namespace may use, Linux 5.11 and later).
+fn mount_overlay(lower: &File, root: &Path, dir: &Path) -> Result<(), String> {
+    let upper = dir.join(crate::capture::UPPER);
+    let work = dir.join(crate::capture::WORK);
+    let data = format!(
+        "lowerdir={},upperdir={},workdir={},userxattr",
+        overlay_escape(Path::new(&format!("/proc/self/fd/{}", lower.as_raw_fd()))),
+        overlay_escape(&upper),
+        overlay_escape(&work),
+    );
+    mount(
+        Some(Path::new("overlay")),
+        root,
+        Some("overlay"),
+        0,
+        Some(&data),
+    )
+    .map_err(|e| {
+        let loaded = std::fs::read_to_string("/proc/filesystems")
+            .is_ok_and(|f| f.lines().any(|l| l.trim_end().ends_with("overlay")));
+        if loaded {
+            format!(
+                "{e} (capturing a command's writes needs overlayfs in a user namespace: Linux \
+                 5.11 or later)"
+            )
+        } else {
+            format!("{e} (overlayfs is not loaded in this kernel: `modprobe overlay` loads it)")
+        }
+    })
+}
+
+/// A path as overlayfs's options take it: `,`, `:` and `\` escaped with a backslash.
+fn overlay_escape(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        if matches!(c, ',' | ':' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `$XDG_RUNTIME_DIR` (or `/run/user/UID`) when it exists: the user's sockets to services that

@@ -16,6 +16,11 @@ fn options_round_trip_through_the_arguments() {
         probe: false,
         writable: vec![PathBuf::from("/home/me/my project"), PathBuf::from("/x")],
         temp: vec![PathBuf::from("/tmp")],
+        capture: Some(tandem_sandbox::launch::CaptureMount {
+            root: PathBuf::from("/home/me/my project"),
+            dir: PathBuf::from("/data/captures/1"),
+            passthrough: vec![PathBuf::from("/home/me/my project/target")],
+        }),
     };
     let mut args = options.to_args();
     args.extend(["/bin/sh", "-c", "echo --network"].map(OsString::from));

@@ -23,6 +23,7 @@ fn walls(p: &CommandProposal) -> tandem_tools::Walls {
         mode: tandem_sandbox::SandboxMode::WorkspaceWrite,
         network: false,
         key_var: None,
+        capture: None,
     }
 }
 

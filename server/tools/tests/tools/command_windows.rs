@@ -22,6 +22,7 @@ fn walls(p: &CommandProposal, mode: tandem_sandbox::SandboxMode) -> tandem_tools
         mode,
         network: false,
         key_var: None,
+        capture: None,
     }
 }
 

@@ -3,6 +3,8 @@
 
 mod support;
 
+#[cfg(target_os = "linux")]
+mod capture;
 #[cfg(unix)]
 mod command;
 #[cfg(windows)]

@@ -1,0 +1,721 @@
+//! A command's writes to the workspace, caught by its walls ([`tandem_sandbox::capture`]: an
+//! overlay whose upper dir holds them), applied to the real workspace once the command is over,
+//! each file's earlier content saved in the undo log first, as edits are.
+//!
+//! What is applied and how:
+//! * every change is checked before any is written: a change that can't be applied (a path
+//!   that leads out of the workspace through a link, a file the user changed on the real side
+//!   while the command ran, a file over [`MAX_SAVED_BYTES`], a link, FIFO, socket or device the
+//!   command made) is reported, and the capture dir is kept (its path in the report) so nothing
+//!   is lost; the rest is applied;
+//! * each file is saved in the undo log (blob and manifest line durable) before it is replaced
+//!   atomically or deleted, so a crash leaves every file old or new with its save in the log;
+//! * files the workspace's `.gitignore` ignores (and those under the pass-through names) are
+//!   written through without a save: they are build output and dependencies;
+//! * a file only touched (same bytes and mode) is no change.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use tandem_model::TurnId;
+use tandem_sandbox::capture::{CaptureDir, UpperEntry};
+
+use super::undo::MAX_SAVED_BYTES;
+use super::{ChangedBy, UndoLog, Workspace, atomic};
+
+/// The directories that pass through the overlay unrecorded, by name, wherever they are in the
+/// first [`PASSTHROUGH_DEPTH`] levels (besides what `.gitignore` ignores there).
+pub const DEFAULT_PASSTHROUGH: &[&str] = &["target", "node_modules", ".venv"];
+const PASSTHROUGH_DEPTH: usize = 3;
+/// Past this many paths in the upper dir, nothing is applied (the capture dir is kept).
+pub const DEFAULT_MAX_PATHS: usize = 20_000;
+/// Line counts are only worked out for text files up to this size.
+const MAX_COUNTED_BYTES: u64 = 1024 * 1024;
+
+/// How commands' writes are captured; set by the user, never the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaptureSettings {
+    /// Where each command's capture dir goes (Tandem's data dir), ideally on the workspace's
+    /// filesystem.
+    pub scratch: PathBuf,
+    /// Directory names that pass through unrecorded (see [`DEFAULT_PASSTHROUGH`]).
+    pub passthrough: Vec<String>,
+    pub max_paths: usize,
+}
+
+impl CaptureSettings {
+    pub fn new(scratch: PathBuf) -> Self {
+        Self {
+            scratch,
+            passthrough: DEFAULT_PASSTHROUGH.iter().map(|s| s.to_string()).collect(),
+            max_paths: DEFAULT_MAX_PATHS,
+        }
+    }
+}
+
+/// A finished command's writes, held in its capture dir until [`apply`] (or, where no overlay
+/// caught them, already in the workspace and known from a snapshot taken before).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Captured {
+    pub(crate) how: How,
+    pub(crate) root: PathBuf,
+    /// When the command started: a real file changed after it was changed by someone else.
+    pub(crate) started: std::time::SystemTime,
+    pub(crate) passthrough: Vec<String>,
+    pub(crate) max_paths: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum How {
+    Overlay(CaptureDir),
+    Snapshot(super::snapshot::Snapshot),
+}
+
+impl Captured {
+    /// The capture dir holding the command's writes, if they are held.
+    pub fn dir(&self) -> Option<&Path> {
+        match &self.how {
+            How::Overlay(dir) => Some(dir.path()),
+            How::Snapshot(_) => None,
+        }
+    }
+
+    /// Drops the writes held (the command never ran).
+    pub(crate) fn discard(&self) {
+        if let How::Overlay(dir) = &self.how {
+            let _ = dir.remove();
+        }
+    }
+}
+
+/// One file a command changed, as applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppliedChange {
+    /// Relative to the workspace root, `/`-separated.
+    pub path: String,
+    pub kind: ChangeKind,
+    /// Lines added and removed (0 and 0 for binary or large files and mode changes).
+    pub added: usize,
+    pub removed: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChangeKind {
+    Created,
+    Modified,
+    Deleted,
+    Renamed { from: String },
+    ModeChanged,
+}
+
+/// What [`apply`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// Recorded in the undo log, sorted by path.
+    pub changes: Vec<AppliedChange>,
+    /// Files written or deleted through without a save (ignored build output).
+    pub unrecorded: usize,
+    /// What could not be applied, one sentence each.
+    pub problems: Vec<String>,
+    /// The capture dir, kept because of the problems.
+    pub kept: Option<PathBuf>,
+}
+
+/// The most changes named in the model's summary; the rest are counted.
+const MAX_LISTED: usize = 30;
+
+impl Applied {
+    /// A short text for the model: each change with its stat (bounded), then the problems.
+    pub fn summary(&self) -> String {
+        let mut out = String::new();
+        if !self.changes.is_empty() {
+            out.push_str(&format!(
+                "[files changed by the command ({}), applied to the workspace and recorded for undo:\n",
+                self.changes.len()
+            ));
+            for change in self.changes.iter().take(MAX_LISTED) {
+                let stat = match (change.added, change.removed) {
+                    (0, 0) => String::new(),
+                    (a, r) => format!(" +{a} -{r}"),
+                };
+                let what = match &change.kind {
+                    ChangeKind::Created => "created".to_string(),
+                    ChangeKind::Modified => "modified".to_string(),
+                    ChangeKind::Deleted => "deleted".to_string(),
+                    ChangeKind::Renamed { from } => format!("renamed from {from}"),
+                    ChangeKind::ModeChanged => "mode changed".to_string(),
+                };
+                out.push_str(&format!("  {} ({what}{stat})\n", change.path));
+            }
+            if self.changes.len() > MAX_LISTED {
+                out.push_str(&format!(
+                    "  ... and {} more\n",
+                    self.changes.len() - MAX_LISTED
+                ));
+            }
+            out.push_str("]\n");
+        }
+        if self.unrecorded > 0 {
+            out.push_str(&format!(
+                "[{} ignored files (build output, .gitignore) written through unrecorded]\n",
+                self.unrecorded
+            ));
+        }
+        for problem in &self.problems {
+            out.push_str(&format!("[not applied: {problem}]\n"));
+        }
+        if let Some(kept) = &self.kept {
+            out.push_str(&format!(
+                "[what was not applied is kept in {}]\n",
+                kept.display()
+            ));
+        }
+        out
+    }
+}
+
+/// The workspace's ignore rules: its `.gitignore` and `.git/info/exclude` at the root, and the
+/// pass-through names as directories anywhere.
+pub(crate) fn ignore_rules(root: &Path, names: &[String]) -> ignore::gitignore::Gitignore {
+    let mut builder = ignore::gitignore::GitignoreBuilder::new(root);
+    builder.add(root.join(".gitignore"));
+    builder.add(root.join(".git/info/exclude"));
+    for name in names {
+        let _ = builder.add_line(None, &format!("{name}/"));
+    }
+    builder
+        .build()
+        .unwrap_or_else(|_| ignore::gitignore::Gitignore::empty())
+}
+
+fn ignored(rules: &ignore::gitignore::Gitignore, root: &Path, rel: &Path, is_dir: bool) -> bool {
+    rules
+        .matched_path_or_any_parents(root.join(rel), is_dir)
+        .is_ignore()
+}
+
+/// The real directories the overlay lets writes pass through: those under `root`, in its first
+/// levels, that the ignore rules ignore (not following links, not inside `.git`).
+pub(crate) fn passthrough_dirs(root: &Path, names: &[String]) -> Vec<PathBuf> {
+    let rules = ignore_rules(root, names);
+    let mut found = Vec::new();
+    let mut stack = vec![(root.to_path_buf(), 0usize)];
+    while let Some((dir, depth)) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            if !entry.file_type().is_ok_and(|t| t.is_dir()) || entry.file_name() == ".git" {
+                continue;
+            }
+            let path = entry.path();
+            if rules.matched(&path, true).is_ignore() {
+                found.push(path);
+            } else if depth + 1 < PASSTHROUGH_DEPTH {
+                stack.push((path, depth + 1));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// One change to apply.
+enum Op {
+    Write { rel: PathBuf, mode: u32 },
+    Delete { rel: PathBuf },
+    MakeDir { rel: PathBuf },
+}
+
+/// Applies a finished command's writes to the workspace (see the module's documentation),
+/// recording each in `undo` for `turn`, by `by`.
+pub fn apply(
+    captured: &Captured,
+    ws: &Workspace,
+    undo: &UndoLog,
+    turn: &TurnId,
+    by: &ChangedBy,
+) -> Applied {
+    let dir = match &captured.how {
+        How::Overlay(dir) => dir,
+        How::Snapshot(before) => return record_snapshot(captured, before, undo, turn, by),
+    };
+    let mut applied = Applied::default();
+    if let Some(why) = dir.not_captured() {
+        applied.problems.push(format!(
+            "the overlay could not be mounted over this workspace ({}); the command wrote to \
+             the workspace itself and its changes are not recorded for undo",
+            why.trim()
+        ));
+        let _ = dir.remove();
+        return applied;
+    }
+    let upper = dir.upper();
+    let entries = match read_entries(&upper, captured.max_paths) {
+        Ok(entries) => entries,
+        Err(e) => {
+            applied.problems.push(format!(
+                "{e}; nothing of it was applied (the cap is {} paths)",
+                captured.max_paths
+            ));
+            applied.kept = Some(dir.path().to_path_buf());
+            return applied;
+        }
+    };
+    let root = &captured.root;
+    let rules = ignore_rules(root, &captured.passthrough);
+    let mut ops = Vec::new();
+    for entry in entries {
+        match entry {
+            UpperEntry::File { path, mode, size } => {
+                if size > MAX_SAVED_BYTES {
+                    applied.problems.push(format!(
+                        "{} is {size} bytes, over the cap of {MAX_SAVED_BYTES} the undo log keeps",
+                        display(&path)
+                    ));
+                    continue;
+                }
+                ops.push(Op::Write { rel: path, mode });
+            }
+            UpperEntry::Dir { path } => ops.push(Op::MakeDir { rel: path }),
+            UpperEntry::Opaque { path } => {
+                // Whatever the real directory holds that the upper one doesn't was deleted.
+                for rel in real_files(root, &path) {
+                    if std::fs::symlink_metadata(upper.join(&rel)).is_err() {
+                        ops.push(Op::Delete { rel });
+                    }
+                }
+                ops.push(Op::MakeDir { rel: path });
+            }
+            UpperEntry::Deleted { path } => match std::fs::symlink_metadata(root.join(&path)) {
+                Ok(meta) if meta.is_dir() => {
+                    for rel in real_files(root, &path) {
+                        ops.push(Op::Delete { rel });
+                    }
+                }
+                Ok(_) => ops.push(Op::Delete { rel: path }),
+                // Made and deleted by the command: nothing to do.
+                Err(_) => {}
+            },
+            UpperEntry::Special { path, what } => applied.problems.push(format!(
+                "{} is {what}, which is never applied to the workspace",
+                display(&path)
+            )),
+        }
+    }
+    let mut deleted: HashMap<String, u64> = HashMap::new();
+    for op in ops {
+        match op {
+            Op::MakeDir { rel } => {
+                if let Err(e) = make_dir(ws, &rel) {
+                    applied.problems.push(e);
+                }
+            }
+            Op::Write { rel, mode } => {
+                let is_ignored = ignored(&rules, root, &rel, false);
+                match write_one(captured, dir, ws, undo, turn, by, &rel, mode, is_ignored) {
+                    Ok(Some(change)) => applied.changes.push(change),
+                    Ok(None) if is_ignored => applied.unrecorded += 1,
+                    Ok(None) => {}
+                    Err(e) => applied.problems.push(e),
+                }
+            }
+            Op::Delete { rel } => {
+                let is_ignored = ignored(&rules, root, &rel, false);
+                match delete_one(captured, ws, undo, turn, by, &rel, is_ignored) {
+                    Ok(Some((change, hash))) => {
+                        deleted.insert(change.path.clone(), hash);
+                        applied.changes.push(change);
+                    }
+                    Ok(None) if is_ignored => applied.unrecorded += 1,
+                    Ok(None) => {}
+                    Err(e) => applied.problems.push(e),
+                }
+            }
+        }
+    }
+    // Directories the command deleted: gone once emptied (never a directory still holding
+    // something).
+    pair_renames(&mut applied.changes, &deleted, root);
+    applied.changes.sort_by(|a, b| a.path.cmp(&b.path));
+    if applied.problems.is_empty() {
+        if let Err(e) = dir.remove() {
+            tracing::warn!(dir = %dir.path().display(), "could not remove a capture dir: {e}");
+        }
+    } else {
+        applied.kept = Some(dir.path().to_path_buf());
+    }
+    applied
+}
+
+/// The record of a command that wrote to the workspace itself: what differs from the snapshot
+/// taken before it, saved in the undo log as if applied.
+fn record_snapshot(
+    captured: &Captured,
+    before: &super::snapshot::Snapshot,
+    undo: &UndoLog,
+    turn: &TurnId,
+    by: &ChangedBy,
+) -> Applied {
+    use super::snapshot::Difference;
+    let mut applied = Applied::default();
+    let mut deleted: HashMap<String, u64> = HashMap::new();
+    let root = &captured.root;
+    for difference in super::snapshot::differences(root, &captured.passthrough, before) {
+        let result = match difference {
+            Difference::Written { rel, before } => (|| {
+                let (now, meta) = tandem_stdx::regular::read(&root.join(&rel), MAX_SAVED_BYTES)
+                    .map_err(|e| {
+                        format!(
+                            "{rel}: could not read it to record it: {}",
+                            std::io::Error::from(e)
+                        )
+                    })?;
+                let mode = mode_of(&meta);
+                if let Some((old, old_mode)) = &before
+                    && **old == now
+                    && *old_mode == mode
+                {
+                    return Ok(None);
+                }
+                undo.save_before(
+                    turn,
+                    &rel,
+                    before.as_ref().map(|(b, m)| (b.as_slice(), *m)),
+                    by,
+                )
+                .and_then(|()| undo.record_written(turn, &rel, &now))
+                .map_err(|e| format!("{rel}: {}", e.message))?;
+                let (kind, (added, removed)) = match &before {
+                    None => (ChangeKind::Created, count_lines(None, &now)),
+                    Some((old, _)) if **old == now => (ChangeKind::ModeChanged, (0, 0)),
+                    Some((old, _)) => (ChangeKind::Modified, count_lines(Some(old), &now)),
+                };
+                Ok(Some(AppliedChange {
+                    path: rel,
+                    kind,
+                    added,
+                    removed,
+                }))
+            })(),
+            Difference::Deleted { rel, before } => (|| {
+                undo.save_before(turn, &rel, Some((before.0.as_slice(), before.1)), by)
+                    .and_then(|()| undo.record_removed(turn, &rel))
+                    .map_err(|e| format!("{rel}: {}", e.message))?;
+                deleted.insert(rel.clone(), hash(&before.0));
+                Ok(Some(AppliedChange {
+                    path: rel,
+                    kind: ChangeKind::Deleted,
+                    added: 0,
+                    removed: count_lines(None, &before.0).1,
+                }))
+            })(),
+            Difference::Uncovered { rel } => Err(format!(
+                "{rel} changed, but the snapshot taken before the command did not hold it (over \
+                 {} bytes or past its caps): not recorded for undo",
+                super::snapshot::MAX_FILE_BYTES
+            )),
+        };
+        match result {
+            Ok(Some(change)) => applied.changes.push(change),
+            Ok(None) => {}
+            Err(e) => applied.problems.push(e),
+        }
+    }
+    pair_renames(&mut applied.changes, &deleted, root);
+    applied.changes.sort_by(|a, b| a.path.cmp(&b.path));
+    applied
+}
+
+#[cfg(target_os = "linux")]
+fn read_entries(upper: &Path, max: usize) -> std::io::Result<Vec<UpperEntry>> {
+    tandem_sandbox::capture::read_upper(upper, max)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn read_entries(_upper: &Path, _max: usize) -> std::io::Result<Vec<UpperEntry>> {
+    Err(std::io::Error::other(
+        "a command's writes are only captured on Linux",
+    ))
+}
+
+fn display(rel: &Path) -> String {
+    rel.to_string_lossy().replace('\\', "/")
+}
+
+/// The regular files under `root/rel` (not following links), relative to `root`.
+fn real_files(root: &Path, rel: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![rel.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(root.join(&dir))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let rel = dir.join(entry.file_name());
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(rel),
+                Ok(_) => out.push(rel),
+                Err(_) => {}
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The real path of `rel`, refused if it leads out of the workspace or into `.git`.
+fn resolve(ws: &Workspace, rel: &Path) -> Result<PathBuf, String> {
+    if rel
+        .components()
+        .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
+    {
+        // Git runs what a .git holds, outside every wall: a command's repository never lands.
+        return Err(format!(
+            "{} is inside a .git directory, which a sandboxed command may not change; to change \
+             the repository, ask to run the command with outsideSandbox, which the user must \
+             approve",
+            display(rel)
+        ));
+    }
+    ws.resolve_for_write(&display(rel))
+        .map_err(|e| format!("{}: {}", display(rel), e.message))
+}
+
+fn make_dir(ws: &Workspace, rel: &Path) -> Result<(), String> {
+    let path = resolve(ws, rel)?;
+    match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(format!(
+            "{}: the command made a directory where the workspace now has a file",
+            display(rel)
+        )),
+        Err(_) => std::fs::create_dir_all(&path)
+            .map_err(|e| format!("{}: could not create the directory: {e}", display(rel))),
+    }
+}
+
+/// The real file's bytes and mode, `None` when there is none; an error for what is there but
+/// isn't a regular file.
+fn current(path: &Path, rel: &Path) -> Result<Option<(Vec<u8>, u32, std::fs::Metadata)>, String> {
+    match tandem_stdx::regular::read(path, MAX_SAVED_BYTES) {
+        Ok((bytes, meta)) => {
+            let mode = mode_of(&meta);
+            Ok(Some((bytes, mode, meta)))
+        }
+        Err(tandem_stdx::regular::NotRegular::Missing) => Ok(None),
+        Err(e) => Err(format!(
+            "{}: what the workspace has there can't be replaced ({})",
+            display(rel),
+            std::io::Error::from(e)
+        )),
+    }
+}
+
+#[cfg(unix)]
+fn mode_of(meta: &std::fs::Metadata) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o7777
+}
+
+#[cfg(not(unix))]
+fn mode_of(meta: &std::fs::Metadata) -> u32 {
+    if meta.permissions().readonly() {
+        0o444
+    } else {
+        0o644
+    }
+}
+
+/// Whether the real file changed after the command started: someone else wrote it meanwhile.
+fn changed_meanwhile(meta: &std::fs::Metadata, started: std::time::SystemTime) -> bool {
+    meta.modified().is_ok_and(|m| m > started)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_one(
+    captured: &Captured,
+    dir: &CaptureDir,
+    ws: &Workspace,
+    undo: &UndoLog,
+    turn: &TurnId,
+    by: &ChangedBy,
+    rel: &Path,
+    mode: u32,
+    is_ignored: bool,
+) -> Result<Option<AppliedChange>, String> {
+    let shown = display(rel);
+    let path = resolve(ws, rel)?;
+    let (bytes, _) =
+        tandem_stdx::regular::read(&dir.upper().join(rel), MAX_SAVED_BYTES).map_err(|e| {
+            format!(
+                "{shown}: could not read the command's file: {}",
+                std::io::Error::from(e)
+            )
+        })?;
+    let before = current(&path, rel)?;
+    if let Some((old, old_mode, meta)) = &before {
+        if *old == bytes && *old_mode == mode {
+            return Ok(None);
+        }
+        if changed_meanwhile(meta, captured.started) {
+            return Err(format!(
+                "{shown} was changed by someone else while the command ran; the command's \
+                 version was not written over it"
+            ));
+        }
+    }
+    if !is_ignored {
+        undo.save_before(
+            turn,
+            &shown,
+            before.as_ref().map(|(b, m, _)| (b.as_slice(), *m)),
+            by,
+        )
+        .map_err(|e| format!("{shown}: {}", e.message))?;
+    }
+    atomic::write_in(ws.root(), &path, &bytes, Some(mode))
+        .map_err(|e| format!("{shown}: could not write it: {e}"))?;
+    if is_ignored {
+        return Ok(None);
+    }
+    undo.record_written(turn, &shown, &bytes)
+        .map_err(|e| format!("{shown}: {}", e.message))?;
+    let (kind, (added, removed)) = match &before {
+        None => (ChangeKind::Created, count_lines(None, &bytes)),
+        Some((old, _, _)) if *old == bytes => (ChangeKind::ModeChanged, (0, 0)),
+        Some((old, _, _)) => (ChangeKind::Modified, count_lines(Some(old), &bytes)),
+    };
+    Ok(Some(AppliedChange {
+        path: shown,
+        kind,
+        added,
+        removed,
+    }))
+}
+
+fn delete_one(
+    captured: &Captured,
+    ws: &Workspace,
+    undo: &UndoLog,
+    turn: &TurnId,
+    by: &ChangedBy,
+    rel: &Path,
+    is_ignored: bool,
+) -> Result<Option<(AppliedChange, u64)>, String> {
+    let shown = display(rel);
+    let path = resolve(ws, rel)?;
+    let Some((old, mode, meta)) = current(&path, rel)? else {
+        return Ok(None);
+    };
+    if changed_meanwhile(&meta, captured.started) {
+        return Err(format!(
+            "{shown} was changed by someone else while the command ran, which deleted it; it \
+             was kept"
+        ));
+    }
+    if !is_ignored {
+        undo.save_before(turn, &shown, Some((&old, mode)), by)
+            .map_err(|e| format!("{shown}: {}", e.message))?;
+    }
+    atomic::remove_in(ws.root(), &path)
+        .map_err(|e| format!("{shown}: could not delete it: {e}"))?;
+    remove_empty_parents(ws.root(), &path);
+    if is_ignored {
+        return Ok(None);
+    }
+    undo.record_removed(turn, &shown)
+        .map_err(|e| format!("{shown}: {}", e.message))?;
+    let (_, removed) = count_lines(None, &old);
+    Ok(Some((
+        AppliedChange {
+            path: shown,
+            kind: ChangeKind::Deleted,
+            added: 0,
+            removed,
+        },
+        hash(&old),
+    )))
+}
+
+/// A directory emptied by a deletion goes too, as the command removed it with its files (a
+/// folder renamed leaves no empty folder behind); never the root, never a directory with
+/// anything left in it.
+fn remove_empty_parents(root: &Path, path: &Path) {
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d == root || !d.starts_with(root) || std::fs::remove_dir(d).is_err() {
+            return;
+        }
+        dir = d.parent();
+    }
+}
+
+/// Lines added and removed from `old` to `new`, for text files of a bounded size.
+fn count_lines(old: Option<&[u8]>, new: &[u8]) -> (usize, usize) {
+    fn text(b: &[u8]) -> Option<&str> {
+        (b.len() as u64 <= MAX_COUNTED_BYTES && !b.contains(&0))
+            .then(|| std::str::from_utf8(b).ok())
+            .flatten()
+    }
+    let Some(new_text) = text(new) else {
+        return (0, 0);
+    };
+    let old_text = match old {
+        Some(old) => match text(old) {
+            Some(t) => Some(t),
+            None => return (0, 0),
+        },
+        None => None,
+    };
+    let diff = super::FileDiff::new("", old_text, new_text);
+    (diff.added, diff.removed)
+}
+
+fn hash(bytes: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut h);
+    h.finish()
+}
+
+/// A created file with the same name and bytes as a deleted one was moved: one `Renamed`
+/// change for the two (each still has its own save in the undo log).
+fn pair_renames(changes: &mut Vec<AppliedChange>, deleted: &HashMap<String, u64>, root: &Path) {
+    let name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+    let mut used: Vec<String> = Vec::new();
+    for change in changes.iter_mut() {
+        if change.kind != ChangeKind::Created {
+            continue;
+        }
+        let Ok((bytes, _)) = tandem_stdx::regular::read(&root.join(&change.path), MAX_SAVED_BYTES)
+        else {
+            continue;
+        };
+        let h = hash(&bytes);
+        let from = deleted
+            .iter()
+            .filter(|(p, dh)| **dh == h && name(p) == name(&change.path) && !used.contains(p))
+            .map(|(p, _)| p.clone())
+            .min();
+        if let Some(from) = from {
+            used.push(from.clone());
+            change.kind = ChangeKind::Renamed { from };
+            (change.added, change.removed) = (0, 0);
+        }
+    }
+    changes.retain(|c| !(c.kind == ChangeKind::Deleted && used.contains(&c.path)));
+}
+
+/// Whether commands' writes can be captured here, with capture dirs in `scratch`: `Ok`, or why
+/// not. Asked of the launcher once per process.
+pub fn available(scratch: &Path) -> Result<(), String> {
+    static PROBED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    PROBED
+        .get_or_init(|| {
+            if cfg!(target_os = "linux") {
+                tandem_sandbox::launch::probe_capture(&scratch.join("probe"))
+            } else {
+                Err("the overlay capture exists only on Linux".to_string())
+            }
+        })
+        .clone()
+}
