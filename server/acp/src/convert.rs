@@ -247,6 +247,14 @@ impl Translator {
             }
             // Issue 31's faces: the call's `diff` content.
             Change::FilesChanged { .. } => vec![],
+            // A subagent's calls are the progress of its `task` call: its content, replaced at
+            // each call and result, lists them.
+            Change::Subagent { parent, change, .. } => match *change {
+                Change::Called { .. } | Change::Finished { .. } | Change::Interrupted { .. } => {
+                    self.subagent_progress(&parent).into_iter().collect()
+                }
+                _ => Vec::new(),
+            },
             Change::Finished { id } => self.result(&id).into_iter().collect(),
             Change::Allowed { id } => vec![status_update(
                 &id,
@@ -280,6 +288,31 @@ impl Translator {
                 }
             }
         }
+    }
+
+    /// The `task` call `parent` while its subagent works: in progress, its content the
+    /// subagent's calls so far, one line each. Never once the call is over (a finished call is
+    /// not reported running again).
+    fn subagent_progress(&self, parent: &CoreCallId) -> Option<SessionUpdate> {
+        if self.view.tool(parent)?.state.is_over() {
+            return None;
+        }
+        let sub = self.view.subagent(parent)?;
+        let lines: Vec<String> = (sub.view.tools().iter())
+            .map(|t| {
+                let mark = match t.state {
+                    ToolState::Done(ToolStatus::Ok) => "✓",
+                    ToolState::Done(_) | ToolState::Interrupted => "✗",
+                    _ => "…",
+                };
+                format!("{mark} {}", t.title)
+            })
+            .collect();
+        let text = format!("Subagent {}:\n{}", sub.agent, lines.join("\n"));
+        let fields = ToolCallUpdateFields::new()
+            .status(ToolCallStatus::InProgress)
+            .content(vec![text_content(text)]);
+        Some(status_update(parent, fields))
     }
 
     fn result(&self, id: &CoreCallId) -> Option<SessionUpdate> {

@@ -19,6 +19,7 @@ pub mod plan;
 pub mod prompt;
 pub mod rules;
 mod session;
+pub mod subagent;
 pub mod transcript;
 pub mod trust;
 mod turn;
@@ -150,6 +151,8 @@ pub struct AgentSettings {
     /// Where "accept always" saves a command's rules for later sessions (the user's own config
     /// file); `None`: for this session only.
     pub rule_store: Option<std::sync::Arc<dyn approval::RuleStore>>,
+    /// Subagents: how many run at once, where the user's definitions are.
+    pub subagents: subagent::SubagentSettings,
 }
 
 impl AgentSettings {
@@ -305,7 +308,10 @@ fn walls(settings: &AgentSettings, root: &Path) -> tandem_tools::Walls {
 /// The tools every session has: the workspace's, `fetch_url` and the plan. MCP servers' tools
 /// come beside them, by their own names.
 pub fn builtin_tools() -> Registry {
-    Registry::workspace().clone().with(plan::UpdatePlan)
+    Registry::workspace()
+        .clone()
+        .with(plan::UpdatePlan)
+        .with(subagent::Task)
 }
 
 /// The agent: every session of this process, and what they share.
@@ -341,6 +347,8 @@ struct Inner {
     sent: Mutex<context::count::SentPrefixes>,
     /// A window guessed from an overflow error that named no number.
     guessed_window: Mutex<Option<u64>>,
+    /// A slot per subagent that may run at once (`task`); the others wait.
+    subagent_slots: tokio::sync::Semaphore,
 }
 
 impl Inner {
@@ -420,6 +428,7 @@ impl Agent {
                 }
             });
         }
+        let subagent_slots = tokio::sync::Semaphore::new(settings.subagents.concurrency.max(1));
         let agent = Self {
             inner: Arc::new(Inner {
                 settings,
@@ -432,6 +441,7 @@ impl Agent {
                 counter: Mutex::new(context::count::Counter::new(context::START_RATIO)),
                 sent: Mutex::new(context::count::SentPrefixes::default()),
                 guessed_window: Mutex::new(None),
+                subagent_slots,
                 sessions: Mutex::new(HashMap::new()),
                 models: OnceCell::new(),
                 windows: OnceCell::new(),
@@ -537,6 +547,7 @@ impl Agent {
             frontend,
             cancel,
             images,
+            child: None,
         });
         // A turn that panics must still end, or its session stays taken and its client waits.
         tokio::spawn(async move {

@@ -17,6 +17,7 @@ mod record;
 mod steps;
 mod stop;
 mod stream;
+mod task;
 
 use std::sync::Arc;
 use tracing::Instrument;
@@ -38,6 +39,8 @@ pub(super) struct Turn {
     pub cancel: CancellationToken,
     /// The images attached to the prompt, sent after its text.
     pub images: Vec<tandem_model::Image>,
+    /// Set when this turn is a subagent's (`task`): its conversation, tools and step cap.
+    pub child: Option<Arc<crate::subagent::ChildScope>>,
 }
 
 /// What a tool call came to, for the model and the user.

@@ -269,6 +269,15 @@ impl IntoWire for Event {
                 context_window,
             },
             Event::Notice { message } => Update::ModelNotice { message },
+            Event::Subagent {
+                parent,
+                agent,
+                event,
+            } => Update::Subagent {
+                parent_id: parent.into_wire(),
+                agent,
+                update: Box::new(event.into_wire()),
+            },
             // Issue 31's faces give it a wire shape of its own; until then, a line.
             Event::FilesChanged { changes, .. } => Update::ModelNotice {
                 message: format!(

@@ -7,5 +7,6 @@ mod cancel;
 mod failures;
 mod registry;
 mod steps;
+mod subagents;
 mod support;
 mod window;

@@ -268,6 +268,39 @@ impl ChatFrontend {
                 };
                 let _ = self.ended.send((end.stop_reason, error));
             }
+            // A subagent's calls and results, indented under its `task` call (its text is its
+            // answer, shown as the call's result).
+            Change::Subagent {
+                parent,
+                agent,
+                change,
+            } => {
+                let Some(sub) = view.subagent(&parent) else {
+                    return;
+                };
+                let line = match *change {
+                    Change::Called { id, .. } => sub
+                        .view
+                        .tool(&id)
+                        .map(|t| format!("• {}", inert(&t.title, true))),
+                    Change::Finished { id } => {
+                        sub.view.tool(&id).and_then(|t| t.result.as_ref()).map(|r| {
+                            let mark = match r.status {
+                                ToolStatus::Ok => "✓",
+                                ToolStatus::Error => "✗",
+                                ToolStatus::Rejected => "⊘",
+                            };
+                            format!("  {mark} {}", inert(&summary(&r.output), true))
+                        })
+                    }
+                    _ => None,
+                };
+                if let Some(line) = line {
+                    self.switch_to(Shown::Nothing);
+                    let agent = inert(&agent, true);
+                    out(&format!("{}\n", s.dim(&format!("    │ {agent}: {line}"))));
+                }
+            }
             _ => {}
         }
     }
