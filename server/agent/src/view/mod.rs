@@ -532,6 +532,13 @@ impl TurnView {
             .collect()
     }
 
+    /// The name of the subagent whose call this is (`None`: the turn's own, or unknown): what
+    /// a face says when that call's approval is asked.
+    pub fn subagent_asking(&self, id: &ToolCallId) -> Option<&str> {
+        self.subagent_of(id)
+            .map(|i| self.subagents[i].1.agent.as_str())
+    }
+
     /// Each subagent's part, by the parent's `task` call, in the order they began.
     pub fn subagents(&self) -> &[(ToolCallId, SubagentView)] {
         &self.subagents

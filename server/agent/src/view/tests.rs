@@ -673,6 +673,25 @@ fn a_subagents_events_go_to_its_own_view_under_the_task_call() {
             .is_empty()
     );
 
+    // A question about the child's own call goes to its view and says whose it is.
+    view.event(sub(
+        "t1",
+        Event::ToolCall(ToolCallEvent {
+            tool_call_id: "c9".into(),
+            name: "execute_command".into(),
+            arguments: json!({"command": "make"}),
+            title: "Run make".into(),
+            kind: ToolKind::Execute,
+            location: None,
+        }),
+    ));
+    let asked = view.approval_asked(&command("c9"));
+    assert!(
+        matches!(&asked[..], [Change::Subagent { change, .. }] if matches!(**change, Change::Asked { .. })),
+        "{asked:?}"
+    );
+    assert_eq!(view.subagent_asking(&"c9".into()), Some("explore"));
+    assert_eq!(view.subagent_asking(&"t1".into()), None);
     assert_eq!(view.tools().len(), 1, "the parent has only its task call");
     assert_eq!(view.tool(&"t1".into()).unwrap().name, "task");
     let child = view.subagent(&"t1".into()).expect("the child's view");

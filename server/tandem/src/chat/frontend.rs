@@ -320,6 +320,13 @@ impl Frontend for ChatFrontend {
         let root = self.root.clone();
         self.status.quiet(false);
         self.switch_to(Shown::Nothing);
+        // A subagent's question says whose it is.
+        if let Some(agent) = lock(&self.view).subagent_asking(&request.tool_call_id) {
+            out(&format!(
+                "{}\n",
+                s.dim(&format!("    │ subagent {} asks:", inert(agent, true)))
+            ));
+        }
         Box::pin(async move {
             // A project's server whose trust can't be bound to what runs, or a command with no
             // rule that would admit it: no "always".
