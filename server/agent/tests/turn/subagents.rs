@@ -325,3 +325,42 @@ async fn the_transcript_reloads_with_the_children() {
             .contains("subagent of Tandem")
     );
 }
+
+#[tokio::test]
+async fn a_granted_edit_goes_through_the_approval_and_the_turns_undo() {
+    let h = Harness::new(Scenario::new([
+        Reply::tool("task", task_of("writer", "Put beta in notes.txt")),
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "notes.txt", "content": "beta\n"}),
+        ),
+        Reply::text("Written."),
+        Reply::text("Done."),
+    ]));
+    h.write(
+        ".tandem/agents/writer.md",
+        "---\ndescription: Writes\ntools: [Write]\n---\nWrite what is asked.\n",
+    );
+    h.write("notes.txt", "alpha\n");
+    let mut running = h.start("Delegate the write", vec![Answer::accept()]);
+    let asked = running.asked().await;
+    assert!(
+        matches!(
+            asked.action,
+            tandem_agent::approval::ApprovalAction::Edit(_)
+        ),
+        "{asked:?}"
+    );
+    let turn = running.end().await;
+    assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
+    assert_eq!(h.read("notes.txt"), "beta\n");
+
+    // Undoing the turn undoes what its subagent wrote.
+    let undone = h
+        .agent
+        .undo(&h.session, None, false, h.idle_face().as_ref())
+        .await
+        .expect("undo");
+    assert_eq!(undone.restored, ["notes.txt"], "{undone:?}");
+    assert_eq!(h.read("notes.txt"), "alpha\n");
+}
