@@ -85,8 +85,7 @@ impl Definitions {
 pub fn explore() -> Definition {
     Definition {
         name: "explore".into(),
-        description: "Searches the codebase (list, search, read) and reports the facts asked \
-                      for, with file:line. Use it to find things without filling your context."
+        description: "Searches the workspace (list, search, read); reports facts with path:line."
             .into(),
         tools: None,
         model: None,

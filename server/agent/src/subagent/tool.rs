@@ -52,10 +52,9 @@ impl ToolSpec for Task {
     }
 
     fn description(&self) -> String {
-        "Launch a subagent on a self-contained job in a fresh context of its own; you get only \
-         its final answer. Use it to search or read many files without filling your context. \
-         The prompt must say everything it needs (it sees nothing of this conversation) and what \
-         to report. Several calls in one answer run at once."
+        "Run a subagent on a self-contained job in a fresh context; you get only its answer. \
+         Use it to search or read many files without filling your context. The prompt must say \
+         all it needs (it sees nothing else). Several calls in one answer run at once."
             .into()
     }
 
