@@ -722,6 +722,66 @@ mod tests {
     }
 
     #[test]
+    fn a_subagents_calls_are_the_progress_of_its_task_call() {
+        let mut t = Translator::new("/ws".into(), false);
+        t.event(call(
+            "k",
+            "task",
+            json!({"description": "find"}),
+            "explore: find",
+        ));
+        let sub = |event: Event| Event::Subagent {
+            parent: "k".into(),
+            agent: "explore".into(),
+            event: Box::new(event),
+        };
+        // The subagent's own ids may repeat the parent's.
+        let called = t.event(sub(call(
+            "k",
+            "read_file",
+            json!({"path": "a.rs"}),
+            "Read a.rs",
+        )));
+        let called = wire(&called[0]);
+        assert_eq!(called["sessionUpdate"], "tool_call_update");
+        assert_eq!(called["toolCallId"], "k");
+        assert_eq!(called["status"], "in_progress");
+        assert_eq!(
+            called["content"][0]["content"]["text"],
+            "Subagent explore:\n… Read a.rs"
+        );
+        let read = t.event(sub(Event::ToolResult {
+            tool_call_id: "k".into(),
+            status: ToolStatus::Ok,
+            output: "fn alpha".into(),
+            diff: None,
+            error_kind: None,
+        }));
+        assert_eq!(
+            wire(&read[0])["content"][0]["content"]["text"],
+            "Subagent explore:\n✓ Read a.rs"
+        );
+        // Its text is no message of the parent's.
+        assert!(
+            t.event(sub(Event::Text {
+                delta: "alpha".into()
+            }))
+            .is_empty()
+        );
+        let done = t.event(Event::ToolResult {
+            tool_call_id: "k".into(),
+            status: ToolStatus::Ok,
+            output: "alpha is at a.rs:1".into(),
+            diff: None,
+            error_kind: None,
+        });
+        assert_eq!(wire(&done[0])["status"], "completed");
+        // A late event of the subagent never reopens the finished call.
+        let late = t.event(sub(call("k2", "list_files", json!({}), "List")));
+        assert!(late.is_empty(), "{late:?}");
+    }
+
+    #[test]
     fn command_output_accumulates_then_completes() {
         let mut t = Translator::new("/ws".into(), false);
         t.event(call(
