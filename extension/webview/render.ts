@@ -256,11 +256,40 @@ function toolCard(item: ToolItem, turn: Turn, ctx: RenderContext): { el: HTMLEle
   // A stale edit is no failure of the model's: say what happens next, outside the folded body.
   if (state === 'stale') card.append(h('div', { class: 'tool-note' }, staleNote(item.output)));
   if (req) card.append(approvalBox(req, ctx));
+  if (item.subagent) card.append(subagentBox(item, turn, ctx));
   const whole = wholeOutputButton(item, turn, ctx);
   if (whole) card.append(whole);
   const changedNote = filesChangedNote(item, turn, ctx);
   if (changedNote) card.append(changedNote);
   return { el: card, output };
+}
+
+/** A subagent's approval waiting, by its call (its ids are its own, asked in the same turn). */
+function subagentPending(call: ToolItem, turn: Turn, ctx: RenderContext): PendingApproval | undefined {
+  return call.state === 'running' ? ctx.pending.get(pendingKey(turn.turnId, call.toolCallId)) : undefined;
+}
+
+/**
+ * A `task` card's subagent: its calls, nested and foldable (open while it works), each with its
+ * state; a question it asks is answered here, saying which subagent asks.
+ */
+function subagentBox(item: ToolItem, turn: Turn, ctx: RenderContext): HTMLElement {
+  const sub = item.subagent!;
+  const rows = sub.calls.map((call) => {
+    const row = h(
+      'li',
+      { class: `subagent-call state-${call.state}` },
+      h('span', { class: `tool-icon state-${call.state} codicon ${STATE_ICON[call.state]}`, attrs: { 'aria-hidden': 'true' } }),
+      h('span', { class: 'tool-title', title: call.title || call.name }, call.title || call.name),
+      h('span', { class: 'tool-state' }, STATE_LABEL[call.state]),
+    );
+    const req = subagentPending(call, turn, ctx);
+    if (req) row.append(h('div', { class: 'tool-note' }, `Subagent ${sub.agent} asks:`), approvalBox(req, ctx));
+    return row;
+  });
+  const count = `${sub.calls.length} tool call${sub.calls.length === 1 ? '' : 's'}`;
+  const summary = [h('span', { class: 'codicon codicon-hubot', attrs: { 'aria-hidden': 'true' } }), h('span', {}, `Subagent ${sub.agent} · ${count}`)];
+  return details(ctx, `${item.id}:sub`, item.state === 'running', 'subagent', summary, h('ul', { class: 'subagent-calls' }, ...rows));
 }
 
 /** "Open Full Output" under a command whose output was more than the chat was sent. */
@@ -350,7 +379,9 @@ function itemKey(item: Item, turn: Turn, ctx: RenderContext): string {
   const approval = pendingFor(item, turn, ctx) ? 'A' : '';
   // A command's changed files become buttons once its turn is over.
   const ended = item.type === 'tool' && item.filesChanged && turn.ended ? 'E' : '';
-  return `${item.rev}:${approval}:${ctx.expanded[item.id] ?? ''}:${ended}`;
+  // A subagent's question shows in its task card, and its fold is the card's too.
+  const sub = item.type === 'tool' && item.subagent ? `${item.subagent.calls.filter((c) => subagentPending(c, turn, ctx)).length}:${ctx.expanded[`${item.id}:sub`] ?? ''}` : '';
+  return `${item.rev}:${approval}:${ctx.expanded[item.id] ?? ''}:${ended}:${sub}`;
 }
 
 /**

@@ -1,7 +1,7 @@
 // The chat as a model: the host's log of sidecar updates folded into turns and items. Pure, so
 // it is tested without a DOM; render.ts turns it into elements.
 
-import type { ErrorKind, FileChangeSummary, ToolCallId, ToolStatus, StopReason, TurnId } from '../src/protocol';
+import type { ErrorKind, FileChangeSummary, ToolCallId, ToolStatus, StopReason, TurnId, Update } from '../src/protocol';
 import type { LogEntry } from '../src/shared/messages';
 
 /**
@@ -53,6 +53,14 @@ export interface ToolItem extends Base {
   wholeOutput?: string;
   /** The files the call changed other than through an edit (a command's writes), as reported. */
   filesChanged?: FileChangeSummary[];
+  /** A `task` call's subagent: its name and its own tool calls, nested under this card. */
+  subagent?: Subagent;
+}
+
+export interface Subagent {
+  agent: string;
+  /** Its calls, in order; their ids are the subagent's own. */
+  calls: ToolItem[];
 }
 
 export type Item = UserItem | TextItem | ReasoningItem | ToolItem;
@@ -104,12 +112,55 @@ function turnFor(t: Transcript, turnId: TurnId): Turn {
 }
 
 function findTool(turn: Turn, toolCallId: ToolCallId): ToolItem | undefined {
-  for (let i = turn.items.length - 1; i >= 0; i--) {
-    const item = turn.items[i];
+  return findLast(turn.items, toolCallId);
+}
+
+function findLast(items: readonly Item[], toolCallId: ToolCallId): ToolItem | undefined {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
     if (item?.type === 'tool' && item.toolCallId === toolCallId) return item;
   }
   return undefined;
 }
+
+/**
+ * A subagent's update, into its `task` card: its calls and their results (its text is its answer,
+ * which the card's own result shows; its tokens are in the turn's totals, not the context bar).
+ */
+function applySubagent(parent: ToolItem, agent: string, u: LogUpdate): void {
+  const sub = (parent.subagent ??= { agent, calls: [] });
+  switch (u.kind) {
+    case 'toolCall':
+      sub.calls.push({
+        type: 'tool',
+        id: `${parent.id}:sub:${sub.calls.length}`,
+        toolCallId: u.toolCallId,
+        rev: 0,
+        name: u.name,
+        title: u.title,
+        arguments: u.arguments,
+        state: 'running',
+        output: '',
+        outputTotal: 0,
+      });
+      break;
+    case 'toolResult': {
+      const call = findLast(sub.calls, u.toolCallId);
+      if (!call) return;
+      call.state = u.status;
+      call.output = capped(u.output);
+      call.outputTotal = u.output.length;
+      if (u.diff != null) call.diff = u.diff;
+      call.rev++;
+      break;
+    }
+    default:
+      return;
+  }
+  parent.rev++;
+}
+
+type LogUpdate = Update;
 
 const capped = (s: string) => (s.length > OUTPUT_CAP ? s.slice(s.length - OUTPUT_CAP) : s);
 
@@ -217,6 +268,11 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
     case 'modelNotice':
       t.blocks.push({ kind: 'notice', id: `notice:${t.blocks.length}`, level: 'info', text: entry.message });
       return;
+    case 'subagent': {
+      const parent = findTool(turn, entry.parentId);
+      if (parent) applySubagent(parent, entry.agent, entry.update);
+      return;
+    }
     case 'turnEnded':
       turn.ended = {
         stopReason: entry.stopReason,
@@ -225,7 +281,14 @@ export function applyEntry(t: Transcript, entry: LogEntry): void {
       };
       // A tool still "running" when its turn ended was cut off (cancelled, or the sidecar died).
       for (const item of turn.items) {
-        if (item.type === 'tool' && item.state === 'running') {
+        if (item.type !== 'tool') continue;
+        for (const call of item.subagent?.calls ?? []) {
+          if (call.state === 'running') {
+            call.state = 'error';
+            item.rev++;
+          }
+        }
+        if (item.state === 'running') {
           item.state = 'error';
           item.rev++;
         }

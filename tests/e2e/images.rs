@@ -112,7 +112,7 @@ async fn images_reach_an_openai_server_as_data_urls_and_survive_a_resume() {
         "inline bytes in {transcript:?}"
     );
     assert!(text.contains("\"sha256\""), "{text}");
-    assert!(text.contains("\"formatVersion\":5"), "{text}");
+    assert!(text.contains("\"formatVersion\":6"), "{text}");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

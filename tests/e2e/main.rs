@@ -46,6 +46,7 @@ mod plan_faces;
 mod policy;
 mod protocol;
 mod sessions;
+mod subagents;
 mod tools_cli;
 #[cfg(unix)]
 mod trust;

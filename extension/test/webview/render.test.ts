@@ -41,6 +41,29 @@ describe('TranscriptView', () => {
     assert.deepEqual(decide.mock.calls.at(-1)?.arguments, [command, 'reject', 'use npm run test:unit']);
   });
 
+  it('nests a subagent\'s calls in a foldable box under its task card, with its question', () => {
+    const root = document.createElement('div');
+    const asked: PendingApproval = { sessionId: sessionIdFrom('s'), turnId: turnIdFrom('t1'), toolCallId: toolCallIdFrom('s2'), kind: 'command', command: 'make', cwd: '/w' };
+    const { ctx, decide } = context([asked]);
+    const sub = (e: Record<string, unknown>) => u({ kind: 'subagent', parentId: 'k1', agent: 'runner', update: e });
+    const t = buildTranscript([
+      u({ kind: 'turnStarted', prompt: 'go' }),
+      u({ kind: 'toolCall', toolCallId: toolCallIdFrom('k1'), name: 'task', arguments: {}, title: 'runner: build' }),
+      sub({ kind: 'toolCall', toolCallId: 's1', name: 'read_file', arguments: {}, title: 'Read Makefile' }),
+      sub({ kind: 'toolResult', toolCallId: 's1', status: 'ok', output: 'all:' }),
+      sub({ kind: 'toolCall', toolCallId: 's2', name: 'execute_command', arguments: {}, title: 'make' }),
+    ]);
+    new TranscriptView(root).render(t, ctx);
+    const box = root.querySelector('.tool details.subagent') as HTMLDetailsElement;
+    assert.ok(box, 'the subagent box');
+    assert.equal(box.open, true, 'open while the task runs');
+    assert.match(box.querySelector('summary')?.textContent ?? '', /Subagent runner · 2 tool calls/);
+    assert.deepEqual([...box.querySelectorAll('.subagent-call .tool-title')].map((e) => e.textContent), ['Read Makefile', 'make']);
+    assert.match(box.textContent ?? '', /Subagent runner asks:/);
+    buttonNamed(box as unknown as HTMLElement, 'Reject').click();
+    assert.deepEqual(decide.mock.calls.at(-1)?.arguments.slice(0, 2), [asked, 'reject']);
+  });
+
   it('keeps unchanged elements in place while a turn streams, so a typed note keeps its focus', () => {
     const root = document.createElement('div');
     document.body.append(root);

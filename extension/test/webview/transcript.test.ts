@@ -35,6 +35,29 @@ describe('the transcript', () => {
     assert.deepEqual(t.usage, { promptTokens: 1200, completionTokens: 80, contextWindow: 32768 });
   });
 
+  it('nests a subagent\'s calls under its task card, and ends the ones left running', () => {
+    const sub = (e: Record<string, unknown>) => u('t1', { kind: 'subagent', parentId: 'k1', agent: 'explore', update: e });
+    const t = buildTranscript([
+      u('t1', { kind: 'turnStarted', prompt: 'find it' }),
+      u('t1', { kind: 'toolCall', toolCallId: 'k1', name: 'task', arguments: {}, title: 'explore: find' }),
+      // The subagent's own ids may repeat the parent's.
+      sub({ kind: 'toolCall', toolCallId: 'k1', name: 'read_file', arguments: { path: 'a.rs' }, title: 'Read a.rs' }),
+      sub({ kind: 'text', delta: 'alpha is at a.rs:1' }),
+      sub({ kind: 'toolResult', toolCallId: 'k1', status: 'ok', output: 'fn alpha' }),
+      sub({ kind: 'toolCall', toolCallId: 'k2', name: 'list_files', arguments: {}, title: 'List' }),
+      u('t1', { kind: 'turnEnded', stopReason: 'cancelled' }),
+    ]);
+    const turn = t.blocks[0] as Turn;
+    assert.deepEqual(turn.items.map((i) => i.type), ['user', 'tool'], 'nothing of the subagent at the top level');
+    const task = turn.items[1] as ToolItem;
+    assert.equal(task.subagent?.agent, 'explore');
+    assert.deepEqual(task.subagent?.calls.map((c) => [c.title, c.state, c.output]), [
+      ['Read a.rs', 'ok', 'fn alpha'],
+      ['List', 'error', ''],
+    ]);
+    assert.equal(task.state, 'error');
+  });
+
   it('shows the rules files in effect and the sidecar\'s notices as small notes', () => {
     const t = buildTranscript([
       u('t1', { kind: 'turnStarted', prompt: 'hi' }),

@@ -323,6 +323,14 @@ impl Translator {
                     .content(self.files_content(&id));
                 vec![status_update(&id, fields)]
             }
+            // A subagent's calls are the progress of its `task` call: its content, replaced at
+            // each call and result, lists them.
+            Change::Subagent { parent, change, .. } => match *change {
+                Change::Called { .. } | Change::Finished { .. } | Change::Interrupted { .. } => {
+                    self.subagent_progress(&parent).into_iter().collect()
+                }
+                _ => Vec::new(),
+            },
             Change::Finished { id } => self.result(&id).into_iter().collect(),
             Change::Allowed { id } => vec![status_update(
                 &id,
@@ -356,6 +364,31 @@ impl Translator {
                 }
             }
         }
+    }
+
+    /// The `task` call `parent` while its subagent works: in progress, its content the
+    /// subagent's calls so far, one line each. Never once the call is over (a finished call is
+    /// not reported running again).
+    fn subagent_progress(&self, parent: &CoreCallId) -> Option<SessionUpdate> {
+        if self.view.tool(parent)?.state.is_over() {
+            return None;
+        }
+        let sub = self.view.subagent(parent)?;
+        let lines: Vec<String> = (sub.view.tools().iter())
+            .map(|t| {
+                let mark = match t.state {
+                    ToolState::Done(ToolStatus::Ok) => "✓",
+                    ToolState::Done(_) | ToolState::Interrupted => "✗",
+                    _ => "…",
+                };
+                format!("{mark} {}", t.title)
+            })
+            .collect();
+        let text = format!("Subagent {}:\n{}", sub.agent, lines.join("\n"));
+        let fields = ToolCallUpdateFields::new()
+            .status(ToolCallStatus::InProgress)
+            .content(vec![text_content(text)]);
+        Some(status_update(parent, fields))
     }
 
     fn result(&self, id: &CoreCallId) -> Option<SessionUpdate> {
@@ -770,6 +803,66 @@ mod tests {
         let read = wire(&read[0]);
         assert_eq!(read["status"], "in_progress");
         assert_eq!(read["locations"], json!([{"path": "/ws/a", "line": 20}]));
+    }
+
+    #[test]
+    fn a_subagents_calls_are_the_progress_of_its_task_call() {
+        let mut t = Translator::new("/ws".into(), false);
+        t.event(call(
+            "k",
+            "task",
+            json!({"description": "find"}),
+            "explore: find",
+        ));
+        let sub = |event: Event| Event::Subagent {
+            parent: "k".into(),
+            agent: "explore".into(),
+            event: Box::new(event),
+        };
+        // The subagent's own ids may repeat the parent's.
+        let called = t.event(sub(call(
+            "k",
+            "read_file",
+            json!({"path": "a.rs"}),
+            "Read a.rs",
+        )));
+        let called = wire(&called[0]);
+        assert_eq!(called["sessionUpdate"], "tool_call_update");
+        assert_eq!(called["toolCallId"], "k");
+        assert_eq!(called["status"], "in_progress");
+        assert_eq!(
+            called["content"][0]["content"]["text"],
+            "Subagent explore:\n… Read a.rs"
+        );
+        let read = t.event(sub(Event::ToolResult {
+            tool_call_id: "k".into(),
+            status: ToolStatus::Ok,
+            output: "fn alpha".into(),
+            diff: None,
+            error_kind: None,
+        }));
+        assert_eq!(
+            wire(&read[0])["content"][0]["content"]["text"],
+            "Subagent explore:\n✓ Read a.rs"
+        );
+        // Its text is no message of the parent's.
+        assert!(
+            t.event(sub(Event::Text {
+                delta: "alpha".into()
+            }))
+            .is_empty()
+        );
+        let done = t.event(Event::ToolResult {
+            tool_call_id: "k".into(),
+            status: ToolStatus::Ok,
+            output: "alpha is at a.rs:1".into(),
+            diff: None,
+            error_kind: None,
+        });
+        assert_eq!(wire(&done[0])["status"], "completed");
+        // A late event of the subagent never reopens the finished call.
+        let late = t.event(sub(call("k2", "list_files", json!({}), "List")));
+        assert!(late.is_empty(), "{late:?}");
     }
 
     #[test]

@@ -238,21 +238,24 @@ fn read(ws: &Workspace, rel: &str) -> Result<(FrontMatter, String), String> {
     split_front_matter(&text)
 }
 
-/// The front matter (between a first line `---` and the next `---` line) and the text after it.
-fn split_front_matter(text: &str) -> Result<(FrontMatter, String), String> {
+/// The front matter (between a first line `---` and the next `---` line) and the text after it
+/// (subagent definitions are read the same way).
+pub(crate) fn split_front_matter<F: serde::de::DeserializeOwned + Default>(
+    text: &str,
+) -> Result<(F, String), String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let Some(rest) = text
         .strip_prefix("---\n")
         .or_else(|| text.strip_prefix("---\r\n"))
     else {
-        return Ok((FrontMatter::default(), text.to_string()));
+        return Ok((F::default(), text.to_string()));
     };
     let mut offset = 0;
     for line in rest.split_inclusive('\n') {
         if line.trim_end() == "---" {
             let yaml = &rest[..offset];
             let body = &rest[offset + line.len()..];
-            let front: Option<FrontMatter> = serde_norway::from_str(yaml)
+            let front: Option<F> = serde_norway::from_str(yaml)
                 .map_err(|e| format!("its front matter is not valid: {e}"))?;
             return Ok((front.unwrap_or_default(), body.to_string()));
         }

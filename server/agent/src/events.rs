@@ -75,6 +75,16 @@ pub enum Event {
     /// (a 5xx, a 429, a refused connection). Transient: a face shows it until the next event,
     /// and the transcript does not keep it.
     Retrying(Retrying),
+    /// Something a subagent did (its own `Text`, `ToolCall`, `ToolResult`, `Usage`, …), under
+    /// the `task` call that started it: a face nests it there. Never a `TurnStarted` or
+    /// `TurnEnded` (the `task` call's own result ends the child), never nested twice.
+    Subagent {
+        /// The parent's `task` call.
+        parent: ToolCallId,
+        /// The subagent's name (its definition's).
+        agent: String,
+        event: Box<Event>,
+    },
     /// The turn is over.
     TurnEnded {
         stop_reason: StopReason,
@@ -234,10 +244,11 @@ impl Event {
     /// A streamed piece (text, reasoning, command output), which a face may merge with the next
     /// piece of the same stream.
     pub fn is_piece(&self) -> bool {
-        matches!(
-            self,
-            Event::Text { .. } | Event::Reasoning { .. } | Event::ToolOutput { .. }
-        )
+        match self {
+            Event::Text { .. } | Event::Reasoning { .. } | Event::ToolOutput { .. } => true,
+            Event::Subagent { event, .. } => event.is_piece(),
+            _ => false,
+        }
     }
 
     /// Appends `next` to `self` when both are pieces of the same stream; whether it did.
@@ -261,6 +272,18 @@ impl Event {
                 a.push_str(b);
                 true
             }
+            (
+                Event::Subagent {
+                    parent: a_parent,
+                    event: a,
+                    ..
+                },
+                Event::Subagent {
+                    parent: b_parent,
+                    event: b,
+                    ..
+                },
+            ) if a_parent == b_parent => a.merge(b),
             _ => false,
         }
     }

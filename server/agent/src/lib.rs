@@ -21,6 +21,7 @@ pub mod plan;
 pub mod prompt;
 pub mod rules;
 mod session;
+pub mod subagent;
 pub mod transcript;
 pub mod trust;
 mod turn;
@@ -154,6 +155,8 @@ pub struct AgentSettings {
     pub rule_store: Option<std::sync::Arc<dyn approval::RuleStore>>,
     /// The user's hooks (their config file), run without asking.
     pub hooks: Vec<hooks::HookSpec>,
+    /// Subagents: how many run at once, where the user's definitions are.
+    pub subagents: subagent::SubagentSettings,
 }
 
 impl AgentSettings {
@@ -312,7 +315,10 @@ fn walls(settings: &AgentSettings, root: &Path) -> tandem_tools::Walls {
 /// The tools every session has: the workspace's, `fetch_url` and the plan. MCP servers' tools
 /// come beside them, by their own names.
 pub fn builtin_tools() -> Registry {
-    Registry::workspace().clone().with(plan::UpdatePlan)
+    Registry::workspace()
+        .clone()
+        .with(plan::UpdatePlan)
+        .with(subagent::Task)
 }
 
 /// The agent: every session of this process, and what they share.
@@ -348,6 +354,8 @@ struct Inner {
     sent: Mutex<context::count::SentPrefixes>,
     /// A window guessed from an overflow error that named no number.
     guessed_window: Mutex<Option<u64>>,
+    /// A slot per subagent that may run at once (`task`); the others wait.
+    subagent_slots: tokio::sync::Semaphore,
 }
 
 impl Inner {
@@ -427,6 +435,7 @@ impl Agent {
                 }
             });
         }
+        let subagent_slots = tokio::sync::Semaphore::new(settings.subagents.concurrency.max(1));
         let agent = Self {
             inner: Arc::new(Inner {
                 settings,
@@ -439,6 +448,7 @@ impl Agent {
                 counter: Mutex::new(context::count::Counter::new(context::START_RATIO)),
                 sent: Mutex::new(context::count::SentPrefixes::default()),
                 guessed_window: Mutex::new(None),
+                subagent_slots,
                 sessions: Mutex::new(HashMap::new()),
                 models: OnceCell::new(),
                 windows: OnceCell::new(),
@@ -545,6 +555,7 @@ impl Agent {
             cancel,
             images,
             hooks: Default::default(),
+            child: None,
         });
         // A turn that panics must still end, or its session stays taken and its client waits.
         tokio::spawn(async move {

@@ -18,6 +18,7 @@ mod record;
 mod steps;
 mod stop;
 mod stream;
+mod task;
 
 use std::sync::Arc;
 use tracing::Instrument;
@@ -41,6 +42,8 @@ pub(super) struct Turn {
     pub images: Vec<tandem_model::Image>,
     /// What the user's hooks said in this turn.
     pub hooks: hook::HookState,
+    /// Set when this turn is a subagent's (`task`): its conversation, tools and step cap.
+    pub child: Option<Arc<crate::subagent::ChildScope>>,
 }
 
 /// What a tool call came to, for the model and the user.

@@ -54,10 +54,21 @@ pub struct ConfigFile {
     /// session starts (docs/hooks.md).
     #[serde(default)]
     pub hooks: Option<crate::hooks::FileHooks>,
+    /// `[subagents]`: how many run at once (the user's file only).
+    #[serde(default)]
+    pub subagents: Option<FileSubagents>,
     /// Per-project sections of the user's own file, keyed by the workspace's path:
     /// `[projects."/home/me/app".approval.rules]`. Never read from a project's file.
     #[serde(default)]
     pub projects: BTreeMap<String, FileProject>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileSubagents {
+    /// The most subagents running at once (1 or more).
+    #[serde(default)]
+    pub concurrency: Option<usize>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
@@ -200,6 +211,8 @@ pub struct FileSettings {
     pub mcp_servers: Vec<McpServerConfig>,
     /// The user's file's hooks (they run without asking).
     pub hooks: Vec<tandem_agent::hooks::HookSpec>,
+    /// The most subagents running at once.
+    pub subagent_concurrency: Option<usize>,
 }
 
 /// The user's config file: `explicit` (`--config`), else `TANDEM_CONFIG`, else the platform's
@@ -349,6 +362,7 @@ impl ConfigFile {
             (self.approval.is_some(), "approval"),
             (self.data_dir.is_some(), "data_dir"),
             (self.limits.is_some(), "limits"),
+            (self.subagents.is_some(), "subagents"),
             (!self.projects.is_empty(), "projects"),
             // Commands anyone who commits can write: only the user's own file runs hooks.
             (self.hooks.is_some(), "hooks"),
@@ -539,6 +553,7 @@ impl ConfigFile {
                     })?,
                 None => Vec::new(),
             },
+            subagent_concurrency: self.subagents.as_ref().and_then(|s| s.concurrency),
         })
     }
 }
@@ -650,6 +665,7 @@ mod tests {
             Some("http://127.0.0.1:1234/v1")
         );
         assert_eq!(s.max_steps, Some(50));
+        assert_eq!(s.subagent_concurrency, Some(3));
         assert_eq!(s.mcp_servers.len(), 2);
         assert_eq!(s.hooks.len(), 1);
         assert_eq!(s.hooks[0].matcher, "Edit|Write");
@@ -736,6 +752,9 @@ mod tests {
         let e = read_project(dir.path()).unwrap_err();
         assert!(e.message.contains("`approval`"), "{e}");
         assert_eq!(e.line, Some(5), "{e}");
+        std::fs::write(&path, "[subagents]\nconcurrency = 64\n").unwrap();
+        let e = read_project(dir.path()).unwrap_err();
+        assert!(e.message.contains("`subagents`"), "{e}");
         std::fs::write(&path, "[provider]\nbase_url = \"http://evil/v1\"\n").unwrap();
         let e = read_project(dir.path()).unwrap_err();
         assert!(e.message.contains("provider.base_url"), "{e}");

@@ -126,6 +126,13 @@ impl StartOptions {
                 .user_rules
                 .or_else(tandem_agent::rules::default_user_file),
             user_commands: tandem_agent::commands::default_user_dirs(),
+            subagents: tandem_agent::subagent::SubagentSettings {
+                user_dirs: tandem_agent::subagent::definitions::default_user_dirs(),
+                concurrency: user
+                    .subagent_concurrency
+                    .unwrap_or(tandem_agent::subagent::SubagentSettings::default().concurrency)
+                    .max(1),
+            },
             // "Always allow" for commands saves to the user's own file, never the project's.
             rule_store: user_path.map(|(file, _)| {
                 Arc::new(crate::rules::UserRuleStore { file })

@@ -275,6 +275,15 @@ impl IntoWire for Event {
                 context_window,
             },
             Event::Notice { message } => Update::ModelNotice { message },
+            Event::Subagent {
+                parent,
+                agent,
+                event,
+            } => Update::Subagent {
+                parent_id: parent.into_wire(),
+                agent,
+                update: Box::new(event.into_wire()),
+            },
             Event::FilesChanged {
                 tool_call_id,
                 changes,

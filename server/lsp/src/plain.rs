@@ -455,6 +455,30 @@ impl Forwarder {
             }
             // Listed with the call's result line (`Finished`); `tandem.diff` shows them.
             Change::FilesChanged { .. } => {}
+            // A subagent's calls and results, as log lines under its `task` call's.
+            Change::Subagent {
+                parent,
+                agent,
+                change,
+            } => {
+                let Some(sub) = self.view.subagent(&parent) else {
+                    return false;
+                };
+                let line = match *change {
+                    Change::Called { id, .. } => sub.view.tool(&id).map(|t| t.title.clone()),
+                    Change::Finished { id } => sub.view.tool(&id).and_then(|t| {
+                        let result = t.result.as_ref()?;
+                        let kind = t.announced.then_some(t.kind);
+                        Some(result_line(result.status, kind, &result.output))
+                    }),
+                    _ => None,
+                };
+                if let Some(line) = line {
+                    self.client
+                        .log_message(MessageType::INFO, format!("Tandem:   [{agent}] {line}"))
+                        .await;
+                }
+            }
             Change::Finished { id } => {
                 let Some(tool) = self.view.tool(&id) else {
                     return false;

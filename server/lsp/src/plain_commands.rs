@@ -374,7 +374,9 @@ fn markdown(history: &[HistoryEntry]) -> String {
                 out.push_str(&format!("\n## You\n\n{prompt}\n\n## Tandem\n\n"))
             }
             Event::Text { delta } => out.push_str(delta),
+            // A subagent's part is its `task` call's result, shown with the call.
             Event::Reasoning { .. }
+            | Event::Subagent { .. }
             | Event::FilesChanged { .. }
             | Event::ToolOutput { .. }
             | Event::Usage { .. }

@@ -407,6 +407,14 @@ pub enum Update {
     /// Something the user should know about the model server (it cut the prompt; tools now go
     /// as text).
     ModelNotice { message: String },
+    /// Something a subagent did, under the parent's `task` call `parentId`: `update` is the
+    /// subagent's own (its text, tool calls and results, tokens; never `turnStarted`,
+    /// `turnEnded` or another `subagent`). Its tool call ids are its own.
+    Subagent {
+        parent_id: ToolCallId,
+        agent: String,
+        update: Box<Update>,
+    },
     /// The model's plan as it now stands (the whole plan each time; `entries` empty: cleared).
     Plan {
         #[serde(default, skip_serializing_if = "Option::is_none")]

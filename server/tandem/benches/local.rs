@@ -16,7 +16,10 @@
 //!   answers (a 135M model does not call tools reliably): the server still reads every prompt,
 //!   so its cache numbers are real. Three servers: one slot; the default slots (`-np -1`: 4
 //!   sharing one KV cache); 4 slots of their own (`-np 4 -c 16384`: 4,096 tokens each).
-//!   `TANDEM_BENCH_SERVERS=1,default,4` picks some of them (all when unset).
+//!   `TANDEM_BENCH_SERVERS=1,default,4` picks some of them (all when unset);
+//! - a task needing a fact from each of 10 files (2 KiB each) in a 4,096-token window against the
+//!   mock model, done by the main agent alone and then through the `explore` subagent: the main
+//!   agent's peak request and its compactions, and the subagent's (scripted choices, real sizes).
 
 #[path = "../../../tests/llama-server/server.rs"]
 #[allow(dead_code)]
@@ -179,6 +182,110 @@ async fn scripted_task(steps: usize, file_bytes: usize, window: u64) {
     assert!(largest <= window, "a request over the window");
 }
 
+/// Whether a request the mock received is a subagent's (its system prompt says so).
+fn is_subagents(request: &Value) -> bool {
+    request["messages"][0]["content"]
+        .as_str()
+        .is_some_and(|c| c.contains("subagent of Tandem"))
+}
+
+/// A task that needs one fact from each of `files` files in a `window`-token window: the main
+/// agent reading them itself, or handing the search to the built-in `explore` subagent (one
+/// `task` call; the subagent reads them in its own window and answers with the facts). Scripted:
+/// the model's choices are the mock's; the files, the requests, the fitting and the compactions
+/// are Tandem's own. Prints the main agent's peak request (estimated, as the largest the mock got)
+/// and the compactions in each context.
+async fn delegation(files: usize, file_bytes: usize, window: u64, delegate: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let mut replies = Vec::new();
+    if delegate {
+        replies.push(Reply::tool(
+            "task",
+            json!({
+                "description": "find the items",
+                "prompt": format!("Read f0.rs to f{}.rs and report where each item_N function is, as path:line.", files - 1),
+                "subagent_type": "explore",
+            }),
+        ));
+    }
+    let mut facts = String::new();
+    for i in 0..files {
+        let line = format!("fn item_{i}() {{ /* some code of file {i} */ }}\n");
+        std::fs::write(
+            dir.path().join(format!("f{i}.rs")),
+            line.repeat(file_bytes / line.len() + 1),
+        )
+        .unwrap();
+        replies.push(Reply::tool(
+            "read_file",
+            json!({"path": format!("f{i}.rs")}),
+        ));
+        facts.push_str(&format!("item_{i}: f{i}.rs:1\n"));
+    }
+    if delegate {
+        replies.push(Reply::text(facts.clone()));
+    }
+    replies.push(Reply::text(format!("The items:\n{facts}")));
+    let mock = MockServer::start(Scenario::new(replies));
+    let (agent, _client) = StartOptions {
+        provider: ProviderOptions {
+            base_url: Some(mock.base_url()),
+            model: Some("mock-coder".into()),
+            context_window: Some(window),
+            ..ProviderOptions::default()
+        },
+        data_dir: Some(data.path().to_path_buf()),
+        max_steps: Some(files as u32 + 5),
+        ..StartOptions::default()
+    }
+    .start()
+    .expect("start");
+    let session = agent.new_session(dir.path()).unwrap();
+    let frontend = Collect::new();
+    agent
+        .prompt(
+            &session.session_id,
+            format!(
+                "Where is each item_N function of f0.rs to f{}.rs?",
+                files - 1
+            ),
+            Vec::new(),
+            frontend.clone(),
+        )
+        .unwrap();
+    let ended = frontend.turn_ended(1, Duration::from_secs(120)).await;
+    let requests = mock.chat_requests();
+    let events = frontend.events();
+    let main_compactions = (events.iter())
+        .filter(|e| matches!(e, Event::Compaction { .. }))
+        .count();
+    let sub_compactions = (events.iter())
+        .filter(|e| matches!(e, Event::Subagent { event, .. } if matches!(**event, Event::Compaction { .. })))
+        .count();
+    let peak = |sub: bool| {
+        (requests.iter())
+            .filter(|r| is_subagents(&r.body) == sub)
+            .map(|r| estimated(&r.body))
+            .max()
+            .unwrap_or(0)
+    };
+    let main_requests = requests.iter().filter(|r| !is_subagents(&r.body)).count();
+    let how = if delegate {
+        "with explore"
+    } else {
+        "without subagent"
+    };
+    println!(
+        "facts from {files} files of {file_bytes} bytes, {window}-token window, {how}: main agent \
+         peak request ~{} tokens, {main_compactions} compactions, {main_requests} requests; \
+         subagent peak ~{} tokens, {sub_compactions} compactions, {} requests; ended {ended}",
+        peak(false),
+        peak(true),
+        requests.len() - main_requests,
+    );
+}
+
 const TURNS: usize = 12;
 
 /// The 12-turn session against a real llama-server of `n_ctx` started with `extra` flags.
@@ -309,6 +416,9 @@ fn main() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(scripted_task(20, 2048, 4096));
     runtime.block_on(scripted_task(20, 8192, 4096));
+    for delegate in [false, true] {
+        runtime.block_on(delegation(10, 2048, 4096, delegate));
+    }
     if std::panic::catch_unwind(llama_server::paths).is_err() {
         println!(
             "\nllama-server: skipped (run tests/llama/server-setup.sh to build it and fetch the \

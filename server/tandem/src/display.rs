@@ -110,10 +110,18 @@ pub fn compaction(
     )
 }
 
-/// `text` broken between words to fit `width` columns, for the lines the chat prints whole (the
-/// banner, the status line after a turn), which a narrow terminal would otherwise cut mid-word.
-/// A word longer than the width stays whole on its own line.
-pub fn wrap_words(text: &str, width: usize) -> String {
+/// `text` broken between words to fit the terminal stdout is, for the lines the chat prints
+/// whole (the banner, the status line after a turn), which a narrow terminal would otherwise cut
+/// mid-word; a word longer than the width stays whole on its own line. Into a pipe the line stays
+/// as it is: a script reads whole lines.
+pub fn wrap_for_stdout(text: &str) -> String {
+    wrap_words_in(text, crate::terminal::columns())
+}
+
+fn wrap_words_in(text: &str, width: Option<usize>) -> String {
+    let Some(width) = width.filter(|w| *w > 0) else {
+        return text.to_string();
+    };
     let options = textwrap::Options::new(width.max(20))
         .break_words(false)
         .word_separator(textwrap::WordSeparator::AsciiSpace);
@@ -175,7 +183,7 @@ mod tests {
         let banner = "Tandem 0.1.0 in /home/me/projects/app, qwen2.5-coder-7b at \
                       http://127.0.0.1:8080/v1. /help lists the commands; Ctrl-C stops a turn, \
                       /exit quits.";
-        let wrapped = wrap_words(banner, 40);
+        let wrapped = wrap_words_in(banner, Some(40));
         for line in wrapped.lines() {
             assert!(
                 line.chars().count() <= 40 || !line.contains(' '),

@@ -9,6 +9,7 @@ import type { ToolCallId } from "./ToolCallId";
 import type { ToolErrorKind } from "./ToolErrorKind";
 import type { ToolStatus } from "./ToolStatus";
 import type { TurnId } from "./TurnId";
+import type { Update } from "./Update";
 
 /**
  * The params of the `tandem/update` notification.
@@ -23,7 +24,7 @@ diff?: string | null,
  * file changed since the edit was proposed). Absent when the tool ran and failed on
  * its own terms (a command's exit code, an MCP tool's error).
  */
-errorKind?: ToolErrorKind | null, } | { "kind": "filesChanged", toolCallId: ToolCallId, changes: Array<FileChangeSummary>, } | { "kind": "usage", promptTokens: number, completionTokens: number, contextWindow?: number | null, } | { "kind": "rules", files: Array<RulesFile>, } | { "kind": "compaction", elided: number, summarized: number, tokensBefore: number, tokensAfter: number, contextWindow: number, } | { "kind": "modelNotice", message: string, } | { "kind": "plan", explanation?: string | null, entries: Array<PlanEntry>, } | { "kind": "retrying", retry: number, maxRetries: number, 
+errorKind?: ToolErrorKind | null, } | { "kind": "filesChanged", toolCallId: ToolCallId, changes: Array<FileChangeSummary>, } | { "kind": "usage", promptTokens: number, completionTokens: number, contextWindow?: number | null, } | { "kind": "rules", files: Array<RulesFile>, } | { "kind": "compaction", elided: number, summarized: number, tokensBefore: number, tokensAfter: number, contextWindow: number, } | { "kind": "modelNotice", message: string, } | { "kind": "subagent", parentId: ToolCallId, agent: string, update: Update, } | { "kind": "plan", explanation?: string | null, entries: Array<PlanEntry>, } | { "kind": "retrying", retry: number, maxRetries: number, 
 /**
  * The HTTP status that failed; absent for a connection failure, a timeout, a stream
  * that broke before its first byte.

@@ -66,6 +66,7 @@ export type * from "./TurnId";
 export type * from "./UndoConflict";
 export type * from "./UndoParams";
 export type * from "./UndoResult";
+export type * from "./Update";
 export type * from "./UpdateParams";
 export { ErrorCode, Method } from "./methods";
 export type * from "./requests";

@@ -528,11 +528,11 @@ mod tests {
 
     #[test]
     fn the_text_tool_prompt_shows_every_tool_and_the_calls_worth_showing() {
-        // Every built-in, update_plan and fetch_url included.
+        // Every built-in, update_plan, task and fetch_url included.
         let tools = crate::builtin_tools().compact_definitions();
         assert_eq!(
             tools.len(),
-            tandem_tools::Registry::workspace().names().len() + 1
+            tandem_tools::Registry::workspace().names().len() + 2
         );
         let prompt = tandem_provider::textcalls::tools_prompt(&tools);
         // At 3 characters a token, the low end for English and JSON: an upper bound.

@@ -12,6 +12,9 @@
 //!   the line on).
 //! - 5: a user message may carry `images` (type, dimensions, SHA-256), their bytes in files
 //!   beside the transcript (`images.rs`).
+//! - 6: adds the `subagent` update (a subagent's own update, with the `task` call's id as
+//!   `parentId`). A subagent's messages are not stored as `message` records (the parent's
+//!   conversation has only the `task` call's result).
 //!
 //! A loader reads every version up to [`FORMAT_VERSION`]; a change to a record's shape bumps it
 //! and keeps the old shape readable here.
@@ -32,7 +35,7 @@ use tandem_model::{Message, SessionId, ToolCall, ToolCallId, TurnId};
 use tandem_tools::{ErrorKind, FileDiff};
 
 /// The format this build writes.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 
 /// One line of a transcript.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -231,6 +234,12 @@ pub enum StoredEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         explanation: Option<String>,
         entries: Vec<StoredPlanStep>,
+    },
+    /// Format 6 on: a subagent's update, under the `task` call that started it.
+    Subagent {
+        parent_id: ToolCallId,
+        agent: String,
+        update: Box<StoredEvent>,
     },
 }
 
@@ -625,6 +634,15 @@ impl From<&Event> for StoredEvent {
                 message: crate::events::retry_line(&r),
             },
             Event::Plan(plan) => plan.into(),
+            Event::Subagent {
+                parent,
+                agent,
+                event,
+            } => StoredEvent::Subagent {
+                parent_id: parent,
+                agent,
+                update: Box::new(StoredEvent::from(&*event)),
+            },
             Event::TurnEnded {
                 stop_reason,
                 error,
@@ -661,6 +679,15 @@ impl StoredEvent {
             StoredEvent::TurnStarted { prompt, context } => Event::TurnStarted { prompt, context },
             StoredEvent::Text { delta } => Event::Text { delta },
             StoredEvent::Reasoning { delta } => Event::Reasoning { delta },
+            StoredEvent::Subagent {
+                parent_id,
+                agent,
+                update,
+            } => Event::Subagent {
+                parent: parent_id,
+                agent,
+                event: Box::new(update.into_event(root)),
+            },
             StoredEvent::ToolCall {
                 tool_call_id,
                 name,

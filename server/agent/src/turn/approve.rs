@@ -89,11 +89,7 @@ impl Turn {
                 )
             }
         };
-        self.frontend.update(
-            &self.session.id,
-            &self.turn_id,
-            crate::events::Event::Notice { message },
-        );
+        self.tell(crate::events::Event::Notice { message });
     }
 
     pub(super) fn request(&self, call: &ToolCall, action: ApprovalAction) -> ApprovalRequest {

@@ -101,7 +101,6 @@ impl Turn {
         if reply.decision == Decision::Reject {
             return Outcome::rejected(rejection("command", &reply));
         }
-        let frontend = &self.frontend;
         let (session_id, turn_id) = (&self.session.id, &self.turn_id);
         // What goes to the editor is bounded: past the cap one note, then nothing (the tool
         // result keeps the output's head and tail, for the model and the user alike).
@@ -131,14 +130,10 @@ impl Turn {
             } else {
                 shown += delta.len();
             }
-            frontend.update(
-                session_id,
-                turn_id,
-                Event::ToolOutput {
-                    tool_call_id: call.id.clone(),
-                    delta,
-                },
-            );
+            self.tell(Event::ToolOutput {
+                tool_call_id: call.id.clone(),
+                delta,
+            });
         };
         let known = crate::file_events::Known::before(&self.session.reads);
         let ran = tools::run_command(&proposal, &walls, &mut on_output, self.cancel.clone()).await;

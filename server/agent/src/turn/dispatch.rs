@@ -10,6 +10,8 @@ use super::{Outcome, Turn};
 use crate::context::{self, Sizing};
 use crate::events::{Event, Location, StopReason, ToolCallEvent};
 use crate::plan;
+use crate::subagent::Task;
+use std::collections::HashMap;
 use tandem_model::{Message, ToolCall};
 use tandem_tools as tools;
 use tandem_tools::{ErrorKind, Prepared, Runs, ToolContext, ToolError};
@@ -24,6 +26,9 @@ impl Turn {
         tool_calls: &[ToolCall],
         sizing: Option<&Sizing>,
     ) -> Option<Ended> {
+        // The answer's `task` calls run first, together (each waits for a subagent slot);
+        // their results go in at their places below.
+        let mut delegated = self.run_tasks(tool_calls).await;
         for (i, call) in tool_calls.iter().enumerate() {
             let halted = self.halted_by_hook();
             if self.cancel.is_cancelled() || halted.is_some() {
@@ -31,21 +36,62 @@ impl Turn {
                     Some(_) => "Not run: a hook of the user's stopped the turn.",
                     None => "Not run: the user cancelled the turn.",
                 };
-                for skipped in &tool_calls[i..] {
-                    self.record_message(
-                        conversation,
-                        Message::Tool {
-                            tool_call_id: skipped.id.clone(),
-                            content: why.into(),
-                        },
-                    );
+                for (j, skipped) in tool_calls.iter().enumerate().skip(i) {
+                    // A subagent that ran already has its answer.
+                    match delegated.remove(&j) {
+                        Some(outcome) => {
+                            self.put_result(conversation, skipped, outcome, None).await
+                        }
+                        None => self.record_message(
+                            conversation,
+                            Message::Tool {
+                                tool_call_id: skipped.id.clone(),
+                                content: why.into(),
+                            },
+                        ),
+                    }
                 }
                 return Some(match halted {
                     Some(_) => (StopReason::EndTurn, None),
                     None => (StopReason::Cancelled, None),
                 });
             }
-            let outcome = self.run_tool(call).await;
+            let outcome = match delegated.remove(&i) {
+                Some(outcome) => outcome,
+                None => self.run_tool(call).await,
+            };
+            self.put_result(conversation, call, outcome, sizing).await;
+        }
+        // A hook's `continue: false` after the last call: the model is not asked again.
+        self.halted_by_hook().map(|_| (StopReason::EndTurn, None))
+    }
+
+    /// Runs the `task` calls of an answer at once (a subagent's own answer has none it may
+    /// run): each call's outcome by its index.
+    async fn run_tasks(&self, tool_calls: &[ToolCall]) -> HashMap<usize, Outcome> {
+        if self.child.is_some() {
+            return HashMap::new();
+        }
+        let tasks = tool_calls
+            .iter()
+            .enumerate()
+            .filter(|(_, call)| call.name == Task::NAME)
+            .map(|(i, call)| async move { (i, self.run_tool(call).await) });
+        futures_util::future::join_all(tasks)
+            .await
+            .into_iter()
+            .collect()
+    }
+
+    /// Shows a call's result and puts it into the conversation, within the window's budget.
+    async fn put_result(
+        &self,
+        conversation: &mut Vec<Message>,
+        call: &ToolCall,
+        outcome: Outcome,
+        sizing: Option<&Sizing>,
+    ) {
+        {
             let for_model = match sizing {
                 Some(sizing) => {
                     let ratio = tandem_stdx::lock(&self.agent.inner.counter).ratio;
@@ -78,8 +124,6 @@ impl Turn {
                 },
             );
         }
-        // A hook's `continue: false` after the last call: the model is not asked again.
-        self.halted_by_hook().map(|_| (StopReason::EndTurn, None))
     }
 
     /// One tool call, in a span of its own (its name and id; never its arguments, which may
@@ -99,6 +143,13 @@ impl Turn {
     pub(super) async fn run_tool_unlogged(&self, call: &ToolCall) -> Outcome {
         // Judged before anything else: a mode's refusal asks nobody and runs nothing.
         let registry = &self.agent.inner.registry;
+        // A subagent calls only what it was granted; nothing else runs or is asked.
+        if let Some(child) = &self.child
+            && !child.grants(&call.name)
+        {
+            self.show_call(call);
+            return Outcome::rejected(child.refusal(&call.name));
+        }
         let mode = self.session.mode();
         if !mode.allows(registry, &call.name) {
             self.show_call(call);
@@ -118,6 +169,7 @@ impl Turn {
             return Outcome::failed(registry.unknown(&call.name));
         };
         match tool.runs() {
+            Runs::Session if call.name == Task::NAME => return self.task(call).await,
             Runs::Session => return self.update_plan(call),
             Runs::Network => return self.fetch(call).await,
             Runs::Workspace => {}

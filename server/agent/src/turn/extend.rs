@@ -291,6 +291,11 @@ impl Turn {
     /// The rules of the folders a built-in tool call just worked in, the first time; for the
     /// model, after the tool's result. The user is told with a `rules` update.
     pub(super) fn nested_rules(&self, call: &ToolCall) -> String {
+        // A folder's rules are given once per session, to the parent (whose conversation
+        // lasts); a subagent's reads don't use them up.
+        if self.child.is_some() {
+            return String::new();
+        }
         let registry = &self.agent.inner.registry;
         if registry.get(&call.name).is_none() {
             return String::new();

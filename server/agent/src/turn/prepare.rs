@@ -9,6 +9,7 @@ use super::stop::{Ended, Sent};
 use crate::context::{self, Fit, SMALL_WINDOW, Sizing, count};
 use crate::events::{Event, StopReason, TurnErrorKind};
 use crate::prompt;
+use crate::subagent::{self, Task};
 use crate::transcript::Record;
 use tandem_model::{Message, ToolDefinition};
 use tandem_provider::{CompletionRequest, tokens};
@@ -42,12 +43,20 @@ impl Turn {
         let mode = self.session.mode();
         let registry = &self.agent.inner.registry;
         tools.retain(|t| mode.allows(registry, &t.name));
-        if small && let Some(Message::System { content }) = conversation.first_mut() {
+        match &self.child {
+            Some(child) => tools.retain(|t| child.grants(&t.name)),
+            None => self.describe_task(&mut tools, small).await,
+        }
+        // A subagent keeps its own system prompt.
+        if small
+            && self.child.is_none()
+            && let Some(Message::System { content }) = conversation.first_mut()
+        {
             *content = prompt::compact_system_prompt(self.session.workspace.root());
         }
         if let Some(sizing) = &sizing {
             let client = self.agent.inner.client.clone();
-            let key = context::conversation_key(&self.session.id);
+            let key = self.conversation_key();
             let request = CompletionRequest::conversation(conversation, &tools, key);
             count::count_new(client.as_ref(), &self.agent.inner.counter, request).await;
             if self.fit(conversation, &tools, sizing).await? {
@@ -72,6 +81,32 @@ impl Turn {
         })
     }
 
+    /// The `task` tool's description lists the subagents of this workspace (read at each step:
+    /// a definition may be added while the session runs).
+    async fn describe_task(&self, tools: &mut [ToolDefinition], small: bool) {
+        let Some(task) = tools.iter_mut().find(|t| t.name == Task::NAME) else {
+            return;
+        };
+        let ws = self.session.workspace.clone();
+        let dirs = self.agent.inner.settings.subagents.user_dirs.clone();
+        let found = tokio::task::spawn_blocking(move || subagent::discover(&ws, &dirs))
+            .await
+            .unwrap_or_default();
+        task.description = Task::described(&found.listing(), small);
+    }
+
+    /// The key a request's prompt cache is kept under: the session's, or a subagent's own (so
+    /// a child does not push the parent's prompt out of a server's slot).
+    pub(super) fn conversation_key(&self) -> u64 {
+        match &self.child {
+            Some(child) => context::conversation_key(&tandem_model::SessionId::from(format!(
+                "{}/{}",
+                self.session.id, child.parent
+            ))),
+            None => context::conversation_key(&self.session.id),
+        }
+    }
+
     /// Fits the conversation to the window at the current estimate; a compaction is recorded and
     /// shown. Whether it compacted.
     async fn fit(
@@ -90,13 +125,17 @@ impl Turn {
         match fitted {
             Fit::Fits => Ok(false),
             Fit::Compacted(report) => {
-                self.session.persist(&Record::Compaction {
-                    turn_id: self.turn_id.clone(),
-                    at: OffsetDateTime::now_utc(),
-                    elided: report.elided,
-                    summarized: report.summarized,
-                    summary: report.summary.clone(),
-                });
+                // A subagent's conversation is not stored as messages, so neither is its
+                // compaction (its event is, tagged).
+                if self.child.is_none() {
+                    self.session.persist(&Record::Compaction {
+                        turn_id: self.turn_id.clone(),
+                        at: OffsetDateTime::now_utc(),
+                        elided: report.elided,
+                        summarized: report.summarized,
+                        summary: report.summary.clone(),
+                    });
+                }
                 self.emit(Event::Compaction {
                     elided: report.elided,
                     summarized: report.summarized,

@@ -10,13 +10,44 @@ use tandem_model::{Completion, FinishReason, Message, ToolCall, ToolCallId};
 impl Turn {
     /// Sends an event to the face and, unless it is a streaming piece, into the history.
     pub(super) fn emit(&self, event: Event) {
+        let event = self.tagged(event);
         if !event.is_piece() {
             self.session.record_update(&self.turn_id, event.clone());
         }
         self.frontend.update(&self.session.id, &self.turn_id, event);
     }
 
+    /// Sends an event to the face only (a piece, a transient notice).
+    pub(super) fn tell(&self, event: Event) {
+        self.frontend
+            .update(&self.session.id, &self.turn_id, self.tagged(event));
+    }
+
+    /// Puts an event into the history only.
+    pub(super) fn keep(&self, event: Event) {
+        self.session
+            .record_update(&self.turn_id, self.tagged(event));
+    }
+
+    /// A subagent's event, under its `task` call; the parent's as it is.
+    pub(super) fn tagged(&self, event: Event) -> Event {
+        match &self.child {
+            Some(child) => Event::Subagent {
+                parent: child.parent.clone(),
+                agent: child.agent.clone(),
+                event: Box::new(event),
+            },
+            None => event,
+        }
+    }
+
     pub(super) fn record_message(&self, conversation: &mut Vec<Message>, message: Message) {
+        // A subagent's conversation is its own: the parent's (rebuilt from these records on
+        // resume) has only the `task` call's result. Its events are kept, tagged.
+        if self.child.is_some() {
+            conversation.push(message);
+            return;
+        }
         self.session.save_images(&message);
         self.session.persist(&Record::Message {
             turn_id: self.turn_id.clone(),
@@ -29,20 +60,14 @@ impl Turn {
     /// Puts the streamed text and reasoning of a step into the history, one entry each.
     pub(super) fn record_streamed(&self, reasoning: &str, text: &str) {
         if !reasoning.is_empty() {
-            self.session.record_update(
-                &self.turn_id,
-                Event::Reasoning {
-                    delta: reasoning.to_string(),
-                },
-            );
+            self.keep(Event::Reasoning {
+                delta: reasoning.to_string(),
+            });
         }
         if !text.is_empty() {
-            self.session.record_update(
-                &self.turn_id,
-                Event::Text {
-                    delta: text.to_string(),
-                },
-            );
+            self.keep(Event::Text {
+                delta: text.to_string(),
+            });
         }
     }
 
@@ -107,12 +132,9 @@ impl Turn {
             self.emit(Event::Text {
                 delta: refusal.clone(),
             });
-            self.session.record_update(
-                &self.turn_id,
-                Event::Text {
-                    delta: refusal.clone(),
-                },
-            );
+            self.keep(Event::Text {
+                delta: refusal.clone(),
+            });
             content = refusal;
         }
         for call in &mut tool_calls {

@@ -16,19 +16,28 @@ impl Turn {
         if let Some(ended) = self.open(&mut conversation, text, context).await {
             return ended;
         }
-        let mut rules = StopRules::new(self.agent.inner.settings.max_steps);
+        self.steps(&mut conversation).await
+    }
+
+    /// The steps on an opened conversation: the parent's, or a subagent's own (`task`).
+    pub(super) async fn steps(&self, conversation: &mut Vec<Message>) -> Ended {
+        let max_steps = match &self.child {
+            Some(child) => child.max_steps,
+            None => self.agent.inner.settings.max_steps,
+        };
+        let mut rules = StopRules::new(max_steps);
         while rules.next_step() {
-            let request = match self.prepare(&mut conversation).await {
+            let request = match self.prepare(conversation).await {
                 Ok(request) => request,
                 Err(ended) => return ended,
             };
             if let Some(error) = rules.refused_again(request.sent) {
                 return self.failed(error).await;
             }
-            let streamed = self.stream(&conversation, &request.tools).await;
+            let streamed = self.stream(conversation, &request.tools).await;
             let completion = match streamed.result {
                 None => {
-                    self.keep_partial(&mut conversation, streamed.text, streamed.reasoning);
+                    self.keep_partial(conversation, streamed.text, streamed.reasoning);
                     return (StopReason::Cancelled, None);
                 }
                 Some(Err(e)) => {
@@ -36,31 +45,27 @@ impl Turn {
                         // Learnt (or guessed) the window, and the server's own count of the
                         // request corrects the estimate: fit again and try once more, never
                         // with the same request.
-                        self.learn_from_overflow(&e, request.sent, &conversation, &request.tools)
+                        self.learn_from_overflow(&e, request.sent, conversation, &request.tools)
                             .await;
                         rules.retrying(request.sent, e);
                         continue;
                     }
-                    self.keep_partial(&mut conversation, streamed.text, streamed.reasoning);
+                    self.keep_partial(conversation, streamed.text, streamed.reasoning);
                     return self.failed(e).await;
                 }
                 Some(Ok(c)) => c,
             };
             self.report_usage(&completion).await;
-            self.calibrate(&completion, &conversation, &request.tools)
+            self.calibrate(&completion, conversation, &request.tools)
                 .await;
-            let (tool_calls, finish_reason) = self.record_answer(
-                &mut conversation,
-                completion,
-                streamed.text,
-                streamed.reasoning,
-            );
+            let (tool_calls, finish_reason) =
+                self.record_answer(conversation, completion, streamed.text, streamed.reasoning);
             if tool_calls.is_empty() {
                 let client = &self.agent.inner.client;
                 return stop::answered(finish_reason, client.output_limit(), client.server_kind());
             }
             if let Some(ended) = self
-                .run_calls(&mut conversation, &tool_calls, request.sizing.as_ref())
+                .run_calls(conversation, &tool_calls, request.sizing.as_ref())
                 .await
             {
                 return ended;

@@ -25,21 +25,19 @@ impl Turn {
         let mut text = String::new();
         let mut reasoning = String::new();
         let result = {
-            let frontend = &self.frontend;
-            let (session_id, turn_id) = (&self.session.id, &self.turn_id);
             let mut on_delta = |delta: Delta| match delta {
                 Delta::Text(t) => {
                     text.push_str(&t);
-                    frontend.update(session_id, turn_id, Event::Text { delta: t });
+                    self.tell(Event::Text { delta: t });
                 }
                 Delta::Reasoning(t) => {
                     reasoning.push_str(&t);
-                    frontend.update(session_id, turn_id, Event::Reasoning { delta: t });
+                    self.tell(Event::Reasoning { delta: t });
                 }
                 // Told, not recorded: it means nothing once the request got through.
-                Delta::Retrying(r) => frontend.update(session_id, turn_id, Event::Retrying(r)),
+                Delta::Retrying(r) => self.tell(Event::Retrying(r)),
             };
-            let key = crate::context::conversation_key(session_id);
+            let key = self.conversation_key();
             let request = CompletionRequest::conversation(conversation, tools, key);
             tokio::select! {
                 r = client.complete(request, &mut on_delta) => Some(r),

@@ -97,6 +97,20 @@ pub enum Change {
     Retrying(Retrying),
     /// The turn is over (`view.end()`).
     Ended,
+    /// A change in a subagent's part of the turn, under the parent's `task` call `parent`
+    /// (`view.subagent(parent)` has its own view, where `change`'s ids are found).
+    Subagent {
+        parent: ToolCallId,
+        agent: String,
+        change: Box<Change>,
+    },
+}
+
+/// A subagent's part of the turn: its name and its own view (its calls, its answer, its tokens).
+#[derive(Clone, Debug, Default)]
+pub struct SubagentView {
+    pub agent: String,
+    pub view: TurnView,
 }
 
 /// One model request's token counts.
@@ -118,6 +132,9 @@ pub struct Usage {
     pub last: Option<RequestUsage>,
     /// The context window, as last reported.
     pub context_window: Option<u64>,
+    /// Subagents' model requests that ended; their tokens are in the totals above (not in
+    /// `last` or `requests`, which are the parent's own).
+    pub subagent_requests: u32,
 }
 
 /// The conversation was compacted (see [`Event::Compaction`]).
@@ -250,6 +267,8 @@ pub struct TurnView {
     notices: Vec<String>,
     rejected: u32,
     end: Option<End>,
+    /// Each subagent's part, by the parent's `task` call, in the order they began.
+    subagents: Vec<(ToolCallId, SubagentView)>,
 }
 
 impl TurnView {
@@ -419,6 +438,11 @@ impl TurnView {
                 self.activity = Some(Activity::Retrying(retry.clone()));
                 changes.push(Change::Retrying(retry));
             }
+            Event::Subagent {
+                parent,
+                agent,
+                event,
+            } => self.subagent_event(parent, agent, *event, &mut changes),
             Event::TurnEnded {
                 stop_reason,
                 error,
@@ -439,8 +463,102 @@ impl TurnView {
         changes
     }
 
-    /// The user is asked about a call (before the answer comes).
+    /// A subagent's event, into its own view; its tokens count in the turn's too. A turn's
+    /// start or end, or a subagent's subagent, is not a subagent's to send: ignored.
+    fn subagent_event(
+        &mut self,
+        parent: ToolCallId,
+        agent: String,
+        event: Event,
+        changes: &mut Vec<Change>,
+    ) {
+        if matches!(
+            event,
+            Event::TurnStarted { .. } | Event::TurnEnded { .. } | Event::Subagent { .. }
+        ) {
+            return;
+        }
+        if let Event::Usage {
+            prompt_tokens,
+            completion_tokens,
+            ..
+        } = &event
+        {
+            self.usage.prompt_tokens += prompt_tokens;
+            self.usage.completion_tokens += completion_tokens;
+            self.usage.subagent_requests += 1;
+        }
+        let i = match self.subagents.iter().position(|(id, _)| *id == parent) {
+            Some(i) => i,
+            None => {
+                let view = TurnView {
+                    started: true,
+                    ..TurnView::new()
+                };
+                let agent = agent.clone();
+                self.subagents
+                    .push((parent.clone(), SubagentView { agent, view }));
+                self.subagents.len() - 1
+            }
+        };
+        let inner = self.subagents[i].1.view.event(event);
+        changes.extend(inner.into_iter().map(|change| Change::Subagent {
+            parent: parent.clone(),
+            agent: agent.clone(),
+            change: Box::new(change),
+        }));
+    }
+
+    /// The subagent whose view has this call, and its index.
+    fn subagent_of(&self, id: &ToolCallId) -> Option<usize> {
+        if self.index.contains_key(id) {
+            return None;
+        }
+        self.subagents
+            .iter()
+            .position(|(_, s)| s.view.index.contains_key(id))
+    }
+
+    /// Wraps a subagent's changes under its `task` call.
+    fn under(&self, i: usize, inner: Vec<Change>) -> Vec<Change> {
+        let (parent, sub) = &self.subagents[i];
+        inner
+            .into_iter()
+            .map(|change| Change::Subagent {
+                parent: parent.clone(),
+                agent: sub.agent.clone(),
+                change: Box::new(change),
+            })
+            .collect()
+    }
+
+    /// The name of the subagent whose call this is (`None`: the turn's own, or unknown): what
+    /// a face says when that call's approval is asked.
+    pub fn subagent_asking(&self, id: &ToolCallId) -> Option<&str> {
+        self.subagent_of(id)
+            .map(|i| self.subagents[i].1.agent.as_str())
+    }
+
+    /// Each subagent's part, by the parent's `task` call, in the order they began.
+    pub fn subagents(&self) -> &[(ToolCallId, SubagentView)] {
+        &self.subagents
+    }
+
+    /// The subagent started by the `task` call `parent`.
+    pub fn subagent(&self, parent: &ToolCallId) -> Option<&SubagentView> {
+        self.subagents
+            .iter()
+            .find(|(id, _)| id == parent)
+            .map(|(_, s)| s)
+    }
+
+    /// The user is asked about a call (before the answer comes). A subagent's call is asked
+    /// about in its own view, the change under its `task` call (a face says which asks).
     pub fn approval_asked(&mut self, request: &ApprovalRequest) -> Vec<Change> {
+        if let Some(i) = self.subagent_of(&request.tool_call_id) {
+            let inner = self.subagents[i].1.view.approval_asked(request);
+            return self.under(i, inner);
+        }
         let mut changes = Vec::new();
         self.close_pieces(&mut changes);
         let tool = self.tool_entry(&request.tool_call_id);
@@ -457,6 +575,10 @@ impl TurnView {
     /// A call's approval was settled (by the user, a rule or the policy). A refusal counts
     /// whatever the call; a call already over is never reopened by a late answer.
     pub fn approval_decided(&mut self, id: &ToolCallId, decision: Decision) -> Vec<Change> {
+        if let Some(i) = self.subagent_of(id) {
+            let inner = self.subagents[i].1.view.approval_decided(id, decision);
+            return self.under(i, inner);
+        }
         let mut changes = Vec::new();
         self.close_pieces(&mut changes);
         if decision == Decision::Reject {

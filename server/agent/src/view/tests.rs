@@ -190,6 +190,7 @@ fn a_whole_turn_gives_its_changes_in_order_and_its_facts() {
             }),
             // The window stays as last reported.
             context_window: Some(8192),
+            subagent_requests: 0,
         }
     );
     assert_eq!(view.step(), 2);
@@ -605,4 +606,98 @@ fn a_history_splits_into_turns() {
         ]
     );
     assert!(TurnView::turns([]).is_empty());
+}
+
+fn sub(parent: &str, event: Event) -> Event {
+    Event::Subagent {
+        parent: ToolCallId::from(parent),
+        agent: "explore".into(),
+        event: Box::new(event),
+    }
+}
+
+#[test]
+fn a_subagents_events_go_to_its_own_view_under_the_task_call() {
+    let mut view = TurnView::new();
+    view.event(Event::TurnStarted {
+        prompt: "p".into(),
+        context: Vec::new(),
+    });
+    view.event(Event::ToolCall(ToolCallEvent {
+        tool_call_id: "t1".into(),
+        name: "task".into(),
+        arguments: json!({}),
+        title: "explore: look".into(),
+        kind: ToolKind::Other,
+        location: None,
+    }));
+    // The child's call id is the same as the parent's: it is the child's own.
+    let changes = view.event(sub(
+        "t1",
+        Event::ToolCall(ToolCallEvent {
+            tool_call_id: "t1".into(),
+            name: "read_file".into(),
+            arguments: json!({"path": "a.rs"}),
+            title: "Read a.rs".into(),
+            kind: ToolKind::Read,
+            location: None,
+        }),
+    ));
+    assert!(
+        matches!(&changes[..], [Change::Subagent { parent, change, .. }]
+            if parent.as_str() == "t1" && matches!(**change, Change::Called { .. })),
+        "{changes:?}"
+    );
+    view.event(sub(
+        "t1",
+        Event::Usage {
+            prompt_tokens: 10,
+            completion_tokens: 2,
+            context_window: Some(4096),
+        },
+    ));
+    // A turn's end sent as a subagent's is ignored; nesting twice too.
+    assert!(
+        view.event(sub(
+            "t1",
+            Event::TurnEnded {
+                stop_reason: StopReason::EndTurn,
+                error: None,
+                error_kind: None,
+            }
+        ))
+        .is_empty()
+    );
+    assert!(
+        view.event(sub("t1", sub("t2", Event::Text { delta: "x".into() })))
+            .is_empty()
+    );
+
+    // A question about the child's own call goes to its view and says whose it is.
+    view.event(sub(
+        "t1",
+        Event::ToolCall(ToolCallEvent {
+            tool_call_id: "c9".into(),
+            name: "execute_command".into(),
+            arguments: json!({"command": "make"}),
+            title: "Run make".into(),
+            kind: ToolKind::Execute,
+            location: None,
+        }),
+    ));
+    let asked = view.approval_asked(&command("c9"));
+    assert!(
+        matches!(&asked[..], [Change::Subagent { change, .. }] if matches!(**change, Change::Asked { .. })),
+        "{asked:?}"
+    );
+    assert_eq!(view.subagent_asking(&"c9".into()), Some("explore"));
+    assert_eq!(view.subagent_asking(&"t1".into()), None);
+    assert_eq!(view.tools().len(), 1, "the parent has only its task call");
+    assert_eq!(view.tool(&"t1".into()).unwrap().name, "task");
+    let child = view.subagent(&"t1".into()).expect("the child's view");
+    assert_eq!(child.view.tools()[0].name, "read_file");
+    assert_eq!(view.usage().prompt_tokens, 10);
+    assert_eq!(view.usage().requests, 0);
+    assert_eq!(view.usage().subagent_requests, 1);
+    assert!(view.end().is_none());
 }

@@ -11,5 +11,6 @@ mod failures;
 mod hooks;
 mod registry;
 mod steps;
+mod subagents;
 mod support;
 mod window;

@@ -31,6 +31,8 @@ pub struct Setup {
     pub tools: tandem_tools::Registry,
     /// The user's hooks.
     pub hooks: Vec<tandem_agent::hooks::HookSpec>,
+    /// The most subagents running at once.
+    pub concurrency: usize,
 }
 
 impl Default for Setup {
@@ -47,6 +49,7 @@ impl Default for Setup {
             },
             tools: tandem_agent::builtin_tools(),
             hooks: Vec::new(),
+            concurrency: 3,
         }
     }
 }
@@ -145,6 +148,10 @@ impl Harness {
             user_commands: Vec::new(),
             rule_store: None,
             hooks: setup.hooks,
+            subagents: tandem_agent::subagent::SubagentSettings {
+                concurrency: setup.concurrency,
+                user_dirs: Vec::new(),
+            },
         };
         let agent = Agent::with_tools(settings, Arc::new(client), setup.tools);
         let session = agent.new_session(root.path()).expect("session").session_id;
@@ -203,6 +210,22 @@ impl Harness {
     /// Runs a turn to its end.
     pub async fn turn(&self, prompt: &str, answers: Vec<Answer>) -> Turn {
         self.start(prompt, answers).end().await
+    }
+
+    /// The session as a new agent on the same data dir loads it from its transcript.
+    pub fn reloaded(&self) -> tandem_agent::LoadedSession {
+        let client = LazyClient::new(
+            ProviderOptions {
+                base_url: Some(self.mock.base_url()),
+                model: Some("mock-coder".into()),
+                ..ProviderOptions::default()
+            },
+            Limits::default(),
+        );
+        let agent = Agent::new(self.agent.settings().clone(), Arc::new(client));
+        agent
+            .load_session(&self.session)
+            .expect("the session loads")
     }
 
     /// The chat requests the model got, and a check that it found nothing amiss with them.

@@ -264,8 +264,7 @@ impl ChatFrontend {
                 let Some(end) = view.end() else { return };
                 self.switch_to(Shown::Nothing);
                 if let Some(line) = self.status.summary(&self.agent.model(), view.usage()) {
-                    let width = super::render::terminal_width();
-                    let line = crate::display::wrap_words(&inert(&line, true), width);
+                    let line = crate::display::wrap_for_stdout(&inert(&line, true));
                     out(&format!("{}\n", s.dim(&line)));
                 }
                 // No server at all: the guide, in place of a message written for editors too.
@@ -276,6 +275,39 @@ impl ChatFrontend {
                     _ => end.error.clone(),
                 };
                 let _ = self.ended.send((end.stop_reason, error));
+            }
+            // A subagent's calls and results, indented under its `task` call (its text is its
+            // answer, shown as the call's result).
+            Change::Subagent {
+                parent,
+                agent,
+                change,
+            } => {
+                let Some(sub) = view.subagent(&parent) else {
+                    return;
+                };
+                let line = match *change {
+                    Change::Called { id, .. } => sub
+                        .view
+                        .tool(&id)
+                        .map(|t| format!("• {}", inert(&t.title, true))),
+                    Change::Finished { id } => {
+                        sub.view.tool(&id).and_then(|t| t.result.as_ref()).map(|r| {
+                            let mark = match r.status {
+                                ToolStatus::Ok => "✓",
+                                ToolStatus::Error => "✗",
+                                ToolStatus::Rejected => "⊘",
+                            };
+                            format!("  {mark} {}", inert(&summary(&r.output), true))
+                        })
+                    }
+                    _ => None,
+                };
+                if let Some(line) = line {
+                    self.switch_to(Shown::Nothing);
+                    let agent = inert(&agent, true);
+                    out(&format!("{}\n", s.dim(&format!("    │ {agent}: {line}"))));
+                }
             }
             _ => {}
         }
@@ -296,6 +328,13 @@ impl Frontend for ChatFrontend {
         let root = self.root.clone();
         self.status.quiet(false);
         self.switch_to(Shown::Nothing);
+        // A subagent's question says whose it is.
+        if let Some(agent) = lock(&self.view).subagent_asking(&request.tool_call_id) {
+            out(&format!(
+                "{}\n",
+                s.dim(&format!("    │ subagent {} asks:", inert(agent, true)))
+            ));
+        }
         Box::pin(async move {
             // A project's server whose trust can't be bound to what runs, or a command with no
             // rule that would admit it: no "always".

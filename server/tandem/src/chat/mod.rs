@@ -109,10 +109,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         inert(&root.display().to_string(), true),
         inert(&model, true),
     );
-    out(&style.dim(&format!(
-        "{}\n",
-        crate::display::wrap_words(&banner, render::terminal_width())
-    )));
+    out(&style.dim(&format!("{}\n", crate::display::wrap_for_stdout(&banner))));
     if let Some(guide) = guide {
         out(&guide);
     }

@@ -50,11 +50,19 @@ pub enum ExecEvent {
     Message {
         #[schemars(length(min = 1))]
         text: String,
+        /// The `task` call whose subagent did this; absent for the main agent's own.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(min = 1))]
+        parent_id: Option<String>,
     },
     /// The model's reasoning, whole, before what follows it.
     Reasoning {
         #[schemars(length(min = 1))]
         text: String,
+        /// The `task` call whose subagent did this; absent for the main agent's own.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(min = 1))]
+        parent_id: Option<String>,
     },
     /// The model called a tool.
     ToolCall {
@@ -65,6 +73,10 @@ pub enum ExecEvent {
         kind: ToolKind,
         /// The parsed JSON arguments, or the raw text when they did not parse.
         arguments: Value,
+        /// The `task` call whose subagent did this; absent for the main agent's own.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(min = 1))]
+        parent_id: Option<String>,
     },
     /// An action was allowed or refused, and by whom.
     Approval {
@@ -92,6 +104,10 @@ pub enum ExecEvent {
         output: String,
         /// An edit's unified diff (made, or refused).
         diff: Option<String>,
+        /// The `task` call whose subagent did this; absent for the main agent's own.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(min = 1))]
+        parent_id: Option<String>,
     },
     /// A tool call changed files other than through an edit (a command's writes), before its
     /// `toolResult`.
@@ -106,6 +122,10 @@ pub enum ExecEvent {
         completion_tokens: u64,
         #[schemars(range(min = 1))]
         context_window: Option<u64>,
+        /// The `task` call whose subagent did this; absent for the main agent's own.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(min = 1))]
+        parent_id: Option<String>,
     },
     /// Rules files (AGENTS.md…) were given to the model.
     Rules { files: Vec<RulesFile> },

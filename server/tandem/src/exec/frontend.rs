@@ -72,12 +72,42 @@ impl ExecFrontend {
 
     /// Renders what the view says changed.
     fn render(&self, view: &TurnView, session_id: &SessionId, turn_id: &TurnId, change: Change) {
+        self.render_in(view, session_id, turn_id, change, None);
+    }
+
+    /// Renders a change of `view`: the turn's, or a subagent's own (`parent` its `task` call:
+    /// its progress lines indented, its events with a `parentId`).
+    fn render_in(
+        &self,
+        view: &TurnView,
+        session_id: &SessionId,
+        turn_id: &TurnId,
+        change: Change,
+        parent: Option<&tandem_agent::ToolCallId>,
+    ) {
         let json = |event: ExecEvent| {
             if self.json {
                 (self.out)(&event);
             }
         };
+        let parent_id = || parent.map(ToString::to_string);
+        let progress = |line: &str| match parent {
+            Some(_) => self.progress(&format!("    │ {}", line.replace('\n', "\n    │ "))),
+            None => self.progress(line),
+        };
         match change {
+            Change::Subagent {
+                parent: task,
+                change,
+                ..
+            } => {
+                // Never nested twice (the view drops a subagent's subagent).
+                if parent.is_none()
+                    && let Some(sub) = view.subagent(&task)
+                {
+                    self.render_in(&sub.view, session_id, turn_id, *change, Some(&task));
+                }
+            }
             Change::Text(_)
             | Change::Reasoning(_)
             | Change::Writing { .. }
@@ -99,10 +129,16 @@ impl ExecFrontend {
             // The text and reasoning gathered so far, as whole messages.
             Change::Said { reasoning, text } => {
                 if !reasoning.is_empty() {
-                    json(ExecEvent::Reasoning { text: reasoning });
+                    json(ExecEvent::Reasoning {
+                        text: reasoning,
+                        parent_id: parent_id(),
+                    });
                 }
                 if !text.is_empty() {
-                    json(ExecEvent::Message { text });
+                    json(ExecEvent::Message {
+                        text,
+                        parent_id: parent_id(),
+                    });
                 }
             }
             Change::Started => json(ExecEvent::TurnStarted {
@@ -114,15 +150,16 @@ impl ExecFrontend {
                 let Some(call) = view.tool(&id) else { return };
                 // Text before a tool call is not the answer: in text mode it is progress.
                 if !preamble.trim().is_empty() {
-                    self.progress(preamble.trim_end());
+                    progress(preamble.trim_end());
                 }
-                self.progress(&format!("• {}", call.title));
+                progress(&format!("• {}", call.title));
                 json(ExecEvent::ToolCall {
                     tool_call_id: id.to_string(),
                     name: call.name.clone(),
                     title: call.title.clone(),
                     kind: call.kind.into(),
                     arguments: call.arguments.clone(),
+                    parent_id: parent_id(),
                 });
             }
             Change::Finished { id } => {
@@ -134,18 +171,20 @@ impl ExecFrontend {
                     ToolStatus::Error => "✗",
                     ToolStatus::Rejected => "⊘",
                 };
-                self.progress(&format!("  {mark} {}", summary(&result.output)));
+                progress(&format!("  {mark} {}", summary(&result.output)));
                 json(ExecEvent::ToolResult {
                     tool_call_id: id.to_string(),
                     status: result.status.into(),
                     output: result.output.clone(),
                     diff: result.diff.as_ref().map(|d| d.unified.clone()),
+                    parent_id: parent_id(),
                 });
             }
             Change::Usage(request) => json(ExecEvent::Usage {
                 prompt_tokens: request.prompt_tokens,
                 completion_tokens: request.completion_tokens,
                 context_window: request.context_window,
+                parent_id: parent_id(),
             }),
             Change::Rules(files) => {
                 let names: Vec<String> = files

@@ -1,0 +1,62 @@
+//! Subagents through the real binary: `tandem exec --json` reports a subagent's calls and
+//! results with the `task` call's id as `parentId`, and its tokens in the turn's totals.
+
+use crate::support::*;
+
+#[tokio::test]
+async fn exec_json_reports_a_subagents_events_with_its_parent_id() {
+    let env = Env::new();
+    env.write("a.rs", "fn alpha() {}\n");
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "task",
+            json!({"description": "find alpha", "prompt": "Where is alpha?", "subagent_type": "explore"}),
+        )
+        .usage(100, 10),
+        Reply::tool("read_file", json!({"path": "a.rs"})).usage(50, 5),
+        Reply::text("alpha is at a.rs:1").usage(60, 6),
+        Reply::text("It is in a.rs.")
+            .expect_tool_result_contains("alpha is at a.rs:1")
+            .usage(200, 20),
+    ]));
+    let mut command = env.command();
+    command
+        .args(["exec", "Find alpha", "--json"])
+        .args(["--base-url", &mock.base_url(), "--model", "mock-coder"])
+        .arg("--root")
+        .arg(&env.workspace)
+        .arg("--data-dir")
+        .arg(&env.data_dir);
+    let output = run_piped(command, "").await;
+    assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+    let events: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let task = events
+        .iter()
+        .find(|e| e["type"] == "toolCall" && e["name"] == "task")
+        .expect("the task call");
+    assert!(task.get("parentId").is_none(), "{task}");
+    let task_id = task["toolCallId"].as_str().unwrap();
+    let nested: Vec<&Value> = events.iter().filter(|e| e["parentId"] == task_id).collect();
+    let kinds: Vec<&str> = nested.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        ["usage", "toolCall", "toolResult", "message", "usage"],
+        "{nested:#?}"
+    );
+    assert_eq!(nested[1]["name"], "read_file");
+    assert!(nested[2]["output"].as_str().unwrap().contains("fn alpha"));
+    let result = events
+        .iter()
+        .find(|e| {
+            e["type"] == "toolResult" && e["toolCallId"] == task_id && e.get("parentId").is_none()
+        })
+        .expect("the task's result");
+    assert_eq!(result["output"], "alpha is at a.rs:1");
+    let end = events.last().unwrap();
+    assert_eq!(end["type"], "turnEnded", "{end}");
+    assert_eq!(end["usage"]["promptTokens"], 100 + 50 + 60 + 200, "{end}");
+    assert_eq!(end["usage"]["requests"], 2, "{end}");
+}
