@@ -12,6 +12,7 @@ mod frontend;
 mod plain;
 mod plain_commands;
 mod plain_edit;
+mod plain_location;
 mod plain_mode;
 mod plain_sessions;
 mod transport;

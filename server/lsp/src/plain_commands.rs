@@ -2,13 +2,12 @@
 
 use std::path::PathBuf;
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_lsp_server::UriExt;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::lsp_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionResponse, Command,
-    DiagnosticSeverity, LSPAny, MessageType, Range, ShowDocumentParams, Uri,
+    DiagnosticSeverity, LSPAny, MessageType, ShowDocumentParams, Uri,
 };
 
 use super::plain::{
@@ -19,13 +18,7 @@ use tandem_agent::events::{Event, ToolCallEvent, ToolStatus};
 use tandem_agent::prompt::{ContextItem, ContextKind, Position as CtxPosition, Range as CtxRange};
 use tandem_agent::{HistoryEntry, SessionId, TurnId};
 
-/// The optional second argument of `tandem.ask`: where the question is about.
-#[derive(Deserialize)]
-pub(super) struct Location {
-    uri: Uri,
-    #[serde(default)]
-    range: Option<Range>,
-}
+use super::plain_location::Location;
 
 impl Backend {
     pub(super) async fn run_command(

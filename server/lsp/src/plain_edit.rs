@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::lsp_types::{LSPAny, MessageActionItem, MessageType};
 
-use super::plain_commands::Location;
+use super::plain_location::Location;
 
 use super::{Backend, agent_error, invalid_params};
 

@@ -24,9 +24,8 @@ use super::undo::MAX_SAVED_BYTES;
 use super::{ChangedBy, UndoLog, Workspace, atomic};
 
 /// The directories that pass through the overlay unrecorded, by name, wherever they are in the
-/// first [`PASSTHROUGH_DEPTH`] levels (besides what `.gitignore` ignores there).
+/// first levels (`passthrough::PASSTHROUGH_DEPTH`; besides what `.gitignore` ignores there).
 pub const DEFAULT_PASSTHROUGH: &[&str] = &["target", "node_modules", ".venv"];
-const PASSTHROUGH_DEPTH: usize = 3;
 /// Past this many paths in the upper dir, nothing is applied (the capture dir is kept).
 pub const DEFAULT_MAX_PATHS: usize = 20_000;
 /// Line counts are only worked out for text files up to this size.
@@ -174,49 +173,6 @@ impl Applied {
     }
 }
 
-/// The workspace's ignore rules: its `.gitignore` and `.git/info/exclude` at the root, and the
-/// pass-through names as directories anywhere.
-pub(crate) fn ignore_rules(root: &Path, names: &[String]) -> ignore::gitignore::Gitignore {
-    let mut builder = ignore::gitignore::GitignoreBuilder::new(root);
-    builder.add(root.join(".gitignore"));
-    builder.add(root.join(".git/info/exclude"));
-    for name in names {
-        let _ = builder.add_line(None, &format!("{name}/"));
-    }
-    builder
-        .build()
-        .unwrap_or_else(|_| ignore::gitignore::Gitignore::empty())
-}
-
-fn ignored(rules: &ignore::gitignore::Gitignore, root: &Path, rel: &Path, is_dir: bool) -> bool {
-    rules
-        .matched_path_or_any_parents(root.join(rel), is_dir)
-        .is_ignore()
-}
-
-/// The real directories the overlay lets writes pass through: those under `root`, in its first
-/// levels, that the ignore rules ignore (not following links, not inside `.git`).
-pub(crate) fn passthrough_dirs(root: &Path, names: &[String]) -> Vec<PathBuf> {
-    let rules = ignore_rules(root, names);
-    let mut found = Vec::new();
-    let mut stack = vec![(root.to_path_buf(), 0usize)];
-    while let Some((dir, depth)) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            if !entry.file_type().is_ok_and(|t| t.is_dir()) || entry.file_name() == ".git" {
-                continue;
-            }
-            let path = entry.path();
-            if rules.matched(&path, true).is_ignore() {
-                found.push(path);
-            } else if depth + 1 < PASSTHROUGH_DEPTH {
-                stack.push((path, depth + 1));
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
 /// One change to apply.
 enum Op {
     Write { rel: PathBuf, mode: u32 },
@@ -260,7 +216,7 @@ pub fn apply(
         }
     };
     let root = &captured.root;
-    let rules = ignore_rules(root, &captured.passthrough);
+    let rules = super::passthrough::ignore_rules(root, &captured.passthrough);
     let mut ops = Vec::new();
     for entry in entries {
         match entry {
@@ -309,7 +265,7 @@ pub fn apply(
                 }
             }
             Op::Write { rel, mode } => {
-                let is_ignored = ignored(&rules, root, &rel, false);
+                let is_ignored = super::passthrough::ignored(&rules, root, &rel, false);
                 match write_one(captured, dir, ws, undo, turn, by, &rel, mode, is_ignored) {
                     Ok(Some(change)) => applied.changes.push(change),
                     Ok(None) if is_ignored => applied.unrecorded += 1,
@@ -318,7 +274,7 @@ pub fn apply(
                 }
             }
             Op::Delete { rel } => {
-                let is_ignored = ignored(&rules, root, &rel, false);
+                let is_ignored = super::passthrough::ignored(&rules, root, &rel, false);
                 match delete_one(captured, ws, undo, turn, by, &rel, is_ignored) {
                     Ok(Some((change, hash))) => {
                         deleted.insert(change.path.clone(), hash);

@@ -181,7 +181,7 @@ fn prepare_capture(
     let mount = tandem_sandbox::launch::CaptureMount {
         root: walls.root.clone(),
         dir: dir.path().to_path_buf(),
-        passthrough: super::capture::passthrough_dirs(&walls.root, &settings.passthrough),
+        passthrough: super::passthrough::passthrough_dirs(&walls.root, &settings.passthrough),
     };
     Some((
         mount,

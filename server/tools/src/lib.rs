@@ -23,6 +23,7 @@ pub mod fetch;
 mod files;
 mod hook;
 mod list;
+mod passthrough;
 mod paths;
 mod process;
 mod read;

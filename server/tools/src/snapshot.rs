@@ -92,7 +92,7 @@ fn stat_of(meta: &std::fs::Metadata) -> Stat {
 
 /// The files a command may change: under `root`, not ignored, not in `.git`.
 fn walk(root: &Path, passthrough: &[String]) -> Vec<(String, PathBuf, std::fs::Metadata)> {
-    let rules = super::capture::ignore_rules(root, passthrough);
+    let rules = super::passthrough::ignore_rules(root, passthrough);
     let mut out = Vec::new();
     let walker = ignore::WalkBuilder::new(root)
         .hidden(false)
