@@ -351,16 +351,20 @@ impl Translator {
             ))],
             ApprovalAction::McpServer(server) => vec![text_content(match &server.why_not_always {
                 None => format!(
-                    "{} names the MCP server `{}`. Start it? It runs:\n{}",
+                    "{} names the {} `{}`. {} it? It runs:\n{}",
                     server.source.display(),
+                    server.subject.noun(),
                     server.server,
+                    server.subject.verb(),
                     fenced(&server.target)
                 ),
                 Some(why) => format!(
-                    "{} names the MCP server `{}`. Start it for this session? It runs:\n{}\n\
+                    "{} names the {} `{}`. {} it for this session? It runs:\n{}\n\
                      It can't be trusted for good, since {why}.",
                     server.source.display(),
+                    server.subject.noun(),
                     server.server,
+                    server.subject.verb(),
                     fenced(&server.target)
                 ),
             })],
@@ -375,7 +379,12 @@ impl Translator {
         if let ApprovalAction::McpServer(server) = &request.action {
             // Not a call the model made: the client has not seen it yet.
             fields = fields
-                .title(format!("Start MCP server `{}`?", server.server))
+                .title(format!(
+                    "{} {} `{}`?",
+                    server.subject.verb(),
+                    server.subject.noun(),
+                    server.server
+                ))
                 .kind(ToolKind::Other);
         }
         ToolCallUpdate::new(request.tool_call_id.to_string(), fields)
@@ -906,6 +915,7 @@ mod tests {
         let server = |why: Option<&str>| {
             request(ApprovalAction::McpServer(
                 tandem_agent::approval::McpServerApproval {
+                    subject: Default::default(),
                     server: "dot".into(),
                     target: "node .".into(),
                     source: PathBuf::from("/ws/.tandem/config.toml"),

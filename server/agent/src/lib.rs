@@ -153,6 +153,9 @@ pub struct AgentSettings {
     pub rule_store: Option<std::sync::Arc<dyn approval::RuleStore>>,
     /// The user's hooks (their config file), run without asking.
     pub hooks: Vec<hooks::HookSpec>,
+    /// Reads a workspace's project hooks (`.tandem/config.toml`), which run only once the user
+    /// trusts them; `None`: projects have none.
+    pub project_hooks: Option<std::sync::Arc<dyn hooks::ProjectHooks>>,
 }
 
 impl AgentSettings {

@@ -197,12 +197,31 @@ hooks = [{ type = "command", command = "notify" }]
         assert!(timeout.contains("timeout must be more than 0"), "{timeout}");
     }
 
+    /// A project's hooks are read (to be put to the user), always sandboxed: a project file
+    /// that says `sandbox = false` is refused, naming the hook.
     #[test]
-    fn a_project_file_may_not_set_hooks() {
-        let path = Path::new("/w/.tandem/config.toml");
-        let text = "[[hooks.PreToolUse]]\nhooks = [{ type = \"command\", command = \"x\" }]\n";
-        let file = crate::file::parse(path, text).unwrap();
-        let refused = file.check_project(path, text).unwrap_err().to_string();
-        assert!(refused.contains("`hooks`"), "{refused}");
+    fn a_projects_hooks_are_read_but_may_not_leave_the_sandbox() {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(ws.path().join(".tandem")).unwrap();
+        let file = ws.path().join(".tandem/config.toml");
+        std::fs::write(
+            &file,
+            "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\nhooks = [{ type = \"command\", command = \"sh .tandem/check.sh\" }]\n",
+        )
+        .unwrap();
+        let hooks = crate::project_hooks(ws.path()).unwrap();
+        assert_eq!(hooks.len(), 1);
+        assert_eq!(
+            hooks[0].source,
+            tandem_agent::hooks::HookSource::Project(file.clone())
+        );
+        assert!(hooks[0].sandbox);
+        std::fs::write(
+            &file,
+            "[[hooks.Stop]]\nhooks = [{ type = \"command\", command = \"x\", sandbox = false }]\n",
+        )
+        .unwrap();
+        let refused = crate::project_hooks(ws.path()).unwrap_err().to_string();
+        assert!(refused.contains("always runs in the sandbox"), "{refused}");
     }
 }

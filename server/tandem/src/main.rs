@@ -299,7 +299,7 @@ fn main() -> ExitCode {
             start.workspace = Some(root.clone());
             if json {
                 let mut report = doctor::sandbox_json(&root);
-                report["hooks"] = doctor::hooks_json(start);
+                report["hooks"] = doctor::hooks_json(start, &root);
                 println!("{report}");
                 return ExitCode::SUCCESS;
             }

@@ -31,6 +31,8 @@ pub struct Setup {
     pub tools: tandem_tools::Registry,
     /// The user's hooks.
     pub hooks: Vec<tandem_agent::hooks::HookSpec>,
+    /// The project's hooks (they wait for the user's trust).
+    pub project_hooks: Option<Arc<dyn tandem_agent::hooks::ProjectHooks>>,
 }
 
 impl Default for Setup {
@@ -47,6 +49,7 @@ impl Default for Setup {
             },
             tools: tandem_agent::builtin_tools(),
             hooks: Vec::new(),
+            project_hooks: None,
         }
     }
 }
@@ -145,6 +148,7 @@ impl Harness {
             user_commands: Vec::new(),
             rule_store: None,
             hooks: setup.hooks,
+            project_hooks: setup.project_hooks,
         };
         let agent = Agent::with_tools(settings, Arc::new(client), setup.tools);
         let session = agent.new_session(root.path()).expect("session").session_id;

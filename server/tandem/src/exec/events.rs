@@ -653,6 +653,7 @@ mod tests {
                 arguments: serde_json::json!({}),
             }),
             ApprovalAction::McpServer(McpServerApproval {
+                subject: Default::default(),
                 server: "docs".into(),
                 target: "docs-server --stdio".into(),
                 source: PathBuf::from("/work/.tandem/config.toml"),
