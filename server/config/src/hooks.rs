@@ -1,5 +1,6 @@
-//! `[hooks]`: the user's hooks, in the shape of Claude Code's `hooks` settings object, so one
-//! moves over by rewriting its JSON as TOML:
+//! `[hooks]`: the user's hooks (and a project's, which run only once the user trusts them), in
+//! the shape of Claude Code's `hooks` settings object, so one moves over by rewriting its JSON as
+//! TOML:
 //!
 //! ```toml
 //! [[hooks.PreToolUse]]
@@ -19,7 +20,8 @@ use tandem_agent::hooks::{DEFAULT_TIMEOUT, HookEvent, HookSource, HookSpec, matc
 /// The longest timeout a hook may have (an hour: a hook holds the turn while it runs).
 const MAX_TIMEOUT_SECONDS: f64 = 3600.0;
 
-/// The user's hooks, by event, in Claude Code's shape (docs/hooks.md).
+/// Hooks by event, in Claude Code's shape (docs/hooks.md). A project's run only once the user
+/// trusts them.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileHooks {
@@ -62,7 +64,8 @@ pub struct FileHook {
     /// Seconds (default 60).
     #[serde(default)]
     pub timeout: Option<f64>,
-    /// `false`: outside the sandbox.
+    /// `false`: outside the sandbox (the user's own file only: a project's hook always runs in
+    /// it).
     #[serde(default)]
     pub sandbox: Option<bool>,
 }
