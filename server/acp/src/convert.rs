@@ -935,6 +935,27 @@ mod tests {
             ),
             "{shown}"
         );
+        // A project's hook: the same question, saying what it is and what it runs.
+        let hook = request(ApprovalAction::McpServer(
+            tandem_agent::approval::McpServerApproval {
+                subject: tandem_agent::approval::TrustSubject::Hook,
+                server: "PreToolUse Bash".into(),
+                target: "sh .tandem/check.sh".into(),
+                source: PathBuf::from("/ws/.tandem/config.toml"),
+                why_not_always: None,
+            },
+        ));
+        assert_eq!(ids(&hook), [ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE]);
+        let shown = wire(&SessionUpdate::ToolCallUpdate(
+            Translator::new("/ws".into(), false).approval(&hook),
+        ))
+        .to_string();
+        assert!(shown.contains("Run hook `PreToolUse Bash`?"), "{shown}");
+        assert!(
+            shown.contains("names the hook `PreToolUse Bash`. Run it?"),
+            "{shown}"
+        );
+        assert!(shown.contains("sh .tandem/check.sh"), "{shown}");
     }
 
     #[test]
