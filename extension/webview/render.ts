@@ -61,7 +61,7 @@ function approvalSubject(req: PendingApproval): string {
     case 'mcp':
       return `MCP tool ${req.tool ?? ''}`;
     case 'mcpServer':
-      return `MCP server ${req.server ?? ''}`;
+      return `${req.subject === 'hook' ? 'hook' : 'MCP server'} ${req.server ?? ''}`;
     case 'fetch':
       return `fetch of ${cut(req.url ?? '')}`;
   }
@@ -110,7 +110,7 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
         ]
       : req.kind === 'mcpServer'
       ? [
-          h('div', { class: 'approval-q' }, 'Start the MCP server ', h('code', {}, req.server ?? ''), ' that ', h('code', {}, req.source ?? ''), ' names?'),
+          h('div', { class: 'approval-q' }, req.subject === 'hook' ? 'Run the hook ' : 'Start the MCP server ', h('code', {}, req.server ?? ''), ' that ', h('code', {}, req.source ?? ''), ' names?'),
           h('pre', { class: 'command' }, req.target ?? ''),
           h('div', { class: 'hint' }, req.whyNotAlways
             ? `A project file cannot start programs by itself. Allow starts it for this session; it can't be trusted for good, since ${req.whyNotAlways}.`
@@ -146,7 +146,7 @@ function approvalBox(req: PendingApproval, ctx: RenderContext): HTMLElement {
         : req.kind === 'mcp'
         ? button('Always allow this tool for this session', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Call this MCP tool now and later in this chat without asking')
         : req.kind === 'mcpServer'
-        ? button('Always trust it in this project', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', 'Start this server now and in later sessions of this project (a changed command line asks again)')
+        ? button('Always trust it in this project', () => ctx.onDecide(req, 'acceptAlways'), 'secondary', req.subject === 'hook' ? 'Run this hook now and in later sessions of this project (a changed command line or script asks again)' : 'Start this server now and in later sessions of this project (a changed command line asks again)')
         : button(
             `Always allow ${rules.map((r) => `\`${r}\``).join(', ')}`,
             () => ctx.onDecide(req, 'acceptAlways'),

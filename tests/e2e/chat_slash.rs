@@ -284,7 +284,7 @@ async fn undo_restores_the_turns_edit_and_new_starts_afresh() {
 }
 
 #[tokio::test]
-async fn hooks_lists_the_users_hooks() {
+async fn hooks_lists_the_users_hooks_and_the_projects() {
     let env = Env::new();
     let config = env.data_dir.join("config.toml");
     std::fs::write(
@@ -294,6 +294,13 @@ async fn hooks_lists_the_users_hooks() {
          \"command\", command = \"notify-send done\", sandbox = false }]\n",
     )
     .unwrap();
+    // A project's hook is listed too, not trusted until the user says so, and why.
+    env.write(
+        ".tandem/config.toml",
+        "[[hooks.PostToolUse]]\nmatcher = \"Edit\"\nhooks = [{ type = \"command\", command = \
+         \"sh .tandem/fmt.sh\" }]\n",
+    );
+    env.write(".tandem/fmt.sh", "exit 0\n");
     let mock = MockServer::start(Scenario::new([]));
     let output = chat_piped(
         &env,
@@ -304,9 +311,21 @@ async fn hooks_lists_the_users_hooks() {
     .await;
     let stdout = String::from_utf8_lossy(&output.stdout);
     let file = config.display();
+    let project = env.workspace.join(".tandem/config.toml");
+    let project = project.display();
     for needle in [
-        format!("PreToolUse Bash: python3 ~/check.py (user {file}, trusted, sandboxed, 5 s)"),
-        format!("Stop *: notify-send done (user {file}, trusted, outside the sandbox, 60 s)"),
+        format!(
+            "PreToolUse Bash: python3 ~/check.py (user {file}, trusted (your own config), \
+             sandboxed, 5 s)"
+        ),
+        format!(
+            "Stop *: notify-send done (user {file}, trusted (your own config), outside the \
+             sandbox, 60 s)"
+        ),
+        format!(
+            "PostToolUse Edit: sh .tandem/fmt.sh (project {project}, NOT trusted (asks before \
+             it runs: never trusted for good in this project), sandboxed, 60 s)"
+        ),
     ] {
         assert!(
             stdout.contains(&needle),

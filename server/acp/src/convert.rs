@@ -466,16 +466,20 @@ impl Translator {
             ))],
             ApprovalAction::McpServer(server) => vec![text_content(match &server.why_not_always {
                 None => format!(
-                    "{} names the MCP server `{}`. Start it? It runs:\n{}",
+                    "{} names the {} `{}`. {} it? It runs:\n{}",
                     server.source.display(),
+                    server.subject.noun(),
                     server.server,
+                    server.subject.verb(),
                     fenced(&server.target)
                 ),
                 Some(why) => format!(
-                    "{} names the MCP server `{}`. Start it for this session? It runs:\n{}\n\
+                    "{} names the {} `{}`. {} it for this session? It runs:\n{}\n\
                      It can't be trusted for good, since {why}.",
                     server.source.display(),
+                    server.subject.noun(),
                     server.server,
+                    server.subject.verb(),
                     fenced(&server.target)
                 ),
             })],
@@ -490,7 +494,12 @@ impl Translator {
         if let ApprovalAction::McpServer(server) = &request.action {
             // Not a call the model made: the client has not seen it yet.
             fields = fields
-                .title(format!("Start MCP server `{}`?", server.server))
+                .title(format!(
+                    "{} {} `{}`?",
+                    server.subject.verb(),
+                    server.subject.noun(),
+                    server.server
+                ))
                 .kind(ToolKind::Other);
         }
         ToolCallUpdate::new(request.tool_call_id.to_string(), fields)
@@ -1195,6 +1204,7 @@ mod tests {
         let server = |why: Option<&str>| {
             request(ApprovalAction::McpServer(
                 tandem_agent::approval::McpServerApproval {
+                    subject: Default::default(),
                     server: "dot".into(),
                     target: "node .".into(),
                     source: PathBuf::from("/ws/.tandem/config.toml"),
@@ -1214,6 +1224,27 @@ mod tests {
             ),
             "{shown}"
         );
+        // A project's hook: the same question, saying what it is and what it runs.
+        let hook = request(ApprovalAction::McpServer(
+            tandem_agent::approval::McpServerApproval {
+                subject: tandem_agent::approval::TrustSubject::Hook,
+                server: "PreToolUse Bash".into(),
+                target: "sh .tandem/check.sh".into(),
+                source: PathBuf::from("/ws/.tandem/config.toml"),
+                why_not_always: None,
+            },
+        ));
+        assert_eq!(ids(&hook), [ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE]);
+        let shown = wire(&SessionUpdate::ToolCallUpdate(
+            Translator::new("/ws".into(), false).approval(&hook),
+        ))
+        .to_string();
+        assert!(shown.contains("Run hook `PreToolUse Bash`?"), "{shown}");
+        assert!(
+            shown.contains("names the hook `PreToolUse Bash`. Run it?"),
+            "{shown}"
+        );
+        assert!(shown.contains("sh .tandem/check.sh"), "{shown}");
     }
 
     #[test]

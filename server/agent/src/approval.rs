@@ -125,10 +125,10 @@ pub enum ApprovalAction {
     Command(CommandApproval),
     /// Call an MCP server's tool with these arguments.
     Mcp(McpApproval),
-    /// Start an MCP server that a project's `.tandem/config.toml` names (the user's own config,
-    /// the editor's settings and ACP's `session/new` need no such question). Never answered by
-    /// the policy; `acceptAlways` trusts this server (this command line) in this project for
-    /// good.
+    /// Start an MCP server (or run a hook) that a project's `.tandem/config.toml` names (the
+    /// user's own config, the editor's settings and ACP's `session/new` need no such question).
+    /// Never answered by the policy; `acceptAlways` trusts this server or hook (this command
+    /// line and the files it names) in this project for good.
     McpServer(McpServerApproval),
     /// `fetch_url` GETs this URL (a redirect to a new host asks again).
     Fetch(FetchApproval),
@@ -151,9 +151,47 @@ pub struct McpApproval {
     pub arguments: serde_json::Value,
 }
 
+/// What a project's file asks to run, put to the user by the same trust question.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TrustSubject {
+    #[default]
+    McpServer,
+    /// A hook of the project's `[hooks]`: `server` is its description (event, matcher, line).
+    Hook,
+}
+
+impl TrustSubject {
+    /// `MCP server`, `hook`: what the question names.
+    pub fn noun(self) -> &'static str {
+        match self {
+            TrustSubject::McpServer => "MCP server",
+            TrustSubject::Hook => "hook",
+        }
+    }
+
+    /// The key that names it in the question call's arguments.
+    pub fn noun_key(self) -> &'static str {
+        match self {
+            TrustSubject::McpServer => "server",
+            TrustSubject::Hook => "hook",
+        }
+    }
+
+    /// `Start`, `Run`: what a yes does.
+    pub fn verb(self) -> &'static str {
+        match self {
+            TrustSubject::McpServer => "Start",
+            TrustSubject::Hook => "Run",
+        }
+    }
+}
+
+/// The trust question of a project's MCP server or hook (see [`ApprovalAction::McpServer`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct McpServerApproval {
-    /// The server's configured name.
+    /// An MCP server or a hook.
+    pub subject: TrustSubject,
+    /// The server's configured name; a hook's description.
     pub server: String,
     /// What would run: the command line (with the environment it sets), or the URL.
     pub target: String,

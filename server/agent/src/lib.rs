@@ -157,6 +157,9 @@ pub struct AgentSettings {
     pub hooks: Vec<hooks::HookSpec>,
     /// Subagents: how many run at once, where the user's definitions are.
     pub subagents: subagent::SubagentSettings,
+    /// Reads a workspace's project hooks (`.tandem/config.toml`), which run only once the user
+    /// trusts them; `None`: projects have none.
+    pub project_hooks: Option<std::sync::Arc<dyn hooks::ProjectHooks>>,
 }
 
 impl AgentSettings {

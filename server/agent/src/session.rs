@@ -51,6 +51,10 @@ struct State {
     rules_given: bool,
     /// The rules files given so far, absolute.
     rules_seen: HashSet<PathBuf>,
+    /// The project's hooks the user trusted (or that were trusted for good), set when they are
+    /// put to the user at the session's first turn in this process.
+    /// Each with what it named when trusted ([`crate::trust::TrustStore::snapshot`]).
+    project_hooks: Vec<(crate::hooks::HookSpec, String)>,
     /// What the model may do (read-only in plan mode).
     mode: Mode,
     /// The model's plan as it last sent it.
@@ -130,6 +134,7 @@ impl Session {
                 always_mcp: HashSet::new(),
                 rules_given: false,
                 rules_seen: HashSet::new(),
+                project_hooks: Vec::new(),
                 mode: Mode::Default,
                 plan: None,
             }),
@@ -241,6 +246,7 @@ impl Session {
                 always_commands: Vec::new(),
                 always_mcp: HashSet::new(),
                 rules_seen,
+                project_hooks: Vec::new(),
                 mode,
                 plan,
             }),
@@ -440,6 +446,20 @@ impl Session {
     }
 
     /// The rules files given so far, to add to (see `rules::nested_rules`).
+    /// The project's hooks that may run in this session.
+    pub(crate) fn project_hooks(&self) -> Vec<(crate::hooks::HookSpec, String)> {
+        self.state().project_hooks.clone()
+    }
+
+    pub(crate) fn set_project_hooks(&self, hooks: Vec<(crate::hooks::HookSpec, String)>) {
+        self.state().project_hooks = hooks;
+    }
+
+    /// Stops a project hook from running for the rest of the session (what it runs changed).
+    pub(crate) fn drop_project_hook(&self, hook: &crate::hooks::HookSpec) {
+        self.state().project_hooks.retain(|(h, _)| h != hook);
+    }
+
     pub fn with_rules_seen<T>(&self, f: impl FnOnce(&mut HashSet<PathBuf>) -> T) -> T {
         f(&mut self.state().rules_seen)
     }

@@ -336,7 +336,8 @@ fn line_at(text: &str, key: &str) -> Option<usize> {
 }
 
 impl ConfigFile {
-    /// What a project's file may hold: the model, max steps and MCP servers. Anything else is an
+    /// What a project's file may hold: the model, max steps, MCP servers and hooks (both wait
+    /// for the user's trust; a hook's `sandbox = false` is refused). Anything else is an
     /// error naming it: a file anyone can commit must not widen approvals, send the user's key
     /// or prompts to another server, or move their data.
     pub fn check_project(&self, path: &Path, text_lines: &str) -> Result<(), ConfigError> {
@@ -364,8 +365,6 @@ impl ConfigFile {
             (self.limits.is_some(), "limits"),
             (self.subagents.is_some(), "subagents"),
             (!self.projects.is_empty(), "projects"),
-            // Commands anyone who commits can write: only the user's own file runs hooks.
-            (self.hooks.is_some(), "hooks"),
         ] {
             if set {
                 refused.push(name);
@@ -378,8 +377,8 @@ impl ConfigFile {
                 line: line_at(text_lines, first.split('.').next_back().unwrap_or(first))
                     .or_else(|| line_at_table(text_lines, first)),
                 message: format!(
-                    "a project's config file may set only `provider.model`, `max_steps` and \
-                     `[[mcp.servers]]` (it is shared with everyone who clones the project); \
+                    "a project's config file may set only `provider.model`, `max_steps`, \
+                     `[[mcp.servers]]` and `[hooks]` (it is shared with everyone who clones the project); \
                      move {} to your own config file",
                     refused
                         .iter()

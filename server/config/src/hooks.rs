@@ -1,5 +1,6 @@
-//! `[hooks]`: the user's hooks, in the shape of Claude Code's `hooks` settings object, so one
-//! moves over by rewriting its JSON as TOML:
+//! `[hooks]`: the user's hooks (and a project's, which run only once the user trusts them), in
+//! the shape of Claude Code's `hooks` settings object, so one moves over by rewriting its JSON as
+//! TOML:
 //!
 //! ```toml
 //! [[hooks.PreToolUse]]
@@ -19,7 +20,8 @@ use tandem_agent::hooks::{DEFAULT_TIMEOUT, HookEvent, HookSource, HookSpec, matc
 /// The longest timeout a hook may have (an hour: a hook holds the turn while it runs).
 const MAX_TIMEOUT_SECONDS: f64 = 3600.0;
 
-/// The user's hooks, by event, in Claude Code's shape (docs/hooks.md).
+/// Hooks by event, in Claude Code's shape (docs/hooks.md). A project's run only once the user
+/// trusts them.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileHooks {
@@ -62,7 +64,8 @@ pub struct FileHook {
     /// Seconds (default 60).
     #[serde(default)]
     pub timeout: Option<f64>,
-    /// `false`: outside the sandbox.
+    /// `false`: outside the sandbox (the user's own file only: a project's hook always runs in
+    /// it).
     #[serde(default)]
     pub sandbox: Option<bool>,
 }
@@ -197,12 +200,31 @@ hooks = [{ type = "command", command = "notify" }]
         assert!(timeout.contains("timeout must be more than 0"), "{timeout}");
     }
 
+    /// A project's hooks are read (to be put to the user), always sandboxed: a project file
+    /// that says `sandbox = false` is refused, naming the hook.
     #[test]
-    fn a_project_file_may_not_set_hooks() {
-        let path = Path::new("/w/.tandem/config.toml");
-        let text = "[[hooks.PreToolUse]]\nhooks = [{ type = \"command\", command = \"x\" }]\n";
-        let file = crate::file::parse(path, text).unwrap();
-        let refused = file.check_project(path, text).unwrap_err().to_string();
-        assert!(refused.contains("`hooks`"), "{refused}");
+    fn a_projects_hooks_are_read_but_may_not_leave_the_sandbox() {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(ws.path().join(".tandem")).unwrap();
+        let file = ws.path().join(".tandem/config.toml");
+        std::fs::write(
+            &file,
+            "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\nhooks = [{ type = \"command\", command = \"sh .tandem/check.sh\" }]\n",
+        )
+        .unwrap();
+        let hooks = crate::project_hooks(ws.path()).unwrap();
+        assert_eq!(hooks.len(), 1);
+        assert_eq!(
+            hooks[0].source,
+            tandem_agent::hooks::HookSource::Project(file.clone())
+        );
+        assert!(hooks[0].sandbox);
+        std::fs::write(
+            &file,
+            "[[hooks.Stop]]\nhooks = [{ type = \"command\", command = \"x\", sandbox = false }]\n",
+        )
+        .unwrap();
+        let refused = crate::project_hooks(ws.path()).unwrap_err().to_string();
+        assert!(refused.contains("always runs in the sandbox"), "{refused}");
     }
 }

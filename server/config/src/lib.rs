@@ -15,5 +15,5 @@ mod start;
 pub use env::{EnvProvider, parse_tool_mode, provider_from_env};
 pub use file::ConfigError;
 pub use policy::PolicyOptions;
-pub use start::{Resolved, StartOptions, project_mcp_servers};
+pub use start::{Resolved, StartOptions, project_hooks, project_mcp_servers};
 pub use tandem_provider::{LazyClient, ProviderOptions};

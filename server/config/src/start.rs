@@ -139,12 +139,44 @@ impl StartOptions {
                     as Arc<dyn tandem_agent::approval::RuleStore>
             }),
             hooks: user.hooks,
+            project_hooks: Some(Arc::new(ProjectHookFile)),
         };
         Ok(Resolved {
             settings,
             provider,
             limits: self.limits.or(user.limits).unwrap_or_default(),
         })
+    }
+}
+
+/// Reads a project's `[hooks]` for the agent, which puts them to the user before any runs.
+#[derive(Debug)]
+struct ProjectHookFile;
+
+impl tandem_agent::hooks::ProjectHooks for ProjectHookFile {
+    fn read(&self, root: &std::path::Path) -> Result<Vec<tandem_agent::hooks::HookSpec>, String> {
+        project_hooks(root).map_err(|e| e.to_string())
+    }
+}
+
+/// A project's hooks for a session on `root`: they run only once the user trusts them, always
+/// in the sandbox (a `sandbox = false` in the project's file is an error).
+pub fn project_hooks(
+    root: &std::path::Path,
+) -> Result<Vec<tandem_agent::hooks::HookSpec>, ConfigError> {
+    let Some(project) = file::read_project(root)? else {
+        return Ok(Vec::new());
+    };
+    let path = file::project_config_path(root);
+    match &project.hooks {
+        None => Ok(Vec::new()),
+        Some(hooks) => hooks
+            .specs(&tandem_agent::hooks::HookSource::Project(path.clone()))
+            .map_err(|message| ConfigError {
+                file: path,
+                line: None,
+                message,
+            }),
     }
 }
 

@@ -522,6 +522,10 @@ impl IntoWire for core_approval::ApprovalRequest {
                 arguments: call.arguments,
             },
             core_approval::ApprovalAction::McpServer(server) => ApprovalAction::McpServer {
+                subject: match server.subject {
+                    core_approval::TrustSubject::McpServer => None,
+                    core_approval::TrustSubject::Hook => Some("hook".into()),
+                },
                 server: server.server,
                 target: server.target,
                 source: server.source.display().to_string(),

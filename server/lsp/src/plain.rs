@@ -818,18 +818,22 @@ fn approval_message(request: &ApprovalRequest, diff_file: Option<&Path>) -> Stri
         ),
         ApprovalAction::McpServer(server) => match &server.why_not_always {
             None => format!(
-                "{} names the MCP server `{}`, which runs: {}. Start it? (\"Always\" trusts it \
-                 in this project.)",
+                "{} names the {} `{}`, which runs: {}. {} it? (\"Always\" trusts it in this \
+                 project.)",
                 server.source.display(),
+                server.subject.noun(),
                 server.server,
-                server.target
+                server.target,
+                server.subject.verb()
             ),
             Some(why) => format!(
-                "{} names the MCP server `{}`, which runs: {}. Start it for this session? (No \
+                "{} names the {} `{}`, which runs: {}. {} it for this session? (No \
                  \"Always\": it can't be trusted for good, since {why}.)",
                 server.source.display(),
+                server.subject.noun(),
                 server.server,
-                server.target
+                server.target,
+                server.subject.verb()
             ),
         },
         ApprovalAction::Fetch(fetch) => format!(

@@ -858,10 +858,16 @@ pub enum ApprovalAction {
         #[cfg_attr(test, ts(type = "unknown"))]
         arguments: serde_json::Value,
     },
-    /// Start an MCP server that the project's `.tandem/config.toml` names. Asked at the
-    /// session's first turn, whatever the policy; `acceptAlways` trusts this server (this
-    /// exact configuration) in this project from now on, except where `whyNotAlways` is set.
+    /// Start an MCP server (or, with `subject: "hook"`, run a hook) that the project's
+    /// `.tandem/config.toml` names. Asked at the session's first turn, whatever the policy;
+    /// `acceptAlways` trusts this server or hook (this exact configuration and the files its
+    /// line names) in this project from now on, except where `whyNotAlways` is set.
     McpServer {
+        /// `"hook"` for a project's hook (`server` is then its event and matcher, e.g.
+        /// `PreToolUse Bash`; say "Run hook …?"); absent for an MCP server.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
+        subject: Option<String>,
         /// The server's configured name.
         server: String,
         /// What would run: the command line with the environment it sets, or the URL.

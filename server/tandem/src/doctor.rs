@@ -109,7 +109,10 @@ pub async fn run(start: StartOptions, root: &Path) -> u8 {
     for server in servers {
         println!("MCP server: {server}");
     }
-    let hooks = tandem_agent::hooks::listing(&settings.hooks, settings.policy.sandbox);
+    let (hooks, unreadable) = tandem_agent::hooks::listing_in(&settings, root);
+    if let Some(e) = unreadable {
+        println!("Project hooks unreadable: {e}");
+    }
     if hooks.is_empty() {
         println!("Hooks: none");
     }
@@ -167,12 +170,14 @@ fn walls(
 }
 
 /// `tandem doctor --json`'s `hooks`: each hook as `tandem doctor` lists it, or the settings' error.
-pub fn hooks_json(start: StartOptions) -> serde_json::Value {
+pub fn hooks_json(start: StartOptions, root: &Path) -> serde_json::Value {
     match start.resolve() {
         Ok(resolved) => {
-            let settings = &resolved.settings;
-            let hooks = tandem_agent::hooks::listing(&settings.hooks, settings.policy.sandbox);
-            serde_json::Value::Array(hooks.iter().map(|h| h.to_json()).collect())
+            let (hooks, unreadable) = tandem_agent::hooks::listing_in(&resolved.settings, root);
+            match unreadable {
+                Some(e) => serde_json::json!({"error": e}),
+                None => serde_json::Value::Array(hooks.iter().map(|h| h.to_json()).collect()),
+            }
         }
         Err(e) => serde_json::json!({"error": e.to_string()}),
     }

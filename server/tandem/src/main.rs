@@ -304,7 +304,7 @@ fn main() -> ExitCode {
                     .map(|r| r.settings.data_dir)
                     .unwrap_or_else(|_| tandem_agent::AgentSettings::default_data_dir());
                 let mut report = doctor::sandbox_json(&root, &data_dir);
-                report["hooks"] = doctor::hooks_json(start);
+                report["hooks"] = doctor::hooks_json(start, &root);
                 println!("{report}");
                 return ExitCode::SUCCESS;
             }

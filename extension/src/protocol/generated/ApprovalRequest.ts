@@ -61,6 +61,11 @@ tool: string,
  */
 arguments: unknown, } | { "kind": "mcpServer", 
 /**
+ * `"hook"` for a project's hook (`server` is then its event and matcher, e.g.
+ * `PreToolUse Bash`; say "Run hook …?"); absent for an MCP server.
+ */
+subject?: string, 
+/**
  * The server's configured name.
  */
 server: string, 

@@ -89,6 +89,14 @@ pub struct HookSpec {
     pub source: HookSource,
 }
 
+/// Reads the hooks a project's own file sets (they wait for the user's trust). The agent
+/// knows no config files: the face's config gives it this.
+pub trait ProjectHooks: Send + Sync + std::fmt::Debug {
+    /// The hooks of the project in `root` (all [`HookSource::Project`], sandboxed), or what
+    /// is wrong with its file.
+    fn read(&self, root: &std::path::Path) -> Result<Vec<HookSpec>, String>;
+}
+
 /// How long a hook may run unless its config says otherwise (Claude Code's default).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -104,6 +112,15 @@ impl HookSpec {
     }
 }
 
+/// A hook's name in the trust question and notices: its event and matcher (`PreToolUse Bash`).
+pub fn trust_name(hook: &HookSpec) -> String {
+    if hook.event.matches_tools() && !matcher::matches_all(&hook.matcher) {
+        format!("{} {}", hook.event.name(), hook.matcher)
+    } else {
+        format!("{} *", hook.event.name())
+    }
+}
+
 /// A hook as `tandem doctor` and `/hooks` list it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HookListing {
@@ -114,8 +131,11 @@ pub struct HookListing {
     /// `user` or `project`.
     pub source: &'static str,
     pub file: PathBuf,
-    /// Runs without asking (the user's own hooks always do).
+    /// Runs without asking (the user's own hooks always do; a project's once trusted for good,
+    /// as it is now).
     pub trusted: bool,
+    /// Why it is trusted or not (never trusted, what changed, why it can't be for good).
+    pub why: String,
     /// Runs inside the commands' walls.
     pub sandboxed: bool,
     pub timeout: Duration,
@@ -139,17 +159,66 @@ pub fn listing(hooks: &[HookSpec], sandbox: tandem_sandbox::SandboxMode) -> Vec<
             },
             file: h.source.path().to_path_buf(),
             trusted: matches!(h.source, HookSource::User(_)),
+            why: match h.source {
+                HookSource::User(_) => "your own config".into(),
+                HookSource::Project(_) => "not checked".into(),
+            },
             sandboxed: h.sandbox && sandbox != tandem_sandbox::SandboxMode::Off,
             timeout: h.timeout,
         })
         .collect()
 }
 
+/// The user's hooks and the project's in `root` as listed, each project hook with whether the
+/// user trusted it for good as it is now, and why not. Reads and hashes the files the project's
+/// hooks name: off the async threads. A project file that can't be read is the `Err`.
+pub fn listing_in(
+    settings: &crate::AgentSettings,
+    root: &std::path::Path,
+) -> (Vec<HookListing>, Option<String>) {
+    let mut hooks = settings.hooks.clone();
+    let mut problem = None;
+    if let Some(reader) = &settings.project_hooks {
+        match reader.read(root) {
+            Ok(project) => hooks.extend(project),
+            Err(e) => problem = Some(e),
+        }
+    }
+    let store = crate::trust::TrustStore::new(&settings.data_dir);
+    let mut listed = listing(&hooks, settings.policy.sandbox);
+    for (hook, listed) in hooks.iter().zip(&mut listed) {
+        if !matches!(hook.source, HookSource::Project(_)) {
+            continue;
+        }
+        // A project's hook runs in the walls whatever its file says.
+        listed.sandboxed = settings.policy.sandbox != tandem_sandbox::SandboxMode::Off;
+        let subject = crate::trust::Subject::Hook(hook);
+        (listed.trusted, listed.why) = match store.check_subject(root, subject) {
+            crate::trust::Verdict::Trusted => (true, "you trusted it as it is now".into()),
+            crate::trust::Verdict::Ask { changed, unbound } => {
+                let mut why = if changed.is_empty() {
+                    "asks before it runs: never trusted for good in this project".to_string()
+                } else {
+                    format!(
+                        "asks before it runs: changed since you trusted it: {}",
+                        changed.join(", ")
+                    )
+                };
+                if let Some(unbound) = unbound {
+                    why.push_str(&format!("; it can't be trusted for good, since {unbound}"));
+                }
+                (false, why)
+            }
+        };
+    }
+    (listed, problem)
+}
+
 impl HookListing {
     /// One line: `PreToolUse Bash: python3 check.py (user, sandboxed, 60 s)`.
     pub fn line(&self) -> String {
         format!(
-            "{} {}: {} ({} {}, {}, {}, {} s)",
+            "{} {}: {} ({} {}, {} ({}), {}, {} s)",
             self.event.name(),
             self.matcher,
             self.command,
@@ -160,6 +229,7 @@ impl HookListing {
             } else {
                 "NOT trusted"
             },
+            self.why,
             if self.sandboxed {
                 "sandboxed"
             } else {
@@ -177,6 +247,7 @@ impl HookListing {
             "source": self.source,
             "file": self.file,
             "trusted": self.trusted,
+            "why": self.why,
             "sandboxed": self.sandboxed,
             "timeoutSeconds": self.timeout.as_secs_f64(),
         })

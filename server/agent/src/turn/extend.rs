@@ -4,11 +4,13 @@ use serde_json::Value;
 
 use super::approve::rejection;
 use super::{Outcome, Turn};
-use crate::approval::{ApprovalAction, ApprovalRequest, Decision, McpApproval, McpServerApproval};
+use crate::approval::{
+    ApprovalAction, ApprovalRequest, Decision, McpApproval, McpServerApproval, TrustSubject,
+};
 use crate::events::{Event, ToolCallEvent, ToolStatus};
 use crate::mcp::describe_server;
 use crate::rules;
-use crate::trust::{TrustStore, Verdict};
+use crate::trust::{Subject, TrustStore, Verdict};
 use tandem_model::{Message, ToolCall, ToolCallId, ToolDefinition};
 use tandem_tools::ToolKind;
 
@@ -27,6 +29,7 @@ impl Turn {
         }
         if self.session.mcp.take_start() {
             self.start_servers().await;
+            self.ask_project_hooks().await;
             self.session_start_hooks(conversation).await;
         }
     }
@@ -83,102 +86,200 @@ impl Turn {
                     Some(format!("its files could not be checked ({e})")),
                 ),
             };
-            if !changed.is_empty() {
-                self.emit(Event::Notice {
-                    message: format!(
-                        "MCP server `{}` of {} changed since you trusted it: {}; asking again",
-                        config.name(),
-                        file.display(),
-                        changed.join(", ")
-                    ),
-                });
-            }
-            let title = if changed.is_empty() {
-                format!("Start MCP server `{}`?", config.name())
-            } else {
-                format!(
-                    "Start MCP server `{}`? It changed since you trusted it: {}",
-                    config.name(),
-                    changed.join(", ")
-                )
+            let question = TrustQuestion {
+                subject: TrustSubject::McpServer,
+                name: config.name().to_string(),
+                target: describe_server(&config),
+                file,
+                tool_call_id: ToolCallId::from(format!("mcp-server-{}", config.name())),
+                changed,
+                unbound,
             };
-            // Shown as a call of its own, so every face has a place for the question.
-            let tool_call_id = ToolCallId::from(format!("mcp-server-{}", config.name()));
-            self.emit(Event::ToolCall(ToolCallEvent {
-                tool_call_id: tool_call_id.clone(),
-                name: "start_mcp_server".into(),
-                arguments: serde_json::json!({
-                    "server": config.name(), "source": file, "changed": changed,
-                    "whyNotAlways": unbound,
-                }),
-                title,
-                kind: ToolKind::Other,
-                location: None,
-            }));
-            let request = ApprovalRequest {
-                session_id: self.session.id.clone(),
-                turn_id: self.turn_id.clone(),
-                tool_call_id: tool_call_id.clone(),
-                action: ApprovalAction::McpServer(McpServerApproval {
-                    server: config.name().to_string(),
-                    target: describe_server(&config),
-                    source: file.clone(),
-                    why_not_always: unbound.clone(),
-                }),
-            };
-            // Never the policy's to answer: a project file must not start programs by itself.
-            let reply = self.ask_always(request).await;
-            let (status, output) = match reply.decision {
-                Decision::Reject => (ToolStatus::Rejected, "Not started."),
-                _ => (ToolStatus::Ok, "Trusted; it starts now."),
-            };
-            self.emit(Event::ToolResult {
-                tool_call_id,
-                status,
-                output: output.into(),
-                diff: None,
-                error_kind: None,
-            });
-            match reply.decision {
-                Decision::Accept => allowed.push(config),
-                // "Always" was not offered: this session only (a face that offered it anyway
-                // does not widen the trust).
-                Decision::AcceptAlways if unbound.is_some() => {
-                    self.emit(Event::Notice {
-                        message: format!(
-                            "MCP server `{}` starts for this session only: it can't be trusted \
-                             for good, since {}",
-                            config.name(),
-                            unbound.as_deref().unwrap_or_default()
-                        ),
-                    });
-                    allowed.push(config);
-                }
-                Decision::AcceptAlways => {
-                    if let Err(e) = store.trust(&root, &config) {
-                        self.emit(Event::Notice {
-                            message: format!(
-                                "could not remember that you trust MCP server `{}`: {e}",
-                                config.name()
-                            ),
-                        });
-                    }
-                    allowed.push(config);
-                }
-                Decision::Reject => self.emit(Event::Notice {
-                    message: format!(
-                        "MCP server `{}` of {} was not started: you declined it (a new session \
-                         asks again)",
-                        config.name(),
-                        file.display()
-                    ),
-                }),
+            let remember = || store.trust(&root, &config);
+            if self.ask_trust(question, remember).await {
+                allowed.push(config);
             }
         }
         self.session
             .mcp
             .start_own(allowed, &root, &settings.data_dir, settings.key_var.clone())
             .await;
+    }
+
+    /// Puts the project's hooks to the user: those trusted for good (as they are now) and those
+    /// the user accepts run in this session, always in the sandbox; the others never do.
+    async fn ask_project_hooks(&self) {
+        let settings = &self.agent.inner.settings;
+        let Some(reader) = settings.project_hooks.clone() else {
+            return;
+        };
+        let root = self.session.workspace.root().to_path_buf();
+        let read = {
+            let root = root.clone();
+            tokio::task::spawn_blocking(move || reader.read(&root)).await
+        };
+        let hooks = match read {
+            Ok(Ok(hooks)) => hooks,
+            Ok(Err(e)) => {
+                self.emit(Event::Notice {
+                    message: format!("the project's hooks do not run: {e}"),
+                });
+                Vec::new()
+            }
+            Err(e) => {
+                self.emit(Event::Notice {
+                    message: format!("the project's hooks do not run: reading them failed ({e})"),
+                });
+                Vec::new()
+            }
+        };
+        let store = TrustStore::new(&settings.data_dir);
+        let mut allowed = Vec::new();
+        for (i, mut hook) in hooks.into_iter().enumerate() {
+            // A project can't lower the walls, whatever its file says.
+            hook.sandbox = true;
+            let checked = {
+                let (store, root, hook) = (store.clone(), root.clone(), hook.clone());
+                tokio::task::spawn_blocking(move || {
+                    let subject = Subject::Hook(&hook);
+                    (
+                        store.check_subject(&root, subject),
+                        TrustStore::snapshot(&root, subject),
+                    )
+                })
+                .await
+            };
+            let (changed, unbound, snapshot) = match checked {
+                Ok((Verdict::Trusted, snapshot)) => {
+                    allowed.push((hook, snapshot));
+                    continue;
+                }
+                Ok((Verdict::Ask { changed, unbound }, snapshot)) => (changed, unbound, snapshot),
+                Err(e) => {
+                    let why = format!("its files could not be checked ({e})");
+                    (Vec::new(), Some(why), String::new())
+                }
+            };
+            let question = TrustQuestion {
+                subject: TrustSubject::Hook,
+                name: crate::hooks::trust_name(&hook),
+                target: hook.command.clone(),
+                file: hook.source.path().to_path_buf(),
+                tool_call_id: ToolCallId::from(format!("project-hook-{i}")),
+                changed,
+                unbound,
+            };
+            let remember = || store.trust_subject(&root, Subject::Hook(&hook));
+            if self.ask_trust(question, remember).await && !snapshot.is_empty() {
+                allowed.push((hook, snapshot));
+            }
+        }
+        self.session.set_project_hooks(allowed);
+    }
+
+    /// Puts a project's server or hook to the user (never the policy's to answer: a project
+    /// file must not run programs by itself), shown as a call of its own so every face has a
+    /// place for the question. True when it may run; `remember` keeps an "always".
+    pub(super) async fn ask_trust(
+        &self,
+        q: TrustQuestion,
+        remember: impl FnOnce() -> std::io::Result<()>,
+    ) -> bool {
+        let (noun, verb) = (q.subject.noun(), q.subject.verb());
+        let changed = if q.changed.is_empty() {
+            String::new()
+        } else {
+            self.emit(Event::Notice {
+                message: format!(
+                    "{noun} `{}` of {} changed since you trusted it: {}; asking again",
+                    q.name,
+                    q.file.display(),
+                    q.changed.join(", ")
+                ),
+            });
+            format!(" It changed since you trusted it: {}", q.changed.join(", "))
+        };
+        self.emit(Event::ToolCall(ToolCallEvent {
+            tool_call_id: q.tool_call_id.clone(),
+            name: match q.subject {
+                TrustSubject::McpServer => "start_mcp_server".into(),
+                TrustSubject::Hook => "run_project_hook".into(),
+            },
+            arguments: serde_json::json!({
+                q.subject.noun_key(): q.name, "source": q.file, "changed": q.changed,
+                "whyNotAlways": q.unbound, "runs": q.target,
+            }),
+            title: format!("{verb} {noun} `{}`?{changed}", q.name),
+            kind: ToolKind::Other,
+            location: None,
+        }));
+        let request = ApprovalRequest {
+            session_id: self.session.id.clone(),
+            turn_id: self.turn_id.clone(),
+            tool_call_id: q.tool_call_id.clone(),
+            action: ApprovalAction::McpServer(McpServerApproval {
+                subject: q.subject,
+                server: q.name.clone(),
+                target: q.target.clone(),
+                source: q.file.clone(),
+                why_not_always: q.unbound.clone(),
+            }),
+        };
+        let reply = self.ask_always(request).await;
+        let (status, output) = match (reply.decision, q.subject) {
+            (Decision::Reject, TrustSubject::McpServer) => (ToolStatus::Rejected, "Not started."),
+            (Decision::Reject, TrustSubject::Hook) => (ToolStatus::Rejected, "It does not run."),
+            (_, TrustSubject::McpServer) => (ToolStatus::Ok, "Trusted; it starts now."),
+            (_, TrustSubject::Hook) => (ToolStatus::Ok, "Trusted; it runs in the sandbox."),
+        };
+        self.emit(Event::ToolResult {
+            tool_call_id: q.tool_call_id,
+            status,
+            output: output.into(),
+            diff: None,
+            error_kind: None,
+        });
+        match reply.decision {
+            Decision::Accept => true,
+            // "Always" was not offered: this session only (a face that offered it anyway
+            // does not widen the trust).
+            Decision::AcceptAlways if q.unbound.is_some() => {
+                self.emit(Event::Notice {
+                    message: format!(
+                        "{noun} `{}` runs for this session only: it can't be trusted for good, \
+                         since {}",
+                        q.name,
+                        q.unbound.as_deref().unwrap_or_default()
+                    ),
+                });
+                true
+            }
+            Decision::AcceptAlways => {
+                if let Err(e) = remember() {
+                    self.emit(Event::Notice {
+                        message: format!(
+                            "could not remember that you trust {noun} `{}`: {e}",
+                            q.name
+                        ),
+                    });
+                }
+                true
+            }
+            Decision::Reject => {
+                self.emit(Event::Notice {
+                    message: format!(
+                        "{noun} `{}` of {} {}: you declined it (a new session asks again)",
+                        q.name,
+                        q.file.display(),
+                        match q.subject {
+                            TrustSubject::McpServer => "was not started",
+                            TrustSubject::Hook => "does not run",
+                        }
+                    ),
+                });
+                false
+            }
+        }
     }
 
     /// The tools for the next request: `base` (the built-in ones), then every MCP server's.
@@ -341,4 +442,20 @@ fn in_root(
         }
         http => http,
     }
+}
+
+/// A project's server or hook, as the trust question puts it.
+pub(super) struct TrustQuestion {
+    pub subject: TrustSubject,
+    /// The server's name; the hook's event and matcher.
+    pub name: String,
+    /// What runs: the command line (and environment), or the URL.
+    pub target: String,
+    /// The project file that names it.
+    pub file: std::path::PathBuf,
+    pub tool_call_id: ToolCallId,
+    /// What changed since the user trusted it (empty: never trusted).
+    pub changed: Vec<String>,
+    /// Why "always" can't be offered, if it can't.
+    pub unbound: Option<String>,
 }

@@ -12,8 +12,9 @@ use super::stop::Ended;
 use super::{Outcome, Turn};
 use crate::events::{Event, StopReason, ToolStatus};
 use crate::hooks::reply::{Permission, Reply};
-use crate::hooks::{HookEvent, input, names, run};
+use crate::hooks::{HookEvent, HookSpec, input, names, run};
 use crate::mode::Mode;
+use crate::trust::{Subject, TrustStore};
 use tandem_model::{Message, ToolCall, ToolCallId};
 use tandem_tools::{Effect, Runs};
 
@@ -30,8 +31,9 @@ impl Turn {
     /// Runs the hooks `event` picks (for a tool known by `tool_names`), shows what they earned
     /// the user, and returns what they said.
     async fn fire(&self, event: HookEvent, tool_names: &[&str], fields: Value) -> Reply {
-        let hooks = &self.agent.inner.settings.hooks;
-        let picked: Vec<_> = run::picked(hooks, event, tool_names).collect();
+        let mut hooks = self.agent.inner.settings.hooks.clone();
+        hooks.extend(self.project_hooks_unchanged(event, tool_names).await);
+        let picked: Vec<_> = run::picked(&hooks, event, tool_names).collect();
         if picked.is_empty() {
             return Reply::default();
         }
@@ -61,6 +63,57 @@ impl Turn {
             tandem_stdx::lock(&self.hooks.halted).get_or_insert_with(|| why.clone());
         }
         reply
+    }
+
+    /// The project's trusted hooks `event` picks that still run what they ran when trusted. One
+    /// whose line's files changed since (the model, or a command, rewrote its script) stops
+    /// running for the session, and the user is told once: a new session asks again.
+    async fn project_hooks_unchanged(
+        &self,
+        event: HookEvent,
+        tool_names: &[&str],
+    ) -> Vec<HookSpec> {
+        let trusted = self.session.project_hooks();
+        let picked: Vec<(HookSpec, String)> = trusted
+            .into_iter()
+            .filter(|(h, _)| {
+                run::picked(std::slice::from_ref(h), event, tool_names)
+                    .next()
+                    .is_some()
+            })
+            .collect();
+        if picked.is_empty() {
+            return Vec::new();
+        }
+        let root = self.session.workspace.root().to_path_buf();
+        let checked = tokio::task::spawn_blocking(move || {
+            picked
+                .into_iter()
+                .map(|(hook, was)| {
+                    let same = TrustStore::snapshot(&root, Subject::Hook(&hook)) == was;
+                    (hook, same)
+                })
+                .collect::<Vec<_>>()
+        })
+        .await
+        .unwrap_or_default();
+        let mut hooks = Vec::new();
+        for (hook, same) in checked {
+            if same {
+                hooks.push(hook);
+                continue;
+            }
+            self.session.drop_project_hook(&hook);
+            self.emit(Event::Notice {
+                message: format!(
+                    "hook `{}` of {} no longer runs in this session: what its command line names \
+                     changed since you trusted it (a new session asks again)",
+                    crate::hooks::trust_name(&hook),
+                    hook.source.path().display()
+                ),
+            });
+        }
+        hooks
     }
 
     /// `PreToolUse`: `Some` when a hook refused the call (the model reads why). An allow or an

@@ -9,6 +9,8 @@ mod failures;
 // The hooks run `sh` scripts.
 #[cfg(unix)]
 mod hooks;
+#[cfg(unix)]
+mod project_hooks;
 mod registry;
 mod steps;
 mod subagents;

@@ -33,6 +33,8 @@ pub struct Setup {
     pub hooks: Vec<tandem_agent::hooks::HookSpec>,
     /// The most subagents running at once.
     pub concurrency: usize,
+    /// The project's hooks (they wait for the user's trust).
+    pub project_hooks: Option<Arc<dyn tandem_agent::hooks::ProjectHooks>>,
 }
 
 impl Default for Setup {
@@ -50,6 +52,7 @@ impl Default for Setup {
             tools: tandem_agent::builtin_tools(),
             hooks: Vec::new(),
             concurrency: 3,
+            project_hooks: None,
         }
     }
 }
@@ -152,6 +155,7 @@ impl Harness {
                 concurrency: setup.concurrency,
                 user_dirs: Vec::new(),
             },
+            project_hooks: setup.project_hooks,
         };
         let agent = Agent::with_tools(settings, Arc::new(client), setup.tools);
         let session = agent.new_session(root.path()).expect("session").session_id;
@@ -162,6 +166,16 @@ impl Harness {
             root,
             data,
         }
+    }
+
+    /// Moves to a new session in the same workspace (the same agent and data dir): what a new
+    /// editor window or `tandem exec` run gets.
+    pub fn new_session(&mut self) {
+        self.session = self
+            .agent
+            .new_session(self.root.path())
+            .expect("session")
+            .session_id;
     }
 
     pub fn root(&self) -> &Path {

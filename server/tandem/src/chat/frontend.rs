@@ -369,19 +369,23 @@ impl Frontend for ChatFrontend {
                 ),
                 ApprovalAction::McpServer(server) => match &server.why_not_always {
                     None => format!(
-                        "{} names the MCP server `{}`, which runs: {}\nStart it? [y]es this \
-                         session, [n]o, [a]lways trust it in this project: ",
+                        "{} names the {} `{}`, which runs: {}\n{} it? [y]es this session, \
+                         [n]o, [a]lways trust it in this project: ",
                         inert(&server.source.display().to_string(), true),
-                        inert(&server.server, true),
-                        inert(&server.target, true)
-                    ),
-                    Some(why) => format!(
-                        "{} names the MCP server `{}`, which runs: {}\nIt can't be trusted for \
-                         good, since {}.\nStart it? [y]es this session, [n]o: ",
-                        inert(&server.source.display().to_string(), true),
+                        server.subject.noun(),
                         inert(&server.server, true),
                         inert(&server.target, true),
-                        inert(why, true)
+                        server.subject.verb()
+                    ),
+                    Some(why) => format!(
+                        "{} names the {} `{}`, which runs: {}\nIt can't be trusted for good, \
+                         since {}.\n{} it? [y]es this session, [n]o: ",
+                        inert(&server.source.display().to_string(), true),
+                        server.subject.noun(),
+                        inert(&server.server, true),
+                        inert(&server.target, true),
+                        inert(why, true),
+                        server.subject.verb()
                     ),
                 },
                 ApprovalAction::Fetch(fetch) => format!(

@@ -251,11 +251,24 @@ impl Chat<'_> {
                 }
             }
             Slash::Hooks => {
-                let settings = self.agent.settings();
-                out(&style.dim(&inspect::hooks_list(
-                    &tandem_agent::hooks::listing(&settings.hooks, settings.policy.sandbox),
-                    self.frontend.config_file.as_deref(),
-                )))
+                // Hashing what the project's hooks name reads files: off the async threads.
+                let (settings, root) = (self.agent.settings().clone(), self.root.to_path_buf());
+                let listed = tokio::task::spawn_blocking(move || {
+                    tandem_agent::hooks::listing_in(&settings, &root)
+                })
+                .await;
+                match listed {
+                    Ok((hooks, unreadable)) => {
+                        if let Some(e) = unreadable {
+                            out(&style.paint("31", &format!("project hooks unreadable: {e}\n")));
+                        }
+                        out(&style.dim(&inspect::hooks_list(
+                            &hooks,
+                            self.frontend.config_file.as_deref(),
+                        )))
+                    }
+                    Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
+                }
             }
             Slash::Mcp => match self.agent.mcp_servers(session).await {
                 Ok(servers) => out(&style.dim(&inspect::mcp_list(

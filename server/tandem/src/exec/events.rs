@@ -12,7 +12,9 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use tandem_agent::ToolCallId;
-use tandem_agent::approval::{ApprovalAction, ApprovalReply, DecidedBy as AgentDecidedBy};
+use tandem_agent::approval::{
+    ApprovalAction, ApprovalReply, DecidedBy as AgentDecidedBy, TrustSubject,
+};
 use tandem_agent::events as agent;
 
 /// The events' format version, in `sessionStarted`.
@@ -434,7 +436,15 @@ pub fn approval(
         ApprovalAction::Edit(e) => (Action::Edit, e.path.display().to_string(), false),
         ApprovalAction::Command(c) => (Action::Command, c.command.clone(), c.outside_sandbox),
         ApprovalAction::Mcp(m) => (Action::McpTool, format!("{}/{}", m.server, m.tool), false),
-        ApprovalAction::McpServer(s) => (Action::McpServer, s.server.clone(), false),
+        // A project's hook is put as a server is: its target says which it is.
+        ApprovalAction::McpServer(s) => (
+            Action::McpServer,
+            match s.subject {
+                TrustSubject::McpServer => s.server.clone(),
+                TrustSubject::Hook => format!("hook {}", s.server),
+            },
+            false,
+        ),
         ApprovalAction::Fetch(f) => (Action::Fetch, f.url.clone(), false),
     };
     let reason = match action_in {
@@ -744,6 +754,7 @@ mod tests {
                 arguments: serde_json::json!({}),
             }),
             ApprovalAction::McpServer(McpServerApproval {
+                subject: Default::default(),
                 server: "docs".into(),
                 target: "docs-server --stdio".into(),
                 source: PathBuf::from("/work/.tandem/config.toml"),

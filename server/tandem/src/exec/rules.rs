@@ -6,7 +6,7 @@
 //! here is refused, except a command the model wants outside the sandbox when the user turned
 //! the sandbox off and said `--yes`: then the sandbox changes nothing and the user allowed all.
 
-use tandem_agent::approval::{ApprovalAction, ApprovalReply};
+use tandem_agent::approval::{ApprovalAction, ApprovalReply, TrustSubject};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Rules {
@@ -47,18 +47,24 @@ impl Rules {
                  call was not made.",
                 call.server, call.tool
             ),
-            ApprovalAction::McpServer(server) => match &server.why_not_always {
-                None => format!(
-                    "The project's MCP server `{}` is not trusted yet (trust it once in `tandem \
-                     chat`). It was not started.",
-                    server.server
-                ),
-                Some(why) => format!(
-                    "The project's MCP server `{}` can't be trusted for good, since {why}; a \
-                     non-interactive run never starts it. It was not started.",
-                    server.server
-                ),
-            },
+            ApprovalAction::McpServer(server) => {
+                let (noun, not_run) = match server.subject {
+                    TrustSubject::McpServer => ("MCP server", "It was not started."),
+                    TrustSubject::Hook => ("hook", "It does not run."),
+                };
+                match &server.why_not_always {
+                    None => format!(
+                        "The project's {noun} `{}` is not trusted yet (trust it once in `tandem \
+                         chat`). {not_run}",
+                        server.server
+                    ),
+                    Some(why) => format!(
+                        "The project's {noun} `{}` can't be trusted for good, since {why}; a \
+                         non-interactive run never runs it. {not_run}",
+                        server.server
+                    ),
+                }
+            }
             ApprovalAction::Fetch(fetch) => format!(
                 "Fetching {} needs its host in allow_fetch ([approval] in the config, or \
                  --allow-fetch HOST). It was not fetched.",
