@@ -10,6 +10,7 @@ pub mod commands;
 pub mod context;
 pub mod events;
 mod file_events;
+pub mod hook_listing;
 pub mod hooks;
 pub mod images;
 pub mod mcp;

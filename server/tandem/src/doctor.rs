@@ -109,7 +109,7 @@ pub async fn run(start: StartOptions, root: &Path) -> u8 {
     for server in servers {
         println!("MCP server: {server}");
     }
-    let (hooks, unreadable) = tandem_agent::hooks::listing_in(&settings, root);
+    let (hooks, unreadable) = tandem_agent::hook_listing::listing_in(&settings, root);
     if let Some(e) = unreadable {
         println!("Project hooks unreadable: {e}");
     }
@@ -173,7 +173,8 @@ fn walls(
 pub fn hooks_json(start: StartOptions, root: &Path) -> serde_json::Value {
     match start.resolve() {
         Ok(resolved) => {
-            let (hooks, unreadable) = tandem_agent::hooks::listing_in(&resolved.settings, root);
+            let (hooks, unreadable) =
+                tandem_agent::hook_listing::listing_in(&resolved.settings, root);
             match unreadable {
                 Some(e) => serde_json::json!({"error": e}),
                 None => serde_json::Value::Array(hooks.iter().map(|h| h.to_json()).collect()),

@@ -254,7 +254,7 @@ impl Chat<'_> {
                 // Hashing what the project's hooks name reads files: off the async threads.
                 let (settings, root) = (self.agent.settings().clone(), self.root.to_path_buf());
                 let listed = tokio::task::spawn_blocking(move || {
-                    tandem_agent::hooks::listing_in(&settings, &root)
+                    tandem_agent::hook_listing::listing_in(&settings, &root)
                 })
                 .await;
                 match listed {
