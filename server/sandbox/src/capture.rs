@@ -96,6 +96,8 @@ fn allow_removal(dir: &Path) {
 
 fn create_private_dir(path: &Path) -> std::io::Result<()> {
     let mut builder = std::fs::DirBuilder::new();
+    // Made here, never found: an existing one is an error.
+    builder.recursive(false);
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
     builder.create(path)
