@@ -119,6 +119,7 @@ impl Turn {
                 session_id: self.session.id.clone(),
                 turn_id: self.turn_id.clone(),
                 tool_call_id: tool_call_id.clone(),
+                subagent: self.asking_subagent(),
                 action: ApprovalAction::McpServer(McpServerApproval {
                     server: config.name().to_string(),
                     target: describe_server(&config),

@@ -141,6 +141,9 @@ impl Turn {
             if call.id.is_empty() {
                 call.id = ToolCallId::generate();
             }
+            if let Some(child) = &self.child {
+                call.id = child.call_id(&call.id);
+            }
         }
         self.record_message(
             conversation,
