@@ -52,6 +52,8 @@ pub(crate) struct ChildScope {
     /// The tools it may call, by name.
     pub granted: Vec<String>,
     pub max_steps: u32,
+    /// The client of the model its definition names; `None`: the session's.
+    pub client: Option<std::sync::Arc<dyn tandem_provider::ModelClient>>,
 }
 
 impl ChildScope {

@@ -449,3 +449,98 @@ async fn the_parents_own_questions_name_no_subagent() {
     assert_eq!(asked.subagent, None, "{asked:?}");
     running.end().await;
 }
+
+fn listed(id: &str, window: u64) -> mock_model::ModelEntry {
+    mock_model::ModelEntry {
+        id: id.into(),
+        context_length: Some(window),
+        extra: None,
+    }
+}
+
+#[tokio::test]
+async fn a_definitions_model_gets_the_childs_requests_and_its_window_counts() {
+    let h = Harness::new(
+        Scenario::new([
+            Reply::tool("task", task_of("small", "Read a.rs")).usage(100, 10),
+            Reply::tool("read_file", json!({"path": "a.rs"})).usage(50, 5),
+            Reply::text("alpha").usage(60, 6),
+            Reply::text("Found.").usage(200, 20),
+        ])
+        .with_models([listed("mock-coder", 32768), listed("small-coder", 4096)]),
+    );
+    h.write(
+        ".tandem/agents/small.md",
+        "---\ndescription: Small\nmodel: small-coder\n---\nRead.\n",
+    );
+    h.write("a.rs", "fn alpha() {}\n");
+    let turn = h.turn("Delegate", Vec::new()).await;
+    assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
+    let models: Vec<String> = h
+        .requests()
+        .iter()
+        .map(|r| r.body["model"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        models,
+        ["mock-coder", "small-coder", "small-coder", "mock-coder"]
+    );
+    // The child's usage is measured against its own model's window.
+    let child_windows: Vec<Option<u64>> = nested(&turn)
+        .into_iter()
+        .filter_map(|(_, e)| match e {
+            Event::Usage { context_window, .. } => Some(context_window),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(child_windows, [Some(4096), Some(4096)], "{turn}");
+    let parent_windows: Vec<Option<u64>> = turn
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Usage { context_window, .. } => Some(*context_window),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(parent_windows, [Some(32768), Some(32768)], "{turn}");
+    assert!(
+        !turn
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::Notice { .. })),
+        "{turn}"
+    );
+}
+
+#[tokio::test]
+async fn a_model_the_server_doesnt_list_falls_back_to_the_sessions_with_a_notice() {
+    let h = Harness::new(Scenario::new([
+        Reply::tool("task", task_of("reader", "Read a.rs")),
+        Reply::text("alpha"),
+        Reply::text("Found."),
+    ]));
+    h.write(
+        ".claude/agents/reader.md",
+        "---\nname: reader\ndescription: Reads\nmodel: sonnet\n---\nRead.\n",
+    );
+    let turn = h.turn("Delegate", Vec::new()).await;
+    assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
+    let models: Vec<String> = h
+        .requests()
+        .iter()
+        .map(|r| r.body["model"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(models, ["mock-coder", "mock-coder", "mock-coder"]);
+    let notice = turn
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::Notice { message } => Some(message.clone()),
+            _ => None,
+        })
+        .expect("a notice");
+    assert!(
+        notice.contains("\"sonnet\"") && notice.contains("\"mock-coder\""),
+        "{notice}"
+    );
+}
