@@ -928,11 +928,6 @@ impl Agent {
             .map(|n| tandem_provider::Window::new(n, "the server's model list"))
     }
 
-    /// The current model's context window, where the endpoint tells it.
-    async fn context_window(&self) -> Option<u64> {
-        self.window().await.map(|w| w.tokens)
-    }
-
     /// The window the model list gives for `current`.
     async fn listed_window(&self, current: &str) -> Option<u64> {
         let models = self

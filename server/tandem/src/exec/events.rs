@@ -11,7 +11,6 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use tandem_agent::ToolCallId;
 use tandem_agent::approval::{
     ApprovalAction, ApprovalReply, ApprovalRequest, DecidedBy as AgentDecidedBy,
 };
@@ -518,6 +517,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
+    use tandem_agent::ToolCallId;
 
     const SCHEMA_PATH: &str = concat!(
         env!("CARGO_MANIFEST_DIR"),
