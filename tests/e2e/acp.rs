@@ -1080,3 +1080,53 @@ fn fetch_asks_per_new_host_and_sends_nothing_of_the_users() {
     assert_eq!(mock.failures(), Vec::<String>::new());
     client.close();
 }
+
+#[test]
+fn subagents_permission_request_names_the_subagent_and_its_task_call() {
+    let mut task = Reply::tool(
+        "task",
+        json!({"description": "write", "prompt": "Put beta in notes.txt", "subagent_type": "writer"}),
+    );
+    task.tool_calls[0].id = Some("call_0".into());
+    // The child numbers its calls from call_0 too.
+    let mut write = Reply::tool(
+        "write_to_file",
+        json!({"path": "notes.txt", "content": "beta\n"}),
+    );
+    write.tool_calls[0].id = Some("call_0".into());
+    let mut f = fixture(
+        [
+            task,
+            write,
+            Reply::text("Refused.").expect_tool_result_contains("rejected"),
+            Reply::text("Not written.").expect_tool_result_contains("Refused."),
+        ],
+        false,
+    );
+    let (root, session) = (f.root.clone(), f.session.clone());
+    std::fs::create_dir_all(root.join(".tandem/agents")).unwrap();
+    std::fs::write(
+        root.join(".tandem/agents/writer.md"),
+        "---\ndescription: Writes\ntools: [Write]\n---\nWrite what is asked.\n",
+    )
+    .unwrap();
+    let client = &mut f.client;
+    client.answers.push_back("reject_once");
+    let prompt = client.prompt(&session, "Delegate the write");
+    assert_eq!(client.result(prompt)["stopReason"], "end_turn");
+    let asked_at = client.position(|m| m["method"] == "session/request_permission");
+    let asked = &client.log[asked_at]["params"]["toolCall"];
+    assert_eq!(asked["toolCallId"], "call_0/call_0", "{asked}");
+    assert_eq!(
+        asked["title"], "Subagent writer asks: Write notes.txt",
+        "{asked}"
+    );
+    assert_eq!(
+        asked["_meta"]["tandem"]["subagent"],
+        json!({"parentId": "call_0", "agent": "writer"}),
+        "{asked}"
+    );
+    assert!(!root.join("notes.txt").exists());
+    assert_eq!(f.mock.failures(), Vec::<String>::new());
+    f.client.close();
+}

@@ -60,3 +60,78 @@ async fn exec_json_reports_a_subagents_events_with_its_parent_id() {
     assert_eq!(end["usage"]["promptTokens"], 100 + 50 + 60 + 200, "{end}");
     assert_eq!(end["usage"]["requests"], 2, "{end}");
 }
+
+/// A reply whose calls carry these ids, as a local server numbering from `call_0` sends them.
+fn with_ids(mut reply: Reply, ids: &[&str]) -> Reply {
+    for (call, id) in reply.tool_calls.iter_mut().zip(ids) {
+        call.id = Some((*id).to_string());
+    }
+    reply
+}
+
+#[tokio::test]
+async fn exec_json_names_the_task_call_a_subagents_approval_came_from() {
+    let env = Env::new();
+    env.write(
+        ".tandem/agents/writer.md",
+        "---\ndescription: Writes\ntools: [Write]\n---\nWrite what is asked.\n",
+    );
+    // Parent and child both number their calls from call_0.
+    let mock = MockServer::start(Scenario::new([
+        with_ids(
+            Reply::tool(
+                "task",
+                json!({"description": "write", "prompt": "Put beta in notes.txt", "subagent_type": "writer"}),
+            ),
+            &["call_0"],
+        ),
+        with_ids(
+            Reply::tool(
+                "write_to_file",
+                json!({"path": "notes.txt", "content": "beta\n"}),
+            ),
+            &["call_0"],
+        ),
+        Reply::text("I could not write.").expect_tool_result_contains("--yes"),
+        Reply::text("Not written.").expect_tool_result_contains("I could not write."),
+    ]));
+    let mut command = env.command();
+    command
+        .args(["exec", "Delegate the write", "--json"])
+        .args(["--base-url", &mock.base_url(), "--model", "mock-coder"])
+        .arg("--root")
+        .arg(&env.workspace)
+        .arg("--data-dir")
+        .arg(&env.data_dir);
+    let output = run_piped(command, "").await;
+    // The turn ends (whether a subagent's refusal counts toward exit code 4 is the view's
+    // `rejected_actions`, which counts the main agent's own calls).
+    assert!(
+        matches!(output.status.code(), Some(0 | 4)),
+        "{}",
+        show(&output)
+    );
+    assert!(!env.workspace.join("notes.txt").exists());
+    let events: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let approvals: Vec<&Value> = events.iter().filter(|e| e["type"] == "approval").collect();
+    assert_eq!(approvals.len(), 1, "{events:#?}");
+    let approval = approvals[0];
+    assert_eq!(approval["parentId"], "call_0", "{approval}");
+    assert_eq!(approval["toolCallId"], "call_0/call_0", "{approval}");
+    assert_eq!(approval["action"], "edit", "{approval}");
+    assert_eq!(approval["decision"], "reject", "{approval}");
+    // The child's call and result are its own, apart from the parent's task call.
+    let results: Vec<(&str, Option<&str>)> = events
+        .iter()
+        .filter(|e| e["type"] == "toolResult")
+        .map(|e| (e["toolCallId"].as_str().unwrap(), e["parentId"].as_str()))
+        .collect();
+    assert_eq!(
+        results,
+        [("call_0/call_0", Some("call_0")), ("call_0", None)],
+        "{events:#?}"
+    );
+}

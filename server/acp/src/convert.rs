@@ -502,7 +502,25 @@ impl Translator {
                 ))
                 .kind(ToolKind::Other);
         }
-        ToolCallUpdate::new(request.tool_call_id.to_string(), fields)
+        let Some(asker) = &request.subagent else {
+            return ToolCallUpdate::new(request.tool_call_id.to_string(), fields);
+        };
+        // A subagent's calls are only the progress of its `task` call, so the client has not
+        // seen this one: the title says which subagent asks and for what, and `_meta` names
+        // the `task` call.
+        let doing = (self.view.subagent(&asker.parent))
+            .and_then(|sub| sub.view.tool(&request.tool_call_id))
+            .map(|tool| tool.title.clone());
+        let title = match doing {
+            Some(doing) => format!("Subagent {} asks: {doing}", asker.agent),
+            None => format!("Subagent {} asks", asker.agent),
+        };
+        let mut meta = serde_json::Map::new();
+        meta.insert(
+            "tandem".into(),
+            serde_json::json!({"subagent": {"parentId": asker.parent, "agent": asker.agent}}),
+        );
+        ToolCallUpdate::new(request.tool_call_id.to_string(), fields.title(title)).meta(meta)
     }
 
     /// The user allowed the call: it runs now. `None` when the call is already over (the
@@ -763,6 +781,7 @@ mod tests {
             session_id: "s".into(),
             turn_id: "t1".into(),
             tool_call_id: "e".into(),
+            subagent: None,
             action: ApprovalAction::Edit(tandem_agent::approval::EditApproval {
                 path: Path::new("/ws").join(path),
                 original: original.map(str::to_string),
@@ -872,6 +891,57 @@ mod tests {
         // A late event of the subagent never reopens the finished call.
         let late = t.event(sub(call("k2", "list_files", json!({}), "List")));
         assert!(late.is_empty(), "{late:?}");
+    }
+
+    #[test]
+    fn a_subagents_permission_request_names_it() {
+        let mut t = Translator::new("/ws".into(), false);
+        t.event(call("k", "task", json!({}), "explore: find"));
+        t.event(Event::Subagent {
+            parent: "k".into(),
+            agent: "explore".into(),
+            event: Box::new(call(
+                "k/call_0",
+                "fetch_url",
+                json!({"url": "https://example.com/"}),
+                "Fetch https://example.com/",
+            )),
+        });
+        let request = ApprovalRequest {
+            session_id: "s".into(),
+            turn_id: "t1".into(),
+            tool_call_id: "k/call_0".into(),
+            subagent: Some(tandem_agent::approval::AskingSubagent {
+                parent: "k".into(),
+                agent: "explore".into(),
+            }),
+            action: ApprovalAction::Fetch(tandem_agent::approval::FetchApproval {
+                url: "https://example.com/".into(),
+                redirected_from: None,
+            }),
+        };
+        let asked = serde_json::to_value(t.approval(&request)).unwrap();
+        assert_eq!(asked["toolCallId"], "k/call_0");
+        assert_eq!(
+            asked["title"],
+            "Subagent explore asks: Fetch https://example.com/"
+        );
+        assert_eq!(
+            asked["_meta"]["tandem"]["subagent"],
+            json!({"parentId": "k", "agent": "explore"})
+        );
+        // The main agent's own question has neither.
+        let own = ApprovalRequest {
+            tool_call_id: "f".into(),
+            subagent: None,
+            ..request
+        };
+        t.event(call("f", "fetch_url", json!({}), "Fetch"));
+        let asked = serde_json::to_value(t.approval(&own)).unwrap();
+        assert!(
+            asked.get("title").is_none() && asked.get("_meta").is_none(),
+            "{asked}"
+        );
     }
 
     #[test]
@@ -1163,6 +1233,7 @@ mod tests {
             session_id: "s".into(),
             turn_id: "t1".into(),
             tool_call_id: "c".into(),
+            subagent: None,
             action,
         };
         let ids = |r: &ApprovalRequest| -> Vec<String> {

@@ -116,6 +116,17 @@ pub struct ApprovalRequest {
     pub turn_id: TurnId,
     pub tool_call_id: ToolCallId,
     pub action: ApprovalAction,
+    /// The subagent whose call this is; `None` for the parent's own calls.
+    pub subagent: Option<AskingSubagent>,
+}
+
+/// Which subagent asks: every face names it, so the user knows a child wants the edit or command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AskingSubagent {
+    /// The parent's `task` call that started it.
+    pub parent: ToolCallId,
+    /// Its definition's name (`explore`, …).
+    pub agent: String,
 }
 
 /// What would happen if the user says yes.

@@ -913,7 +913,12 @@ impl Agent {
     /// The window requests must fit: the client's (the user's setting, an overflow error, the
     /// server), else a guess from an overflow that named no number, else the model list.
     async fn window(&self) -> Option<tandem_provider::Window> {
-        if let Some(window) = self.inner.client.window().await {
+        self.window_of(self.inner.client.as_ref()).await
+    }
+
+    /// The window of `client`'s model: the session's, or a subagent's own model's.
+    async fn window_of(&self, client: &dyn ModelClient) -> Option<tandem_provider::Window> {
+        if let Some(window) = client.window().await {
             return Some(window);
         }
         if let Some(n) = *tandem_stdx::lock(&self.inner.guessed_window) {
@@ -922,18 +927,13 @@ impl Agent {
                 "a guess from the server's overflow error",
             ));
         }
-        self.listed_window()
+        self.listed_window(&client.model())
             .await
             .map(|n| tandem_provider::Window::new(n, "the server's model list"))
     }
 
-    /// The current model's context window, where the endpoint tells it.
-    async fn context_window(&self) -> Option<u64> {
-        self.window().await.map(|w| w.tokens)
-    }
-
-    /// The window the model list gives for the current model.
-    async fn listed_window(&self) -> Option<u64> {
+    /// The window the model list gives for `current`.
+    async fn listed_window(&self, current: &str) -> Option<u64> {
         let models = self
             .inner
             .windows
@@ -947,7 +947,6 @@ impl Agent {
                 }
             })
             .await;
-        let current = self.inner.client.model();
         models
             .iter()
             .find(|m| m.id == current)

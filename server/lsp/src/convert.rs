@@ -541,6 +541,10 @@ impl IntoWire for core_approval::ApprovalRequest {
             turn_id: r.turn_id.into_wire(),
             tool_call_id: r.tool_call_id.into_wire(),
             action,
+            subagent: r.subagent.map(|s| ApprovalSubagent {
+                parent_id: s.parent.into_wire(),
+                agent: s.agent,
+            }),
         }
     }
 }
@@ -711,6 +715,7 @@ mod tests {
             session_id: "s".into(),
             turn_id: "t1".into(),
             tool_call_id: "c".into(),
+            subagent: None,
             action: core_approval::ApprovalAction::Command(core_approval::CommandApproval {
                 command: "cargo test".into(),
                 outside_sandbox: false,
@@ -736,6 +741,32 @@ mod tests {
             "`curl x` (in a substitution): no rule admits this command"
         );
         assert_eq!(wire["always"], json!(["curl"]));
+
+        // A subagent's question names it; the main agent's has no `subagent`.
+        let mut child = request_for_subagent();
+        child.tool_call_id = "t/c".into();
+        let wire = serde_json::to_value(child.into_wire()).unwrap();
+        assert_eq!(
+            wire["subagent"],
+            json!({"parentId": "t", "agent": "explore"})
+        );
+        assert_eq!(wire["toolCallId"], "t/c");
+    }
+
+    fn request_for_subagent() -> core_approval::ApprovalRequest {
+        core_approval::ApprovalRequest {
+            session_id: "s".into(),
+            turn_id: "t1".into(),
+            tool_call_id: "c".into(),
+            subagent: Some(core_approval::AskingSubagent {
+                parent: "t".into(),
+                agent: "explore".into(),
+            }),
+            action: core_approval::ApprovalAction::Fetch(core_approval::FetchApproval {
+                url: "https://example.com/".into(),
+                redirected_from: None,
+            }),
+        }
     }
 
     #[test]

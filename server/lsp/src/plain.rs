@@ -620,13 +620,7 @@ fn progress_message(view: &TurnView) -> String {
     // The model's words (a path it named, its plan) are cut: this is a status line.
     let short = |text: &str| tandem_stdx::truncated(text, PROGRESS_PART, "…");
     let mut line = format!("Step {}", view.step());
-    let activity = match view.activity() {
-        Some(Activity::Tool(id)) => view.tool(id).map(|t| t.title.clone()),
-        Some(Activity::Retrying(retry)) => Some(retry_line(retry)),
-        None if view.writing() => Some("writing the answer".to_string()),
-        None => None,
-    };
-    if let Some(activity) = activity {
+    if let Some(activity) = activity_line(view) {
         line.push_str(&format!(": {}", short(&activity)));
     }
     if let Some(plan) = view.plan()
@@ -649,6 +643,29 @@ fn progress_message(view: &TurnView) -> String {
         (None, _) => {}
     }
     line
+}
+
+/// What the turn is doing: the tool running (a `task` call's by what its subagent is doing,
+/// `explore: Read src/a.rs`), a retry, or the answer being written.
+fn activity_line(view: &TurnView) -> Option<String> {
+    match view.activity() {
+        Some(Activity::Tool(id)) => {
+            let title = view.tool(id).map(|t| t.title.clone());
+            match view.subagent(id) {
+                Some(child) => {
+                    let doing = activity_line(&child.view).or(title);
+                    Some(match doing {
+                        Some(doing) => format!("{}: {doing}", child.agent),
+                        None => child.agent.clone(),
+                    })
+                }
+                None => title,
+            }
+        }
+        Some(Activity::Retrying(retry)) => Some(retry_line(retry)),
+        None if view.writing() => Some("writing the answer".to_string()),
+        None => None,
+    }
 }
 
 /// What the user is shown when a turn ends.
@@ -753,8 +770,17 @@ fn change_lines(diff: &FileDiff) -> String {
 }
 
 /// The question for an approval: the file, where and how much it changes, and where to see the
-/// diff when the client could not be shown it; or the command.
+/// diff when the client could not be shown it; or the command. A subagent's call says which
+/// subagent asks.
 fn approval_message(request: &ApprovalRequest, diff_file: Option<&Path>) -> String {
+    let question = action_question(request, diff_file);
+    match &request.subagent {
+        Some(asker) => format!("Subagent {} asks: {question}", asker.agent),
+        None => question,
+    }
+}
+
+fn action_question(request: &ApprovalRequest, diff_file: Option<&Path>) -> String {
     match &request.action {
         ApprovalAction::Edit(edit) => {
             let what = if edit.original.is_none() {
@@ -980,6 +1006,7 @@ mod tests {
             session_id: "s".into(),
             turn_id: "t1".into(),
             tool_call_id: "c".into(),
+            subagent: None,
             action: ApprovalAction::Edit(EditApproval {
                 path: "/w/src/a.rs".into(),
                 original: Some("a\n".into()),
@@ -1155,6 +1182,65 @@ mod tests {
         assert!(progress_message(&view).len() < 2 * (2 * PROGRESS_PART + 40));
         assert_eq!(tandem_agent::context::group(999), "999");
         assert_eq!(tandem_agent::context::group(1000), "1,000");
+    }
+
+    #[test]
+    fn the_progress_line_says_what_a_running_subagent_does() {
+        let call = |id: &str, name: &str, title: &str| {
+            Event::ToolCall(tandem_agent::events::ToolCallEvent {
+                tool_call_id: id.into(),
+                name: name.into(),
+                arguments: serde_json::json!({}),
+                title: title.into(),
+                kind: ToolKind::Other,
+                location: None,
+            })
+        };
+        let nested = |event: Event| Event::Subagent {
+            parent: "t".into(),
+            agent: "explore".into(),
+            event: Box::new(event),
+        };
+        let mut view = TurnView::new();
+        view.event(Event::TurnStarted {
+            prompt: "go".into(),
+            context: Vec::new(),
+        });
+        view.event(call("t", "task", "Task: find alpha"));
+        view.event(nested(call("t/c", "read_file", "Read src/a.rs")));
+        assert_eq!(progress_message(&view), "Step 1: explore: Read src/a.rs");
+        view.event(nested(Event::Text {
+            delta: "alpha is".into(),
+        }));
+        assert_eq!(
+            progress_message(&view),
+            "Step 1: explore: writing the answer"
+        );
+    }
+
+    #[test]
+    fn a_subagents_question_names_it() {
+        let request = ApprovalRequest {
+            session_id: "s".into(),
+            turn_id: "t1".into(),
+            tool_call_id: "t/c".into(),
+            subagent: Some(tandem_agent::approval::AskingSubagent {
+                parent: "t".into(),
+                agent: "runner".into(),
+            }),
+            action: ApprovalAction::Command(CommandApproval {
+                command: "make".into(),
+                outside_sandbox: false,
+                cwd: "/w".into(),
+                display_cwd: ".".into(),
+                reason: String::new(),
+                always: Vec::new(),
+            }),
+        };
+        assert_eq!(
+            approval_message(&request, None),
+            "Subagent runner asks: Tandem wants to run `make` in the workspace root. Run it?"
+        );
     }
 
     #[test]

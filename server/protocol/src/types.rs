@@ -802,6 +802,20 @@ pub struct ApprovalRequest {
     pub tool_call_id: ToolCallId,
     #[serde(flatten)]
     pub action: ApprovalAction,
+    /// The subagent whose call this is; absent for the main agent's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub subagent: Option<ApprovalSubagent>,
+}
+
+/// Which subagent asks: name it with the question ("Subagent explore asks: …").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalSubagent {
+    /// The `toolCallId` of the parent's `task` call that started it.
+    pub parent_id: ToolCallId,
+    /// Its name (its definition's).
+    pub agent: String,
 }
 
 /// What is asked about, told apart by `kind`.

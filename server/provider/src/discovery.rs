@@ -166,10 +166,17 @@ impl LazyClient {
     }
 
     async fn client(&self) -> Result<Arc<HttpModelClient>, ProviderError> {
+        let chosen = lock(&self.chosen).clone();
+        self.client_for(chosen).await
+    }
+
+    /// The client of `model` (the endpoint's default when `None`), made on first use.
+    async fn client_for(
+        &self,
+        model: Option<String>,
+    ) -> Result<Arc<HttpModelClient>, ProviderError> {
         let endpoint = self.endpoint.get_or_try_init(|| self.resolve()).await?;
-        let model = lock(&self.chosen)
-            .clone()
-            .unwrap_or_else(|| endpoint.model.clone());
+        let model = model.unwrap_or_else(|| endpoint.model.clone());
         let mut clients = lock(&self.clients);
         let client = clients.entry(model.clone()).or_insert_with(|| {
             Arc::new(HttpModelClient::with_local(
@@ -306,6 +313,13 @@ impl ModelClient for LazyClient {
             .or_else(|| self.endpoint.get().map(|e| e.model.clone()))
             .or_else(|| self.options.model.clone())
             .unwrap_or_default()
+    }
+
+    fn for_model<'a>(&'a self, model: &'a str) -> BoxFuture<'a, Option<Arc<dyn ModelClient>>> {
+        Box::pin(async move {
+            let client = self.client_for(Some(model.to_string())).await.ok()?;
+            Some(client as Arc<dyn ModelClient>)
+        })
     }
 
     fn window(&self) -> BoxFuture<'_, Option<Window>> {

@@ -295,6 +295,15 @@ pub trait ModelClient: Send + Sync {
     /// The model requests go to.
     fn model(&self) -> String;
 
+    /// A client for another model of the same endpoint (its settings and key), for a subagent
+    /// whose definition names one. `None` where this client can't switch models.
+    fn for_model<'a>(
+        &'a self,
+        _model: &'a str,
+    ) -> BoxFuture<'a, Option<std::sync::Arc<dyn ModelClient>>> {
+        Box::pin(async { None })
+    }
+
     /// The context window in use: the user's setting, else what the server's overflow error
     /// said, else what the server reports. `None` when nothing says.
     fn window(&self) -> BoxFuture<'_, Option<Window>> {

@@ -2,6 +2,7 @@ export type * from "./Api";
 export type * from "./ApprovalPolicy";
 export type * from "./ApprovalReply";
 export type * from "./ApprovalRequest";
+export type * from "./ApprovalSubagent";
 export type * from "./AutoApprove";
 export type * from "./ChangeSource";
 export type * from "./ChangedBy";

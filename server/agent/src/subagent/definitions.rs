@@ -46,7 +46,8 @@ pub struct Definition {
     pub description: String,
     /// Tandem's tool names; `None`: the read-only ones.
     pub tools: Option<Vec<String>>,
-    /// The model it asks for. Read, not used yet: a child asks the session's model.
+    /// The model it asks for: its requests go to that model of the session's endpoint when the
+    /// server lists it, else to the session's model (with a notice).
     pub model: Option<String>,
     pub max_steps: Option<u32>,
     /// The text after the front matter: the child's own instructions.

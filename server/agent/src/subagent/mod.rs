@@ -52,11 +52,20 @@ pub(crate) struct ChildScope {
     /// The tools it may call, by name.
     pub granted: Vec<String>,
     pub max_steps: u32,
+    /// The client of the model its definition names; `None`: the session's.
+    pub client: Option<std::sync::Arc<dyn tandem_provider::ModelClient>>,
 }
 
 impl ChildScope {
     pub fn grants(&self, name: &str) -> bool {
         self.granted.iter().any(|g| g == name)
+    }
+
+    /// A child's call's id, under its parent's: local models number their calls from `call_0`
+    /// in every conversation, so a child's own ids would collide with the parent's (and a
+    /// sibling's) in approvals, the view and the transcript.
+    pub fn call_id(&self, model_id: &ToolCallId) -> ToolCallId {
+        ToolCallId::from(format!("{}/{model_id}", self.parent))
     }
 
     /// What a child is told when it calls a tool it isn't granted (nothing ran).

@@ -4,7 +4,9 @@
 use time::OffsetDateTime;
 
 use super::Turn;
-use crate::approval::{ApprovalAction, ApprovalReply, ApprovalRequest, DecidedBy, Decision};
+use crate::approval::{
+    ApprovalAction, ApprovalReply, ApprovalRequest, AskingSubagent, DecidedBy, Decision,
+};
 use crate::transcript::Record;
 use tandem_model::ToolCall;
 
@@ -98,7 +100,16 @@ impl Turn {
             turn_id: self.turn_id.clone(),
             tool_call_id: call.id.clone(),
             action,
+            subagent: self.asking_subagent(),
         }
+    }
+
+    /// Who asks, when this turn is a subagent's.
+    pub(super) fn asking_subagent(&self) -> Option<AskingSubagent> {
+        self.child.as_ref().map(|child| AskingSubagent {
+            parent: child.parent.clone(),
+            agent: child.agent.clone(),
+        })
     }
 }
 

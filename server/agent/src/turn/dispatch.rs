@@ -95,7 +95,7 @@ impl Turn {
             let for_model = match sizing {
                 Some(sizing) => {
                     let ratio = tandem_stdx::lock(&self.agent.inner.counter).ratio;
-                    let client = self.agent.inner.client.as_ref();
+                    let client = self.client().as_ref();
                     // MCP tools' results keep their beginning.
                     let cut = (self.agent.inner.registry.get(&call.name))
                         .map_or(tools::Cut::Head, |t| t.cut());

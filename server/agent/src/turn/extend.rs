@@ -217,6 +217,7 @@ impl Turn {
             session_id: self.session.id.clone(),
             turn_id: self.turn_id.clone(),
             tool_call_id: q.tool_call_id.clone(),
+            subagent: self.asking_subagent(),
             action: ApprovalAction::McpServer(McpServerApproval {
                 subject: q.subject,
                 server: q.name.clone(),

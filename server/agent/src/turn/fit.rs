@@ -11,8 +11,8 @@ use tandem_provider::{ProviderError, ProviderErrorKind, ServerKind, tokens};
 impl Turn {
     /// The window and the kind of server, when the window is known.
     pub(super) async fn sizing(&self) -> Option<Sizing> {
-        let window = self.agent.window().await?;
-        let client = &self.agent.inner.client;
+        let window = self.window().await?;
+        let client = self.client();
         Some(Sizing {
             window,
             kind: client.server_kind(),
@@ -39,7 +39,7 @@ impl Turn {
         let chars = sent.iter().map(tokens::message_chars).sum::<u64>() + tools_chars;
         let messages = sent.len();
         let had_tools = tools_chars > 0;
-        let client = &self.agent.inner.client;
+        let client = self.client();
         // What the count of the messages leaves over is the template's framing: each message
         // counted exactly first, so an estimate's error is not learnt as framing.
         count::count_messages(client.as_ref(), &self.agent.inner.counter, sent).await;
@@ -113,10 +113,10 @@ impl Turn {
         counted: u64,
     ) {
         let counter = &self.agent.inner.counter;
-        count::count_messages(self.agent.inner.client.as_ref(), counter, sent).await;
+        count::count_messages(self.client().as_ref(), counter, sent).await;
         let shape = count::Shape {
             tools,
-            text_tools: self.agent.inner.client.text_tools(),
+            text_tools: self.client().text_tools(),
         };
         tandem_stdx::lock(counter).learn_at_least(sent, shape, counted);
     }
@@ -136,7 +136,7 @@ impl Turn {
         format!(
             "the request does not fit the model's context window: it was {requested}; the \
              window is {window}. To go on, {} or shorten the message. (The server said: {})",
-            self.agent.inner.client.server_kind().window_fix(),
+            self.client().server_kind().window_fix(),
             error.message
         )
     }

@@ -55,7 +55,7 @@ impl Turn {
             *content = prompt::compact_system_prompt(self.session.workspace.root());
         }
         if let Some(sizing) = &sizing {
-            let client = self.agent.inner.client.clone();
+            let client = self.client().clone();
             let key = self.conversation_key();
             let request = CompletionRequest::conversation(conversation, &tools, key);
             count::count_new(client.as_ref(), &self.agent.inner.counter, request).await;
@@ -115,7 +115,7 @@ impl Turn {
         tools: &[ToolDefinition],
         sizing: &Sizing,
     ) -> Result<bool, Ended> {
-        let client = self.agent.inner.client.clone();
+        let client = self.client().clone();
         let mut sizing = Sizing {
             counter: tandem_stdx::lock(&self.agent.inner.counter).clone(),
             ..sizing.clone()

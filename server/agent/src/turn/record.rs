@@ -95,7 +95,7 @@ impl Turn {
         let Some(usage) = completion.usage else {
             return;
         };
-        let context_window = self.agent.context_window().await;
+        let context_window = self.window().await.map(|w| w.tokens);
         self.emit(Event::Usage {
             prompt_tokens: usage.prompt_tokens,
             completion_tokens: usage.completion_tokens,
@@ -140,6 +140,9 @@ impl Turn {
         for call in &mut tool_calls {
             if call.id.is_empty() {
                 call.id = ToolCallId::generate();
+            }
+            if let Some(child) = &self.child {
+                call.id = child.call_id(&call.id);
             }
         }
         self.record_message(

@@ -61,7 +61,7 @@ impl Turn {
             let (tool_calls, finish_reason) =
                 self.record_answer(conversation, completion, streamed.text, streamed.reasoning);
             if tool_calls.is_empty() {
-                let client = &self.agent.inner.client;
+                let client = self.client();
                 return stop::answered(finish_reason, client.output_limit(), client.server_kind());
             }
             if let Some(ended) = self

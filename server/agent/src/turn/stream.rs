@@ -21,7 +21,7 @@ impl Turn {
         conversation: &[Message],
         tools: &[ToolDefinition],
     ) -> Streamed {
-        let client = &self.agent.inner.client;
+        let client = self.client();
         let mut text = String::new();
         let mut reasoning = String::new();
         let result = {

@@ -5,10 +5,11 @@
 use std::sync::Arc;
 
 use super::{Outcome, Turn};
-use crate::events::StopReason;
+use crate::events::{Event, StopReason};
 use crate::rules;
 use crate::subagent::{self, ChildScope, TaskArgs};
 use tandem_model::{Message, ToolCall};
+use tandem_provider::ModelClient;
 use tandem_tools::{ErrorKind, ToolError};
 
 impl Turn {
@@ -44,6 +45,9 @@ impl Turn {
             ));
         };
         let granted = subagent::granted_tools(definition, &self.agent.inner.registry);
+        let client = self
+            .definition_client(&definition.name, definition.model.as_deref())
+            .await;
         let max_steps = definition.max_steps.unwrap_or(subagent::DEFAULT_MAX_STEPS);
         let mut conversation = vec![Message::System {
             content: subagent::system_prompt(self.session.workspace.root(), definition),
@@ -86,6 +90,7 @@ impl Turn {
                 agent: definition.name.clone(),
                 granted,
                 max_steps,
+                client,
             })),
         };
         // Boxed: a child's steps run inside the parent's (`steps` → `task` → `steps`).
@@ -104,6 +109,55 @@ impl Turn {
                 error.map_or_else(|| format!("{stop_reason:?}"), |(_, message)| message)
             )),
         }
+    }
+}
+
+impl Turn {
+    /// The client this turn's requests go to: a subagent's own model's, else the session's.
+    pub(super) fn client(&self) -> &Arc<dyn ModelClient> {
+        match self.child.as_ref().and_then(|c| c.client.as_ref()) {
+            Some(client) => client,
+            None => &self.agent.inner.client,
+        }
+    }
+
+    /// The window this turn's requests must fit: its model's.
+    pub(super) async fn window(&self) -> Option<tandem_provider::Window> {
+        self.agent.window_of(self.client().as_ref()).await
+    }
+
+    /// The client of the model a definition names, where the server lists it; `None` (the
+    /// session's model) otherwise, with a notice saying so. `inherit` (Claude Code's word for
+    /// the session's model) needs no notice.
+    async fn definition_client(
+        &self,
+        name: &str,
+        model: Option<&str>,
+    ) -> Option<Arc<dyn ModelClient>> {
+        let model = model
+            .map(str::trim)
+            .filter(|m| !m.is_empty() && *m != "inherit")?;
+        let session_model = self.agent.inner.client.model();
+        if model == session_model {
+            return None;
+        }
+        let listed = match self.agent.list_models().await {
+            Ok(models) => models.iter().any(|m| m.id == model),
+            Err(_) => false,
+        };
+        let client = if listed {
+            self.agent.inner.client.for_model(model).await
+        } else {
+            None
+        };
+        if client.is_none() {
+            self.emit(Event::Notice {
+                message: format!(
+                    "The subagent {name} asks for the model {model:?}, which the server does not                      list; it uses the session's model {session_model:?}."
+                ),
+            });
+        }
+        client
     }
 }
 

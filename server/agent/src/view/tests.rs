@@ -80,6 +80,7 @@ fn approval(id: &str, action: ApprovalAction) -> ApprovalRequest {
         session_id: "s".into(),
         turn_id: "t1".into(),
         tool_call_id: id.into(),
+        subagent: None,
         action,
     }
 }

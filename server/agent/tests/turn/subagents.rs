@@ -364,3 +364,183 @@ async fn a_granted_edit_goes_through_the_approval_and_the_turns_undo() {
     assert_eq!(undone.restored, ["notes.txt"], "{undone:?}");
     assert_eq!(h.read("notes.txt"), "alpha\n");
 }
+
+/// A reply whose calls carry the model's own ids (local servers number them from `call_0`).
+fn with_ids(mut reply: Reply, ids: &[&str]) -> Reply {
+    for (call, id) in reply.tool_calls.iter_mut().zip(ids) {
+        call.id = Some((*id).to_string());
+    }
+    reply
+}
+
+#[tokio::test]
+async fn a_childs_call_ids_never_collide_with_the_parents_and_its_questions_name_it() {
+    let h = Harness::new(Scenario::new([
+        with_ids(
+            Reply::tool("task", task_of("writer", "Put beta in notes.txt")),
+            &["call_0"],
+        ),
+        // The child numbers its calls from call_0 too.
+        with_ids(
+            Reply::tool(
+                "write_to_file",
+                json!({"path": "notes.txt", "content": "beta\n"}),
+            ),
+            &["call_0"],
+        ),
+        Reply::text("Written."),
+        Reply::text("Done.").expect_tool_result_contains("Written."),
+    ]));
+    h.write(
+        ".tandem/agents/writer.md",
+        "---\ndescription: Writes\ntools: [Write]\n---\nWrite what is asked.\n",
+    );
+    let mut running = h.start("Delegate the write", vec![Answer::accept()]);
+    let asked = running.asked().await;
+    // The question is the child's call, under its parent's, and says which subagent asks.
+    assert_eq!(asked.tool_call_id, "call_0/call_0", "{asked:?}");
+    let who = asked.subagent.clone().expect("a subagent asks");
+    assert_eq!(who.parent, "call_0");
+    assert_eq!(who.agent, "writer");
+    let turn = running.end().await;
+    assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
+    assert_eq!(h.read("notes.txt"), "beta\n");
+
+    // The parent's one result is the task's; the child's result is under its own id.
+    let parent_ids: Vec<ToolCallId> = turn
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolResult { tool_call_id, .. } => Some(tool_call_id.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(parent_ids, [ToolCallId::from("call_0")], "{turn}");
+    let child_ids: Vec<ToolCallId> = nested(&turn)
+        .into_iter()
+        .filter_map(|(_, e)| match e {
+            Event::ToolResult { tool_call_id, .. } => Some(tool_call_id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(child_ids, [ToolCallId::from("call_0/call_0")], "{turn}");
+
+    // The view keeps the two calls apart.
+    let mut view = TurnView::new();
+    for event in turn.events.clone() {
+        view.event(event);
+    }
+    assert_eq!(view.tools().len(), 1);
+    let subagents = view.subagents();
+    assert_eq!(subagents[0].1.view.tools().len(), 1);
+}
+
+#[tokio::test]
+async fn the_parents_own_questions_name_no_subagent() {
+    let h = Harness::new(Scenario::new([
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "notes.txt", "content": "beta\n"}),
+        ),
+        Reply::text("Done."),
+    ]));
+    let mut running = h.start("Write", vec![Answer::accept()]);
+    let asked = running.asked().await;
+    assert_eq!(asked.subagent, None, "{asked:?}");
+    running.end().await;
+}
+
+fn listed(id: &str, window: u64) -> mock_model::ModelEntry {
+    mock_model::ModelEntry {
+        id: id.into(),
+        context_length: Some(window),
+        extra: None,
+    }
+}
+
+#[tokio::test]
+async fn a_definitions_model_gets_the_childs_requests_and_its_window_counts() {
+    let h = Harness::new(
+        Scenario::new([
+            Reply::tool("task", task_of("small", "Read a.rs")).usage(100, 10),
+            Reply::tool("read_file", json!({"path": "a.rs"})).usage(50, 5),
+            Reply::text("alpha").usage(60, 6),
+            Reply::text("Found.").usage(200, 20),
+        ])
+        .with_models([listed("mock-coder", 32768), listed("small-coder", 4096)]),
+    );
+    h.write(
+        ".tandem/agents/small.md",
+        "---\ndescription: Small\nmodel: small-coder\n---\nRead.\n",
+    );
+    h.write("a.rs", "fn alpha() {}\n");
+    let turn = h.turn("Delegate", Vec::new()).await;
+    assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
+    let models: Vec<String> = h
+        .requests()
+        .iter()
+        .map(|r| r.body["model"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        models,
+        ["mock-coder", "small-coder", "small-coder", "mock-coder"]
+    );
+    // The child's usage is measured against its own model's window.
+    let child_windows: Vec<Option<u64>> = nested(&turn)
+        .into_iter()
+        .filter_map(|(_, e)| match e {
+            Event::Usage { context_window, .. } => Some(context_window),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(child_windows, [Some(4096), Some(4096)], "{turn}");
+    let parent_windows: Vec<Option<u64>> = turn
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Usage { context_window, .. } => Some(*context_window),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(parent_windows, [Some(32768), Some(32768)], "{turn}");
+    assert!(
+        !turn
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::Notice { .. })),
+        "{turn}"
+    );
+}
+
+#[tokio::test]
+async fn a_model_the_server_doesnt_list_falls_back_to_the_sessions_with_a_notice() {
+    let h = Harness::new(Scenario::new([
+        Reply::tool("task", task_of("reader", "Read a.rs")),
+        Reply::text("alpha"),
+        Reply::text("Found."),
+    ]));
+    h.write(
+        ".claude/agents/reader.md",
+        "---\nname: reader\ndescription: Reads\nmodel: sonnet\n---\nRead.\n",
+    );
+    let turn = h.turn("Delegate", Vec::new()).await;
+    assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
+    let models: Vec<String> = h
+        .requests()
+        .iter()
+        .map(|r| r.body["model"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(models, ["mock-coder", "mock-coder", "mock-coder"]);
+    let notice = turn
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::Notice { message } => Some(message.clone()),
+            _ => None,
+        })
+        .expect("a notice");
+    assert!(
+        notice.contains("\"sonnet\"") && notice.contains("\"mock-coder\""),
+        "{notice}"
+    );
+}

@@ -11,9 +11,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use tandem_agent::ToolCallId;
 use tandem_agent::approval::{
-    ApprovalAction, ApprovalReply, DecidedBy as AgentDecidedBy, TrustSubject,
+    ApprovalAction, ApprovalReply, ApprovalRequest, DecidedBy as AgentDecidedBy, TrustSubject,
 };
 use tandem_agent::events as agent;
 
@@ -96,6 +95,10 @@ pub enum ExecEvent {
         decided_by: DecidedBy,
         /// With a rejection: what the model was told.
         note: Option<String>,
+        /// The `task` call whose subagent asked; absent for the main agent's own.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(min = 1))]
+        parent_id: Option<String>,
     },
     /// A tool call finished.
     ToolResult {
@@ -425,12 +428,8 @@ pub struct TurnUsage {
 }
 
 /// `approval`: what was asked, what was decided and by whom.
-pub fn approval(
-    tool_call_id: &ToolCallId,
-    action: &ApprovalAction,
-    reply: &ApprovalReply,
-    by: AgentDecidedBy,
-) -> ExecEvent {
+pub fn approval(request: &ApprovalRequest, reply: &ApprovalReply, by: AgentDecidedBy) -> ExecEvent {
+    let action = &request.action;
     let action_in = action;
     let (action, target, outside_sandbox) = match action {
         ApprovalAction::Edit(e) => (Action::Edit, e.path.display().to_string(), false),
@@ -454,7 +453,7 @@ pub fn approval(
         _ => None,
     };
     ExecEvent::Approval {
-        tool_call_id: tool_call_id.to_string(),
+        tool_call_id: request.tool_call_id.to_string(),
         action,
         target,
         outside_sandbox,
@@ -462,6 +461,7 @@ pub fn approval(
         decision: reply.decision.into(),
         decided_by: by.into(),
         note: reply.feedback.clone(),
+        parent_id: request.subagent.as_ref().map(|s| s.parent.to_string()),
     }
 }
 
@@ -525,6 +525,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
+    use tandem_agent::ToolCallId;
 
     const SCHEMA_PATH: &str = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -607,6 +608,36 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_subagents_approval_names_its_task_call() {
+        use tandem_agent::approval::{AskingSubagent, Decision as D, FetchApproval};
+        let request = |subagent| ApprovalRequest {
+            session_id: "s".into(),
+            turn_id: "t1".into(),
+            tool_call_id: "call_0/call_0".into(),
+            subagent,
+            action: ApprovalAction::Fetch(FetchApproval {
+                url: "https://example.com/".into(),
+                redirected_from: None,
+            }),
+        };
+        let reply = ApprovalReply {
+            decision: D::Accept,
+            content: None,
+            feedback: None,
+            rejected_hunks: Vec::new(),
+        };
+        let child = request(Some(AskingSubagent {
+            parent: "call_0".into(),
+            agent: "explore".into(),
+        }));
+        let line = serde_json::to_value(approval(&child, &reply, AgentDecidedBy::Face)).unwrap();
+        assert_eq!(line["parentId"], "call_0", "{line}");
+        assert_eq!(line["toolCallId"], "call_0/call_0", "{line}");
+        let own = serde_json::to_value(approval(&request(None), &reply, AgentDecidedBy::Face));
+        assert!(own.unwrap().get("parentId").is_none());
+    }
+
     /// Every event exec writes, through the face's own translation of the core's events, follows
     /// the committed schema; and every kind the schema names is among them.
     #[test]
@@ -614,8 +645,8 @@ mod tests {
         use std::sync::{Arc, Mutex};
         use tandem_agent::Frontend;
         use tandem_agent::approval::{
-            ApprovalRequest, CommandApproval, Decision as D, EditApproval, FetchApproval,
-            McpApproval, McpServerApproval,
+            ApprovalRequest, AskingSubagent, CommandApproval, Decision as D, EditApproval,
+            FetchApproval, McpApproval, McpServerApproval,
         };
         use tandem_agent::events::{Event, RulesFile as CoreRules, ToolCallEvent};
         use tandem_agent::plan::{Plan, PlanStep, StepStatus};
@@ -773,6 +804,11 @@ mod tests {
                 session_id: session.clone(),
                 turn_id: turn.clone(),
                 tool_call_id: call.clone(),
+                // A subagent's question too: its event has a `parentId`.
+                subagent: (*decision == D::Reject).then(|| AskingSubagent {
+                    parent: "task_1".into(),
+                    agent: "explore".into(),
+                }),
                 action,
             };
             let reply = ApprovalReply {

@@ -315,12 +315,7 @@ impl Frontend for ExecFrontend {
             self.progress(&format!("  refused: {note}"));
         }
         if self.json {
-            (self.out)(&events::approval(
-                &request.tool_call_id,
-                &request.action,
-                reply,
-                by,
-            ));
+            (self.out)(&events::approval(request, reply, by));
         }
     }
 }
