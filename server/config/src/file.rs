@@ -57,6 +57,9 @@ pub struct ConfigFile {
     /// `[subagents]`: how many run at once (the user's file only).
     #[serde(default)]
     pub subagents: Option<FileSubagents>,
+    /// `[capture]`: how a command's writes are caught (the user's file only).
+    #[serde(default)]
+    pub capture: Option<FileCapture>,
     /// Per-project sections of the user's own file, keyed by the workspace's path:
     /// `[projects."/home/me/app".approval.rules]`. Never read from a project's file.
     #[serde(default)]
@@ -154,6 +157,49 @@ pub struct FileApproval {
     pub timeout_seconds: Option<u32>,
     /// Allow, ask and deny patterns for commands.
     pub rules: Option<FileRules>,
+    /// What happens to the files a command changes: `"apply"` (the default: applied when it
+    /// ends, each saved for undo) or `"review"` (held, and each changed file proposed as an
+    /// edit, written only when accepted).
+    pub command_writes: Option<FileCommandWrites>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileCommandWrites {
+    Apply,
+    Review,
+}
+
+impl From<FileCommandWrites> for tandem_agent::approval::CommandWrites {
+    fn from(w: FileCommandWrites) -> Self {
+        match w {
+            FileCommandWrites::Apply => Self::Apply,
+            FileCommandWrites::Review => Self::Review,
+        }
+    }
+}
+
+/// `[capture]`: how a command's writes to the workspace are caught.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileCapture {
+    /// Directory names whose contents pass through unrecorded and unreviewed, besides what
+    /// `.gitignore` ignores (default `["target", "node_modules", ".venv"]`; an empty list
+    /// records everything that is not ignored).
+    pub passthrough: Option<Vec<String>>,
+    /// Past this many changed paths a command's writes are not applied (its capture dir is
+    /// kept; default 20000, at least 1).
+    pub max_paths: Option<usize>,
+}
+
+impl FileCapture {
+    fn options(&self) -> tandem_agent::approval::CaptureOptions {
+        let default = tandem_agent::approval::CaptureOptions::default();
+        tandem_agent::approval::CaptureOptions {
+            passthrough: self.passthrough.clone().unwrap_or(default.passthrough),
+            max_paths: self.max_paths.map_or(default.max_paths, |m| m.max(1)),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
@@ -454,6 +500,7 @@ impl ConfigFile {
                 allow_commands: given(rules.allow),
                 ask_commands: given(rules.ask),
                 deny_commands: given(rules.deny),
+                capture: self.capture.as_ref().map(FileCapture::options),
                 ..PolicyOptions::default()
             };
         };
@@ -476,6 +523,8 @@ impl ConfigFile {
             timeout: a
                 .timeout_seconds
                 .map(|s| std::time::Duration::from_secs(u64::from(s.max(1)))),
+            command_writes: a.command_writes.map(Into::into),
+            capture: self.capture.as_ref().map(FileCapture::options),
         }
     }
 
