@@ -10,6 +10,8 @@ mod failures;
 #[cfg(unix)]
 mod hooks;
 mod registry;
+#[cfg(unix)]
+mod review;
 mod steps;
 mod subagents;
 mod support;

@@ -294,7 +294,7 @@ impl Held {
         }
         let after: Option<(Vec<u8>, u32)> = match (content, &file.after) {
             (None, after) => after.clone(),
-            (Some(c), None) if c.is_empty() => None,
+            (Some([]), None) => None,
             (Some(c), after) => Some((
                 c.to_vec(),
                 after
