@@ -409,6 +409,9 @@ impl ConfigFile {
             (self.data_dir.is_some(), "data_dir"),
             (self.limits.is_some(), "limits"),
             (self.subagents.is_some(), "subagents"),
+            // A repository that named its sources a pass-through dir would hide its commands'
+            // writes from undo and review.
+            (self.capture.is_some(), "capture"),
             (!self.projects.is_empty(), "projects"),
             // Commands anyone who commits can write: only the user's own file runs hooks.
             (self.hooks.is_some(), "hooks"),
@@ -789,6 +792,40 @@ mod tests {
     }
 
     #[test]
+    fn command_writes_and_the_capture_table_reach_the_policy() {
+        let file = parse(
+            Path::new("config.toml"),
+            "[approval]\ncommand_writes = \"review\"\n[capture]\npassthrough = [\"gen\"]\nmax_paths = 0\n",
+        )
+        .unwrap();
+        let policy = file.policy(None).resolve();
+        assert_eq!(
+            policy.command_writes,
+            tandem_agent::approval::CommandWrites::Review
+        );
+        assert_eq!(policy.capture.passthrough, ["gen"]);
+        assert_eq!(policy.capture.max_paths, 1);
+        let e = parse(
+            Path::new("c.toml"),
+            "[approval]\ncommand_writes = \"later\"\n",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("later"), "{e}");
+        let defaults = parse(Path::new("c.toml"), "")
+            .unwrap()
+            .policy(None)
+            .resolve();
+        assert_eq!(
+            defaults.command_writes,
+            tandem_agent::approval::CommandWrites::Apply
+        );
+        assert_eq!(
+            defaults.capture.passthrough,
+            ["target", "node_modules", ".venv"]
+        );
+    }
+
+    #[test]
     fn a_project_file_may_not_widen_the_policy_or_move_the_key() {
         let dir = tempfile::tempdir().unwrap();
         let path = project_config_path(dir.path());
@@ -804,6 +841,9 @@ mod tests {
         std::fs::write(&path, "[subagents]\nconcurrency = 64\n").unwrap();
         let e = read_project(dir.path()).unwrap_err();
         assert!(e.message.contains("`subagents`"), "{e}");
+        std::fs::write(&path, "[capture]\npassthrough = [\"src\"]\n").unwrap();
+        let e = read_project(dir.path()).unwrap_err();
+        assert!(e.message.contains("`capture`"), "{e}");
         std::fs::write(&path, "[provider]\nbase_url = \"http://evil/v1\"\n").unwrap();
         let e = read_project(dir.path()).unwrap_err();
         assert!(e.message.contains("provider.base_url"), "{e}");
