@@ -21,6 +21,7 @@ export function initializationOptions(get: SettingReader, pickedModel: string | 
   const toolMode = get<string>('provider.toolMode');
   const maxOutputTokens = get<number | null>('provider.maxOutputTokens');
   const timeoutSeconds = get<number | null>('approval.timeoutSeconds');
+  const commandWrites = get<string | null>('approval.commandWrites');
   return {
     provider: {
       ...(model ? { model } : {}),
@@ -35,6 +36,7 @@ export function initializationOptions(get: SettingReader, pickedModel: string | 
       },
       allowCommands: (get<string[]>('approval.allowCommands') ?? []).filter((c) => typeof c === 'string' && c.trim() !== ''),
       ...(typeof timeoutSeconds === 'number' && timeoutSeconds >= 1 ? { timeoutSeconds: Math.floor(timeoutSeconds) } : {}),
+      ...(commandWrites === 'apply' || commandWrites === 'review' ? { commandWrites } : {}),
     },
     ...(typeof maxSteps === 'number' && maxSteps >= 1 ? { maxSteps: Math.floor(maxSteps) } : {}),
   };

@@ -393,3 +393,90 @@ async fn doctor_says_which_way_commands_writes_are_recorded() {
         }
     }
 }
+
+/// Under `approval.commandWrites = "review"` a command's changes are held: nothing is written
+/// until the user answers each file's proposed edit; the accepted one (a change, a deletion) is
+/// written and saved for undo by the command, the rejected one is not, and the model is told
+/// which. A pass-through name from the user's `[capture]` table is written through unrecorded.
+async fn review_holds_a_commands_writes(namespaces: bool) {
+    let env = Env::new();
+    if namespaces {
+        crate::walls::require_namespaces(&env).await;
+    }
+    env.write("a.txt", "one\n");
+    env.write("c.txt", "gone\n");
+    std::fs::create_dir_all(env.user_config_dir()).unwrap();
+    std::fs::write(
+        env.user_config_dir().join("config.toml"),
+        "[capture]\npassthrough = [\"gen\"]\n",
+    )
+    .unwrap();
+    let command = "sed -i s/one/ONE/ a.txt && echo new > b.txt && rm c.txt \
+        && mkdir -p gen && echo g > gen/out.txt && echo done";
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool("execute_command", json!({"command": command})),
+        Reply::text("Done.")
+            .expect_messages_contain("rejected the command's changes to (1): b.txt"),
+    ]));
+    let tandem = Sidecar::spawn_with(&env, |c| {
+        if !namespaces {
+            c.env("TANDEM_SANDBOX_NAMESPACES", "off");
+        }
+    });
+    let params = initialize_params(
+        &env,
+        &mock,
+        Options {
+            approval: json!({"autoApprove": {"command": true}, "commandWrites": "review"}),
+            ..Options::default()
+        },
+    );
+    tandem.request("initialize", params).await.unwrap();
+    tandem.rpc.notify("initialized", json!({})).await;
+    let session = tandem.new_session().await;
+    let turn = tandem.prompt(&session, "Change them").await;
+    let first = tandem.wait_for_approvals(1).await;
+    assert!(first[0].to_string().contains("a.txt"), "{first:?}");
+    // Held: the workspace is as before while the user decides.
+    assert_eq!(env.read("a.txt"), "one\n");
+    assert_eq!(env.read("c.txt"), "gone\n");
+    assert!(!env.workspace.join("b.txt").exists());
+    // Passed through by the user's [capture] table.
+    assert_eq!(env.read("gen/out.txt"), "g\n");
+    tandem
+        .reply_approvals([reply::accept(), reply::reject("no"), reply::accept()])
+        .await;
+    let turn = tandem.wait_for_turn_end(&turn).await;
+    let asked = tandem.approvals();
+    assert_eq!(asked.len(), 3, "{asked:?}");
+    assert!(asked[1].to_string().contains("b.txt"), "{asked:?}");
+    assert!(asked[2].to_string().contains("c.txt"), "{asked:?}");
+    assert_eq!(env.read("a.txt"), "ONE\n");
+    assert!(!env.workspace.join("b.txt").exists());
+    assert!(!env.workspace.join("c.txt").exists());
+    let output = turn.tool_result()["output"].as_str().unwrap().to_string();
+    assert!(output.contains("a.txt (modified +1 -1)"), "{output}");
+    assert!(output.contains("c.txt (deleted"), "{output}");
+    assert!(output.contains("b.txt"), "{output}");
+    let saved: Vec<String> = saves(&env, &session).into_iter().map(|(p, _)| p).collect();
+    assert_eq!(saved, ["a.txt", "c.txt"], "{saved:?}");
+    assert!(mock.failures().is_empty(), "{:?}", mock.failures());
+    // Undo takes back what was accepted.
+    let done = tandem
+        .request("tandem/undo", json!({"sessionId": session}))
+        .await
+        .unwrap();
+    assert_eq!(done["needsConfirmation"], false, "{done}");
+    assert_eq!(env.read("a.txt"), "one\n");
+    assert_eq!(env.read("c.txt"), "gone\n");
+}
+
+#[tokio::test]
+async fn under_review_a_commands_writes_wait_for_the_user() {
+    review_holds_a_commands_writes(true).await;
+}
+
+#[tokio::test]
+async fn under_review_without_namespaces_the_files_are_put_back_and_proposed() {
+    review_holds_a_commands_writes(false).await;
+}

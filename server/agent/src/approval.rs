@@ -35,6 +35,42 @@ pub struct ApprovalPolicy {
     /// `None`: [`ApprovalPolicy::DEFAULT_TIMEOUT`]. A face that loses the question (an editor
     /// that drops it, a dismissed prompt that is never answered) must not hold the turn forever.
     pub timeout: Option<Duration>,
+    /// What happens to a command's captured writes: applied at once, or held and proposed file
+    /// by file (`approval.command_writes`).
+    pub command_writes: CommandWrites,
+    /// How commands' writes are captured (the `[capture]` table).
+    pub capture: CaptureOptions,
+}
+
+/// `approval.command_writes`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CommandWrites {
+    /// Applied when the command ends, each file saved for undo (the default).
+    #[default]
+    Apply,
+    /// Held; each changed file goes to the user as a proposed edit, written only when accepted.
+    Review,
+}
+
+/// The capture's settings, set by the user only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaptureOptions {
+    /// Directory names whose contents pass through unrecorded (and unreviewed).
+    pub passthrough: Vec<String>,
+    /// Past this many paths a command's writes are not applied (the capture dir is kept).
+    pub max_paths: usize,
+}
+
+impl Default for CaptureOptions {
+    fn default() -> Self {
+        Self {
+            passthrough: tandem_tools::capture::DEFAULT_PASSTHROUGH
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            max_paths: tandem_tools::capture::DEFAULT_MAX_PATHS,
+        }
+    }
 }
 
 /// Keeps the allow rules the user's "accept always" gives for a workspace, for later sessions:

@@ -310,9 +310,11 @@ fn walls(settings: &AgentSettings, root: &Path) -> tandem_tools::Walls {
         mode: settings.policy.sandbox,
         network: settings.policy.network,
         key_var: settings.key_var.clone(),
-        capture: Some(tandem_tools::capture::CaptureSettings::new(
-            settings.data_dir.join("captures"),
-        )),
+        capture: Some(tandem_tools::capture::CaptureSettings {
+            passthrough: settings.policy.capture.passthrough.clone(),
+            max_paths: settings.policy.capture.max_paths,
+            ..tandem_tools::capture::CaptureSettings::new(settings.data_dir.join("captures"))
+        }),
     }
 }
 

@@ -15,6 +15,7 @@ mod fit;
 mod hook;
 mod prepare;
 mod record;
+mod review;
 mod steps;
 mod stop;
 mod stream;

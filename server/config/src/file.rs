@@ -57,6 +57,9 @@ pub struct ConfigFile {
     /// `[subagents]`: how many run at once (the user's file only).
     #[serde(default)]
     pub subagents: Option<FileSubagents>,
+    /// `[capture]`: how a command's writes are caught (the user's file only).
+    #[serde(default)]
+    pub capture: Option<FileCapture>,
     /// Per-project sections of the user's own file, keyed by the workspace's path:
     /// `[projects."/home/me/app".approval.rules]`. Never read from a project's file.
     #[serde(default)]
@@ -154,6 +157,49 @@ pub struct FileApproval {
     pub timeout_seconds: Option<u32>,
     /// Allow, ask and deny patterns for commands.
     pub rules: Option<FileRules>,
+    /// What happens to the files a command changes: `"apply"` (the default: applied when it
+    /// ends, each saved for undo) or `"review"` (held, and each changed file proposed as an
+    /// edit, written only when accepted).
+    pub command_writes: Option<FileCommandWrites>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileCommandWrites {
+    Apply,
+    Review,
+}
+
+impl From<FileCommandWrites> for tandem_agent::approval::CommandWrites {
+    fn from(w: FileCommandWrites) -> Self {
+        match w {
+            FileCommandWrites::Apply => Self::Apply,
+            FileCommandWrites::Review => Self::Review,
+        }
+    }
+}
+
+/// `[capture]`: how a command's writes to the workspace are caught.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileCapture {
+    /// Directory names whose contents pass through unrecorded and unreviewed, besides what
+    /// `.gitignore` ignores (default `["target", "node_modules", ".venv"]`; an empty list
+    /// records everything that is not ignored).
+    pub passthrough: Option<Vec<String>>,
+    /// Past this many changed paths a command's writes are not applied (its capture dir is
+    /// kept; default 20000, at least 1).
+    pub max_paths: Option<usize>,
+}
+
+impl FileCapture {
+    fn options(&self) -> tandem_agent::approval::CaptureOptions {
+        let default = tandem_agent::approval::CaptureOptions::default();
+        tandem_agent::approval::CaptureOptions {
+            passthrough: self.passthrough.clone().unwrap_or(default.passthrough),
+            max_paths: self.max_paths.map_or(default.max_paths, |m| m.max(1)),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
@@ -364,6 +410,9 @@ impl ConfigFile {
             (self.data_dir.is_some(), "data_dir"),
             (self.limits.is_some(), "limits"),
             (self.subagents.is_some(), "subagents"),
+            // A repository that named its sources a pass-through dir would hide its commands'
+            // writes from undo and review.
+            (self.capture.is_some(), "capture"),
             (!self.projects.is_empty(), "projects"),
         ] {
             if set {
@@ -453,6 +502,7 @@ impl ConfigFile {
                 allow_commands: given(rules.allow),
                 ask_commands: given(rules.ask),
                 deny_commands: given(rules.deny),
+                capture: self.capture.as_ref().map(FileCapture::options),
                 ..PolicyOptions::default()
             };
         };
@@ -475,6 +525,8 @@ impl ConfigFile {
             timeout: a
                 .timeout_seconds
                 .map(|s| std::time::Duration::from_secs(u64::from(s.max(1)))),
+            command_writes: a.command_writes.map(Into::into),
+            capture: self.capture.as_ref().map(FileCapture::options),
         }
     }
 
@@ -739,6 +791,40 @@ mod tests {
     }
 
     #[test]
+    fn command_writes_and_the_capture_table_reach_the_policy() {
+        let file = parse(
+            Path::new("config.toml"),
+            "[approval]\ncommand_writes = \"review\"\n[capture]\npassthrough = [\"gen\"]\nmax_paths = 0\n",
+        )
+        .unwrap();
+        let policy = file.policy(None).resolve();
+        assert_eq!(
+            policy.command_writes,
+            tandem_agent::approval::CommandWrites::Review
+        );
+        assert_eq!(policy.capture.passthrough, ["gen"]);
+        assert_eq!(policy.capture.max_paths, 1);
+        let e = parse(
+            Path::new("c.toml"),
+            "[approval]\ncommand_writes = \"later\"\n",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("later"), "{e}");
+        let defaults = parse(Path::new("c.toml"), "")
+            .unwrap()
+            .policy(None)
+            .resolve();
+        assert_eq!(
+            defaults.command_writes,
+            tandem_agent::approval::CommandWrites::Apply
+        );
+        assert_eq!(
+            defaults.capture.passthrough,
+            ["target", "node_modules", ".venv"]
+        );
+    }
+
+    #[test]
     fn a_project_file_may_not_widen_the_policy_or_move_the_key() {
         let dir = tempfile::tempdir().unwrap();
         let path = project_config_path(dir.path());
@@ -754,6 +840,9 @@ mod tests {
         std::fs::write(&path, "[subagents]\nconcurrency = 64\n").unwrap();
         let e = read_project(dir.path()).unwrap_err();
         assert!(e.message.contains("`subagents`"), "{e}");
+        std::fs::write(&path, "[capture]\npassthrough = [\"src\"]\n").unwrap();
+        let e = read_project(dir.path()).unwrap_err();
+        assert!(e.message.contains("`capture`"), "{e}");
         std::fs::write(&path, "[provider]\nbase_url = \"http://evil/v1\"\n").unwrap();
         let e = read_project(dir.path()).unwrap_err();
         assert!(e.message.contains("provider.base_url"), "{e}");

@@ -1,7 +1,9 @@
 //! The approval policy as each source gives it: every field optional, merged field by field
 //! (the editor or the flags, then the files), then the defaults.
 
-use tandem_agent::approval::{ApprovalPolicy, AutoApprove, SandboxMode};
+use tandem_agent::approval::{
+    ApprovalPolicy, AutoApprove, CaptureOptions, CommandWrites, SandboxMode,
+};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PolicyOptions {
@@ -18,6 +20,10 @@ pub struct PolicyOptions {
     pub allow_fetch: Option<Vec<String>>,
     /// How long a question waits for the user.
     pub timeout: Option<std::time::Duration>,
+    /// `approval.command_writes`: apply a command's writes at once, or review them.
+    pub command_writes: Option<CommandWrites>,
+    /// The `[capture]` table (the user's config file only).
+    pub capture: Option<CaptureOptions>,
 }
 
 impl PolicyOptions {
@@ -34,6 +40,8 @@ impl PolicyOptions {
             allow_mcp_tools: self.allow_mcp_tools.or(other.allow_mcp_tools),
             allow_fetch: self.allow_fetch.or(other.allow_fetch),
             timeout: self.timeout.or(other.timeout),
+            command_writes: self.command_writes.or(other.command_writes),
+            capture: self.capture.or(other.capture),
         }
     }
 
@@ -53,6 +61,8 @@ impl PolicyOptions {
             allow_mcp_tools: self.allow_mcp_tools.unwrap_or_default(),
             allow_fetch: self.allow_fetch.unwrap_or_default(),
             timeout: self.timeout,
+            command_writes: self.command_writes.unwrap_or_default(),
+            capture: self.capture.unwrap_or_default(),
         }
     }
 }

@@ -650,6 +650,12 @@ fn policy_options(p: tandem_protocol::ApprovalPolicy) -> tandem_config::PolicyOp
         timeout: p
             .timeout_seconds
             .map(|s| std::time::Duration::from_secs(u64::from(s.max(1)))),
+        command_writes: p.command_writes.map(|w| match w {
+            tandem_protocol::CommandWrites::Apply => tandem_agent::approval::CommandWrites::Apply,
+            tandem_protocol::CommandWrites::Review => tandem_agent::approval::CommandWrites::Review,
+        }),
+        // The capture's settings come from the user's config file (`[capture]`).
+        capture: None,
     }
 }
 

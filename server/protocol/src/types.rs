@@ -164,6 +164,18 @@ pub struct ApprovalPolicy {
     /// an error, it counts as rejected and the turn goes on.
     #[serde(default)]
     pub timeout_seconds: Option<u32>,
+    /// What happens to the files a command changes: `"apply"` (the default: applied when it
+    /// ends, each saved for undo) or `"review"` (each changed file proposed as an edit, written
+    /// only when accepted).
+    #[serde(default)]
+    pub command_writes: Option<CommandWrites>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CommandWrites {
+    Apply,
+    Review,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]

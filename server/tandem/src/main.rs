@@ -15,7 +15,7 @@ mod logging;
 mod terminal;
 mod tool_cli;
 
-use tandem_agent::approval::SandboxMode;
+use tandem_agent::approval::{CommandWrites, SandboxMode};
 use tandem_config::{PolicyOptions, ProviderOptions, StartOptions};
 use tandem_provider::{Api, ApiKey, ToolMode};
 
@@ -159,6 +159,18 @@ struct ServeArgs {
     /// (default 600)
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     approval_timeout: Option<u64>,
+    /// What happens to the files a command changes: apply (at once, saved for undo, the
+    /// default) or review (each proposed as an edit, written only when accepted)
+    #[arg(long, value_parser = parse_command_writes)]
+    command_writes: Option<CommandWrites>,
+}
+
+fn parse_command_writes(s: &str) -> Result<CommandWrites, String> {
+    match s {
+        "apply" => Ok(CommandWrites::Apply),
+        "review" => Ok(CommandWrites::Review),
+        _ => Err(format!("unknown command writes {s:?}: use apply or review")),
+    }
 }
 
 fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {
@@ -187,6 +199,8 @@ impl ServeArgs {
                 allow_mcp_tools: None,
                 allow_fetch: (!self.allow_fetch.is_empty()).then(|| self.allow_fetch.clone()),
                 timeout: self.approval_timeout.map(std::time::Duration::from_secs),
+                command_writes: self.command_writes,
+                capture: None,
             },
             data_dir: self.data_dir.clone(),
             max_steps: self.max_steps,

@@ -23,6 +23,8 @@ use tandem_sandbox::capture::{CaptureDir, UpperEntry};
 use super::undo::MAX_SAVED_BYTES;
 use super::{ChangedBy, UndoLog, Workspace, atomic};
 
+pub mod held;
+
 /// The directories that pass through the overlay unrecorded, by name, wherever they are in the
 /// first levels (`passthrough::PASSTHROUGH_DEPTH`; besides what `.gitignore` ignores there).
 pub const DEFAULT_PASSTHROUGH: &[&str] = &["target", "node_modules", ".venv"];
@@ -118,6 +120,11 @@ pub struct Applied {
     pub problems: Vec<String>,
     /// The capture dir, kept because of the problems.
     pub kept: Option<PathBuf>,
+    /// Under review: the files the user did not accept, not written.
+    pub rejected: Vec<String>,
+    /// Under review: binary files and mode changes, which can't be shown as an edit, applied
+    /// without asking (in `changes`, saved for undo).
+    pub unreviewed: Vec<String>,
 }
 
 /// The most changes named in the model's summary; the rest are counted.
@@ -158,6 +165,20 @@ impl Applied {
             out.push_str(&format!(
                 "[{} ignored files (build output, .gitignore) written through unrecorded]\n",
                 self.unrecorded
+            ));
+        }
+        if !self.unreviewed.is_empty() {
+            out.push_str(&format!(
+                "[applied without review (binary or mode changes can't be shown as an edit; undo \
+                 takes them back): {}]\n",
+                self.unreviewed.join(", ")
+            ));
+        }
+        if !self.rejected.is_empty() {
+            out.push_str(&format!(
+                "[not applied, the user rejected the command's changes to ({}): {}]\n",
+                self.rejected.len(),
+                self.rejected.join(", ")
             ));
         }
         for problem in &self.problems {
@@ -203,59 +224,11 @@ pub fn apply(
         let _ = dir.remove();
         return applied;
     }
-    let upper = dir.upper();
-    let entries = match read_entries(&upper, captured.max_paths) {
-        Ok(entries) => entries,
-        Err(e) => {
-            applied.problems.push(format!(
-                "{e}; nothing of it was applied (the cap is {} paths)",
-                captured.max_paths
-            ));
-            applied.kept = Some(dir.path().to_path_buf());
-            return applied;
-        }
+    let Some(ops) = gather(captured, dir, &mut applied) else {
+        return applied;
     };
     let root = &captured.root;
     let rules = super::passthrough::ignore_rules(root, &captured.passthrough);
-    let mut ops = Vec::new();
-    for entry in entries {
-        match entry {
-            UpperEntry::File { path, mode, size } => {
-                if size > MAX_SAVED_BYTES {
-                    applied.problems.push(format!(
-                        "{} is {size} bytes, over the cap of {MAX_SAVED_BYTES} the undo log keeps",
-                        display(&path)
-                    ));
-                    continue;
-                }
-                ops.push(Op::Write { rel: path, mode });
-            }
-            UpperEntry::Dir { path } => ops.push(Op::MakeDir { rel: path }),
-            UpperEntry::Opaque { path } => {
-                // Whatever the real directory holds that the upper one doesn't was deleted.
-                for rel in real_files(root, &path) {
-                    if std::fs::symlink_metadata(upper.join(&rel)).is_err() {
-                        ops.push(Op::Delete { rel });
-                    }
-                }
-                ops.push(Op::MakeDir { rel: path });
-            }
-            UpperEntry::Deleted { path } => match std::fs::symlink_metadata(root.join(&path)) {
-                Ok(meta) if meta.is_dir() => {
-                    for rel in real_files(root, &path) {
-                        ops.push(Op::Delete { rel });
-                    }
-                }
-                Ok(_) => ops.push(Op::Delete { rel: path }),
-                // Made and deleted by the command: nothing to do.
-                Err(_) => {}
-            },
-            UpperEntry::Special { path, what } => applied.problems.push(format!(
-                "{} is {what}, which is never applied to the workspace",
-                display(&path)
-            )),
-        }
-    }
     let mut deleted: HashMap<String, u64> = HashMap::new();
     for op in ops {
         match op {
@@ -299,6 +272,64 @@ pub fn apply(
         applied.kept = Some(dir.path().to_path_buf());
     }
     applied
+}
+
+/// The changes an overlay's upper dir holds, in order; `None` (with the problem in `applied` and
+/// the dir kept) when it can't be read.
+fn gather(captured: &Captured, dir: &CaptureDir, applied: &mut Applied) -> Option<Vec<Op>> {
+    let upper = dir.upper();
+    let entries = match read_entries(&upper, captured.max_paths) {
+        Ok(entries) => entries,
+        Err(e) => {
+            applied.problems.push(format!(
+                "{e}; nothing of it was applied (the cap is {} paths)",
+                captured.max_paths
+            ));
+            applied.kept = Some(dir.path().to_path_buf());
+            return None;
+        }
+    };
+    let root = &captured.root;
+    let mut ops = Vec::new();
+    for entry in entries {
+        match entry {
+            UpperEntry::File { path, mode, size } => {
+                if size > MAX_SAVED_BYTES {
+                    applied.problems.push(format!(
+                        "{} is {size} bytes, over the cap of {MAX_SAVED_BYTES} the undo log keeps",
+                        display(&path)
+                    ));
+                    continue;
+                }
+                ops.push(Op::Write { rel: path, mode });
+            }
+            UpperEntry::Dir { path } => ops.push(Op::MakeDir { rel: path }),
+            UpperEntry::Opaque { path } => {
+                // Whatever the real directory holds that the upper one doesn't was deleted.
+                for rel in real_files(root, &path) {
+                    if std::fs::symlink_metadata(upper.join(&rel)).is_err() {
+                        ops.push(Op::Delete { rel });
+                    }
+                }
+                ops.push(Op::MakeDir { rel: path });
+            }
+            UpperEntry::Deleted { path } => match std::fs::symlink_metadata(root.join(&path)) {
+                Ok(meta) if meta.is_dir() => {
+                    for rel in real_files(root, &path) {
+                        ops.push(Op::Delete { rel });
+                    }
+                }
+                Ok(_) => ops.push(Op::Delete { rel: path }),
+                // Made and deleted by the command: nothing to do.
+                Err(_) => {}
+            },
+            UpperEntry::Special { path, what } => applied.problems.push(format!(
+                "{} is {what}, which is never applied to the workspace",
+                display(&path)
+            )),
+        }
+    }
+    Some(ops)
 }
 
 /// The record of a command that wrote to the workspace itself: what differs from the snapshot

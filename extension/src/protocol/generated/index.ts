@@ -8,6 +8,7 @@ export type * from "./ChangeSource";
 export type * from "./ChangedBy";
 export type * from "./ClientCapabilities";
 export type * from "./CommandSource";
+export type * from "./CommandWrites";
 export type * from "./ContextItem";
 export type * from "./ContextKind";
 export type * from "./CustomCommand";

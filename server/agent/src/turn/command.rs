@@ -144,7 +144,9 @@ impl Turn {
             Ok(mut outcome) => {
                 // Whatever ended it (exit, timeout, cancel), every process of it is gone: what
                 // it wrote is applied now, never dropped.
+                let review = policy.command_writes == crate::approval::CommandWrites::Review;
                 let applied = match outcome.captured.take() {
+                    Some(captured) if review => self.review_captured(call, captured).await,
                     Some(captured) => self.apply_captured(call, captured).await,
                     None => None,
                 };
@@ -205,6 +207,15 @@ impl Turn {
                 });
             }
         };
+        self.report_applied(call, applied).await
+    }
+
+    /// Tells the face which files a command's writes changed, before the call's result.
+    pub(super) async fn report_applied(
+        &self,
+        call: &ToolCall,
+        applied: tools::capture::Applied,
+    ) -> Option<tools::capture::Applied> {
         if !applied.problems.is_empty() {
             tracing::warn!(
                 problems = applied.problems.len(),

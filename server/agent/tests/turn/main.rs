@@ -12,6 +12,8 @@ mod hooks;
 #[cfg(unix)]
 mod project_hooks;
 mod registry;
+#[cfg(unix)]
+mod review;
 mod steps;
 mod subagents;
 mod support;
