@@ -99,11 +99,15 @@ fn code_actions_the_transcript_and_cancel() {
     run.assert_finished();
     let dump = run.dump();
 
-    // An empty selection gets no actions; a selection gets both, in Neovim's menu.
+    // An empty selection gets no actions; a selection gets all three, in Neovim's menu.
     assert_eq!(run.get("/empty_selection"), &Value::Null, "{dump}");
     assert_eq!(
         run.strings("/menu", None),
-        ["Tandem: Ask about this", "Tandem: Fix this"],
+        [
+            "Tandem: Ask about this",
+            "Tandem: Fix this",
+            "Tandem: Edit selection…"
+        ],
         "{dump}"
     );
     // "Fix this" asks about the selected lines, with the problems the editor reports.
