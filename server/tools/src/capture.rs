@@ -517,18 +517,25 @@ fn changed_meanwhile(meta: &std::fs::Metadata, started: std::time::SystemTime) -
     meta.modified().is_ok_and(|m| m > started)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn write_one(
+/// A file the command wrote, with the workspace's file it replaces (`None`: it creates one).
+pub(super) struct Written {
+    pub shown: String,
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+    pub before: Option<(Vec<u8>, u32, std::fs::Metadata)>,
+}
+
+/// What the command wrote at `rel` against the workspace's file: `None` when they are the same
+/// (bytes and mode), an error when the workspace's file changed while the command ran (the
+/// command's version is then not `what`: written, proposed).
+pub(super) fn written(
     captured: &Captured,
     dir: &CaptureDir,
     ws: &Workspace,
-    undo: &UndoLog,
-    turn: &TurnId,
-    by: &ChangedBy,
     rel: &Path,
     mode: u32,
-    is_ignored: bool,
-) -> Result<Option<AppliedChange>, String> {
+    what: &str,
+) -> Result<Option<Written>, String> {
     let shown = display(rel);
     let path = resolve(ws, rel)?;
     let (bytes, _) =
@@ -546,10 +553,73 @@ fn write_one(
         if changed_meanwhile(meta, captured.started) {
             return Err(format!(
                 "{shown} was changed by someone else while the command ran; the command's \
-                 version was not written over it"
+                 version was not {what} over it"
             ));
         }
     }
+    Ok(Some(Written {
+        shown,
+        path,
+        bytes,
+        before,
+    }))
+}
+
+/// A workspace file the command deleted, with what it held.
+pub(super) struct Deleted {
+    pub shown: String,
+    pub path: PathBuf,
+    pub old: Vec<u8>,
+    pub mode: u32,
+}
+
+/// The workspace's file at `rel` the command deleted: `None` when it is gone already, an error
+/// when it changed while the command ran (it is kept).
+pub(super) fn deleted(
+    captured: &Captured,
+    ws: &Workspace,
+    rel: &Path,
+) -> Result<Option<Deleted>, String> {
+    let shown = display(rel);
+    let path = resolve(ws, rel)?;
+    let Some((old, mode, meta)) = current(&path, rel)? else {
+        return Ok(None);
+    };
+    if changed_meanwhile(&meta, captured.started) {
+        return Err(format!(
+            "{shown} was changed by someone else while the command ran, which deleted it; it \
+             was kept"
+        ));
+    }
+    Ok(Some(Deleted {
+        shown,
+        path,
+        old,
+        mode,
+    }))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_one(
+    captured: &Captured,
+    dir: &CaptureDir,
+    ws: &Workspace,
+    undo: &UndoLog,
+    turn: &TurnId,
+    by: &ChangedBy,
+    rel: &Path,
+    mode: u32,
+    is_ignored: bool,
+) -> Result<Option<AppliedChange>, String> {
+    let Some(Written {
+        shown,
+        path,
+        bytes,
+        before,
+    }) = written(captured, dir, ws, rel, mode, "written")?
+    else {
+        return Ok(None);
+    };
     if !is_ignored {
         undo.save_before(
             turn,
@@ -588,17 +658,15 @@ fn delete_one(
     rel: &Path,
     is_ignored: bool,
 ) -> Result<Option<(AppliedChange, u64)>, String> {
-    let shown = display(rel);
-    let path = resolve(ws, rel)?;
-    let Some((old, mode, meta)) = current(&path, rel)? else {
+    let Some(Deleted {
+        shown,
+        path,
+        old,
+        mode,
+    }) = deleted(captured, ws, rel)?
+    else {
         return Ok(None);
     };
-    if changed_meanwhile(&meta, captured.started) {
-        return Err(format!(
-            "{shown} was changed by someone else while the command ran, which deleted it; it \
-             was kept"
-        ));
-    }
     if !is_ignored {
         undo.save_before(turn, &shown, Some((&old, mode)), by)
             .map_err(|e| format!("{shown}: {}", e.message))?;

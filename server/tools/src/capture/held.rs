@@ -151,32 +151,13 @@ fn proposed_write(
     rel: &Path,
     mode: u32,
 ) -> Result<Option<Proposed>, String> {
-    let shown = display(rel);
-    let path = resolve(ws, rel)?;
-    let (bytes, _) =
-        tandem_stdx::regular::read(&dir.upper().join(rel), MAX_SAVED_BYTES).map_err(|e| {
-            format!(
-                "{shown}: could not read the command's file: {}",
-                std::io::Error::from(e)
-            )
-        })?;
-    let before = current(&path, rel)?;
-    if let Some((old, old_mode, meta)) = &before {
-        if *old == bytes && *old_mode == mode {
-            return Ok(None);
-        }
-        if super::changed_meanwhile(meta, captured.started) {
-            return Err(format!(
-                "{shown} was changed by someone else while the command ran; the command's \
-                 version is not proposed over it"
-            ));
-        }
-    }
-    Ok(Some(Proposed {
-        path: shown,
-        before: before.map(|(b, m, _)| (b, m)),
-        after: Some((bytes, mode)),
-    }))
+    Ok(
+        super::written(captured, dir, ws, rel, mode, "proposed")?.map(|w| Proposed {
+            path: w.shown,
+            before: w.before.map(|(b, m, _)| (b, m)),
+            after: Some((w.bytes, mode)),
+        }),
+    )
 }
 
 fn proposed_delete(
@@ -184,20 +165,9 @@ fn proposed_delete(
     ws: &Workspace,
     rel: &Path,
 ) -> Result<Option<Proposed>, String> {
-    let shown = display(rel);
-    let path = resolve(ws, rel)?;
-    let Some((old, mode, meta)) = current(&path, rel)? else {
-        return Ok(None);
-    };
-    if super::changed_meanwhile(&meta, captured.started) {
-        return Err(format!(
-            "{shown} was changed by someone else while the command ran, which deleted it; it \
-             was kept"
-        ));
-    }
-    Ok(Some(Proposed {
-        path: shown,
-        before: Some((old, mode)),
+    Ok(super::deleted(captured, ws, rel)?.map(|d| Proposed {
+        path: d.shown,
+        before: Some((d.old, d.mode)),
         after: None,
     }))
 }
