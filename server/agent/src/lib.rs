@@ -755,15 +755,13 @@ impl Agent {
         let session = self.session(session_id)?;
         let saves = session
             .undo
-            .turn_saves(Some(turn_id), changes::MAX_SIDE_BYTES)
+            .turn_saves_where(Some(turn_id), changes::MAX_SIDE_BYTES, &|path| {
+                paths.contains(&path)
+            })
             .map_err(|e| AgentError::Io(e.message))?;
         let Some((turn_id, saves)) = saves else {
             return Ok(Vec::new());
         };
-        let saves = saves
-            .into_iter()
-            .filter(|s| paths.contains(&s.display_path.as_str()))
-            .collect();
         Ok(changes::TurnChanges::gather_from_disk(turn_id, saves, &session.workspace).files)
     }
 

@@ -523,6 +523,17 @@ impl UndoLog {
         turn: Option<&TurnId>,
         max: u64,
     ) -> Result<Option<(TurnId, Vec<TurnSave>)>, ToolError> {
+        self.turn_saves_where(turn, max, &|_| true)
+    }
+
+    /// [`Self::turn_saves`] of the files `keep` takes (by display path) only: the others' saved
+    /// bytes are not read (a face that shows one command's files reads no more).
+    pub fn turn_saves_where(
+        &self,
+        turn: Option<&TurnId>,
+        max: u64,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Result<Option<(TurnId, Vec<TurnSave>)>, ToolError> {
         let picked: Vec<Save> = {
             let saves = self.lock();
             let turn = match turn {
@@ -534,7 +545,7 @@ impl UndoLog {
             };
             saves
                 .iter()
-                .filter(|s| !s.undone && s.turn == turn)
+                .filter(|s| !s.undone && s.turn == turn && keep(&s.path))
                 .cloned()
                 .collect()
         };
