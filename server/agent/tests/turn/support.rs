@@ -170,6 +170,8 @@ impl Harness {
 
     /// Moves to a new session in the same workspace (the same agent and data dir): what a new
     /// editor window or `tandem exec` run gets.
+    // Used by the project hooks' tests, which run on Unix.
+    #[cfg_attr(not(unix), allow(dead_code))]
     pub fn new_session(&mut self) {
         self.session = self
             .agent
