@@ -67,7 +67,7 @@ impl ToolSpec for UpdatePlan {
     }
 
     fn compact_description(&self) -> String {
-        "Show the user your plan (steps pending, in_progress or completed).".into()
+        "Show your plan (steps: pending, in_progress, completed).".into()
     }
 
     fn parameters(&self) -> Value {

@@ -99,17 +99,17 @@ pub fn system_prompt(root: &Path) -> String {
 
 /// The system prompt for small context windows (16k tokens or less): the same rules in fewer
 /// words, so the fixed part of every request (this and the compact tool definitions) stays
-/// small: under 800 tokens with native tools, 450 with tools as text (`cargo bench -p tandem
-/// --bench local`, counted by llama-server's tokenizer).
+/// small: the goals were 800 tokens with native tools and 450 with tools as text (`cargo bench
+/// -p tandem --bench local`, counted by llama-server's tokenizer, which also prints the floor
+/// the tools' structure alone sets). Creating a file needs no hint: its tool says so.
 pub fn compact_system_prompt(root: &Path) -> String {
     format!(
         "You are Tandem, a coding agent in the workspace {root} ({os}). Read before editing; \
-         edit with {replace}, create with {write}, run commands to build and test. Edits and commands wait for the user's \
-         approval. Be brief.",
+         edit with {replace}; run commands to build and test. Edits and commands wait for the \
+         user's approval. Be brief.",
         root = root.display(),
         os = std::env::consts::OS,
         replace = ReplaceInFile::NAME,
-        write = WriteToFile::NAME,
     )
 }
 

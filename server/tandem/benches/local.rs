@@ -100,7 +100,54 @@ async fn fixed_prompt_counted() {
             ),
             None => println!("fixed prompt, {name} tools: llama-server did not count the request"),
         }
+        // The floor no shorter wording can go under: the same tools with every description
+        // (the tools' and their parameters') and the system prompt empty.
+        let bare = [
+            tandem_model::Message::System {
+                content: String::new(),
+            },
+            tandem_model::Message::user("Say hello."),
+        ];
+        let bare_tools = without_descriptions(&tools);
+        let request = tandem_provider::CompletionRequest::conversation(&bare, &bare_tools, 1);
+        if let Some(n) = tandem_provider::ModelClient::count_request(&client, request).await {
+            println!(
+                "  floor, {name}: {n} tokens with every description and the system prompt empty \
+                 ({} tools)",
+                tools.len()
+            );
+        }
     }
+}
+
+/// The tools with their descriptions emptied, parameters' included: their structure alone.
+fn without_descriptions(
+    tools: &[tandem_model::ToolDefinition],
+) -> Vec<tandem_model::ToolDefinition> {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                for (key, v) in map.iter_mut() {
+                    match v {
+                        Value::String(s) if key == "description" => s.clear(),
+                        _ => strip(v),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    tools
+        .iter()
+        .map(|tool| {
+            let mut tool = tool.clone();
+            tool.description.clear();
+            strip(&mut tool.parameters);
+            tool.example = None;
+            tool
+        })
+        .collect()
 }
 
 /// Characters over 3 per token, the cautious estimate, of a request the mock received.

@@ -86,8 +86,7 @@ impl Definitions {
 pub fn explore() -> Definition {
     Definition {
         name: "explore".into(),
-        description: "Searches the workspace (list, search, read); reports facts with path:line."
-            .into(),
+        description: "Searches and reads; reports facts as path:line.".into(),
         tools: None,
         model: None,
         max_steps: None,

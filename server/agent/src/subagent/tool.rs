@@ -59,7 +59,7 @@ impl ToolSpec for Task {
     }
 
     fn compact_description(&self) -> String {
-        "Run a subagent on a self-contained job (it sees nothing else); get its answer.".into()
+        "Delegate a self-contained job to a subagent; get its answer.".into()
     }
 
     fn parameters(&self) -> Value {

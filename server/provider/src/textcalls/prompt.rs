@@ -13,17 +13,12 @@ use tandem_model::{Message, ToolDefinition};
 /// the prompt prefix stays the same from request to request.
 pub fn tools_prompt(tools: &[ToolDefinition]) -> String {
     let mut out = String::from(
-        "\n\n# Tools\n\nTo use a tool, end your answer with one <tool_call> block, as shown \
-         below, then stop; the result comes next. Write calls only to run them.\n",
+        "\n\n# Tools\n\nTo use a tool, end your answer with one <tool_call> block as below and \
+         stop; its result comes next. Write calls only to run them.\n",
     );
     let mut shown = false;
     for tool in tools {
-        let summary = tool
-            .description
-            .split_inclusive(". ")
-            .next()
-            .unwrap_or("")
-            .trim();
+        let summary = summary(&tool.description);
         out.push_str(&format!(
             "\n{}({}): {summary}",
             tool.name,
@@ -45,6 +40,26 @@ pub fn tools_prompt(tools: &[ToolDefinition]) -> String {
     }
     out.push('\n');
     out
+}
+
+/// A description's first sentence, and the list it ends with, if any (a line ending in `:` and
+/// its `- ` items): the list names choices a call needs, as the `task` tool's agents.
+fn summary(description: &str) -> String {
+    let first = description.split_inclusive(". ").next().unwrap_or("");
+    let first = first.lines().next().unwrap_or("").trim();
+    let lines: Vec<&str> = description.lines().collect();
+    let items = lines
+        .iter()
+        .rev()
+        .take_while(|l| l.starts_with("- "))
+        .count();
+    let head = lines.len().checked_sub(items + 1);
+    match head.map(|h| lines[h]) {
+        Some(heading) if items > 0 && heading.trim_end().ends_with(':') && head != Some(0) => {
+            format!("{first}\n{}", lines[lines.len() - items - 1..].join("\n"))
+        }
+        _ => first.to_string(),
+    }
 }
 
 /// Arguments for a tool that gives no example: its required parameters, each a placeholder of
@@ -206,6 +221,21 @@ mod tests {
             none.contains("{\"name\": \"a\", \"arguments\": {\"n\":1}}"),
             "{none}"
         );
+    }
+
+    #[test]
+    fn a_tool_is_summed_up_by_its_first_sentence_and_the_list_it_ends_with() {
+        assert_eq!(summary("Read a file. More words."), "Read a file.");
+        assert_eq!(summary("One line\nand more lines"), "One line");
+        // The `task` tool's agents: without them a text-mode model can't name one.
+        assert_eq!(
+            summary(
+                "Run a subagent. It sees nothing else.\nAgents:\n- explore: reads\n- docs: writes"
+            ),
+            "Run a subagent.\nAgents:\n- explore: reads\n- docs: writes"
+        );
+        // A list without its heading is prose, not choices.
+        assert_eq!(summary("Do it.\nThen this.\n- a\n- b"), "Do it.");
     }
 
     #[test]
