@@ -1,6 +1,7 @@
 //! What capturing a command's writes costs (issue 31): a command that writes nothing in a
 //! 10,000-file workspace, sandboxed with the capture (overlay, or the snapshot without
-//! namespaces) against sandboxed without it, and `cargo build` of a small crate with the capture
+//! namespaces) against sandboxed without it, and `cargo build` of a real crate (regex-syntax,
+//! copied from cargo's registry; a generated small crate where it isn't there) with the capture
 //! against unsandboxed. Not a test: `cargo bench -p tandem-tools --bench capture` prints medians
 //! and ratios (goals: under 20 ms added to a command, under 5% on the build).
 //!
@@ -108,9 +109,12 @@ fn main() {
         ms(t_captured) / ms(t_plain)
     );
 
-    // `cargo build` of a small crate (no dependencies), from clean each time.
+    // `cargo build` of a real crate (no dependencies), from clean each time.
     let krate = base.join("crate");
-    make_crate(&krate);
+    let name = real_crate(&krate).unwrap_or_else(|| {
+        make_crate(&krate);
+        "a generated small crate (regex-syntax 0.8 is not in cargo's registry)".into()
+    });
     let build = "rm -rf target/debug && cargo build -q --offline";
     let plain_build = walls(&krate, SandboxMode::Off, false);
     let sandboxed_build = walls(&krate, SandboxMode::WorkspaceWrite, false);
@@ -120,7 +124,7 @@ fn main() {
     let b_off = median(&plain_build, &krate, build, BUILD_RUNS);
     let b_sandboxed = median(&sandboxed_build, &krate, build, BUILD_RUNS);
     let b_captured = median(&captured_build, &krate, build, BUILD_RUNS);
-    println!("\ncargo build of a small crate, median of {BUILD_RUNS}:");
+    println!("\ncargo build of {name}, median of {BUILD_RUNS}:");
     println!("  unsandboxed            {:>8.1} ms", ms(b_off));
     println!(
         "  sandboxed              {:>8.1} ms  (x{:.3} of unsandboxed)",
@@ -138,6 +142,64 @@ fn main() {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
+}
+
+/// A copy of regex-syntax 0.8 (a real crate without dependencies, ~50k lines) from cargo's
+/// registry, where building Tandem put it, with a manifest of its own (the registry's names
+/// optional dependencies an offline build can't resolve). Its name, or `None` when absent.
+fn real_crate(dir: &Path) -> Option<String> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))?;
+    let mut found: Vec<std::path::PathBuf> = std::fs::read_dir(home.join("registry/src"))
+        .ok()?
+        .flatten()
+        .flat_map(|index| {
+            std::fs::read_dir(index.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("regex-syntax-0.8."))
+        })
+        .collect();
+    found.sort();
+    let source = found.pop()?;
+    copy_tree(&source.join("src"), &dir.join("src")).ok()?;
+    let unicode = ["age", "bool", "case", "gencat", "perl", "script", "segment"];
+    let mut manifest = String::from(
+        "[package]\nname = \"regex-syntax\"\nversion = \"0.8.0\"\nedition = \"2021\"\n\n\
+         [features]\ndefault = [\"std\", \"unicode\"]\nstd = []\narbitrary = []\n",
+    );
+    let names: Vec<String> = unicode.iter().map(|u| format!("\"unicode-{u}\"")).collect();
+    manifest.push_str(&format!("unicode = [{}]\n", names.join(", ")));
+    for u in unicode {
+        manifest.push_str(&format!("unicode-{u} = []\n"));
+    }
+    manifest.push_str("\n[workspace]\n");
+    std::fs::write(dir.join("Cargo.toml"), manifest).ok()?;
+    Some(format!(
+        "{} (a real crate)",
+        source.file_name()?.to_string_lossy()
+    ))
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
 }
 
 /// A crate of a few modules and no dependencies.
