@@ -29,6 +29,8 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use tandem_tools::Workspace;
 
+use crate::md_folders;
+
 /// The workspace's folders, in order of precedence.
 pub const PROJECT_DIRS: [&str; 3] = [".tandem/commands", ".claude/commands", ".codex/prompts"];
 
@@ -104,22 +106,11 @@ pub fn default_user_dirs() -> Vec<PathBuf> {
 /// Reads every command: the user's folders, then the workspace's (see the module's text).
 pub fn discover(ws: &Workspace, user_dirs: &[PathBuf]) -> Commands {
     let mut found = Found::default();
-    for dir in user_dirs {
-        if !dir.is_dir() {
-            continue;
-        }
-        match Workspace::new(dir) {
-            Ok(folder) => found.folder(&folder, "", CommandSource::User),
-            Err(e) => found.problems.push(format!(
-                "the commands in {} were not read: {e}",
-                dir.display()
-            )),
-        }
+    for folder in md_folders::user_folders(user_dirs, "commands", &mut found.problems) {
+        found.folder(&folder, "", CommandSource::User);
     }
     for rel in PROJECT_DIRS {
-        if ws.root().join(rel).is_dir() {
-            found.folder(ws, rel, CommandSource::Project);
-        }
+        found.folder(ws, rel, CommandSource::Project);
     }
     let mut commands: Vec<CustomCommand> = found.commands;
     commands.sort_by(|a, b| a.name.cmp(&b.name));
@@ -140,20 +131,8 @@ struct Found {
 impl Found {
     /// The `.md` files directly in `rel` (a folder of `ws`; `""` for its root), by name.
     fn folder(&mut self, ws: &Workspace, rel: &str, source: CommandSource) {
-        let dir = ws.root().join(rel);
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            return;
-        };
-        let mut files: Vec<String> = entries
-            .flatten()
-            .filter(|e| !e.file_type().is_ok_and(|t| t.is_dir()))
-            .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|n| n.ends_with(".md"))
-            .collect();
-        files.sort();
-        for file in files {
-            let path = dir.join(&file);
-            let name = file.trim_end_matches(".md").to_string();
+        for file in md_folders::md_files(ws, rel) {
+            let (path, name) = (file.path, file.stem);
             if let Err(why) = check_name(&name) {
                 self.problems
                     .push(format!("{} is not a command: {why}", path.display()));
@@ -175,12 +154,7 @@ impl Found {
                 ));
                 continue;
             }
-            let rel_file = if rel.is_empty() {
-                file.clone()
-            } else {
-                format!("{rel}/{file}")
-            };
-            match read(ws, &rel_file) {
+            match read(ws, &file.rel) {
                 Ok((front, body)) => {
                     self.names.insert(name.clone(), path.clone());
                     self.commands.push(CustomCommand {

@@ -14,6 +14,7 @@ pub mod hook_listing;
 pub mod hooks;
 pub mod images;
 pub mod mcp;
+mod md_folders;
 pub mod mode;
 mod on_demand;
 pub mod outbox;

@@ -19,6 +19,8 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use tandem_tools::Workspace;
 
+use crate::md_folders;
+
 /// The workspace's folders, in order of precedence.
 pub const PROJECT_DIRS: [&str; 2] = [".tandem/agents", ".claude/agents"];
 /// The most text of one definition file.
@@ -115,23 +117,12 @@ pub fn default_user_dirs() -> Vec<PathBuf> {
 /// Reads every definition: the user's folders, the built-in ones, then the workspace's.
 pub fn discover(ws: &Workspace, user_dirs: &[PathBuf]) -> Definitions {
     let mut found = Found::default();
-    for dir in user_dirs {
-        if !dir.is_dir() {
-            continue;
-        }
-        match Workspace::new(dir) {
-            Ok(folder) => found.folder(&folder, "", Source::User),
-            Err(e) => found.problems.push(format!(
-                "the subagents in {} were not read: {e}",
-                dir.display()
-            )),
-        }
+    for folder in md_folders::user_folders(user_dirs, "subagents", &mut found.problems) {
+        found.folder(&folder, "", Source::User);
     }
     found.add(explore());
     for rel in PROJECT_DIRS {
-        if ws.root().join(rel).is_dir() {
-            found.folder(ws, rel, Source::Project);
-        }
+        found.folder(ws, rel, Source::Project);
     }
     Definitions {
         definitions: found.definitions,
@@ -153,19 +144,8 @@ impl Found {
     }
 
     fn folder(&mut self, ws: &Workspace, rel: &str, source: Source) {
-        let dir = ws.root().join(rel);
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            return;
-        };
-        let mut files: Vec<String> = entries
-            .flatten()
-            .filter(|e| !e.file_type().is_ok_and(|t| t.is_dir()))
-            .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|n| n.ends_with(".md"))
-            .collect();
-        files.sort();
-        for file in files {
-            let path = dir.join(&file);
+        for file in md_folders::md_files(ws, rel) {
+            let path = file.path;
             if self.definitions.len() >= MAX_DEFINITIONS {
                 self.problems.push(format!(
                     "{} is not offered: subagents are capped at {MAX_DEFINITIONS}",
@@ -173,13 +153,7 @@ impl Found {
                 ));
                 continue;
             }
-            let rel_file = if rel.is_empty() {
-                file.clone()
-            } else {
-                format!("{rel}/{file}")
-            };
-            let stem = file.trim_end_matches(".md");
-            match read(ws, &rel_file, stem, source) {
+            match read(ws, &file.rel, &file.stem, source) {
                 Ok((mut definition, problems)) => {
                     for p in problems {
                         self.problems.push(format!("{}: {p}", path.display()));
