@@ -236,7 +236,8 @@ test('session/load after a restart replays the history as valid updates, then an
   assert.equal(entry.cwd, f.ws);
 
   await editor.agent.request('session/load', { sessionId: f.session, cwd: f.ws, mcpServers: [] });
-  const replayed = editor.updatesOf(f.session);
+  // The offered commands (the built-in /undo) follow the load; they are no part of the history.
+  const replayed = editor.updatesOf(f.session).filter((u) => u.sessionUpdate !== 'available_commands_update');
   assert.deepEqual(
     replayed.map((u) => u.sessionUpdate),
     ['user_message_chunk', 'agent_message_chunk', 'tool_call', 'tool_call_update', 'agent_message_chunk'],
@@ -248,7 +249,10 @@ test('session/load after a restart replays the history as valid updates, then an
   assert.equal(replayed[2].kind, 'read');
   assert.equal(replayed[3].status, 'completed');
   assert.equal(replayed[4].content.text, 'It says one, two.');
-  assert.ok(lastUpdatePosition(editor) < responsePosition(editor, 'session/load'), 'the replay comes before the answer');
+  const lastReplayed = editor.wire.log.findLastIndex(
+    (e) => e.from === 'agent' && e.message.method === 'session/update' && e.message.params.update.sessionUpdate !== 'available_commands_update',
+  );
+  assert.ok(lastReplayed < responsePosition(editor, 'session/load'), 'the replay comes before the answer');
 
   assert.equal((await editor.prompt(f.session, 'And now?')).stopReason, 'end_turn');
   await finish(editor, mock);
@@ -425,7 +429,8 @@ test('image blocks that are not images, or too large, are refused with an error 
     (/** @type {any} */ e) => e.code === -32602 && /6\.0 MiB/.test(e.message) && /at most 5\.0 MiB/.test(e.message),
   );
   assert.deepEqual(await f.mock.chatRequests(), [], 'nothing reached the model');
-  assert.equal(f.editor.updatesOf(f.session).length, 0, 'no turn started');
+  // Only the commands offered after session/new (the built-in /undo).
+  assert.deepEqual(f.editor.updatesOf(f.session).map((u) => u.sessionUpdate).filter((k) => k !== 'available_commands_update'), [], 'no turn started');
   assert.equal((await f.editor.prompt(f.session, 'just text then')).stopReason, 'end_turn');
   await finish(f.editor, f.mock);
 });

@@ -911,7 +911,7 @@ fn custom_commands_are_offered_and_run_with_their_arguments() {
             .as_str()
             .unwrap()
             .starts_with("your command, "),
-        "{commands:#}"
+        "{commands:#?}"
     );
     assert_eq!(commands[1]["name"], "review");
     assert_eq!(
