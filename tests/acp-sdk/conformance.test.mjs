@@ -236,7 +236,8 @@ test('session/load after a restart replays the history as valid updates, then an
   assert.equal(entry.cwd, f.ws);
 
   await editor.agent.request('session/load', { sessionId: f.session, cwd: f.ws, mcpServers: [] });
-  const replayed = editor.updatesOf(f.session);
+  // The offered commands (the built-in /undo) follow the load; they are no part of the history.
+  const replayed = editor.updatesOf(f.session).filter((u) => u.sessionUpdate !== 'available_commands_update');
   assert.deepEqual(
     replayed.map((u) => u.sessionUpdate),
     ['user_message_chunk', 'agent_message_chunk', 'tool_call', 'tool_call_update', 'agent_message_chunk'],
@@ -248,7 +249,10 @@ test('session/load after a restart replays the history as valid updates, then an
   assert.equal(replayed[2].kind, 'read');
   assert.equal(replayed[3].status, 'completed');
   assert.equal(replayed[4].content.text, 'It says one, two.');
-  assert.ok(lastUpdatePosition(editor) < responsePosition(editor, 'session/load'), 'the replay comes before the answer');
+  const lastReplayed = editor.wire.log.findLastIndex(
+    (e) => e.from === 'agent' && e.message.method === 'session/update' && e.message.params.update.sessionUpdate !== 'available_commands_update',
+  );
+  assert.ok(lastReplayed < responsePosition(editor, 'session/load'), 'the replay comes before the answer');
 
   assert.equal((await editor.prompt(f.session, 'And now?')).stopReason, 'end_turn');
   await finish(editor, mock);
@@ -425,7 +429,8 @@ test('image blocks that are not images, or too large, are refused with an error 
     (/** @type {any} */ e) => e.code === -32602 && /6\.0 MiB/.test(e.message) && /at most 5\.0 MiB/.test(e.message),
   );
   assert.deepEqual(await f.mock.chatRequests(), [], 'nothing reached the model');
-  assert.equal(f.editor.updatesOf(f.session).length, 0, 'no turn started');
+  // Only the commands offered after session/new (the built-in /undo).
+  assert.deepEqual(f.editor.updatesOf(f.session).map((u) => u.sessionUpdate).filter((k) => k !== 'available_commands_update'), [], 'no turn started');
   assert.equal((await f.editor.prompt(f.session, 'just text then')).stopReason, 'end_turn');
   await finish(f.editor, f.mock);
 });
@@ -573,15 +578,68 @@ test('plan and modes: update_plan is a plan update; plan mode (session/set_mode)
 
 test('custom commands: available_commands_update (schema-checked) and /name runs the file with its arguments', async (t) => {
   const f = await setup(t, { responses: [{ expectMessagesContain: ['Review a.txt for speed.'], text: 'Reviewed.' }] });
-  // No command files yet: nothing was offered.
-  assert.equal(f.editor.updatesOf(f.session).filter((u) => u.sessionUpdate === 'available_commands_update').length, 0);
   f.write('.tandem/commands/review.md', '---\ndescription: Review a file\nargument-hint: <file> <quality>\n---\nReview $1 for $2.\n');
   const response = await f.editor.prompt(f.session, '/review a.txt speed');
   assert.equal(response.stopReason, 'end_turn');
   const offered = f.editor.updatesOf(f.session).filter((u) => u.sessionUpdate === 'available_commands_update');
-  assert.equal(offered.length, 1, 'the new file is offered before the turn');
-  assert.deepEqual(offered[0].availableCommands, [
+  // After session/new, before the file: only the built-in /undo.
+  assert.equal(offered.length, 2, 'the new file is offered before the turn');
+  assert.deepEqual(offered[0].availableCommands.map((/** @type {any} */ c) => c.name), ['undo']);
+  assert.deepEqual(offered[1].availableCommands.slice(1), [
     { name: 'review', description: 'Review a file (project command, .tandem/commands/review.md)', input: { hint: '<file> <quality>' } },
   ]);
+  assert.equal(offered[1].availableCommands[0].name, 'undo');
+  await finish(f.editor, f.mock);
+});
+
+test("a command's changes: diff content on its tool call, then the offered /undo asks before overwriting the user's change and puts every file back", async (t) => {
+  const f = await setup(t, {
+    responses: [
+      { toolCalls: [{ id: 'call_cmd', name: 'execute_command', arguments: { command: "sed -i s/one/ONE/ a.txt && printf 'new\\n' > b.txt && rm c.txt && echo done" } }] },
+      { expectLastToolResultContains: 'done', text: 'Changed them.' },
+    ],
+  });
+  f.write('a.txt', 'one\n');
+  f.write('c.txt', 'gone\n');
+  f.editor.answers.push('allow_once');
+  assert.equal((await f.editor.prompt(f.session, 'Change them')).stopReason, 'end_turn');
+  assert.deepEqual(f.editor.answers, [], 'the command asked');
+  assert.equal(readFileSync(f.path('a.txt'), 'utf8'), 'ONE\n');
+  const updates = f.editor.updatesOf(f.session);
+  const diffs = updates
+    .filter((u) => u.toolCallId === 'call_cmd')
+    .at(-1)
+    .content.filter((/** @type {any} */ c) => c.type === 'diff')
+    .map((/** @type {any} */ d) => ({ path: d.path, oldText: d.oldText ?? null, newText: d.newText }))
+    .sort((/** @type {any} */ a, /** @type {any} */ b) => a.path.localeCompare(b.path));
+  assert.deepEqual(diffs, [
+    { path: f.path('a.txt'), oldText: 'one\n', newText: 'ONE\n' },
+    { path: f.path('b.txt'), oldText: null, newText: 'new\n' },
+    { path: f.path('c.txt'), oldText: 'gone\n', newText: '' },
+  ]);
+  const offered = updates.filter((u) => u.sessionUpdate === 'available_commands_update').at(-1);
+  assert.ok(offered.availableCommands.some((/** @type {any} */ c) => c.name === 'undo'), JSON.stringify(offered));
+
+  // The user changes a.txt; /undo asks, and "keep" restores nothing.
+  f.write('a.txt', 'mine\n');
+  f.editor.answers.push('keep');
+  const before = f.editor.updatesOf(f.session).length;
+  assert.equal((await f.editor.prompt(f.session, '/undo')).stopReason, 'end_turn');
+  assert.deepEqual(f.editor.answers, [], 'undo did not ask');
+  const asked = f.editor.wire.log.filter((e) => e.message.method === 'session/request_permission').at(-1).message.params;
+  assert.deepEqual(asked.options.map((/** @type {any} */ o) => o.optionId), ['restore', 'keep']);
+  assert.match(chunks(f.editor.updatesOf(f.session).slice(before), 'agent_message_chunk'), /^Nothing restored: you changed a\.txt since the turn/);
+  assert.equal(readFileSync(f.path('a.txt'), 'utf8'), 'mine\n');
+  assert.ok(existsSync(f.path('b.txt')));
+
+  // Asked again, "restore": every file as before the turn.
+  f.editor.answers.push('restore');
+  const again = f.editor.updatesOf(f.session).length;
+  assert.equal((await f.editor.prompt(f.session, '/undo')).stopReason, 'end_turn');
+  assert.match(chunks(f.editor.updatesOf(f.session).slice(again), 'agent_message_chunk'), /^Restored 3 files: /);
+  assert.equal(readFileSync(f.path('a.txt'), 'utf8'), 'one\n');
+  assert.equal(readFileSync(f.path('c.txt'), 'utf8'), 'gone\n');
+  assert.ok(!existsSync(f.path('b.txt')));
+  assert.equal((await f.mock.chatRequests()).length, 2, 'undo asked the model');
   await finish(f.editor, f.mock);
 });

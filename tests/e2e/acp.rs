@@ -901,14 +901,17 @@ fn custom_commands_are_offered_and_run_with_their_arguments() {
             && m["params"]["update"]["sessionUpdate"] == "available_commands_update"
     });
     let commands = &offered["params"]["update"]["availableCommands"];
-    assert_eq!(commands.as_array().unwrap().len(), 2, "{commands:#}");
+    assert_eq!(commands.as_array().unwrap().len(), 3, "{commands:#}");
+    // The built-in first, then the files'.
+    assert_eq!(commands[0]["name"], "undo");
+    let commands = &commands.as_array().unwrap()[1..];
     assert_eq!(commands[0]["name"], "mine");
     assert!(
         commands[0]["description"]
             .as_str()
             .unwrap()
             .starts_with("your command, "),
-        "{commands:#}"
+        "{commands:#?}"
     );
     assert_eq!(commands[1]["name"], "review");
     assert_eq!(
@@ -941,7 +944,7 @@ fn custom_commands_are_offered_and_run_with_their_arguments() {
         .iter()
         .map(|c| c["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["later", "mine", "review"]);
+    assert_eq!(names, ["undo", "later", "mine", "review"]);
 
     // Not a command: the text goes as typed, and the unchanged list is not sent again.
     let turn = client.prompt(&session, "/unknown x");
@@ -1128,5 +1131,180 @@ fn subagents_permission_request_names_the_subagent_and_its_task_call() {
     );
     assert!(!root.join("notes.txt").exists());
     assert_eq!(f.mock.failures(), Vec::<String>::new());
+    f.client.close();
+}
+
+/// A turn whose command (answered "allow") changes `a.txt`, creates `b.txt` and deletes the
+/// binary `gone.bin`; the workspace before it. A project command file named `undo` is there too:
+/// the built-in hides it.
+fn command_turn() -> (Fixture, Vec<u8>) {
+    let f = fixture(
+        [
+            Reply::tool(
+                "execute_command",
+                json!({"command": "sed -i s/one/ONE/ a.txt && printf 'new\\n' > b.txt && rm gone.bin && echo done"}),
+            ),
+            Reply::text("Changed them.").expect_tool_result_contains("done"),
+        ],
+        false,
+    );
+    std::fs::write(f.root.join("a.txt"), "one\ntwo\n").unwrap();
+    let binary = vec![0u8, 0xff, 1, b'\n', 0x80];
+    std::fs::write(f.root.join("gone.bin"), &binary).unwrap();
+    std::fs::create_dir_all(f.root.join(".tandem/commands")).unwrap();
+    std::fs::write(
+        f.root.join(".tandem/commands/undo.md"),
+        "Delete every file.",
+    )
+    .unwrap();
+    let mut f = f;
+    let session = f.session.clone();
+    f.client.answers.push_back("allow_once");
+    let turn = f.client.prompt(&session, "Change them");
+    assert_eq!(f.client.result(turn)["stopReason"], "end_turn");
+    assert!(f.client.answers.is_empty(), "the command did not ask");
+    assert_eq!(f.mock.failures(), Vec::<String>::new());
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("a.txt")).unwrap(),
+        "ONE\ntwo\n"
+    );
+    assert!(f.root.join("b.txt").exists());
+    assert!(!f.root.join("gone.bin").exists());
+    (f, binary)
+}
+
+/// The text of the agent's messages after log position `from`.
+fn said_since(client: &AcpClient, session: &str, from: usize) -> String {
+    let updates: Vec<Value> = client.log[from..]
+        .iter()
+        .filter(|m| m["method"] == "session/update" && m["params"]["sessionId"] == session)
+        .map(|m| m["params"]["update"].clone())
+        .collect();
+    chunks(&updates, "agent_message_chunk")
+}
+
+/// `/undo` is offered beside the custom commands (hiding a project file of that name) and puts
+/// back every byte a command wrote, created and deleted, without a turn: the model is not asked.
+#[test]
+fn undo_puts_back_what_a_command_changed() {
+    let (mut f, binary) = command_turn();
+    let session = f.session.clone();
+    let offered: Vec<Value> = f
+        .client
+        .updates(&session)
+        .into_iter()
+        .filter(|u| u["sessionUpdate"] == "available_commands_update")
+        .collect();
+    let names: Vec<&str> = offered
+        .last()
+        .unwrap_or_else(|| panic!("no commands offered"))["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["undo"], "{offered:#?}");
+
+    let from = f.client.log.len();
+    let undo = f.client.prompt(&session, "/undo");
+    assert_eq!(f.client.result(undo)["stopReason"], "end_turn");
+    let said = said_since(&f.client, &session, from);
+    assert!(said.starts_with("Restored 3 files: "), "{said}");
+    for path in ["a.txt", "b.txt", "gone.bin"] {
+        assert!(said.contains(path), "{said}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+    assert_eq!(std::fs::read(f.root.join("gone.bin")).unwrap(), binary);
+    assert!(!f.root.join("b.txt").exists());
+    assert!(
+        !f.client.log[from..]
+            .iter()
+            .any(|m| m["method"] == "session/request_permission"),
+        "nothing to ask about"
+    );
+    assert_eq!(f.mock.chat_requests().len(), 2, "the model was asked");
+
+    // Nothing left: said so.
+    let from = f.client.log.len();
+    let again = f.client.prompt(&session, "/undo");
+    assert_eq!(f.client.result(again)["stopReason"], "end_turn");
+    assert_eq!(said_since(&f.client, &session, from), "Nothing to undo.");
+    f.client.close();
+}
+
+/// A file the user changed after the turn: `/undo` asks on a tool call of its own, showing what
+/// would be lost; "keep" keeps it (and restores nothing), a later "restore" puts all back.
+#[test]
+fn undo_asks_before_overwriting_a_file_the_user_changed_and_keep_keeps_it() {
+    let (mut f, binary) = command_turn();
+    let session = f.session.clone();
+    std::fs::write(f.root.join("a.txt"), "mine\n").unwrap();
+
+    f.client.answers.push_back("keep");
+    let from = f.client.log.len();
+    let undo = f.client.prompt(&session, "/undo");
+    assert_eq!(f.client.result(undo)["stopReason"], "end_turn");
+    assert!(f.client.answers.is_empty(), "it did not ask");
+    let asked = from
+        + f.client.log[from..]
+            .iter()
+            .position(|m| m["method"] == "session/request_permission")
+            .unwrap();
+    let question = &f.client.log[asked]["params"];
+    let options: Vec<&str> = question["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["optionId"].as_str().unwrap())
+        .collect();
+    assert_eq!(options, ["restore", "keep"], "{question}");
+    // The call it is about came first and shows what restoring would lose.
+    let call_id = &question["toolCall"]["toolCallId"];
+    let shown = f.client.log[from..asked]
+        .iter()
+        .find(|m| {
+            m["params"]["update"]["sessionUpdate"] == "tool_call"
+                && m["params"]["update"]["toolCallId"] == *call_id
+        })
+        .unwrap_or_else(|| panic!("no tool call {call_id} before the question"));
+    let content = shown["params"]["update"]["content"].to_string();
+    assert!(
+        content.contains("a.txt") && content.contains("-mine"),
+        "{content}"
+    );
+    let said = said_since(&f.client, &session, from);
+    assert!(said.starts_with("Nothing restored"), "{said}");
+    assert!(said.contains("a.txt") && said.contains("kept"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("a.txt")).unwrap(),
+        "mine\n"
+    );
+    assert!(f.root.join("b.txt").exists(), "restored without asking");
+    assert!(!f.root.join("gone.bin").exists(), "restored without asking");
+    let closed = f
+        .client
+        .updates(&session)
+        .into_iter()
+        .rfind(|u| u["sessionUpdate"] == "tool_call_update" && u["toolCallId"] == *call_id);
+    assert_eq!(closed.unwrap()["status"], "failed");
+
+    // Asked again, "restore" overwrites the user's change with the turn's before.
+    f.client.answers.push_back("restore");
+    let from = f.client.log.len();
+    let undo = f.client.prompt(&session, "/undo");
+    assert_eq!(f.client.result(undo)["stopReason"], "end_turn");
+    assert!(f.client.answers.is_empty(), "it did not ask");
+    let said = said_since(&f.client, &session, from);
+    assert!(said.starts_with("Restored 3 files"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+    assert!(!f.root.join("b.txt").exists());
+    assert_eq!(std::fs::read(f.root.join("gone.bin")).unwrap(), binary);
+    assert_eq!(f.mock.chat_requests().len(), 2, "the model was asked");
     f.client.close();
 }

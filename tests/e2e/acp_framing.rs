@@ -199,6 +199,12 @@ fn every_malformed_line_is_answered_and_the_agent_goes_on() {
         );
         let session = agent.result(next);
         assert!(session["sessionId"].is_string(), "after {name}: {session}");
+        // The commands a new session is offered (the built-in /undo) follow its answer: read
+        // them here, so nothing comes before the next case's error.
+        agent.wait_for(|m| {
+            m["params"]["sessionId"] == session["sessionId"]
+                && m["params"]["update"]["sessionUpdate"] == "available_commands_update"
+        });
     }
     agent.close();
 }

@@ -275,3 +275,58 @@ fn type_ahead_is_not_an_answer_exit_quits_at_once_and_resume_reopens() {
     let failures = mock.failures();
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// A command that changes, creates and deletes files, in a real terminal: `/diff` shows each of
+/// its changes as the command's, `/undo` puts every file back.
+#[test]
+fn a_commands_changes_show_in_diff_and_undo_puts_them_back() {
+    let env = Env::new();
+    env.write("a.txt", "one\ntwo\n");
+    env.write("gone.txt", "old line\n");
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "execute_command",
+            json!({"command": "sed -i s/one/ONE/ a.txt && printf 'fresh\\n' > b.txt && rm gone.txt && echo done"}),
+        ),
+        Reply::text("Changed them.").expect_tool_result_contains("done"),
+    ]));
+    let url = mock.base_url();
+    let mut chat = Pty::spawn(
+        &env,
+        &["--base-url", &url, "--model", "mock-coder", "--yes"],
+    );
+    chat.wait_for("you> ");
+    chat.type_keys("Change the files\r");
+    chat.wait_for("Changed them.");
+    assert_eq!(env.read("a.txt"), "ONE\ntwo\n", "{}", chat.output());
+
+    chat.wait_for_n("you> ", 2);
+    chat.type_keys("/diff\r");
+    chat.wait_for("Turn t1: 3 files changed");
+    chat.wait_for_n("you> ", 3);
+    let output = chat.output();
+    let shown = &output[output.find("Turn t1: 3 files changed").unwrap()..];
+    for part in [
+        "modified a.txt  by a command (",
+        "-one\r\n+ONE",
+        "created b.txt  by a command (",
+        "+fresh",
+        "deleted gone.txt  by a command (",
+        "-old line",
+    ] {
+        assert!(shown.contains(part), "{part:?} not in:\n{shown}");
+    }
+
+    chat.type_keys("/undo\r");
+    chat.wait_for("Restored: ");
+    chat.wait_for_n("you> ", 4);
+    assert_eq!(env.read("a.txt"), "one\ntwo\n", "{}", chat.output());
+    assert_eq!(env.read("gone.txt"), "old line\n", "{}", chat.output());
+    assert!(!env.workspace.join("b.txt").exists(), "{}", chat.output());
+    chat.type_keys("/diff\r");
+    chat.wait_for("No changes in this session.");
+    chat.type_keys("/exit\r");
+    assert!(chat.exits_within(SAFETY).success());
+    let failures = mock.failures();
+    assert!(failures.is_empty(), "{failures:#?}");
+}

@@ -239,3 +239,38 @@ fn a_closed_question_rejects_the_cursor_comes_back_and_the_session_reopens_after
         "{dump}"
     );
 }
+
+/// After a turn whose command changed a file (answered in Neovim), the docs' `:TandemDiff`
+/// (`tandem.diff`) opens the turn's change set: that file's change, by the command.
+#[test]
+fn a_commands_change_opens_with_tandem_diff() {
+    let ws = story::workspace();
+    ws.write("notes.txt", "first note\nsecond note\n");
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "execute_command",
+            json!({"command": "sed -i s/second/2nd/ notes.txt && echo done"}),
+        ),
+        Reply::text("Updated the notes.").expect_tool_result_contains("done"),
+    ]));
+    let run = nvim(&ws, &mock, "nvim_command_diff.lua");
+    run.assert_finished();
+    let dump = run.dump();
+    assert_eq!(ws.read("notes.txt"), "first note\n2nd note\n", "{dump}");
+    let questions = run.strings("/questions", Some("message"));
+    assert_eq!(questions.len(), 1, "{dump}");
+    let shown = run.get("/shown").as_array().unwrap();
+    assert_eq!(shown.len(), 1, "{dump}");
+    let path = shown[0]["path"].as_str().unwrap();
+    assert!(path.ends_with(".diff"), "{path}{dump}");
+    let lines = run.strings("/shown/0/lines", None);
+    assert_eq!(lines[0], "# Turn t1: 1 file changed", "{dump}");
+    assert!(
+        lines[1].starts_with("# modified notes.txt by a command ("),
+        "{dump}"
+    );
+    assert!(lines.contains(&"-second note".to_string()), "{dump}");
+    assert!(lines.contains(&"+2nd note".to_string()), "{dump}");
+    let failures = mock.failures();
+    assert!(failures.is_empty(), "{failures:#?}{dump}");
+}

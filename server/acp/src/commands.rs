@@ -1,5 +1,5 @@
-//! Custom commands over ACP: offered with `available_commands_update`, run when a prompt starts
-//! with `/name`.
+//! Commands over ACP: the built-in `/undo` and the custom ones, offered with
+//! `available_commands_update`, run when a prompt starts with `/name`.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -25,10 +25,7 @@ impl Offered {
         let root = agent.session_root(session_id).ok()?;
         let commands = available(&agent.commands(session_id).ok()?, &root);
         let mut offered = lock(&self.0);
-        // Nothing sent yet stands for an empty list: a session without commands gets no update.
-        let unchanged = offered
-            .get(session_id)
-            .map_or(commands.is_empty(), |last| *last == commands);
+        let unchanged = offered.get(session_id) == Some(&commands);
         if unchanged {
             return None;
         }
@@ -39,11 +36,14 @@ impl Offered {
     }
 }
 
-/// The commands as ACP lists them: the description says where the file is.
+/// The commands as ACP lists them: the built-in `/undo`, then the custom ones, whose
+/// descriptions say where the file is. A custom command named like the built-in is hidden by
+/// it (as in the chat).
 pub fn available(commands: &Commands, root: &Path) -> Vec<AvailableCommand> {
-    commands
+    let custom = commands
         .commands
         .iter()
+        .filter(|c| c.name != super::undo::NAME)
         .map(|c| {
             let command = AvailableCommand::new(c.name.clone(), description(c, root));
             match &c.argument_hint {
@@ -52,7 +52,9 @@ pub fn available(commands: &Commands, root: &Path) -> Vec<AvailableCommand> {
                 )),
                 None => command,
             }
-        })
+        });
+    std::iter::once(super::undo::command())
+        .chain(custom)
         .collect()
 }
 
@@ -67,5 +69,39 @@ fn description(command: &CustomCommand, root: &Path) -> String {
     match &command.description {
         Some(d) if !d.trim().is_empty() => format!("{} ({origin})", d.trim()),
         _ => origin,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn custom(name: &str) -> CustomCommand {
+        CustomCommand {
+            name: name.into(),
+            description: None,
+            argument_hint: None,
+            source: CommandSource::Project,
+            path: format!("/ws/.tandem/commands/{name}.md").into(),
+            body: "text".into(),
+        }
+    }
+
+    #[test]
+    fn the_built_in_undo_comes_first_and_hides_a_file_of_its_name() {
+        let commands = Commands {
+            commands: vec![custom("review"), custom("undo")],
+            problems: Vec::new(),
+        };
+        let listed = available(&commands, Path::new("/ws"));
+        let names: Vec<&str> = listed.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["undo", "review"]);
+        assert_eq!(listed[0], crate::undo::command());
+        // With no files, the built-in alone.
+        let names: Vec<String> = available(&Commands::default(), Path::new("/ws"))
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(names, ["undo"]);
     }
 }

@@ -64,8 +64,9 @@ enum Outgoing {
         Responder<LoadSessionResponse>,
         LoadSessionResponse,
     ),
-    /// A file request: sent in turn, so the client has seen the tool call it serves.
-    Request(SendRequest),
+    /// A request to the client, or an answer to one of its requests: sent in turn, so the client
+    /// has seen the tool call a request serves, and a response never overtakes its updates.
+    InTurn(SendRequest),
     /// The texts of the files a call changed, read when it reported them: queued just before
     /// its `FilesChanged` event, which shows them.
     FilesRead(Arc<SessionRef>, ToolCallId, Vec<ChangedFile>),
@@ -75,7 +76,7 @@ enum Outgoing {
 
 type Queue = agent_outbox::Outbox<Arc<SessionRef>, Outgoing>;
 
-/// Sends one request on the connection (and hands its answer on).
+/// Sends one request on the connection (and hands its answer on), or answers one.
 type SendRequest = Box<dyn FnOnce(&ConnectionTo<Client>) + Send>;
 
 /// What the connection's handlers and the forwarding task share.
@@ -85,7 +86,8 @@ struct Shared {
     prompts: Mutex<HashMap<SessionId, Responder<PromptResponse>>>,
 }
 
-/// The connection's side of the queue: one per client, made at `initialize`.
+/// The connection's side of the queue: one per client, made at `initialize`. Clones share it.
+#[derive(Clone)]
 pub struct Outbox {
     shared: Arc<Shared>,
     fs: FsCapabilities,
@@ -148,6 +150,35 @@ impl Outbox {
         let _ = self
             .queue
             .send(Outgoing::Update(session_id.clone(), update));
+    }
+
+    /// Sends `request` to the client after everything queued before it; the answer, or why
+    /// there is none.
+    pub fn ask<R, T>(
+        &self,
+        request: R,
+        answer: impl FnOnce(R::Response) -> T + Send + 'static,
+    ) -> BoxFuture<'static, Result<T, String>>
+    where
+        R: JsonRpcRequest + Send + 'static,
+        T: Send + 'static,
+    {
+        ask_in_turn(&self.queue, request, answer)
+    }
+
+    /// Answers the `session/prompt` held for `session_id` ([`Self::hold_prompt`]) after
+    /// everything queued before it: for a prompt that ran no turn (`/undo`).
+    pub fn finish_prompt(&self, session_id: &SessionId, answer: Result<PromptResponse, Error>) {
+        let shared = self.shared.clone();
+        let id = session_id.clone();
+        let _ = self.queue.send(Outgoing::InTurn(Box::new(move |_| {
+            if let Some(responder) = lock(&shared.prompts).remove(&id) {
+                let _ = match answer {
+                    Ok(response) => responder.respond(response),
+                    Err(error) => responder.respond_with_error(error),
+                };
+            }
+        })));
     }
 
     /// Sends the history as updates, then answers `session/load`.
@@ -245,25 +276,35 @@ impl SessionFrontend {
         R: JsonRpcRequest + Send + 'static,
         T: Send + 'static,
     {
-        let (tx, rx) = oneshot::channel();
-        let send = move |cx: &ConnectionTo<Client>| {
-            let sent = cx.send_request(request);
-            tokio::spawn(async move {
-                let _ = tx.send(sent.block_task().await.map(answer).map_err(|e| e.message));
-            });
-        };
-        let queued = self
-            .queue
-            .send(Outgoing::Request(Box::new(send)))
-            .map_err(drop);
-        Box::pin(async move {
-            if queued.is_err() {
-                return Err("the editor connection is closed".to_string());
-            }
-            rx.await
-                .unwrap_or_else(|_| Err("the editor connection is closed".to_string()))
-        })
+        ask_in_turn(&self.queue, request, answer)
     }
+}
+
+/// Sends `request` through `queue` and waits for the client's answer.
+fn ask_in_turn<R, T>(
+    queue: &Queue,
+    request: R,
+    answer: impl FnOnce(R::Response) -> T + Send + 'static,
+) -> BoxFuture<'static, Result<T, String>>
+where
+    R: JsonRpcRequest + Send + 'static,
+    T: Send + 'static,
+{
+    let (tx, rx) = oneshot::channel();
+    let send = move |cx: &ConnectionTo<Client>| {
+        let sent = cx.send_request(request);
+        tokio::spawn(async move {
+            let _ = tx.send(sent.block_task().await.map(answer).map_err(|e| e.message));
+        });
+    };
+    let queued = queue.send(Outgoing::InTurn(Box::new(send))).map_err(drop);
+    Box::pin(async move {
+        if queued.is_err() {
+            return Err("the editor connection is closed".to_string());
+        }
+        rx.await
+            .unwrap_or_else(|_| Err("the editor connection is closed".to_string()))
+    })
 }
 
 /// Delivers what the queue holds, in order. It never waits for the client: requests are awaited
@@ -292,7 +333,7 @@ impl Deliver for Forwarder {
                     self.notify(&session.id, update);
                 }
             }
-            Outgoing::Request(send) => send(&self.shared.cx),
+            Outgoing::InTurn(send) => send(&self.shared.cx),
             Outgoing::FilesRead(session, tool_call_id, files) => {
                 self.translator(&session).files_read(tool_call_id, files);
             }

@@ -9,6 +9,7 @@ mod commands;
 mod convert;
 mod frontend;
 mod transport;
+mod undo;
 
 use std::sync::{Arc, OnceLock};
 
@@ -298,6 +299,22 @@ impl Server {
         if text.trim().is_empty() && context.is_empty() && images.is_empty() {
             return responder
                 .respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, "the prompt is empty"));
+        }
+        // `/undo` runs no turn: the prompt is held while it asks and restores, then answered.
+        if let Some(arguments) = undo::invoked(&text) {
+            if let Some(responder) = outbox.hold_prompt(&id, responder) {
+                return responder
+                    .respond_with_error(agent_error(AgentError::TurnRunning(id.clone())));
+            }
+            let arguments = arguments.to_string();
+            let session = SessionRef { id, root };
+            tokio::spawn(undo::run(
+                self.agent.clone(),
+                outbox.clone(),
+                session,
+                arguments,
+            ));
+            return Ok(());
         }
         // `/name args` of a custom command: its text is the prompt.
         let text = match self.agent.expand_command(&id, text) {
