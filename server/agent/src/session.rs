@@ -57,7 +57,7 @@ struct State {
     project_hooks: Vec<(crate::hooks::HookSpec, String)>,
     /// The user's `SessionStart` hooks as started when the session opened, until the first turn
     /// takes up what they said.
-    started: Option<crate::session_start::Started>,
+    started: Option<crate::hooks::started::Started>,
     /// The `SessionStart` hooks were started (once per session in this process).
     start_claimed: bool,
     /// What the model may do (read-only in plan mode).
@@ -469,12 +469,12 @@ impl Session {
         !std::mem::replace(&mut self.state().start_claimed, true)
     }
 
-    pub(crate) fn set_started(&self, started: crate::session_start::Started) {
+    pub(crate) fn set_started(&self, started: crate::hooks::started::Started) {
         self.state().started = Some(started);
     }
 
     /// The `SessionStart` hooks started when the session opened, once.
-    pub(crate) fn take_started(&self) -> Option<crate::session_start::Started> {
+    pub(crate) fn take_started(&self) -> Option<crate::hooks::started::Started> {
         self.state().started.take()
     }
 

@@ -6,37 +6,13 @@
 //! the session's first turn. A project's hooks wait for the user's trust, asked at that turn,
 //! and run there.
 
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::hooks::reply::Reply;
+pub(crate) use crate::hooks::started::{Source, Started};
 use crate::hooks::{HookEvent, input, run};
 use crate::mode::Mode;
 use crate::session::Session;
 use crate::{Agent, walls};
-
-/// Why the session started: Claude Code's `source`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Source {
-    Startup,
-    Resume,
-}
-
-impl Source {
-    pub fn name(self) -> &'static str {
-        match self {
-            Source::Startup => "startup",
-            Source::Resume => "resume",
-        }
-    }
-}
-
-/// The user's `SessionStart` hooks as started with the session.
-pub(crate) struct Started {
-    pub source: Source,
-    /// `None` when there was no runtime to start them on: the first turn runs them.
-    pub run: Option<JoinHandle<Reply>>,
-}
 
 /// Starts the user's `SessionStart` hooks for `session`, which opens (created, or resumed from
 /// its transcript): once per session in this process, the later calls do nothing.
