@@ -104,13 +104,8 @@ async fn exec_json_names_the_task_call_a_subagents_approval_came_from() {
         .arg("--data-dir")
         .arg(&env.data_dir);
     let output = run_piped(command, "").await;
-    // The turn ends (whether a subagent's refusal counts toward exit code 4 is the view's
-    // `rejected_actions`, which counts the main agent's own calls).
-    assert!(
-        matches!(output.status.code(), Some(0 | 4)),
-        "{}",
-        show(&output)
-    );
+    // A subagent's refused action is the turn's: exit code 4, as a main agent's.
+    assert_eq!(output.status.code(), Some(4), "{}", show(&output));
     assert!(!env.workspace.join("notes.txt").exists());
     let events: Vec<Value> = String::from_utf8_lossy(&output.stdout)
         .lines()
@@ -134,4 +129,51 @@ async fn exec_json_names_the_task_call_a_subagents_approval_came_from() {
         [("call_0/call_0", Some("call_0")), ("call_0", None)],
         "{events:#?}"
     );
+    let end = events.last().unwrap();
+    assert_eq!(end["rejectedActions"], 1, "{end}");
+    assert_eq!(end["exitCode"], 4, "{end}");
+}
+
+#[tokio::test]
+async fn a_child_calling_a_tool_it_isnt_granted_is_refused_and_exec_exits_4() {
+    let env = Env::new();
+    env.write("a.rs", "fn alpha() {}\n");
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool(
+            "task",
+            json!({"description": "find alpha", "prompt": "Where is alpha?", "subagent_type": "explore"}),
+        ),
+        // explore is read-only: the write is refused without a question.
+        Reply::tool(
+            "write_to_file",
+            json!({"path": "a.rs", "content": "gone\n"}),
+        ),
+        Reply::text("I may not write; alpha is at a.rs:1.")
+            .expect_tool_result_contains("not granted"),
+        Reply::text("It is in a.rs.").expect_tool_result_contains("alpha is at a.rs:1"),
+    ]));
+    let mut command = env.command();
+    command
+        .args(["exec", "Find alpha", "--json", "--yes"])
+        .args(["--base-url", &mock.base_url(), "--model", "mock-coder"])
+        .arg("--root")
+        .arg(&env.workspace)
+        .arg("--data-dir")
+        .arg(&env.data_dir);
+    let output = run_piped(command, "").await;
+    assert_eq!(output.status.code(), Some(4), "{}", show(&output));
+    assert_eq!(env.read("a.rs"), "fn alpha() {}\n");
+    let events: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let refused: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "toolResult" && e["status"] == "rejected")
+        .collect();
+    assert_eq!(refused.len(), 1, "{events:#?}");
+    assert!(refused[0]["parentId"].is_string(), "{}", refused[0]);
+    let end = events.last().unwrap();
+    assert_eq!(end["rejectedActions"], 1, "{end}");
+    assert_eq!(end["exitCode"], 4, "{end}");
 }

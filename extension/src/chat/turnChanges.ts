@@ -55,6 +55,11 @@ export function changeRows<U>(result: TurnChangesResult, uris: UriMaker<U>): { t
 /** "by a command (call_1)", for a file's tooltip. */
 export function changedByText(f: TurnFile): string {
   if (!f.by) return '';
-  const source = { edit: 'an edit', command: 'a command', mcp: 'an MCP tool' }[f.by.source];
+  const source = {
+    edit: 'an edit',
+    command: 'a command',
+    mcp: 'an MCP tool',
+    hook: 'a hook',
+  }[f.by.source];
   return f.by.toolCallId ? `by ${source} (${f.by.toolCallId})` : `by ${source}`;
 }

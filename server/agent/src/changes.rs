@@ -136,6 +136,7 @@ impl TurnChanges {
                         tandem_tools::ChangeSource::Edit => "an edit",
                         tandem_tools::ChangeSource::Command => "a command",
                         tandem_tools::ChangeSource::Mcp => "an MCP tool",
+                        tandem_tools::ChangeSource::Hook => "a hook",
                     };
                     match &by.tool_call_id {
                         Some(id) => format!(" by {source} ({})", one_line(id)),

@@ -23,6 +23,7 @@ pub mod plan;
 pub mod prompt;
 pub mod rules;
 mod session;
+mod session_start;
 pub mod subagent;
 pub mod transcript;
 pub mod trust;
@@ -497,6 +498,7 @@ impl Agent {
         let mcp = mcp::SessionMcp::new(self.inner.mcp.clone(), servers);
         let session = Session::create(&self.sessions_dir(), root, mcp)?;
         clean_up_after_crashes(&session.workspace);
+        session_start::begin(self, &session, session_start::Source::Startup);
         let info = session.info();
         self.sessions()
             .insert(info.session_id.clone(), Arc::new(session));
@@ -553,6 +555,9 @@ impl Agent {
     ) -> Result<TurnId, AgentError> {
         images::check_prompt(&images).map_err(|e| AgentError::InvalidImage(e.0))?;
         let session = self.session(session_id)?;
+        // A session loaded from disk by a look at it (its changes, its mode) is resumed by its
+        // first prompt (or its `load_session`).
+        session_start::begin(self, &session, session_start::Source::Resume);
         let (turn_id, cancel) = session.begin_turn()?;
         let run = Arc::new(turn::Turn {
             agent: self.clone(),
@@ -619,6 +624,7 @@ impl Agent {
     /// whole context.
     pub fn load_session(&self, session_id: &SessionId) -> Result<LoadedSession, AgentError> {
         let session = self.session(session_id)?;
+        session_start::begin(self, &session, session_start::Source::Resume);
         Ok(LoadedSession {
             history: session.history(),
             unreadable_lines: session.unreadable_lines,

@@ -55,6 +55,11 @@ struct State {
     /// put to the user at the session's first turn in this process.
     /// Each with what it named when trusted ([`crate::trust::TrustStore::snapshot`]).
     project_hooks: Vec<(crate::hooks::HookSpec, String)>,
+    /// The user's `SessionStart` hooks as started when the session opened, until the first turn
+    /// takes up what they said.
+    started: Option<crate::hooks::started::Started>,
+    /// The `SessionStart` hooks were started (once per session in this process).
+    start_claimed: bool,
     /// What the model may do (read-only in plan mode).
     mode: Mode,
     /// The model's plan as it last sent it.
@@ -135,6 +140,8 @@ impl Session {
                 rules_given: false,
                 rules_seen: HashSet::new(),
                 project_hooks: Vec::new(),
+                started: None,
+                start_claimed: false,
                 mode: Mode::Default,
                 plan: None,
             }),
@@ -247,6 +254,8 @@ impl Session {
                 always_mcp: HashSet::new(),
                 rules_seen,
                 project_hooks: Vec::new(),
+                started: None,
+                start_claimed: false,
                 mode,
                 plan,
             }),
@@ -453,6 +462,20 @@ impl Session {
 
     pub(crate) fn set_project_hooks(&self, hooks: Vec<(crate::hooks::HookSpec, String)>) {
         self.state().project_hooks = hooks;
+    }
+
+    /// True once: the caller starts the session's `SessionStart` hooks.
+    pub(crate) fn claim_start(&self) -> bool {
+        !std::mem::replace(&mut self.state().start_claimed, true)
+    }
+
+    pub(crate) fn set_started(&self, started: crate::hooks::started::Started) {
+        self.state().started = Some(started);
+    }
+
+    /// The `SessionStart` hooks started when the session opened, once.
+    pub(crate) fn take_started(&self) -> Option<crate::hooks::started::Started> {
+        self.state().started.take()
     }
 
     /// Stops a project hook from running for the rest of the session (what it runs changed).

@@ -3,7 +3,7 @@
 //! `steps` (the loop), `prepare` (the request, fitted to the window), `fit` (sizing and the
 //! token estimate), `stream` (the answer), `record` (events and history), `dispatch` (the tool
 //! calls), `approve` (decisions), `stop` (the stop rules); the tools with approvals of their own
-//! in `edit`, `command`, `fetch`, and `extend` (rules and MCP); the user's hooks in `hook`.
+//! in `edit`, `command`, `fetch`, and `extend` (rules and MCP); the user's hooks in `hook` (what they write in `hook_writes`).
 
 mod approve;
 mod command;
@@ -13,6 +13,7 @@ mod extend;
 mod fetch;
 mod fit;
 mod hook;
+mod hook_writes;
 mod prepare;
 mod record;
 mod review;
@@ -102,7 +103,6 @@ impl Turn {
         let (stop_reason, error) = async {
             tracing::info!("turn started");
             let ended = self.run_steps(text, context).await;
-            self.stop_hooks(ended.0).await;
             tracing::info!(stop_reason = ?ended.0, error = ended.1.is_some(), "turn ended");
             ended
         }

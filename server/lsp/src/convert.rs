@@ -470,6 +470,7 @@ impl IntoWire for tandem_agent::changes::ChangedFile {
                     S::Edit => ChangeSource::Edit,
                     S::Command => ChangeSource::Command,
                     S::Mcp => ChangeSource::Mcp,
+                    S::Hook => ChangeSource::Hook,
                 },
                 tool_call_id: by.tool_call_id.map(Into::into),
             }),

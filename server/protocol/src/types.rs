@@ -707,6 +707,7 @@ pub enum ChangeSource {
     Edit,
     Command,
     Mcp,
+    Hook,
 }
 
 /// One side of a changed file. Texts over 1 MiB, and binary files, are not sent: their size is.

@@ -151,17 +151,18 @@ fn shell_command(
     Ok((tokio::process::Command::from(command), captured))
 }
 
-/// A capture dir for one sandboxed command, where this machine's walls can capture (an overlay
-/// in the launcher's namespaces; probed once per process).
-fn prepare_capture(
-    proposal: &CommandProposal,
+/// A capture dir for one sandboxed command (or hook: `sandboxed` says whether it runs in the
+/// walls), where this machine's walls can capture (an overlay in the launcher's namespaces;
+/// probed once per process).
+pub(crate) fn prepare_capture(
+    sandboxed: bool,
     walls: &Walls,
 ) -> Option<(
     tandem_sandbox::launch::CaptureMount,
     super::capture::Captured,
 )> {
     let settings = walls.capture.as_ref()?;
-    if !proposal.sandboxed || walls.mode == SandboxMode::Off {
+    if !sandboxed || walls.mode == SandboxMode::Off {
         return None;
     }
     if let Err(why) = super::capture::available(&settings.scratch) {
@@ -209,7 +210,7 @@ pub(crate) async fn run(
     tracing::debug!(command = %proposal.command, "command to run");
     let started = std::time::Instant::now();
     let (mut receiver, stdout, stderr) = process::output_pipe().map_err(spawn_error)?;
-    let (capture_mount, mut captured) = prepare_capture(proposal, walls).unzip();
+    let (capture_mount, mut captured) = prepare_capture(proposal.sandboxed, walls).unzip();
     let (mut command, capturing) = match shell_command(proposal, walls, capture_mount) {
         Ok(made) => made,
         Err(e) => {
@@ -223,7 +224,7 @@ pub(crate) async fn run(
         if let Some(c) = captured.take() {
             c.discard();
         }
-        captured = snapshot_before(proposal, walls).await;
+        captured = snapshot_before(proposal.sandboxed, walls).await;
     }
     let git_before = git_snapshot(&walls.root).await;
     command
@@ -374,14 +375,14 @@ pub(crate) async fn run(
     })
 }
 
-/// Where no overlay catches a sandboxed command's writes: the workspace's files before it runs,
-/// to record what it changed (see [`crate::snapshot`]).
-async fn snapshot_before(
-    proposal: &CommandProposal,
+/// Where no overlay catches a sandboxed command's (or hook's) writes: the workspace's files
+/// before it runs, to record what it changed (see [`crate::snapshot`]).
+pub(crate) async fn snapshot_before(
+    sandboxed: bool,
     walls: &Walls,
 ) -> Option<super::capture::Captured> {
     let settings = walls.capture.as_ref()?;
-    if !proposal.sandboxed || walls.mode == SandboxMode::Off {
+    if !sandboxed || walls.mode == SandboxMode::Off {
         return None;
     }
     let (root, passthrough) = (walls.root.clone(), settings.passthrough.clone());

@@ -52,19 +52,33 @@ pub struct HookExit {
     pub cancelled: bool,
     /// Bytes of stdout and stderr beyond [`MAX_HOOK_OUTPUT`], dropped.
     pub dropped_bytes: u64,
+    /// What a sandboxed hook wrote to the workspace, held as a command's writes are, for the
+    /// caller to apply with saves in the undo log ([`crate::capture::apply`]); `None` when the
+    /// walls don't capture (`Walls::capture` unset, the hook outside the sandbox).
+    pub captured: Option<super::capture::Captured>,
 }
 
 /// The shell running the hook's line, inside the walls when asked (and never unconfined by
-/// accident: a sandbox that can't be set up is an error).
-fn shell_command(hook: &HookCommand, walls: &Walls) -> Result<tokio::process::Command, ToolError> {
+/// accident: a sandbox that can't be set up is an error), its writes caught in `capture`'s
+/// overlay when given; the `bool` says whether they are.
+fn shell_command(
+    hook: &HookCommand,
+    walls: &Walls,
+    capture: Option<tandem_sandbox::launch::CaptureMount>,
+) -> Result<(tokio::process::Command, bool), ToolError> {
     let shell = process::shell();
     if !hook.sandboxed || walls.mode == SandboxMode::Off {
-        return Ok(shell.command(&hook.line));
+        return Ok((shell.command(&hook.line), false));
     }
     let mut args: Vec<std::ffi::OsString> = shell.args.iter().map(Into::into).collect();
     args.push(hook.line.clone().into());
-    let (command, _) = tandem_sandbox::command(shell.program.as_os_str(), &args, &walls.policy())
-        .map_err(|e| {
+    let (command, _, capturing) = tandem_sandbox::command_with_capture(
+        shell.program.as_os_str(),
+        &args,
+        &walls.policy(),
+        capture,
+    )
+    .map_err(|e| {
         ToolError::new(
             ErrorKind::Io,
             format!(
@@ -73,7 +87,32 @@ fn shell_command(hook: &HookCommand, walls: &Walls) -> Result<tokio::process::Co
             ),
         )
     })?;
-    Ok(tokio::process::Command::from(command))
+    Ok((tokio::process::Command::from(command), capturing))
+}
+
+/// The hook's shell with its writes caught (an overlay where the walls can, else a snapshot of
+/// the workspace taken now), as a command's are.
+async fn captured_shell(
+    hook: &HookCommand,
+    walls: &Walls,
+) -> Result<(tokio::process::Command, Option<super::capture::Captured>), ToolError> {
+    let (mount, mut captured) = super::command::prepare_capture(hook.sandboxed, walls).unzip();
+    let (command, capturing) = match shell_command(hook, walls, mount) {
+        Ok(made) => made,
+        Err(e) => {
+            if let Some(c) = &captured {
+                c.discard();
+            }
+            return Err(e);
+        }
+    };
+    if !capturing {
+        if let Some(c) = captured.take() {
+            c.discard();
+        }
+        captured = super::command::snapshot_before(hook.sandboxed, walls).await;
+    }
+    Ok((command, captured))
 }
 
 /// Runs a hook to its end, its timeout or a cancel.
@@ -84,7 +123,7 @@ pub async fn run_hook(
 ) -> Result<HookExit, ToolError> {
     let spawn_error =
         |e: std::io::Error| ToolError::new(ErrorKind::Io, format!("could not start the hook: {e}"));
-    let mut command = shell_command(hook, walls)?;
+    let (mut command, captured) = captured_shell(hook, walls).await?;
     command
         .current_dir(&hook.cwd)
         .stdin(Stdio::piped())
@@ -101,7 +140,15 @@ pub async fn run_hook(
         .env("GIT_PAGER", "cat")
         .envs(hook.env.iter().map(|(k, v)| (k, v)));
     process::prepare(&mut command);
-    let mut child = command.spawn().map_err(spawn_error)?;
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            if let Some(c) = &captured {
+                c.discard();
+            }
+            return Err(spawn_error(e));
+        }
+    };
     drop(command);
     let tree = match process::Tree::adopt(&child) {
         Ok(tree) => tree,
@@ -175,6 +222,7 @@ pub async fn run_hook(
         stderr: err.text(),
         timed_out,
         cancelled,
+        captured,
     })
 }
 

@@ -153,6 +153,8 @@ pub enum ChangeSource {
     Edit,
     Command,
     Mcp,
+    /// One of the user's hooks, run in the sandbox (a formatter after an edit).
+    Hook,
 }
 
 /// Who changed a file in a turn: the kind of tool and, where known, its call's id.

@@ -14,6 +14,7 @@ pub mod matcher;
 pub mod names;
 pub mod reply;
 pub mod run;
+pub mod started;
 
 use std::path::PathBuf;
 use std::time::Duration;

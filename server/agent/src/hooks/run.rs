@@ -1,6 +1,7 @@
 //! Running the hooks an event picks: all at once (as Claude Code does), each in the commands'
 //! walls unless its config says `sandbox = false`, each bounded by its timeout; their replies
-//! merged.
+//! merged, and what the sandboxed ones wrote to the workspace handed back held (as a command's
+//! writes are) for the turn to apply and record.
 
 use std::path::Path;
 
@@ -10,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::reply::{self, Reply};
 use super::{HookEvent, HookSpec, matcher};
+use tandem_tools::capture::Captured;
 use tandem_tools::{HookCommand, Walls};
 
 /// The hooks of `event` that pick a tool known by `tool_names` (every one of the event when it
@@ -24,16 +26,18 @@ pub fn picked<'a>(
     })
 }
 
-/// Runs the picked hooks with `input` on their stdin, in `root`, and merges what they said.
+/// Runs the picked hooks with `input` on their stdin, in `root`, and merges what they said;
+/// with it, each one's writes as the walls caught them (none when `walls.capture` is unset: they
+/// went straight to the workspace).
 pub async fn run(
     hooks: &[&HookSpec],
     input: &Value,
     root: &Path,
     walls: &Walls,
     cancel: &CancellationToken,
-) -> Reply {
+) -> (Reply, Vec<Captured>) {
     if hooks.is_empty() {
-        return Reply::default();
+        return (Reply::default(), Vec::new());
     }
     let bytes = serde_json::to_vec(input).unwrap_or_default();
     let root_text = root.to_string_lossy().into_owned();
@@ -52,21 +56,24 @@ pub async fn run(
         };
         let cancel = cancel.clone();
         async move {
-            let ran = tandem_tools::run_hook(&command, walls, cancel)
+            let mut ran = tandem_tools::run_hook(&command, walls, cancel)
                 .await
                 .map_err(|e| e.message);
+            let captured = ran.as_mut().ok().and_then(|exit| exit.captured.take());
             tracing::info!(
                 event = spec.event.name(),
                 exit_code = ran.as_ref().ok().and_then(|e| e.exit_code),
                 timed_out = ran.as_ref().is_ok_and(|e| e.timed_out),
                 "hook ran"
             );
-            reply::read(spec, ran)
+            (reply::read(spec, ran), captured)
         }
     });
     let mut merged = Reply::default();
-    for reply in join_all(runs).await {
+    let mut writes = Vec::new();
+    for (reply, captured) in join_all(runs).await {
         merged.merge(reply);
+        writes.extend(captured);
     }
-    merged
+    (merged, writes)
 }

@@ -233,21 +233,29 @@ impl Turn {
                     changes,
                 },
             );
-            let events: Vec<crate::events::FileEvent> = applied
-                .changes
-                .iter()
-                .map(|c| crate::events::FileEvent {
-                    path: self.session.workspace.root().join(&c.path),
-                    kind: if c.kind == tools::capture::ChangeKind::Deleted {
-                        crate::events::FileEventKind::Deleted
-                    } else {
-                        crate::events::FileEventKind::Restored
-                    },
-                })
-                .collect();
-            self.frontend.files_changed(&self.session.id, events).await;
+            self.report_files(&applied).await;
         }
         Some(applied)
+    }
+
+    /// Tells the editor which files applied writes changed on disk (it reloads them).
+    pub(super) async fn report_files(&self, applied: &tools::capture::Applied) {
+        if applied.changes.is_empty() {
+            return;
+        }
+        let events: Vec<crate::events::FileEvent> = applied
+            .changes
+            .iter()
+            .map(|c| crate::events::FileEvent {
+                path: self.session.workspace.root().join(&c.path),
+                kind: if c.kind == tools::capture::ChangeKind::Deleted {
+                    crate::events::FileEventKind::Deleted
+                } else {
+                    crate::events::FileEventKind::Restored
+                },
+            })
+            .collect();
+        self.frontend.files_changed(&self.session.id, events).await;
     }
 }
 

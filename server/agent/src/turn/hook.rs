@@ -14,6 +14,7 @@ use crate::events::{Event, StopReason, ToolStatus};
 use crate::hooks::reply::{Permission, Reply};
 use crate::hooks::{HookEvent, HookSpec, input, names, run};
 use crate::mode::Mode;
+use crate::session_start::Source;
 use crate::trust::{Subject, TrustStore};
 use tandem_model::{Message, ToolCall, ToolCallId};
 use tandem_tools::{Effect, Runs};
@@ -28,10 +29,31 @@ pub(crate) struct HookState {
 }
 
 impl Turn {
-    /// Runs the hooks `event` picks (for a tool known by `tool_names`), shows what they earned
-    /// the user, and returns what they said.
-    async fn fire(&self, event: HookEvent, tool_names: &[&str], fields: Value) -> Reply {
-        let mut hooks = self.agent.inner.settings.hooks.clone();
+    /// Runs the hooks `event` picks (for `call`, a tool known by `tool_names`), applies and
+    /// records what they wrote, shows what they earned the user, and returns what they said.
+    async fn fire(
+        &self,
+        event: HookEvent,
+        call: Option<&ToolCall>,
+        tool_names: &[&str],
+        fields: Value,
+    ) -> Reply {
+        self.fire_from(event, call, tool_names, fields, true).await
+    }
+
+    /// [`Turn::fire`], the user's own hooks left out unless `users`.
+    async fn fire_from(
+        &self,
+        event: HookEvent,
+        call: Option<&ToolCall>,
+        tool_names: &[&str],
+        fields: Value,
+        users: bool,
+    ) -> Reply {
+        let mut hooks = Vec::new();
+        if users {
+            hooks.extend(self.agent.inner.settings.hooks.iter().cloned());
+        }
         hooks.extend(self.project_hooks_unchanged(event, tool_names).await);
         let picked: Vec<_> = run::picked(&hooks, event, tool_names).collect();
         if picked.is_empty() {
@@ -50,7 +72,20 @@ impl Turn {
         };
         let input = input::input(&common, event, fields);
         let walls = crate::walls(&self.agent.inner.settings, root);
-        let reply = run::run(&picked, &input, root, &walls, &self.cancel).await;
+        let (mut reply, writes) = run::run(&picked, &input, root, &walls, &self.cancel).await;
+        let changed = self.apply_hook_writes(event, call, writes).await;
+        if event == HookEvent::PostToolUse && !changed.is_empty() {
+            reply.context.push(format!(
+                "The hook changed these files after the tool ran: {}",
+                changed.join(", ")
+            ));
+        }
+        self.show(event, &reply);
+        reply
+    }
+
+    /// Shows the user what an event's hooks earned: their notices, and a stop they asked for.
+    fn show(&self, event: HookEvent, reply: &Reply) {
         for message in &reply.notices {
             self.emit(Event::Notice {
                 message: message.clone(),
@@ -62,7 +97,6 @@ impl Turn {
             });
             tandem_stdx::lock(&self.hooks.halted).get_or_insert_with(|| why.clone());
         }
-        reply
     }
 
     /// The project's trusted hooks `event` picks that still run what they ran when trusted. One
@@ -129,7 +163,12 @@ impl Turn {
             "tool_use_id": call.id.to_string(),
         });
         let reply = self
-            .fire(HookEvent::PreToolUse, &[&claude, &call.name], fields)
+            .fire(
+                HookEvent::PreToolUse,
+                Some(call),
+                &[&claude, &call.name],
+                fields,
+            )
             .await;
         let (permission, why) = reply.permission?;
         let because = if why.is_empty() {
@@ -186,7 +225,12 @@ impl Turn {
             "tool_use_id": call.id.to_string(),
         });
         let reply = self
-            .fire(HookEvent::PostToolUse, &[&claude, &call.name], fields)
+            .fire(
+                HookEvent::PostToolUse,
+                Some(call),
+                &[&claude, &call.name],
+                fields,
+            )
             .await;
         if let Some(why) = reply.block {
             outcome
@@ -209,7 +253,12 @@ impl Turn {
     /// told why); otherwise the hooks' context for the model, if any.
     pub(super) async fn prompt_hooks(&self, prompt: &str) -> Result<Option<String>, Ended> {
         let reply = self
-            .fire(HookEvent::UserPromptSubmit, &[], json!({"prompt": prompt}))
+            .fire(
+                HookEvent::UserPromptSubmit,
+                None,
+                &[],
+                json!({"prompt": prompt}),
+            )
             .await;
         if let Some(why) = reply.block {
             self.emit(Event::Notice {
@@ -226,40 +275,74 @@ impl Turn {
         Ok(context_block("UserPromptSubmit", reply.context))
     }
 
-    /// `SessionStart`, once per session in this process (`startup` for a new conversation,
-    /// `resume` for one loaded): the hooks' context joins the conversation.
+    /// `SessionStart`, at the session's first turn in this process: what the user's hooks,
+    /// started when the session opened ([`crate::session_start`]), said, and the project's
+    /// trusted hooks, which could not run before the user's word; their context joins the
+    /// conversation (and so every later request of the session).
     pub(super) async fn session_start_hooks(&self, conversation: &mut Vec<Message>) {
-        let resumed = conversation
-            .iter()
-            .any(|m| matches!(m, Message::User { .. }));
-        let source = if resumed { "resume" } else { "startup" };
-        let reply = self
-            .fire(HookEvent::SessionStart, &[], json!({"source": source}))
-            .await;
+        let started = self.session.take_started();
+        let source = started.as_ref().map_or(Source::Resume, |s| s.source);
+        let fields = json!({"source": source.name()});
+        let mut reply = Reply::default();
+        let users = match started.map(|s| s.run) {
+            Some(Some(run)) => {
+                reply = run.await.unwrap_or_else(|e| Reply {
+                    notices: vec![format!(
+                        "The SessionStart hooks stopped before they finished ({e}); they \
+                         decided nothing."
+                    )],
+                    ..Reply::default()
+                });
+                self.show(HookEvent::SessionStart, &reply);
+                false
+            }
+            // Not started with the session (there was no runtime to start them on): now.
+            Some(None) => true,
+            // They ran when the session opened in this process, and a new list of servers
+            // made this turn its first again: only the project's, asked about again, run.
+            None => false,
+        };
+        reply.merge(
+            self.fire_from(HookEvent::SessionStart, None, &[], fields, users)
+                .await,
+        );
         if let Some(content) = context_block("SessionStart", reply.context) {
             self.record_message(conversation, Message::System { content });
         }
     }
 
-    /// `Stop`, when the turn ends by itself (not on a cancel). Tandem ends the turn whatever
-    /// they say; a hook that asks to go on is shown to the user.
-    pub(super) async fn stop_hooks(&self, reason: StopReason) {
-        let reason_name = match reason {
+    /// `Stop`, when the turn ends by itself (not on a cancel); `active` when a `Stop` hook
+    /// already kept it going. `Some(reason)` when a hook says the turn is not over and it may go
+    /// on: it ended with the model's answer (not an error or the step cap) and no hook stopped it.
+    pub(super) async fn stop_hooks(&self, ended: &Ended, active: bool) -> Option<String> {
+        let reason_name = match ended.0 {
             StopReason::EndTurn => "end_turn",
             StopReason::MaxSteps => "max_steps",
             StopReason::Error => "error",
-            StopReason::Cancelled => return,
+            StopReason::Cancelled => return None,
         };
-        let fields = json!({"stop_hook_active": false, "stop_reason": reason_name});
-        let reply = self.fire(HookEvent::Stop, &[], fields).await;
-        if let Some(why) = reply.block {
+        let fields = json!({"stop_hook_active": active, "stop_reason": reason_name});
+        let reply = self.fire(HookEvent::Stop, None, &[], fields).await;
+        let why = reply.block?;
+        let may_go_on = ended.0 == StopReason::EndTurn
+            && ended.1.is_none()
+            && self.halted_by_hook().is_none()
+            && !self.cancel.is_cancelled();
+        if !may_go_on {
             self.emit(Event::Notice {
                 message: format!(
-                    "Your Stop hook asked the model to go on ({why}); Tandem ends the turn \
-                     anyway: send a prompt to continue."
+                    "Your Stop hook asked the model to go on ({why}); the turn ended {}, so \
+                     Tandem ends it anyway: send a prompt to continue.",
+                    match ended.0 {
+                        StopReason::MaxSteps => "at its step cap",
+                        StopReason::Error => "with an error",
+                        _ => "as a hook said",
+                    }
                 ),
             });
+            return None;
         }
+        Some(why)
     }
 }
 

@@ -3,7 +3,7 @@
 //! so (`stop`).
 
 use super::Turn;
-use super::stop::{self, Ended, StopRules};
+use super::stop::{self, Ended, MAX_STOP_CONTINUATIONS, StopRules};
 use crate::events::{Event, StopReason, TurnErrorKind};
 use crate::prompt::{self, ContextItem, ContextKind};
 use tandem_model::{Message, ToolCall, ToolCallId};
@@ -11,21 +11,68 @@ use tandem_provider::ProviderError;
 use tandem_tools::FetchUrl;
 
 impl Turn {
+    /// The parent's turn: opened, then its steps until it ends and no `Stop` hook keeps it
+    /// going (at most [`MAX_STOP_CONTINUATIONS`] times, within the turn's one step cap).
     pub(super) async fn run_steps(&self, text: String, context: Vec<ContextItem>) -> Ended {
         let mut conversation = self.session.conversation.lock().await;
         if let Some(ended) = self.open(&mut conversation, text, context).await {
+            if let Some(why) = self.stop_hooks(&ended, false).await {
+                self.emit(Event::Notice {
+                    message: format!(
+                        "Your Stop hook asked the model to go on ({why}), but the prompt never \
+                         reached it; the turn ends."
+                    ),
+                });
+            }
             return ended;
         }
-        self.steps(&mut conversation).await
+        let mut rules = StopRules::new(self.agent.inner.settings.max_steps);
+        let mut kept_going = 0;
+        loop {
+            let ended = self.steps_under(&mut conversation, &mut rules).await;
+            let Some(why) = self.stop_hooks(&ended, kept_going > 0).await else {
+                return ended;
+            };
+            if kept_going >= MAX_STOP_CONTINUATIONS {
+                self.emit(Event::Notice {
+                    message: format!(
+                        "Your Stop hook asked the model to go on again ({why}), but it already \
+                         kept this turn going {MAX_STOP_CONTINUATIONS} times, Tandem's bound; \
+                         the turn ends here. Check the hook's `stop_hook_active` to avoid a \
+                         loop, or send a prompt to continue."
+                    ),
+                });
+                return ended;
+            }
+            kept_going += 1;
+            self.emit(Event::Notice {
+                message: format!(
+                    "Your Stop hook keeps the turn going ({kept_going} of at most \
+                     {MAX_STOP_CONTINUATIONS}): {why}"
+                ),
+            });
+            self.record_message(
+                &mut conversation,
+                Message::user(format!(
+                    "[The user's Stop hook says the task is not finished yet:]\n{why}"
+                )),
+            );
+        }
     }
 
-    /// The steps on an opened conversation: the parent's, or a subagent's own (`task`).
+    /// The steps on an opened conversation: a subagent's own (`task`), with its step cap.
     pub(super) async fn steps(&self, conversation: &mut Vec<Message>) -> Ended {
         let max_steps = match &self.child {
             Some(child) => child.max_steps,
             None => self.agent.inner.settings.max_steps,
         };
-        let mut rules = StopRules::new(max_steps);
+        self.steps_under(conversation, &mut StopRules::new(max_steps))
+            .await
+    }
+
+    /// The steps until the model answers with text alone, an error, a cancel or the cap of
+    /// `rules` (shared by the steps a `Stop` hook adds to the turn).
+    async fn steps_under(&self, conversation: &mut Vec<Message>, rules: &mut StopRules) -> Ended {
         while rules.next_step() {
             let request = match self.prepare(conversation).await {
                 Ok(request) => request,

@@ -10,6 +10,10 @@ use tandem_provider::{ProviderError, ProviderErrorKind, ServerKind};
 /// How a turn ended: why, and the error the user is shown when it was one.
 pub(super) type Ended = (StopReason, Option<(TurnErrorKind, String)>);
 
+/// How many times a turn's `Stop` hooks may keep it going (Claude Code sets no bound; a hook
+/// that always blocks must not keep Tandem busy forever).
+pub(super) const MAX_STOP_CONTINUATIONS: u32 = 5;
+
 /// The size of a request as sent, in characters (the tool definitions included) and messages:
 /// what the estimate is calibrated by and what a refusal for size is remembered by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -763,9 +763,13 @@ impl TurnView {
     }
 
     /// Actions the model asked for that were refused: at their approval, or by a rule that asked
-    /// nobody (plan mode's).
+    /// nobody (plan mode's, a subagent's grants), the turn's subagents' included (a refusal is
+    /// one whoever asked: `tandem exec` exits 4 on it).
     pub fn rejected_actions(&self) -> u32 {
-        self.rejected
+        let children: u32 = (self.subagents.iter())
+            .map(|(_, s)| s.view.rejected_actions())
+            .sum();
+        self.rejected + children
     }
 
     pub fn end(&self) -> Option<&End> {

@@ -702,3 +702,27 @@ fn a_subagents_events_go_to_its_own_view_under_the_task_call() {
     assert_eq!(view.usage().subagent_requests, 1);
     assert!(view.end().is_none());
 }
+
+#[test]
+fn a_subagents_refusals_count_as_the_turns() {
+    let mut view = TurnView::new();
+    view.event(started("go"));
+    view.event(call("t1", ToolKind::Other, "explore: look"));
+    // Refused by its grants (asked nobody): counted at its result.
+    view.event(sub("t1", call("c1", ToolKind::Edit, "Edit a.py")));
+    view.event(sub(
+        "t1",
+        result("c1", ToolStatus::Rejected, "not granted: write_to_file"),
+    ));
+    assert_eq!(view.rejected_actions(), 1);
+    // Refused at its approval: counted once, there.
+    view.event(sub("t1", call("c2", ToolKind::Execute, "Run make")));
+    view.approval_asked(&command("c2"));
+    view.approval_decided(&id("c2"), Decision::Reject);
+    view.event(sub("t1", result("c2", ToolStatus::Rejected, "refused")));
+    assert_eq!(view.rejected_actions(), 2);
+    // The parent's own add up with them.
+    view.event(call("p1", ToolKind::Edit, "Edit b.py"));
+    view.event(result("p1", ToolStatus::Rejected, "Plan mode: read-only."));
+    assert_eq!(view.rejected_actions(), 3);
+}

@@ -149,6 +149,67 @@ async fn a_post_tool_use_hook_formats_the_edited_file_and_the_model_is_told() {
 }
 
 #[tokio::test]
+async fn what_a_sandboxed_hook_writes_is_in_the_turns_changes_and_undone_with_it() {
+    let h = Harness::with(
+        Scenario::new([
+            Reply::tool(
+                "write_to_file",
+                json!({"path": "src/lib.rs", "content": "fn a() {}\n"}),
+            ),
+            Reply::text("Written.")
+                .expect_tool_result_contains("changed these files after the tool ran: notes.md"),
+        ]),
+        Setup {
+            hooks: vec![hook(
+                HookEvent::PostToolUse,
+                "Write",
+                "printf 'formatted\\n' >> notes.md",
+            )],
+            policy: ApprovalPolicy {
+                auto_approve: AutoApprove {
+                    edit: true,
+                    ..AutoApprove::default()
+                },
+                ..ApprovalPolicy::default()
+            },
+            ..Setup::default()
+        },
+    );
+    h.write("notes.md", "old notes\n");
+    let turn = h.turn("Write src/lib.rs", vec![]).await;
+    assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
+    assert_eq!(h.read("notes.md"), "old notes\nformatted\n");
+    h.requests();
+    let face = h.idle_face();
+    let changes = h
+        .agent
+        .turn_changes(&h.session, None, face.as_ref())
+        .await
+        .unwrap()
+        .expect("the turn changed files");
+    let notes = (changes.files.iter())
+        .find(|f| f.path == "notes.md")
+        .unwrap_or_else(|| panic!("the hook's write is not in the turn's changes: {changes:?}"));
+    let by = notes.by.as_ref().expect("attributed");
+    assert_eq!(by.source, tandem_tools::ChangeSource::Hook);
+    let write_id = turn.events.iter().find_map(|e| match e {
+        Event::ToolCall(call) => Some(call.tool_call_id.to_string()),
+        _ => None,
+    });
+    assert_eq!(by.tool_call_id, write_id, "the call the hook ran after");
+    h.agent
+        .undo(&h.session, None, false, face.as_ref())
+        .await
+        .unwrap();
+    assert_eq!(
+        h.read("notes.md"),
+        "old notes\n",
+        "undo restored what the hook changed"
+    );
+    assert!(!h.root().join("src/lib.rs").exists());
+}
+
+#[tokio::test]
 async fn a_hook_that_hangs_is_stopped_at_its_timeout_and_reported() {
     let h = with_hooks(
         Scenario::new([
@@ -215,6 +276,59 @@ async fn prompt_and_session_hooks_add_context_the_model_sees() {
     h.requests();
 }
 
+/// Waits (bounded) until `path` has `lines` lines, and returns them.
+async fn lines_of(path: &Path, lines: usize) -> Vec<String> {
+    for _ in 0..3000 {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if text.lines().count() >= lines {
+            return text.lines().map(String::from).collect();
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("{} never had {lines} lines", path.display());
+}
+
+#[tokio::test]
+async fn session_start_runs_when_the_session_opens_and_again_when_it_is_resumed() {
+    let out = tempfile::tempdir().unwrap();
+    let log = out.path().join("starts.jsonl");
+    let h = with_hooks(
+        Scenario::new([Reply::text("Noted.").expect_messages_contain("Branch: feature/x")]),
+        vec![HookSpec {
+            // Its log outside the workspace: a hook of the user's own config, unsandboxed.
+            sandbox: false,
+            ..hook(
+                HookEvent::SessionStart,
+                "",
+                &format!(
+                    "cat >> '{}'; echo >> '{}'; echo 'Branch: feature/x'",
+                    log.display(),
+                    log.display()
+                ),
+            )
+        }],
+    );
+    // No prompt yet: the hook ran when the session was created.
+    let started: Value = serde_json::from_str(&lines_of(&log, 1).await[0]).unwrap();
+    assert_eq!(started["hook_event_name"], "SessionStart");
+    assert_eq!(started["source"], "startup");
+    assert_eq!(started["session_id"], h.session.to_string());
+    // Its stdout reaches the model at the first turn, and stays in the session's context.
+    let turn = h.turn("Deploy it", vec![]).await;
+    assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
+    h.requests();
+    assert_eq!(
+        lines_of(&log, 1).await.len(),
+        1,
+        "ran again at the first turn"
+    );
+    // A new process loading the session from its transcript: `resume`, before any prompt.
+    h.reloaded();
+    let resumed: Value = serde_json::from_str(&lines_of(&log, 2).await[1]).unwrap();
+    assert_eq!(resumed["source"], "resume");
+    assert_eq!(resumed["session_id"], h.session.to_string());
+}
+
 #[tokio::test]
 async fn a_prompt_hook_that_exits_2_keeps_the_prompt_from_the_model() {
     let h = with_hooks(
@@ -254,6 +368,83 @@ async fn a_stop_hook_runs_when_the_turn_ends() {
     assert_eq!(input["hook_event_name"], "Stop");
     assert_eq!(input["stop_reason"], "end_turn");
     assert_eq!(input["session_id"], h.session.to_string());
+}
+
+/// Blocks the end once, Claude Code's way (exit 2, the reason on stderr); lets it end when
+/// `stop_hook_active` says a Stop hook already kept the turn going. Logs each input.
+const STOP_ONCE: &str = r#"input=$(cat)
+printf '%s\n' "$input" >> stops.jsonl
+case "$input" in *'"stop_hook_active":true'*) exit 0 ;; esac
+echo "run the tests first" >&2
+exit 2
+"#;
+
+#[tokio::test]
+async fn a_stop_hook_that_blocks_keeps_the_turn_going_with_its_reason() {
+    let scripts = tempfile::tempdir().unwrap();
+    let h = with_hooks(
+        Scenario::new([
+            Reply::text("All done."),
+            Reply::tool("execute_command", json!({"command": "echo tests pass"}))
+                .expect_messages_contain("run the tests first"),
+            Reply::text("Tests pass; done.").expect_tool_result_contains("tests pass"),
+        ]),
+        vec![hook(
+            HookEvent::Stop,
+            "",
+            &script(scripts.path(), "stop.sh", STOP_ONCE),
+        )],
+    );
+    let turn = h.turn("Fix the bug", vec![Answer::accept()]).await;
+    assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
+    assert_eq!(h.mock.replies_left(), 0, "{turn}");
+    let inputs: Vec<Value> = h
+        .read("stops.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(inputs.len(), 2, "{inputs:?}");
+    assert_eq!(inputs[0]["stop_hook_active"], false);
+    assert_eq!(inputs[1]["stop_hook_active"], true);
+    assert!(
+        notices(&turn)
+            .iter()
+            .any(|n| n.contains("keeps the turn going (1 of at most 5): run the tests first")),
+        "{turn}"
+    );
+    h.requests();
+}
+
+#[tokio::test]
+async fn a_stop_hook_that_always_blocks_ends_after_the_bound_with_a_notice() {
+    let mut replies: Vec<Reply> = (0..6).map(|i| Reply::text(format!("Done {i}."))).collect();
+    replies[1] = replies[1]
+        .clone()
+        .expect_messages_contain("not yet, keep going");
+    replies.push(Reply::text("never asked"));
+    let h = with_hooks(
+        Scenario::new(replies),
+        vec![hook(
+            HookEvent::Stop,
+            "",
+            r#"echo '{"decision": "block", "reason": "not yet, keep going"}'"#,
+        )],
+    );
+    let turn = h.turn("Finish", vec![]).await;
+    assert_eq!(turn.stop_reason(), StopReason::EndTurn, "{turn}");
+    assert_eq!(
+        h.mock.replies_left(),
+        1,
+        "not bounded at 5 more requests: {turn}"
+    );
+    let notices = notices(&turn);
+    assert!(
+        notices
+            .last()
+            .is_some_and(|n| n.contains("already kept this turn going 5 times")),
+        "{notices:?}"
+    );
+    h.requests();
 }
 
 #[tokio::test]

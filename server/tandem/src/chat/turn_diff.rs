@@ -78,6 +78,7 @@ fn by_line(by: &ChangedBy) -> String {
         ChangeSource::Edit => "an edit",
         ChangeSource::Command => "a command",
         ChangeSource::Mcp => "an MCP tool",
+        ChangeSource::Hook => "a hook",
     };
     match &by.tool_call_id {
         Some(id) => format!("  by {source} ({})", inert(id, true)),
