@@ -33,6 +33,18 @@ impl Pty {
 
     /// `tandem chat` in a terminal `cols` wide, with colours unless NO_COLOR (`color` false).
     pub fn spawn_sized(env: &Env, args: &[&str], term: &str, cols: u16, color: bool) -> Pty {
+        Pty::spawn_terminal(env, args, (term, cols, color), None, "")
+    }
+
+    /// As [`Pty::spawn_sized`], in a terminal that sends `answer` once the chat asks its
+    /// background (OSC 11), and where `typed` was typed before the chat started.
+    pub fn spawn_terminal(
+        env: &Env,
+        args: &[&str],
+        (term, cols, color): (&str, u16, bool),
+        answer: Option<&'static str>,
+        typed: &str,
+    ) -> Pty {
         let (mut master, mut slave) = (0, 0);
         let size = libc::winsize {
             ws_row: 24,
@@ -56,6 +68,9 @@ impl Pty {
         // SAFETY: both descriptors were just opened and are owned here alone.
         let (master, slave) =
             unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+        let mut master = std::fs::File::from(master);
+        // Keys typed before the chat runs wait in the terminal (echoed, as in a shell).
+        master.write_all(typed.as_bytes()).unwrap();
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_tandem"));
         for (name, _) in std::env::vars_os() {
             let name_str = name.to_string_lossy();
@@ -77,6 +92,8 @@ impl Pty {
                 env.workspace.parent().unwrap().join("home/.config"),
             )
             .env("TERM", term)
+            // The background is the terminal's answer alone (or dark without one).
+            .env_remove("COLORFGBG")
             .stdin(Stdio::from(slave.try_clone().unwrap()))
             .stdout(Stdio::from(slave.try_clone().unwrap()))
             .stderr(Stdio::from(slave));
@@ -97,18 +114,23 @@ impl Pty {
         }
         let child = command.spawn().expect("cannot start tandem chat");
         drop(command); // closes our copies of the slave: reads end when the chat exits
-        let master = std::fs::File::from(master);
         let output = Arc::new(Mutex::new(String::new()));
         let (mut reader, sink) = (master.try_clone().unwrap(), output.clone());
+        let mut answerer = master.try_clone().unwrap();
+        let mut answer = answer;
         std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
             while let Ok(n) = reader.read(&mut buf) {
                 if n == 0 {
                     break;
                 }
-                sink.lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+                let mut output = sink.lock().unwrap();
+                output.push_str(&String::from_utf8_lossy(&buf[..n]));
+                if output.contains("\x1b]11;?")
+                    && let Some(answer) = answer.take()
+                {
+                    answerer.write_all(answer.as_bytes()).unwrap();
+                }
             }
         });
         Pty {

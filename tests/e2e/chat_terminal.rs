@@ -1,6 +1,7 @@
 //! `tandem chat` in a real pseudo-terminal (xterm), checked on the emulated screen: the first run
 //! with no model server, Ctrl-R and the history kept per workspace, Tab completion, the speed
-//! while an answer streams, each line shown as it completes, and no colour under NO_COLOR.
+//! while an answer streams, each line shown as it completes, no colour under NO_COLOR, and code
+//! coloured for the background the terminal reports (OSC 11).
 
 use crate::chat_pty::{Pty, prompts};
 use crate::support::*;
@@ -204,6 +205,8 @@ fn no_color_means_no_colour_on_a_terminal() {
     assert!(chat.exits_within(SAFETY).success());
     let raw = chat.output();
     assert!(!has_sgr(&raw), "a colour escape under NO_COLOR: {raw:?}");
+    // No colours, so no question to the terminal about its background.
+    assert!(!raw.contains("\x1b]11;?"), "{raw:?}");
     // Still rendered: no Markdown marks on the screen.
     let screen = chat.screen();
     assert!(
@@ -252,4 +255,55 @@ fn each_line_shows_before_the_stream_goes_on() {
     chat.type_keys("/exit\r");
     assert!(chat.exits_within(SAFETY).success());
     assert!(!chat.output().contains("never shown"));
+}
+
+/// A light terminal's answers: OSC 11 (white, ended by ST) then DA1, as xterm sends them.
+const LIGHT_TERMINAL: &str = "\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b[?64;1;2c";
+/// Plain code's colour in each theme (base16-ocean's foreground), as a 24-bit SGR.
+const LIGHT_CODE: &str = "\x1b[38;2;79;91;102m";
+const DARK_CODE: &str = "\x1b[38;2;192;197;206m";
+
+#[test]
+fn code_follows_the_background_the_terminal_reports_and_keys_typed_meanwhile_are_kept() {
+    let env = Env::new();
+    let code = "```text\nplain words\n```\n";
+    let mock = MockServer::start(Scenario::new([
+        Reply::text(code),
+        Reply::text(code),
+        Reply::text(code),
+    ]));
+    let provider = provider(&mock);
+    let look = ("xterm-256color", 80, true);
+
+    // A terminal that answers white: light code. "Go" was typed before the chat started; the
+    // chat read it with the answer, and it is still the first prompt.
+    let mut light = Pty::spawn_terminal(&env, &args(&provider), look, Some(LIGHT_TERMINAL), "Go\r");
+    light.wait_for_screen("plain words");
+    light.wait_for_n("you> ", 2);
+    light.type_keys("/exit\r");
+    assert!(light.exits_within(SAFETY).success());
+    let raw = light.output();
+    assert!(
+        raw.contains("\x1b]11;?"),
+        "the terminal was not asked: {raw:?}"
+    );
+    assert!(raw.contains(LIGHT_CODE), "not the light theme: {raw:?}");
+    assert!(!raw.contains(DARK_CODE), "{raw:?}");
+    // The answer did not reach the screen.
+    assert!(!light.screen().contains("rgb:"), "{}", light.screen());
+
+    // A terminal that answers nothing: dark, and the chat starts all the same, a line and half
+    // of the next typed meanwhile kept.
+    let mut dark = Pty::spawn_terminal(&env, &args(&provider), look, None, "Go on\rha");
+    dark.wait_for_screen("plain words");
+    dark.wait_for_screen("you> ha");
+    dark.type_keys("lf\r");
+    dark.wait_for_n("plain words", 2);
+    dark.wait_for_n("you> ", 3);
+    dark.type_keys("/exit\r");
+    assert!(dark.exits_within(SAFETY).success());
+    let raw = dark.output();
+    assert!(raw.contains(DARK_CODE), "not the dark theme: {raw:?}");
+    assert!(!raw.contains(LIGHT_CODE), "{raw:?}");
+    assert_eq!(prompts(&mock), ["Go", "Go on", "half"]);
 }

@@ -375,3 +375,69 @@ async fn a_transcript_of_format_1_loads_and_continues() {
         ],
     );
 }
+
+/// The `window/showMessage` texts a plain client got so far.
+fn shown_messages(tandem: &Sidecar) -> Vec<String> {
+    tandem.inbox(|inbox| {
+        inbox
+            .other
+            .iter()
+            .filter(|m| m["method"] == "window/showMessage")
+            .filter_map(|m| m["params"]["message"].as_str().map(String::from))
+            .collect()
+    })
+}
+
+#[tokio::test]
+async fn a_plain_client_is_told_that_a_new_session_started() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([
+        Reply::text("First answer."),
+        Reply::text("Second answer."),
+    ]));
+    let tandem = Sidecar::spawn(&env);
+    let mut params = initialize_params(&env, &mock, Options::default());
+    params["capabilities"] = json!({});
+    tandem.request("initialize", params).await.unwrap();
+    tandem.rpc.notify("initialized", json!({})).await;
+    let ask = |text: &str| json!({"command": "tandem.ask", "arguments": [text]});
+    let first = tandem
+        .request("workspace/executeCommand", ask("First"))
+        .await
+        .unwrap();
+    wait_until("the first answer", || {
+        shown_messages(&tandem).iter().any(|m| m == "First answer.")
+    })
+    .await;
+
+    let new = tandem
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "tandem.new", "arguments": []}),
+        )
+        .await
+        .unwrap();
+    assert_ne!(new["sessionId"], first["sessionId"]);
+    let told = "Tandem: new session started; earlier ones can be resumed.";
+    wait_until("the note that a new session started", || {
+        shown_messages(&tandem).iter().any(|m| m == told)
+    })
+    .await;
+
+    // The next question goes to the new session, without the first one's history.
+    let second = tandem
+        .request("workspace/executeCommand", ask("Second"))
+        .await
+        .unwrap();
+    assert_eq!(second["sessionId"], new["sessionId"]);
+    wait_until("the second answer", || {
+        shown_messages(&tandem)
+            .iter()
+            .any(|m| m == "Second answer.")
+    })
+    .await;
+    let second_prompt = model_requests(&mock)[1].message_texts().join("\n");
+    assert!(!second_prompt.contains("First"), "{second_prompt}");
+    let failures = mock.failures();
+    assert!(failures.is_empty(), "{failures:#?}");
+}

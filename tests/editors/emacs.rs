@@ -1,6 +1,6 @@
 //! Emacs (28, Debian's) with eglot (1.9) and the setup of docs/editors.md.
 
-use mock_model::MockServer;
+use mock_model::{MockServer, Reply, Scenario};
 use serde_json::json;
 
 use crate::harness::{EMACS, Editor, Run, Workspace, docs_snippet, scripts_dir};
@@ -62,6 +62,25 @@ fn accepted_edits_land_in_the_buffer_a_rejected_one_does_not_and_the_transcript_
             run.dump()
         );
     }
+}
+
+#[test]
+fn the_echo_area_marks_tandems_messages_once_and_a_new_session_says_so() {
+    let ws = story::workspace();
+    let mock = MockServer::start(Scenario::new([Reply::text("Looked at it.\nAll fine.")]));
+    let run = emacs(&ws, &mock, "eglot_messages.el");
+    run.assert_finished();
+    // The answer's first line gets the mark; Tandem's notes carry it already, once.
+    assert_eq!(
+        run.strings("/echoed", None),
+        [
+            "Tandem: Looked at it.",
+            "Tandem: nothing to undo.",
+            "Tandem: new session started; earlier ones can be resumed."
+        ],
+        "{}",
+        run.dump()
+    );
 }
 
 /// The first run of the reopen story (eglot_reopen.el, lsp_mode_reopen.el record the same):

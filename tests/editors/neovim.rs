@@ -274,3 +274,20 @@ fn a_commands_change_opens_with_tandem_diff() {
     let failures = mock.failures();
     assert!(failures.is_empty(), "{failures:#?}{dump}");
 }
+
+#[test]
+fn a_long_answer_shows_its_end() {
+    let ws = story::workspace();
+    let answer: Vec<String> = (1..=40)
+        .map(|n| format!("Line {n} of the answer."))
+        .collect();
+    let mock = MockServer::start(Scenario::new([Reply::text(answer.join("\n"))]));
+    let run = nvim(&ws, &mock, "nvim_long_answer.lua");
+    run.assert_finished();
+    let dump = run.dump();
+    assert_eq!(run.get("/answer/lines"), 40, "{dump}");
+    assert_eq!(run.get("/answer/last"), "Line 40 of the answer.", "{dump}");
+    // The window (15 lines in Neovim's 24) shows the answer's last line.
+    assert_eq!(run.get("/answer/bottom"), 40, "{dump}");
+    assert_eq!(run.get("/answer/height"), 15, "{dump}");
+}

@@ -411,8 +411,10 @@ test('sessions: tandem.sessions lists the workspace\'s newest first; tandem.resu
   await until('the first answer', () => s1.seen.messages.length >= 1);
   const { sessionId: secondId } = await command(s1, 'tandem.new');
   assert.notEqual(secondId, first.sessionId);
+  const told = 'Tandem: new session started; earlier ones can be resumed.';
+  await until('the new session\'s note', () => s1.seen.messages.some((m) => m.message === told));
   await command(s1, 'tandem.ask', ['Second question']);
-  await until('the second answer', () => s1.seen.messages.length >= 2);
+  await until('the second answer', () => s1.seen.messages.some((m) => m.message === 'Second answer.'));
   const listed = await command(s1, 'tandem.sessions');
   assert.deepEqual(listed.map((x) => [x.sessionId, x.title, x.current]), [[secondId, 'Second question', true], [first.sessionId, 'First question', false]]);
   assert.ok(listed.every((x) => !Number.isNaN(Date.parse(x.time))), JSON.stringify(listed));

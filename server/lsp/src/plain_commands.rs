@@ -20,6 +20,9 @@ use tandem_agent::{HistoryEntry, SessionId, TurnId};
 
 use super::plain_location::Location;
 
+/// What a plain client is told when `tandem.new` (or `tandem.newSession`) has made a session.
+const NEW_SESSION_STARTED: &str = "Tandem: new session started; earlier ones can be resumed.";
+
 impl Backend {
     pub(super) async fn run_command(
         &self,
@@ -62,6 +65,10 @@ impl Backend {
                     .new_session_with(&root, servers)
                     .map_err(agent_error)?;
                 *lock(&self.current) = Some(info.session_id.clone());
+                // The editor shows nothing else: the user would not know it worked.
+                self.client
+                    .show_message(MessageType::INFO, NEW_SESSION_STARTED)
+                    .await;
                 Ok(Some(json!({"sessionId": info.session_id})))
             }
             CANCEL => {

@@ -20,6 +20,7 @@ use tokio::sync::oneshot;
 
 use super::slash::COMMANDS;
 use super::style::out;
+use super::type_ahead::TypeAhead;
 
 /// A request for one line.
 struct Ask {
@@ -34,17 +35,18 @@ pub struct Input {
 }
 
 impl Input {
-    /// Starts the reader; `history` is the file this workspace's prompts are kept in.
-    pub fn start(root: PathBuf, history: Option<PathBuf>) -> Input {
+    /// Starts the reader; `history` is the file this workspace's prompts are kept in, `typed`
+    /// what the user typed before it started that the terminal no longer holds.
+    pub fn start(root: PathBuf, history: Option<PathBuf>, typed: TypeAhead) -> Input {
         let (asks, rx) = std::sync::mpsc::channel::<Ask>();
         std::thread::spawn(move || {
             // A terminal that can't be driven (TERM=dumb, an editor's shell buffer) gets plain
             // lines, as a pipe does.
             let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb" || t.is_empty());
             if std::io::stdin().is_terminal() && !dumb {
-                edit_lines(rx, root, history);
+                edit_lines(rx, root, history, typed);
             } else {
-                read_lines(rx);
+                read_lines(rx, typed);
             }
         });
         Input { asks }
@@ -65,11 +67,24 @@ impl Input {
 }
 
 /// Piped input: the prompt is printed, the next line is the answer.
-fn read_lines(rx: std::sync::mpsc::Receiver<Ask>) {
+fn read_lines(rx: std::sync::mpsc::Receiver<Ask>, mut typed: TypeAhead) {
     let mut stdin = std::io::stdin().lock();
     for ask in rx {
         out(&ask.prompt);
-        let mut line = String::new();
+        if ask.history
+            && let Some(line) = typed.next_line()
+        {
+            out(&format!("{}\n", line.as_deref().unwrap_or_default()));
+            let _ = ask.reply.send(line);
+            continue;
+        }
+        // The start of a line typed ahead, shown as the terminal would have echoed it.
+        let mut line = if ask.history {
+            typed.take_partial()
+        } else {
+            String::new()
+        };
+        out(&line);
         let line = match stdin.read_line(&mut line) {
             Ok(0) | Err(_) => None,
             Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_string()),
@@ -78,7 +93,12 @@ fn read_lines(rx: std::sync::mpsc::Receiver<Ask>) {
     }
 }
 
-fn edit_lines(rx: std::sync::mpsc::Receiver<Ask>, root: PathBuf, history: Option<PathBuf>) {
+fn edit_lines(
+    rx: std::sync::mpsc::Receiver<Ask>,
+    root: PathBuf,
+    history: Option<PathBuf>,
+    mut typed: TypeAhead,
+) {
     let config = Config::builder()
         .auto_add_history(false)
         .history_ignore_dups(true)
@@ -87,7 +107,7 @@ fn edit_lines(rx: std::sync::mpsc::Receiver<Ask>, root: PathBuf, history: Option
         .unwrap_or_default();
     let Ok(mut editor) = Editor::<ChatHelper, DefaultHistory>::with_config(config) else {
         // No line editor here (an unusual terminal): plain lines still work.
-        return read_lines(rx);
+        return read_lines(rx, typed);
     };
     editor.set_helper(Some(ChatHelper { root }));
     // Alt-Enter (and Ctrl-J) start a new line in the same message.
@@ -105,7 +125,22 @@ fn edit_lines(rx: std::sync::mpsc::Receiver<Ask>, root: PathBuf, history: Option
         if let Some(above) = above {
             out(&format!("{above}\n"));
         }
-        let line = match editor.readline(prompt) {
+        // Type-ahead answers prompts only: a question waits for keys typed after it is shown.
+        let ahead = if ask.history { typed.next_line() } else { None };
+        let read = match ahead {
+            Some(line) => {
+                out(&format!(
+                    "{prompt}{}\n",
+                    line.as_deref().unwrap_or_default()
+                ));
+                line.ok_or(ReadlineError::Eof)
+            }
+            None if ask.history => {
+                editor.readline_with_initial(prompt, (&typed.take_partial(), ""))
+            }
+            None => editor.readline(prompt),
+        };
+        let line = match read {
             Ok(line) => Some(line),
             // Ctrl-C at a question stops the turn, as it does while the turn runs.
             Err(ReadlineError::Interrupted) if !ask.history => {

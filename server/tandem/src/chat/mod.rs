@@ -4,6 +4,7 @@
 //! commands are put to the user with the diff in color. Ctrl-C cancels a running turn (and quits
 //! at the prompt). Slash commands (`/help` lists them) are handled here, never sent to the model.
 
+mod background;
 mod custom;
 mod frontend;
 mod input;
@@ -15,6 +16,7 @@ mod slash;
 mod status;
 mod style;
 mod turn_diff;
+mod type_ahead;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -51,16 +53,23 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
     let style = Style {
         on: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
+    // The terminal is asked its background while the sidecar starts: the wait is hidden.
+    let ask = style.on && style::capable_terminal();
+    let (typed, started) = tokio::join!(
+        tokio::task::spawn_blocking(move || background::detect(ask)),
+        sessions::start(options.start, options.root, options.resume.as_deref()),
+    );
+    let typed = type_ahead::TypeAhead::from_keys(&typed.unwrap_or_default());
     let sessions::Started {
         agent,
         client,
         mut session,
         root,
         config_file,
-    } = sessions::start(options.start, options.root, options.resume.as_deref()).await?;
+    } = started?;
 
     let history = input::history_file(&agent.settings().data_dir, &root);
-    let input = Arc::new(Input::start(root.clone(), Some(history)));
+    let input = Arc::new(Input::start(root.clone(), Some(history), typed));
     let (ended_tx, mut ended) = mpsc::unbounded_channel();
     let frontend = Arc::new(ChatFrontend {
         style,

@@ -2,7 +2,8 @@
 //! tables, links, and code blocks highlighted by syntect; paragraphs wrapped at word boundaries
 //! to the terminal's width. Streamed a line at a time ([`Lines`]): a line is printed once it is
 //! complete, so nothing already shown is redrawn. Code is highlighted in a theme for the
-//! terminal's background (`COLORFGBG`; dark when unknown).
+//! terminal's background (`COLORFGBG`, else the terminal's answer to OSC 11; dark when unknown:
+//! [`super::background`]).
 //!
 //! Everything the model wrote passes through [`inert`] first: only our own escapes reach the
 //! terminal.
@@ -472,8 +473,7 @@ fn syntaxes() -> &'static SyntaxSet {
 fn theme() -> &'static Theme {
     static THEME: OnceLock<Theme> = OnceLock::new();
     THEME.get_or_init(|| {
-        let light = light_background(std::env::var("COLORFGBG").ok().as_deref());
-        let name = if light {
+        let name = if super::background::light() {
             "base16-ocean.light"
         } else {
             "base16-ocean.dark"
@@ -484,16 +484,6 @@ fn theme() -> &'static Theme {
             .or_else(|| themes.into_values().next())
             .unwrap_or_default()
     })
-}
-
-/// Whether the terminal's background is light, by `COLORFGBG` (`fg;bg` or `fg;x;bg`, as rxvt,
-/// Konsole and others set it): a background of colour 7 (light grey) or 9 to 15 (the bright
-/// ones, white last) is light. Dark when unknown, as most terminals are.
-pub fn light_background(colorfgbg: Option<&str>) -> bool {
-    let Some(bg) = colorfgbg.and_then(|v| v.rsplit(';').next()) else {
-        return false;
-    };
-    matches!(bg.trim().parse::<u8>(), Ok(7 | 9..=15))
 }
 
 /// A highlighter for a code block in `lang` (plain text when unknown).
@@ -592,16 +582,6 @@ mod tests {
         assert!(second.contains("\x1b[38;2;"), "{second:?}");
         // An escape the model wrote inside code stays inert.
         assert!(!l.push("\x1b[2J\n", look).contains("\x1b[2J"));
-    }
-
-    #[test]
-    fn the_background_colour_comes_from_colorfgbg() {
-        assert!(!light_background(None));
-        assert!(!light_background(Some("15;0")));
-        assert!(light_background(Some("0;15")));
-        assert!(light_background(Some("0;default;7")));
-        assert!(!light_background(Some("garbage")));
-        assert!(!light_background(Some("")));
     }
 
     #[test]

@@ -14,3 +14,13 @@ pub fn discard_unread_input() {
 pub fn columns() -> Option<usize> {
     None
 }
+
+/// Asks the console a question by escape sequence: not on Windows, whose console answers only
+/// with VT input turned on, which the line editor owns. `None`: not asked.
+pub fn ask(
+    _query: &[u8],
+    _answered: &dyn Fn(&[u8]) -> bool,
+    _wait: std::time::Duration,
+) -> Option<Vec<u8>> {
+    None
+}
