@@ -45,10 +45,16 @@ async fn a_fork_before_a_turn_drops_it_and_the_later_ones_and_keeps_the_original
     let requests = model_requests(&mock);
     assert_eq!(requests.len(), 4);
     let sent = requests[3].message_texts().join("\n");
-    assert!(sent.contains("first prompt") && sent.contains("One noted."), "{sent}");
+    assert!(
+        sent.contains("first prompt") && sent.contains("One noted."),
+        "{sent}"
+    );
     assert!(sent.contains("second prompt, edited"), "{sent}");
     for gone in ["Two noted.", "third prompt", "Three noted."] {
-        assert!(!sent.contains(gone), "{gone:?} is still in the fork's request:\n{sent}");
+        assert!(
+            !sent.contains(gone),
+            "{gone:?} is still in the fork's request:\n{sent}"
+        );
     }
     assert!(sent.contains("forked from an earlier one"), "{sent}");
     let edited = requests[3]
@@ -81,7 +87,10 @@ async fn a_fork_before_a_turn_drops_it_and_the_later_ones_and_keeps_the_original
         .iter()
         .map(|s| &s["sessionId"])
         .collect();
-    assert!(ids.contains(&&json!(fork)) && ids.contains(&&json!(session)), "{ids:?}");
+    assert!(
+        ids.contains(&&json!(fork)) && ids.contains(&&json!(session)),
+        "{ids:?}"
+    );
 }
 
 #[tokio::test]
@@ -101,7 +110,9 @@ async fn a_fork_at_a_turn_the_session_lacks_says_which_it_has() {
             .expect_err("no such turn");
         assert_eq!(error.code, -32602, "{turn}: {error:?}");
         assert!(
-            error.message.contains(&format!("has no turn {turn}; its turns are t1")),
+            error
+                .message
+                .contains(&format!("has no turn {turn}; its turns are t1")),
             "{error:?}"
         );
     }
@@ -118,5 +129,9 @@ async fn a_fork_at_a_turn_the_session_lacks_says_which_it_has() {
         .request("tandem/listSessions", Value::Null)
         .await
         .unwrap();
-    assert_eq!(listed["sessions"].as_array().unwrap().len(), 1, "{listed:#}");
+    assert_eq!(
+        listed["sessions"].as_array().unwrap().len(),
+        1,
+        "{listed:#}"
+    );
 }

@@ -802,8 +802,9 @@ step('a pasted screenshot shows as a thumbnail, can be removed, and reaches the 
   await thumb.waitFor();
   await shot('25-pasted-image');
   await send('What is in this screenshot?');
+  // The new turn's answer, not the last one's: Send may be enabled before the turn shows.
+  await until('the answer came', async () => /white square/.test((await lastTurn().locator('.answer').last().textContent().catch(() => '')) ?? ''), 60_000);
   await turnDone();
-  assert.match(await lastTurn().locator('.answer').last().textContent(), /white square/);
   assert.equal(await chat().locator('.image-chip').count(), 0, 'the image went with the prompt');
   const sent = (await mockRequests()).filter((r) => r.path.endsWith('/chat/completions')).at(-1);
   const user = sent.body.messages.filter((m) => m.role === 'user').at(-1);
