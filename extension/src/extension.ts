@@ -81,7 +81,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const onMessage = (m: WebviewMessage): void => {
     switch (m.type) {
       case 'send':
-        void chat.send(m.text, m.attachments, m.images);
+        void chat.send(m.text, m.attachments, m.images, m.forkBefore);
         return;
       case 'attachImage':
         void chat.attachImage(m.path);

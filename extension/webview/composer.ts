@@ -7,10 +7,11 @@ import { button, h } from './dom';
 import { addImages, droppedImageUris, imageFiles, readImageFile } from './images';
 import { completeMention, mentionAtCaret, type MentionQuery } from './mentions';
 import { SlashMenu } from './slashMenu';
-import type { CustomCommand } from '../src/protocol';
+import type { CustomCommand, TurnId } from '../src/protocol';
 
 export interface ComposerEvents {
-  send(text: string, attachments: Attachment[], images: ImageAttachment[]): void;
+  /** `forkBefore`: the text is an earlier prompt edited, sent as a fork from before its turn. */
+  send(text: string, attachments: Attachment[], images: ImageAttachment[], forkBefore?: TurnId): void;
   stop(): void;
   findFiles(query: string): void;
   /** The `/` menu opened: the custom commands are wanted (see `showCommands`). */
@@ -37,6 +38,9 @@ export class Composer {
   private selected = 0;
   private findTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly slash: SlashMenu;
+  /** The earlier prompt being edited (its turn), shown above the box; null: a new prompt. */
+  private editing: { turnId: TurnId; draft: string } | null = null;
+  private readonly editRow: HTMLElement;
 
   constructor(private readonly events: ComposerEvents) {
     this.input = h('textarea', {
@@ -49,7 +53,8 @@ export class Composer {
     this.sendButton = button('Send', () => this.submit(), 'primary send');
     this.stopButton = button('Stop', () => this.events.stop(), 'secondary stop hidden', 'Stop the running turn (Escape)');
     this.slash = new SlashMenu(this.input, () => this.events.listCommands(), () => this.events.changed());
-    this.el = h('div', { class: 'composer' }, this.chips, this.problem, this.popup, this.slash.el, this.input, h('div', { class: 'composer-buttons' }, this.stopButton, this.sendButton));
+    this.editRow = h('div', { class: 'editing hidden', attrs: { role: 'status' } });
+    this.el = h('div', { class: 'composer' }, this.editRow, this.chips, this.problem, this.popup, this.slash.el, this.input, h('div', { class: 'composer-buttons' }, this.stopButton, this.sendButton));
     this.input.addEventListener('paste', (e) => this.onPaste(e));
     this.el.addEventListener('dragover', (e) => {
       const types = Array.from(e.dataTransfer?.types ?? []);
@@ -145,10 +150,49 @@ export class Composer {
     this.renderPopup();
   }
 
+  /**
+   * Puts an earlier prompt's text in the box to edit; Send then forks the chat from before its
+   * turn. The draft that was in the box comes back on Cancel.
+   */
+  editPrompt(turnId: TurnId, text: string): void {
+    const draft = this.editing ? this.editing.draft : this.input.value;
+    this.editing = { turnId, draft };
+    this.input.value = text;
+    this.editRow.replaceChildren(
+      h('span', {}, 'Editing an earlier prompt: Send continues a new chat from before it (this chat stays in the history).'),
+      button('Cancel', () => this.cancelEdit(), 'link cancel-edit', 'Stop editing; the draft you had comes back'),
+    );
+    this.editRow.classList.remove('hidden');
+    this.input.focus();
+    this.input.setSelectionRange(text.length, text.length);
+    this.events.changed();
+  }
+
+  /** The turn whose prompt is being edited, if one is. */
+  get editingTurn(): TurnId | null {
+    return this.editing?.turnId ?? null;
+  }
+
+  cancelEdit(): void {
+    if (!this.editing) return;
+    this.input.value = this.editing.draft;
+    this.stopEditing();
+    this.events.changed();
+  }
+
+  private stopEditing(): void {
+    this.editing = null;
+    this.editRow.classList.add('hidden');
+    this.editRow.replaceChildren();
+  }
+
   private submit(): void {
     const text = this.input.value.trim();
     if ((!text && this.images.length === 0) || this.sendButton.disabled) return;
-    this.events.send(text, this.attachments, this.images);
+    const fork = this.editing?.turnId;
+    if (fork === undefined) this.events.send(text, this.attachments, this.images);
+    else this.events.send(text, this.attachments, this.images, fork);
+    this.stopEditing();
     this.input.value = '';
     this.attachments = [];
     this.images = [];

@@ -3,7 +3,7 @@
 
 import { turnAnnouncement } from './announce';
 import { bannerText } from './banner';
-import type { ModelInfo, TurnId } from '../src/protocol';
+import type { ModelInfo, SessionId, TurnId } from '../src/protocol';
 import type { ImageAttachment } from '../src/shared/images';
 import { approvalRef, type Attachment, type HostMessage, type LogEntry, type PendingApproval, type ServerState, type SidecarState, type WebviewMessage } from '../src/shared/messages';
 import { Composer } from './composer';
@@ -34,6 +34,7 @@ const vscode = acquireVsCodeApi<Persisted>();
 const persisted: Persisted = { draft: '', attachments: [], images: [], expanded: {}, ...vscode.getState() };
 
 let transcript: Transcript = buildTranscript([]);
+let shownSession: SessionId | null = null;
 let pending = new Map<string, PendingApproval>();
 let runningTurn: TurnId | null = null;
 let sidecar: SidecarState = 'starting';
@@ -65,7 +66,7 @@ const log = h('div', { class: 'log', attrs: { role: 'log', 'aria-live': 'polite'
 const announcer = h('div', { class: 'sr-only', attrs: { role: 'status', 'aria-live': 'polite' } });
 const view = new TranscriptView(log);
 const composer = new Composer({
-  send: (text, attachments, images) => post({ type: 'send', text, attachments, images }),
+  send: (text, attachments, images, forkBefore) => post({ type: 'send', text, attachments, images, ...(forkBefore ? { forkBefore } : {}) }),
   attachImage: (path) => post({ type: 'attachImage', path }),
   stop: () => post({ type: 'stop' }),
   findFiles: (query) => post({ type: 'findFiles', query }),
@@ -147,6 +148,7 @@ function render(): void {
       onRetry: () => post({ type: 'retry' }),
       onCommand: (command) => post({ type: 'command', command }),
       onRestore: (turnId) => post({ type: 'restore', turnId }),
+      onEditPrompt: (turnId, text) => composer.editPrompt(turnId, text),
       onShowChanges: (turnId) => post({ type: 'showChanges', turnId }),
       onOpenOutput: (turnId, toolCallId, path) => post({ type: 'openOutput', turnId, toolCallId, path }),
     });
@@ -169,6 +171,9 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   const m = event.data;
   switch (m.type) {
     case 'reset':
+      // Another chat: an edit of this one's prompt has nothing to fork.
+      if (m.sessionId !== shownSession) composer.cancelEdit();
+      shownSession = m.sessionId;
       view.clear();
       transcript = buildTranscript(m.entries);
       plan = planOf(m.entries);
@@ -207,6 +212,9 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       return;
     case 'mode':
       modePicker.set(m.mode);
+      return;
+    case 'editPrompt':
+      composer.editPrompt(m.turnId, m.text);
       return;
     case 'server':
       server = m.state;

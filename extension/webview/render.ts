@@ -27,6 +27,8 @@ export interface RenderContext {
   onCommand(command: ChatCommand): void;
   /** "Restore to here": the files as they were before this turn. */
   onRestore(turnId: TurnId): void;
+  /** "Edit": the turn's prompt back in the box, to send as a fork from before it. */
+  onEditPrompt?(turnId: TurnId, text: string): void;
   /** A turn's changes in the multi-diff editor. */
   onShowChanges?(turnId: TurnId): void;
   /** "Open Full Output": a command's whole output, kept by the sidecar, in an editor. */
@@ -392,9 +394,15 @@ function checkpoint(turn: Turn, ctx: RenderContext): HTMLElement {
   const restore = button('Restore to here', () => ctx.onRestore(turn.turnId), 'link restore', 'Put the files back as they were before this prompt: undoes the edits of this turn and every later one. Asks first if you changed any of them since.');
   const asked = turn.items.find((i) => i.type === 'user')?.text ?? '';
   const prompt = asked.length > 40 ? `${asked.slice(0, 39)}…` : asked;
+  const onEdit = ctx.onEditPrompt;
+  const edit = onEdit
+    ? button('Edit', () => onEdit(turn.turnId, asked), 'link edit-prompt', 'Edit this prompt and send it again: the chat continues, as a new chat, from before it (this one stays in the history)')
+    : null;
+  const buttons = edit ? [restore, edit] : [restore];
   nameButtons(`(before the prompt “${prompt}”)`, restore);
-  restore.disabled = ctx.runningTurn !== null;
-  return h('div', { class: 'checkpoint' }, h('span', { class: 'checkpoint-line', attrs: { 'aria-hidden': 'true' } }), restore);
+  if (edit) nameButtons(`the prompt “${prompt}”`, edit);
+  for (const b of buttons) b.disabled = ctx.runningTurn !== null;
+  return h('div', { class: 'checkpoint' }, h('span', { class: 'checkpoint-line', attrs: { 'aria-hidden': 'true' } }), ...buttons);
 }
 
 /** The files a turn changed, under it; once the turn is over, a button opens them as one diff. */

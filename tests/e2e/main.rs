@@ -30,6 +30,7 @@ mod failures;
 mod fetch;
 mod fetch_faces;
 mod file_events;
+mod fork;
 mod framing;
 mod hardening;
 // The hooks run `sh` scripts.

@@ -9,6 +9,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { setImmediate } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -90,20 +91,65 @@ let run, workspace, page, browser, csProcess, mockUrl;
 let broken = false;
 
 /**
- * One user-visible step. The steps build on each other, so after a failure the rest are skipped;
- * the failing screen is saved next to the others.
+ * TANDEM_VSCODE_STEPS=regex runs only the steps whose names match (and the first, which opens
+ * the chat); the others are skipped. The steps build on each other, so pick a subset that stands
+ * alone. The mock model then gets only the selected steps' replies: each step declares how many
+ * of scenario.json's replies it takes, in order, and `before` checks that they add up.
  */
-function step(name, fn) {
-  test(name, async (t) => {
-    if (broken) return t.skip('an earlier step failed');
-    try {
-      await fn();
-    } catch (e) {
-      broken = true;
-      await shot(`failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => undefined);
-      throw e;
+const stepFilter = process.env.TANDEM_VSCODE_STEPS ? new RegExp(process.env.TANDEM_VSCODE_STEPS, 'i') : null;
+/** Every step, with its replies' place in scenario.json. */
+const steps = [];
+let declaredReplies = 0;
+
+/**
+ * One user-visible step. The steps build on each other, so after a failure the rest are skipped;
+ * the failing screen is saved next to the others. `replies`: how many of the mock model's
+ * scripted replies it takes.
+ */
+function step(name, options, fn) {
+  if (typeof options === 'function') [options, fn] = [{}, options];
+  const replies = options.replies ?? 0;
+  const selected = !stepFilter || steps.length === 0 || stepFilter.test(name);
+  steps.push({ name, first: declaredReplies, replies, selected, fn });
+  declaredReplies += replies;
+}
+
+/**
+ * Registers the steps with the test runner, at the end of this file: the runner may start
+ * `before` as soon as the first test is registered, and it needs every step's replies counted.
+ */
+function runSteps() {
+  for (const { name, selected, fn } of steps) {
+    if (!selected) {
+      test(name, { skip: `not selected by TANDEM_VSCODE_STEPS=${process.env.TANDEM_VSCODE_STEPS}` });
+      continue;
     }
-  });
+    test(name, async (t) => {
+      if (broken) return t.skip('an earlier step failed');
+      try {
+        await fn();
+      } catch (e) {
+        broken = true;
+        await shot(`failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => undefined);
+        throw e;
+      }
+    });
+  }
+}
+
+/** The scenario the mock model serves: scenario.json, or its selected steps' replies alone. */
+function scenarioFile() {
+  const file = join(here, 'scenario.json');
+  const scenario = JSON.parse(readFileSync(file, 'utf8'));
+  if (declaredReplies !== scenario.responses.length) {
+    throw new Error(`the steps declare ${declaredReplies} model replies but scenario.json has ${scenario.responses.length}: fix the { replies } of the step you changed`);
+  }
+  if (!stepFilter) return file;
+  const responses = steps.filter((s) => s.selected).flatMap((s) => scenario.responses.slice(s.first, s.first + s.replies));
+  const filtered = join(run, 'scenario.json');
+  writeFileSync(filtered, JSON.stringify({ ...scenario, responses }, null, 2));
+  console.log(`TANDEM_VSCODE_STEPS: ${steps.filter((s) => s.selected).length} of ${steps.length} steps, ${responses.length} model replies`);
+  return filtered;
 }
 
 /** The extension's output channel (the sidecar's stderr included), for a failure's report. */
@@ -146,6 +192,9 @@ const lastTurn = () => chat().locator('.turn').last();
 const viewAction = (title) => page.locator(`.part.sidebar .action-label[aria-label^="${title}"]:visible`).first();
 
 before(async () => {
+  // A top-level `before` starts as it is declared, while this file is still being read: the
+  // steps below are counted once its synchronous evaluation is over, one turn of the loop later.
+  await new Promise((resolve) => setImmediate(resolve));
   rmSync(shots, { recursive: true, force: true });
   mkdirSync(shots, { recursive: true });
   run = mkdtempSync(join(env('TANDEM_E2E_CACHE'), 'e2e-'));
@@ -154,7 +203,7 @@ before(async () => {
   for (const d of ['ud/User', 'ext', 'home', 'config', 'data', 'cache', 'chromium']) mkdirSync(join(run, d), { recursive: true });
 
   // The mock model.
-  const mock = startGroup(env('E2E_MOCK_MODEL'), ['--scenario', join(here, 'scenario.json')], {});
+  const mock = startGroup(env('E2E_MOCK_MODEL'), ['--scenario', scenarioFile()], {});
   const [, baseUrl] = await waitForOutput(mock, /listening on (http:\/\/127\.0\.0\.1:\d+\/v1)/, join(run, 'mock-model.log'));
   mockUrl = baseUrl;
 
@@ -236,7 +285,7 @@ step('the chat view opens from the activity bar, with the endpoint’s models', 
   assert.equal(await chat().locator('select.model').inputValue(), 'mock-coder');
 });
 
-step('a prompt gets a streamed, highlighted answer with its reasoning collapsed', async () => {
+step('a prompt gets a streamed, highlighted answer with its reasoning collapsed', { replies: 1 }, async () => {
   await send('Say hello and show me a code sample');
   const answer = lastTurn().locator('.answer');
   await answer.first().waitFor();
@@ -267,7 +316,7 @@ step('a prompt gets a streamed, highlighted answer with its reasoning collapsed'
   await shot('01-streamed-answer');
 });
 
-step('an edit opens a diff without taking the focus; the user changes the proposal and accepts it', async () => {
+step('an edit opens a diff without taking the focus; the user changes the proposal and accepts it', { replies: 2 }, async () => {
   await send('Use a template literal in greet.js');
   await diffEditors().first().waitFor({ timeout: 60_000 });
   await lastTurn().locator('.approval').waitFor();
@@ -296,7 +345,7 @@ step('an edit opens a diff without taking the focus; the user changes the propos
   await shot('04-edit-accepted');
 });
 
-step('an edit rejected with a note in the chat closes its diff and the model reads the note', async () => {
+step('an edit rejected with a note in the chat closes its diff and the model reads the note', { replies: 2 }, async () => {
   await send('Rename greet to sayHello');
   await diffEditors().first().waitFor({ timeout: 60_000 });
   const approval = lastTurn().locator('.approval');
@@ -313,7 +362,7 @@ step('an edit rejected with a note in the chat closes its diff and the model rea
   await shot('06-edit-rejected');
 });
 
-step('a command approval shows the command and its directory; once run, its output streams into the card', async () => {
+step('a command approval shows the command and its directory; once run, its output streams into the card', { replies: 2 }, async () => {
   await send('Run the tests');
   const approval = lastTurn().locator('.approval-command');
   await approval.waitFor({ timeout: 60_000 });
@@ -331,7 +380,7 @@ step('a command approval shows the command and its directory; once run, its outp
   await shot('08-command-output');
 });
 
-step('Stop ends a running turn', async () => {
+step('Stop ends a running turn', { replies: 1 }, async () => {
   await send('Count slowly to twelve');
   const answer = lastTurn().locator('.answer');
   await until('the answer started', async () => (await answer.count()) > 0 && (await answer.first().textContent()).includes('Counting'));
@@ -372,7 +421,7 @@ step('when the sidecar dies the user is told, it restarts, and the chat reloads 
   await shot('13-sidecar-restarted');
 });
 
-step('a selection and an @file mention go with the prompt as context', async () => {
+step('a selection and an @file mention go with the prompt as context', { replies: 1 }, async () => {
   // Select the first three lines of greet.js and add them from the command palette.
   await page.keyboard.press('Control+P');
   await page.locator('.quick-input-widget input').fill('greet.js');
@@ -442,7 +491,7 @@ async function noConflict() {
   assert.doesNotMatch(toasts, /newer|conflict|Failed to save/i, `toasts: ${toasts}`);
 }
 
-step("an edit of a file with unsaved changes lands on them in the editor; only the agent's change is saved, the user's text stays unsaved", async () => {
+step("an edit of a file with unsaved changes lands on them in the editor; only the agent's change is saved, the user's text stays unsaved", { replies: 3 }, async () => {
   const editor = await openFile('notes.txt');
   await editor.locator('.view-lines').click();
   await page.keyboard.press('Control+End');
@@ -482,7 +531,7 @@ step("an edit of a file with unsaved changes lands on them in the editor; only t
   await noConflict();
 });
 
-step('dropping one of two hunks in the diff writes only the kept one, and the model is told', async () => {
+step('dropping one of two hunks in the diff writes only the kept one, and the model is told', { replies: 2 }, async () => {
   await send('Tune the config: key3 and key17');
   await diffEditors().first().waitFor({ timeout: 60_000 });
   const proposal = diffEditors().first().locator('.editor.modified');
@@ -566,7 +615,7 @@ step('restoring a turn whose file the user changed since asks first, and loses n
   await shot('21-restored-after-confirm');
 });
 
-step('"Restore to here" on an earlier turn puts its file back, and the model is told', async () => {
+step('"Restore to here" on an earlier turn puts its file back, and the model is told', { replies: 1 }, async () => {
   await turnWith('Mark the notes reviewed').locator('button.restore').click();
   await chat().locator('.notice', { hasText: 'Restored the files to before this turn: notes.txt' }).waitFor({ timeout: 20_000 });
   await until('notes.txt is as before the turn', async () => /status: draft/.test(onDisk('notes.txt')));
@@ -580,7 +629,7 @@ step('"Restore to here" on an earlier turn puts its file back, and the model is 
   await shot('22-restored-earlier-turn');
 });
 
-step('8 MiB of command output leaves the chat responsive', async () => {
+step('8 MiB of command output leaves the chat responsive', { replies: 2 }, async () => {
   await send('Print the big log');
   const approval = lastTurn().locator('.approval-command');
   await approval.waitFor({ timeout: 60_000 });
@@ -624,7 +673,7 @@ step('8 MiB of command output leaves the chat responsive', async () => {
   await logTab.waitFor({ state: 'detached', timeout: 10_000 });
 });
 
-step('a file the agent created, then Undo Last Turn deleted, is gone for the editor and the agent (no ghost)', async () => {
+step('a file the agent created, then Undo Last Turn deleted, is gone for the editor and the agent (no ghost)', { replies: 5 }, async () => {
   await send('Create ghost.txt');
   await diffEditors().first().waitFor({ timeout: 60_000 });
   await lastTurn().locator('.approval').getByRole('button', { name: 'Accept creation of ghost.txt', exact: true }).click();
@@ -654,7 +703,7 @@ step('a file the agent created, then Undo Last Turn deleted, is gone for the edi
   await shot('26-ghost-created-again');
 });
 
-step('from the chat, Ctrl+Alt+Enter accepts and Ctrl+Alt+Backspace rejects the edit in the diff; Escape stops a turn', async () => {
+step('from the chat, Ctrl+Alt+Enter accepts and Ctrl+Alt+Backspace rejects the edit in the diff; Escape stops a turn', { replies: 4 }, async () => {
   await send('Add a keys line');
   await diffEditors().first().waitFor({ timeout: 60_000 });
   await lastTurn().locator('.approval').waitFor();
@@ -685,7 +734,7 @@ step('from the chat, Ctrl+Alt+Enter accepts and Ctrl+Alt+Backspace rejects the e
   await shot('27-keys-from-the-chat');
 });
 
-step('plan mode from the picker, a custom command from the / menu, and the plan pinned above the chat', async () => {
+step('plan mode from the picker, a custom command from the / menu, and the plan pinned above the chat', { replies: 2 }, async () => {
   const picker = chat().locator('.mode-picker');
   await picker.getByRole('radio', { name: 'Plan' }).click();
   await picker.locator('button.mode.selected', { hasText: 'Plan' }).waitFor({ timeout: 10_000 });
@@ -729,7 +778,7 @@ step('plan mode from the picker, a custom command from the / menu, and the plan 
   await picker.locator('button.mode.selected', { hasText: 'Act' }).waitFor({ timeout: 10_000 });
 });
 
-step('a pasted screenshot shows as a thumbnail, can be removed, and reaches the model as an image', async () => {
+step('a pasted screenshot shows as a thumbnail, can be removed, and reaches the model as an image', { replies: 1 }, async () => {
   const png = readFileSync(join(repo, 'tests', 'fixtures', 'images', 'shot.png')).toString('base64');
   const prompt = chat().locator('textarea.prompt');
   // What the clipboard holds after a screenshot tool: an image file, no text.
@@ -753,8 +802,9 @@ step('a pasted screenshot shows as a thumbnail, can be removed, and reaches the 
   await thumb.waitFor();
   await shot('25-pasted-image');
   await send('What is in this screenshot?');
+  // The new turn's answer, not the last one's: Send may be enabled before the turn shows.
+  await until('the answer came', async () => /white square/.test((await lastTurn().locator('.answer').last().textContent().catch(() => '')) ?? ''), 60_000);
   await turnDone();
-  assert.match(await lastTurn().locator('.answer').last().textContent(), /white square/);
   assert.equal(await chat().locator('.image-chip').count(), 0, 'the image went with the prompt');
   const sent = (await mockRequests()).filter((r) => r.path.endsWith('/chat/completions')).at(-1);
   const user = sent.body.messages.filter((m) => m.role === 'user').at(-1);
@@ -764,7 +814,7 @@ step('a pasted screenshot shows as a thumbnail, can be removed, and reaches the 
   ]);
 });
 
-step('a model request that fails and is retried says so in the chat until the answer comes', async () => {
+step('a model request that fails and is retried says so in the chat until the answer comes', { replies: 2 }, async () => {
   // The mock answers 500 once and asks for a 4 s wait (retry-after-ms): long enough to see.
   await send('Are you there?');
   const retrying = lastTurn().locator('.working.retrying');
@@ -859,7 +909,7 @@ step('with no model server the chat says so before a prompt and offers the ways 
   await shot('29-welcome-gone');
 });
 
-step('an approval that waits while the chat is hidden badges the Tandem icon and shows in the status bar, which brings the chat back', async () => {
+step('an approval that waits while the chat is hidden badges the Tandem icon and shows in the status bar, which brings the chat back', { replies: 2 }, async () => {
   await send('Add left-pad');
   const approval = lastTurn().locator('.approval-command');
   await approval.waitFor({ timeout: 60_000 });
@@ -879,7 +929,7 @@ step('an approval that waits while the chat is hidden badges the Tandem icon and
   await until('the badge is gone', async () => (await badge.count()) === 0 || !(await badge.first().isVisible()));
 });
 
-step("@problems, offered by the @ menu, sends the editor's problems with the prompt", async () => {
+step("@problems, offered by the @ menu, sends the editor's problems with the prompt", { replies: 1 }, async () => {
   writeFileSync(join(workspace, 'broken.json'), '{"a": 1 "b": 2}\n');
   const editor = await openFile('broken.json');
   // VS Code's JSON service has looked at it: its squiggle is drawn.
@@ -897,7 +947,7 @@ step("@problems, offered by the @ menu, sends the editor's problems with the pro
   await shot('31-problems-in-context');
 });
 
-step('Ctrl+I on a line asks what should change; the edit comes back as a diff beside it, accepted', async () => {
+step('Ctrl+I on a line asks what should change; the edit comes back as a diff beside it, accepted', { replies: 2 }, async () => {
   writeFileSync(join(workspace, 'inline.js'), 'function add(a, b) {\n  return a + b + 0;\n}\n');
   const editor = await openFile('inline.js');
   await editor.locator('.view-lines').click();
@@ -918,3 +968,115 @@ step('Ctrl+I on a line asks what should change; the edit comes back as a diff be
   await turnDone();
   assert.equal(onDisk('inline.js'), 'function add(a, b) {\n  return a + b;\n}\n');
 });
+
+step("a command the agent runs changes, creates and deletes files: its card lists them, Review Changes shows the three, Undo Last Turn puts them back", { replies: 2 }, async () => {
+  // Which way this machine records a command's writes, asked as the sidecar asks (the same
+  // user, data dir and kernel): the overlay in the command's mount namespace is the point here.
+  const doctor = JSON.parse(
+    execFileSync(env('E2E_TANDEM'), ['doctor', '--json'], { encoding: 'utf8', env: { ...process.env, HOME: join(run, 'home'), XDG_CONFIG_HOME: join(run, 'config'), XDG_DATA_HOME: join(run, 'data') } }),
+  );
+  assert.equal(doctor.commandWrites?.way, 'overlay', `commands' writes are not caught by the overlay here: ${JSON.stringify(doctor.commandWrites)}`);
+
+  await send('Bump the version');
+  const approval = lastTurn().locator('.approval-command');
+  await approval.waitFor({ timeout: 60_000 });
+  await approval.getByRole('button', { name: /^Run command / }).click();
+  await turnDone();
+  assert.equal(onDisk('version.txt'), 'version = 2\n');
+  assert.equal(onDisk('made.txt'), 'made by a command\n');
+  assert.equal(existsSync(join(workspace, 'obsolete.txt')), false);
+  // The model was told what the command changed: the sidecar caught its writes (the mock
+  // answered only if the tool result said so, scenario.json).
+  assert.match(await lastTurn().locator('.answer').last().textContent(), /Bumped the version/);
+  const told = (await mockRequests()).filter((r) => r.path.endsWith('/chat/completions')).at(-1).body.messages.filter((m) => m.role === 'tool').at(-1).content;
+  for (const line of ['version.txt (modified +1 -1)', 'made.txt (created +1 -0)', 'obsolete.txt (deleted']) assert.ok(told.includes(line), `${line} in:\n${told}`);
+
+  // The command's card lists its files, each with what happened.
+  const rows = lastTurn().locator('.tool .files-changed li');
+  await until('the card lists three files', async () => (await rows.count()) === 3);
+  const listed = (await rows.allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim()).sort();
+  assert.deepEqual(listed.map((t) => t.split(' (')[0]), ['made.txt created', 'obsolete.txt deleted', 'version.txt modified']);
+  assert.match(await lastTurn().locator('.changes').textContent(), /Changed 3 files/);
+  await shot('34-command-changed-files');
+
+  // Review Changes: the three in one multi-diff editor.
+  await lastTurn().locator('button.review-changes').click();
+  const tab = page.locator('.tabs-container .tab', { hasText: 'Tandem: changes of turn' }).first();
+  await tab.waitFor({ timeout: 20_000 });
+  await until('three diffs are shown', async () => (await diffEditors().count()) === 3, 20_000);
+  const editorText = async () => (await page.locator('.editor-group-container.active').textContent()) ?? '';
+  await until('each file is named', async () => {
+    const text = await editorText();
+    return ['version.txt', 'made.txt', 'obsolete.txt'].every((f) => text.includes(f));
+  });
+  const sides = async (side) => Promise.all((await diffEditors().all()).map((d) => shown(d.locator(`.editor.${side}`))));
+  await until('before and after of each', async () => {
+    const [before, after] = [(await sides('original')).join('|'), (await sides('modified')).join('|')];
+    return before.includes('version = 1') && before.includes('remove me') && after.includes('version = 2') && after.includes('made by a command');
+  });
+  await shot('35-command-changes-reviewed');
+  await tab.hover();
+  await tab.locator('.tab-actions .action-label').first().click();
+  await tab.waitFor({ state: 'detached', timeout: 10_000 });
+
+  // Undo Last Turn: every byte back, the created file gone, the deleted one back.
+  await page.keyboard.press('F1');
+  await page.locator('.quick-input-widget input').fill('>Tandem: Undo Last Turn');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Undo Last Turn' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await chat().locator('.notice', { hasText: 'Restored the files to before the last turn that changed files' }).last().waitFor({ timeout: 20_000 });
+  await until('the files are as before the command', async () => existsSync(join(workspace, 'obsolete.txt')) && !existsSync(join(workspace, 'made.txt')));
+  assert.equal(onDisk('version.txt'), original('version.txt'));
+  assert.equal(onDisk('obsolete.txt'), original('obsolete.txt'));
+  assert.equal(existsSync(join(workspace, 'made.txt')), false);
+  await shot('36-command-changes-undone');
+});
+
+step('editing an earlier prompt and sending it continues a new chat from before it; the files stay unless the user restores them', { replies: 4 }, async () => {
+  await viewAction('New Chat').click();
+  await until('the chat is empty', async () => (await chat().locator('.turn').count()) === 0);
+  await send('Name a colour');
+  await turnDone();
+  await send('Create fork.txt');
+  await diffEditors().first().waitFor({ timeout: 60_000 });
+  await lastTurn().locator('.approval').getByRole('button', { name: 'Accept creation of fork.txt', exact: true }).click();
+  await turnDone();
+  assert.equal(onDisk('fork.txt'), 'fork\n');
+
+  // Edit the second prompt: its text comes back in the box.
+  await turnWith('Create fork.txt').locator('button.edit-prompt').click();
+  const prompt = chat().locator('textarea.prompt');
+  assert.equal(await prompt.inputValue(), 'Create fork.txt');
+  await chat().locator('.composer .editing', { hasText: 'Editing an earlier prompt' }).waitFor();
+  await prompt.fill('Name a fruit instead');
+  await shot('37-editing-an-earlier-prompt');
+  await prompt.press('Enter');
+  // That turn changed a file: asked, and Enter (the default) keeps the files as they are.
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 20_000 });
+  assert.match(await dialog.textContent(), /restore them too\?/);
+  await shot('38-fork-asks-about-files');
+  await page.keyboard.press('Enter');
+  await dialog.waitFor({ state: 'detached', timeout: 10_000 });
+  await until('the answer came', async () => ((await lastTurn().locator('.answer').last().textContent().catch(() => '')) ?? '').includes('Apple.'));
+  await turnDone();
+
+  // The chat is the fork: the first turn, then the edited prompt; the second turn is gone.
+  assert.deepEqual((await chat().locator('.turn .user').allTextContents()).map((t) => t.trim()), ['Name a colour', 'Name a fruit instead']);
+  await chat().locator('.notice', { hasText: 'Continued as a new chat' }).waitFor();
+  assert.equal(onDisk('fork.txt'), 'fork\n', 'the files were kept');
+  // What the model got: the edited prompt and what came before it, not the turn it replaced.
+  const sent = (await mockRequests()).filter((r) => r.path.endsWith('/chat/completions')).at(-1);
+  const texts = JSON.stringify(sent.body.messages);
+  for (const kept of ['Name a colour', 'Blue.', 'Name a fruit instead']) assert.ok(texts.includes(kept), `${kept} in ${texts}`);
+  for (const gone of ['Create fork.txt', 'Created fork.txt']) assert.ok(!texts.includes(gone), `${gone} still in ${texts}`);
+  await shot('39-forked-chat');
+
+  // The original chat is in the history, whole.
+  await viewAction('Show Session History').click();
+  const rows = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Name a colour' });
+  await until('both chats are listed', async () => (await rows.count()) === 2);
+  await page.keyboard.press('Escape');
+});
+
+runSteps();

@@ -4,6 +4,10 @@
 # scripted mock model server. See shared/recipes/real-clients.md for why it is done this way.
 #
 #   bash tests/vscode/run.sh            (or: npm run test:e2e:vscode)
+#   TANDEM_VSCODE_STEPS=regex bash tests/vscode/run.sh
+#                                       only the steps whose names match (case-insensitive), and
+#                                       the first; the mock model gets only their replies. The
+#                                       steps build on each other: pick ones that stand alone.
 #   bash tests/vscode/run.sh install    only the installs (Node 24, code-server): tests/run-all runs
 #                                       this in the background while cargo builds
 #
@@ -73,7 +77,7 @@ step "Running the test"
 rm -rf "$cache"/e2e-*
 vsix=$(ls "$cache"/vsix/tandem-*.vsix)
 export TANDEM_E2E_CACHE="$cache" E2E_NODE24="$node24_dir/bin/node" E2E_CODE_SERVER="$code_server" \
-  E2E_VSIX="$vsix" E2E_MOCK_MODEL="$repo/target/$profile/mock-model"
+  E2E_VSIX="$vsix" E2E_MOCK_MODEL="$repo/target/$profile/mock-model" E2E_TANDEM="$repo/target/$profile/tandem"
 cd "$repo"
 node --test --test-concurrency=1 tests/vscode/e2e.test.mjs
 echo "e2e done in ${SECONDS}s"

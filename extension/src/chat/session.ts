@@ -21,7 +21,8 @@ import { type ImageAttachment, imageTypeOfName, MAX_IMAGES } from '../shared/ima
 import { readWorkspaceImage } from './images';
 import type { Sidecar } from '../sidecar/connection';
 import { historyPicks } from './history';
-import { restoreNotice, restoreTo } from './restore';
+import { restoreNotice, restoreTo, type RestoreOutcome } from './restore';
+import { forkBefore, KEEP_FILES, RESTORE_FILES } from './fork';
 import { extractMentions } from './mentions';
 import { FileSearch, isText } from './fileSearch';
 import { EDITOR_MENTIONS, editorContext, editorMentionsMatching, TerminalOutputs } from '../context/editorContext';
@@ -230,8 +231,13 @@ export class ChatSession {
     return found;
   }
 
-  async send(text: string, attachments: Attachment[], images: ImageAttachment[] = []): Promise<void> {
+  /**
+   * Sends a prompt; with `fork`, it is an earlier prompt edited, sent to a fork of this chat from
+   * before that turn (fork.ts), and nothing is sent when the user cancels the files question.
+   */
+  async send(text: string, attachments: Attachment[], images: ImageAttachment[] = [], fork?: TurnId): Promise<void> {
     if (this.runningTurn) return;
+    if (fork !== undefined && !(await this.forkAt(fork, text))) return;
     try {
       if (!this.sessionId) {
         const root = this.root();
@@ -267,6 +273,56 @@ export class ChatSession {
       } else {
         this.notice('error', `Could not send the prompt: ${errorText(e)}`);
       }
+    }
+  }
+
+  /** Forks the shown chat before `turnId` and shows the fork; false when nothing was forked. */
+  private async forkAt(turnId: TurnId, text: string): Promise<boolean> {
+    const sessionId = this.sessionId;
+    if (!sessionId) return false;
+    const again = () => this.toView({ type: 'editPrompt', turnId, text });
+    try {
+      const outcome = await forkBefore(
+        {
+          turnChanges: (params) => this.sidecar.request(Method.turnChanges, params),
+          askFiles: async (message, detail) => {
+            // "Keep Files" first: Enter leaves the workspace alone. VS Code adds Cancel (Escape).
+            const answer = await vscode.window.showWarningMessage(message, { modal: true, detail }, { title: KEEP_FILES }, { title: RESTORE_FILES });
+            return answer?.title === KEEP_FILES ? 'keep' : answer?.title === RESTORE_FILES ? 'restore' : undefined;
+          },
+          restore: (id, turn): Promise<RestoreOutcome> =>
+            restoreTo(
+              {
+                undo: (params) => this.sidecar.request(Method.undo, params),
+                confirm: (message, detail, conflicts) => this.loss.confirm(vscode.Uri.file(this.root() ?? '/'), message, detail, conflicts),
+              },
+              id,
+              turn,
+            ),
+          fork: (params) => this.sidecar.request(Method.forkSession, params),
+        },
+        sessionId,
+        turnId,
+      );
+      if (outcome.kind === 'cancelled') {
+        again();
+        return false;
+      }
+      if (outcome.kind === 'declined') {
+        this.notice('info', `${restoreNotice(outcome.restore, turnId)} The edited prompt was not sent.`);
+        again();
+        return false;
+      }
+      const { loaded } = outcome;
+      const notices: Notice[] = [{ kind: 'notice', level: 'info', text: 'Continued as a new chat from before the edited prompt; the earlier chat is in the history, unchanged.' }];
+      if (outcome.restore) notices.push({ kind: 'notice', level: 'info', text: restoreNotice(outcome.restore, turnId) });
+      this.setSession(loaded.sessionId, [...loaded.entries, ...notices], loaded.mode);
+      return true;
+    } catch (e) {
+      const code = errorCode(e);
+      this.notice('error', code === ErrorCode.turnRunning ? 'A turn is still running in this chat; stop it before editing a prompt.' : `Could not edit the prompt: ${errorText(e)}`);
+      again();
+      return false;
     }
   }
 

@@ -78,7 +78,9 @@ export type HostMessage =
   /** The shown chat's mode (a new chat's: the mode its session will start in). */
   | { type: 'mode'; mode: Mode }
   /** What the last check for a model server found. */
-  | { type: 'server'; state: ServerState };
+  | { type: 'server'; state: ServerState }
+  /** An earlier prompt back in the box to edit (its fork was cancelled before it was sent). */
+  | { type: 'editPrompt'; turnId: TurnId; text: string };
 
 export type { Decision };
 
@@ -86,7 +88,8 @@ export type ChatCommand = 'newChat' | 'showHistory' | 'undoLastTurn' | 'setApiKe
 
 export type WebviewMessage =
   | { type: 'ready' }
-  | { type: 'send'; text: string; attachments: Attachment[]; images: ImageAttachment[] }
+  /** `forkBefore`: an earlier prompt edited, sent as a fork of the chat from before that turn. */
+  | { type: 'send'; text: string; attachments: Attachment[]; images: ImageAttachment[]; forkBefore?: TurnId }
   /** Read this workspace image (a path or a `file:` URI) and send it back as an `image`. */
   | { type: 'attachImage'; path: string }
   | { type: 'stop' }
@@ -124,6 +127,11 @@ function isRecord(x: unknown): x is Record<string, unknown> {
 
 function isString(x: unknown): x is string {
   return typeof x === 'string';
+}
+
+/** A turn id as the webview sends it: a short non-empty string (the sidecar checks it is one). */
+function isTurnId(x: unknown): x is string {
+  return isString(x) && x !== '' && x.length <= 256;
 }
 
 /** The ref in a webview message: three strings, typed as the ids they name. */
@@ -166,12 +174,15 @@ export function parseWebviewMessage(x: unknown): WebviewMessage | undefined {
       return isString(x.text) && x.text.length <= MAX_CODE ? { type: x.type, text: x.text } : undefined;
     case 'openLink':
       return isString(x.href) && x.href.length <= 8192 ? { type: 'openLink', href: x.href } : undefined;
-    case 'send':
+    case 'send': {
       if (!isString(x.text) || !Array.isArray(x.attachments) || !x.attachments.every(isAttachment)) return undefined;
-      if (x.images === undefined) return { type: 'send', text: x.text, attachments: x.attachments, images: [] };
+      if (x.forkBefore !== undefined && !isTurnId(x.forkBefore)) return undefined;
+      const fork = isTurnId(x.forkBefore) ? { forkBefore: turnIdFrom(x.forkBefore) } : {};
+      if (x.images === undefined) return { type: 'send', text: x.text, attachments: x.attachments, images: [], ...fork };
       return Array.isArray(x.images) && x.images.length <= MAX_IMAGES && x.images.every(isImageAttachment)
-        ? { type: 'send', text: x.text, attachments: x.attachments, images: x.images }
+        ? { type: 'send', text: x.text, attachments: x.attachments, images: x.images, ...fork }
         : undefined;
+    }
     case 'attachImage':
       return isString(x.path) && x.path !== '' && x.path.length <= 4096 ? { type: 'attachImage', path: x.path } : undefined;
     case 'decide': {
@@ -192,9 +203,9 @@ export function parseWebviewMessage(x: unknown): WebviewMessage | undefined {
       return ref ? { type: 'openDiff', ref } : undefined;
     }
     case 'restore':
-      return isString(x.turnId) && x.turnId !== '' && x.turnId.length <= 256 ? { type: 'restore', turnId: turnIdFrom(x.turnId) } : undefined;
+      return isTurnId(x.turnId) ? { type: 'restore', turnId: turnIdFrom(x.turnId) } : undefined;
     case 'showChanges':
-      return isString(x.turnId) && x.turnId !== '' && x.turnId.length <= 256 ? { type: 'showChanges', turnId: turnIdFrom(x.turnId) } : undefined;
+      return isTurnId(x.turnId) ? { type: 'showChanges', turnId: turnIdFrom(x.turnId) } : undefined;
     case 'setModel':
       return isString(x.model) && x.model !== '' ? { type: 'setModel', model: x.model } : undefined;
     case 'openOutput':

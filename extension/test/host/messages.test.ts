@@ -17,6 +17,8 @@ describe('parseWebviewMessage', () => {
     const attachment = { label: 'a.ts:1-2', item: { path: '/w/a.ts', range: { start: { line: 0, character: 0 }, end: { line: 2, character: 0 } } } };
     // Without images (an older webview's state): none.
     assert.deepEqual(parseWebviewMessage({ type: 'send', text: 'hi', attachments: [attachment] }), { type: 'send', text: 'hi', attachments: [attachment], images: [] });
+    // An earlier prompt edited: sent as a fork from before its turn.
+    assert.deepEqual(parseWebviewMessage({ type: 'send', text: 'hi', attachments: [], images: [], forkBefore: 't2' }), { type: 'send', text: 'hi', attachments: [], images: [], forkBefore: 't2' });
   });
 
   it('refuses anything else', () => {
@@ -33,6 +35,8 @@ describe('parseWebviewMessage', () => {
       { type: 'openDiff', ref: { sessionId: 's', toolCallId: 'c' } },
       { type: 'command', command: 'workbench.action.terminal.sendSequence' },
       { type: 'send', text: 'x', attachments: [{ label: 'a', item: { path: 3 } }] },
+      { type: 'send', text: 'x', attachments: [], forkBefore: '' },
+      { type: 'send', text: 'x', attachments: [], forkBefore: 2 },
       { type: 'setModel', model: '' },
     ]) {
       assert.equal(parseWebviewMessage(bad), undefined, JSON.stringify(bad));

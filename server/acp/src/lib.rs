@@ -133,9 +133,10 @@ fn agent_error(e: AgentError) -> Error {
     let code = match e {
         AgentError::UnknownSession(_) => ErrorCode::RESOURCE_NOT_FOUND,
         AgentError::TurnRunning(_) => ErrorCode::INVALID_REQUEST,
-        AgentError::InvalidRoot(_) | AgentError::WorkspaceGone(_) | AgentError::InvalidImage(_) => {
-            ErrorCode::INVALID_PARAMS
-        }
+        AgentError::InvalidRoot(_)
+        | AgentError::WorkspaceGone(_)
+        | AgentError::InvalidImage(_)
+        | AgentError::UnknownTurn(_) => ErrorCode::INVALID_PARAMS,
         AgentError::Io(_) | AgentError::Model(..) => ErrorCode::INTERNAL_ERROR,
     };
     Error::new(code, e.to_string())

@@ -10,6 +10,7 @@ pub mod commands;
 pub mod context;
 pub mod events;
 mod file_events;
+pub mod fork;
 pub mod hook_listing;
 pub mod hooks;
 pub mod images;
@@ -223,6 +224,9 @@ pub enum AgentError {
     /// An attached image was refused (its kind, its size, its path).
     #[error("{0}")]
     InvalidImage(String),
+    /// A turn id the session has no turn of (a fork's cut); the text names the turns there are.
+    #[error("{0}")]
+    UnknownTurn(String),
 }
 
 /// What an undo did, or would lose.

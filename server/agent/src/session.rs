@@ -66,7 +66,7 @@ struct State {
     plan: Option<Plan>,
 }
 
-fn transcript_path(dir: &Path, id: &SessionId) -> PathBuf {
+pub(super) fn transcript_path(dir: &Path, id: &SessionId) -> PathBuf {
     dir.join(format!("{id}.jsonl"))
 }
 

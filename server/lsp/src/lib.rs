@@ -42,10 +42,10 @@ use plain::{PlainCapabilities, PlainFrontend};
 use tandem_agent::{Agent, AgentError, Frontend, SessionId, images};
 use tandem_config::{LazyClient, StartOptions};
 use tandem_protocol::{
-    ClientCapabilities, Empty, InitializationOptions, ListModelsResult, ListSessionsResult,
-    LoadSessionResult, NewSessionParams, NewSessionResult, NoParams, PromptParams, PromptResult,
-    SessionParams, SetModeParams, SetModelParams, TurnChangesParams, TurnChangesResult, UndoParams,
-    UndoResult, error_code, methods,
+    ClientCapabilities, Empty, ForkSessionParams, InitializationOptions, ListModelsResult,
+    ListSessionsResult, LoadSessionResult, NewSessionParams, NewSessionResult, NoParams,
+    PromptParams, PromptResult, SessionParams, SetModeParams, SetModelParams, TurnChangesParams,
+    TurnChangesResult, UndoParams, UndoResult, error_code, methods,
 };
 
 use tandem_stdx::lock;
@@ -65,6 +65,7 @@ pub async fn serve(overrides: Overrides) -> bool {
         .custom_method(methods::CANCEL, Backend::cancel)
         .custom_method(methods::LIST_SESSIONS, Backend::list_sessions)
         .custom_method(methods::LOAD_SESSION, Backend::load_session)
+        .custom_method(methods::FORK_SESSION, Backend::fork_session)
         .custom_method(methods::UNDO, Backend::undo)
         .custom_method(methods::TURN_CHANGES, Backend::turn_changes)
         .custom_method(methods::LIST_MODELS, Backend::list_models)
@@ -172,7 +173,9 @@ fn agent_error(e: AgentError) -> Error {
         AgentError::InvalidRoot(_) | AgentError::WorkspaceGone(_) => error_code::INVALID_ROOT,
         AgentError::Io(_) => error_code::IO_ERROR,
         AgentError::Model(..) => error_code::MODEL_ERROR,
-        AgentError::InvalidImage(message) => return invalid_params(message),
+        AgentError::InvalidImage(message) | AgentError::UnknownTurn(message) => {
+            return invalid_params(message);
+        }
     };
     // A model failure says which kind in `data.errorKind`, as a failed turn does.
     let data = match &e {
@@ -317,7 +320,32 @@ impl Backend {
         let session_id = params.session_id.into_core();
         let ready = self.ready()?;
         let loaded = ready.agent.load_session(&session_id).map_err(agent_error)?;
-        // A session reopened after a restart has its project's MCP servers again.
+        Self::loaded(ready, session_id, loaded).await
+    }
+
+    /// `tandem/forkSession`: a new session with the conversation up to just before a turn,
+    /// answered as `loadSession` answers for it.
+    async fn fork_session(&self, params: ForkSessionParams) -> Result<LoadSessionResult> {
+        let original = params.session_id.into_core();
+        let ready = self.ready()?;
+        let fork = ready
+            .agent
+            .fork_session(&original, &params.before_turn.into_core())
+            .map_err(agent_error)?;
+        let loaded = ready
+            .agent
+            .load_session(&fork.session_id)
+            .map_err(agent_error)?;
+        Self::loaded(ready, fork.session_id, loaded).await
+    }
+
+    /// A loaded session's answer, with its project's MCP servers given to it again (a session
+    /// reopened after a restart has them too).
+    async fn loaded(
+        ready: &Ready,
+        session_id: SessionId,
+        loaded: tandem_agent::LoadedSession,
+    ) -> Result<LoadSessionResult> {
         let root = ready.agent.session_root(&session_id).map_err(agent_error)?;
         let servers = tandem_config::project_mcp_servers(&root).map_err(|e| {
             Error::invalid_params(format!("{e}; fix the file, then open the session again"))

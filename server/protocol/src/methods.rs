@@ -6,6 +6,7 @@ pub const PROMPT: &str = "tandem/prompt";
 pub const CANCEL: &str = "tandem/cancel";
 pub const LIST_SESSIONS: &str = "tandem/listSessions";
 pub const LOAD_SESSION: &str = "tandem/loadSession";
+pub const FORK_SESSION: &str = "tandem/forkSession";
 pub const UNDO: &str = "tandem/undo";
 pub const TURN_CHANGES: &str = "tandem/turnChanges";
 pub const LIST_MODELS: &str = "tandem/listModels";
@@ -25,6 +26,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("cancel", CANCEL),
     ("listSessions", LIST_SESSIONS),
     ("loadSession", LOAD_SESSION),
+    ("forkSession", FORK_SESSION),
     ("undo", UNDO),
     ("turnChanges", TURN_CHANGES),
     ("listModels", LIST_MODELS),

@@ -33,6 +33,7 @@ fn export_all(cfg: &Config) {
     one::<Empty>(cfg);
     one::<ListSessionsResult>(cfg);
     one::<LoadSessionResult>(cfg);
+    one::<ForkSessionParams>(cfg);
     one::<UpdateParams>(cfg);
     one::<UndoParams>(cfg);
     one::<UndoResult>(cfg);
@@ -81,6 +82,7 @@ fn requests_ts(cfg: &Config) -> String {
         pair::<SessionParams, Empty>(cfg, methods::CANCEL),
         pair::<Empty, ListSessionsResult>(cfg, methods::LIST_SESSIONS),
         pair::<SessionParams, LoadSessionResult>(cfg, methods::LOAD_SESSION),
+        pair::<ForkSessionParams, LoadSessionResult>(cfg, methods::FORK_SESSION),
         pair::<UndoParams, UndoResult>(cfg, methods::UNDO),
         pair::<TurnChangesParams, TurnChangesResult>(cfg, methods::TURN_CHANGES),
         pair::<Empty, ListModelsResult>(cfg, methods::LIST_MODELS),

@@ -305,6 +305,16 @@ pub struct SessionParams {
     pub session_id: SessionId,
 }
 
+/// `tandem/forkSession`: a new session with the conversation up to just before a turn (the user
+/// edited that turn's prompt and sends it again); the original stays unchanged.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ForkSessionParams {
+    pub session_id: SessionId,
+    /// The turn the fork stops before: it and every later turn are left out.
+    pub before_turn: TurnId,
+}
+
 /// An empty object result (`{}`).
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 pub struct Empty {}

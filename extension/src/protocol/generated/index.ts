@@ -23,6 +23,7 @@ export type * from "./FileEvent";
 export type * from "./FileEventKind";
 export type * from "./FileSide";
 export type * from "./FilesChangedParams";
+export type * from "./ForkSessionParams";
 export type * from "./GetDiagnosticsParams";
 export type * from "./GetDiagnosticsResult";
 export type * from "./InitializationOptions";

@@ -6,6 +6,7 @@ export const Method = {
   cancel: 'tandem/cancel',
   listSessions: 'tandem/listSessions',
   loadSession: 'tandem/loadSession',
+  forkSession: 'tandem/forkSession',
   undo: 'tandem/undo',
   turnChanges: 'tandem/turnChanges',
   listModels: 'tandem/listModels',

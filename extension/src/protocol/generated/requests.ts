@@ -3,6 +3,7 @@
 import type { ApprovalReply } from "./ApprovalReply";
 import type { ApprovalRequest } from "./ApprovalRequest";
 import type { Empty } from "./Empty";
+import type { ForkSessionParams } from "./ForkSessionParams";
 import type { GetDiagnosticsParams } from "./GetDiagnosticsParams";
 import type { GetDiagnosticsResult } from "./GetDiagnosticsResult";
 import type { ListCommandsParams } from "./ListCommandsParams";
@@ -30,6 +31,7 @@ export interface Requests {
   'tandem/cancel': { params: SessionParams; result: Empty };
   'tandem/listSessions': { params: Empty; result: ListSessionsResult };
   'tandem/loadSession': { params: SessionParams; result: LoadSessionResult };
+  'tandem/forkSession': { params: ForkSessionParams; result: LoadSessionResult };
   'tandem/undo': { params: UndoParams; result: UndoResult };
   'tandem/turnChanges': { params: TurnChangesParams; result: TurnChangesResult };
   'tandem/listModels': { params: Empty; result: ListModelsResult };

@@ -74,6 +74,31 @@ pub fn load(dir: &Path, stored: &StoredImage) -> Result<Image, String> {
         .map_err(|e| e.0)
 }
 
+/// Copies the files of `images` from one transcript's folder to another's (a fork's), each
+/// linked where the file system allows, else copied. A file already there is kept; one missing
+/// from `from` is skipped (its message loads without it there too, as it does here).
+pub fn copy(from: &Path, to: &Path, images: &[StoredImage]) -> std::io::Result<()> {
+    for stored in images {
+        let Some(kind) = ImageType::from_mime(&stored.mime_type) else {
+            continue;
+        };
+        // The name comes from the transcript: only a digest may name a file.
+        if stored.sha256.len() != 64 || !stored.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+            continue;
+        }
+        let source = file_of(from, &stored.sha256, kind);
+        let target = file_of(to, &stored.sha256, kind);
+        if !source.is_file() || target.exists() {
+            continue;
+        }
+        tandem_stdx::private_dir(to)?;
+        if std::fs::hard_link(&source, &target).is_err() {
+            std::fs::copy(&source, &target)?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
