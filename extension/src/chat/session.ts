@@ -374,7 +374,13 @@ export class ChatSession {
         // Nothing was stored yet: the chat starts over.
       }
     }
-    this.setSession(entries.length > 0 ? id : null, [...entries, ...notices], mode);
+    // A chat the user opened or started while this one loaded (New Chat right after a setting
+    // restarted the sidecar) stands: putting the old one back would undo their click.
+    if (this.sessionId === id) {
+      this.setSession(entries.length > 0 ? id : null, [...entries, ...notices], mode);
+    } else {
+      for (const n of notices) this.notice(n.level, n.text);
+    }
     // The endpoint may have changed (that restarts the sidecar): its key status and models too.
     await this.postEndpoint();
     await this.refreshModels();
