@@ -154,7 +154,36 @@ fn shell_command(
 /// A capture dir for one sandboxed command (or hook: `sandboxed` says whether it runs in the
 /// walls), where this machine's walls can capture (an overlay in the launcher's namespaces;
 /// probed once per process).
-pub(crate) fn prepare_capture(
+/// The command `make` builds (given the overlay's mount, when the walls can make one; it says
+/// whether it used it) with its writes caught: by the overlay, else by a snapshot of the
+/// workspace taken now. A command's and a hook's shell alike.
+pub(crate) async fn captured_command(
+    sandboxed: bool,
+    walls: &Walls,
+    make: impl FnOnce(
+        Option<tandem_sandbox::launch::CaptureMount>,
+    ) -> Result<(tokio::process::Command, bool), ToolError>,
+) -> Result<(tokio::process::Command, Option<super::capture::Captured>), ToolError> {
+    let (mount, mut captured) = prepare_capture(sandboxed, walls).unzip();
+    let (command, capturing) = match make(mount) {
+        Ok(made) => made,
+        Err(e) => {
+            if let Some(c) = &captured {
+                c.discard();
+            }
+            return Err(e);
+        }
+    };
+    if !capturing {
+        if let Some(c) = captured.take() {
+            c.discard();
+        }
+        captured = snapshot_before(sandboxed, walls).await;
+    }
+    Ok((command, captured))
+}
+
+fn prepare_capture(
     sandboxed: bool,
     walls: &Walls,
 ) -> Option<(
@@ -210,22 +239,10 @@ pub(crate) async fn run(
     tracing::debug!(command = %proposal.command, "command to run");
     let started = std::time::Instant::now();
     let (mut receiver, stdout, stderr) = process::output_pipe().map_err(spawn_error)?;
-    let (capture_mount, mut captured) = prepare_capture(proposal.sandboxed, walls).unzip();
-    let (mut command, capturing) = match shell_command(proposal, walls, capture_mount) {
-        Ok(made) => made,
-        Err(e) => {
-            if let Some(c) = &captured {
-                c.discard();
-            }
-            return Err(e);
-        }
-    };
-    if !capturing {
-        if let Some(c) = captured.take() {
-            c.discard();
-        }
-        captured = snapshot_before(proposal.sandboxed, walls).await;
-    }
+    let (mut command, captured) = captured_command(proposal.sandboxed, walls, |mount| {
+        shell_command(proposal, walls, mount)
+    })
+    .await?;
     let git_before = git_snapshot(&walls.root).await;
     command
         .current_dir(&proposal.cwd)
@@ -377,7 +394,7 @@ pub(crate) async fn run(
 
 /// Where no overlay catches a sandboxed command's (or hook's) writes: the workspace's files
 /// before it runs, to record what it changed (see [`crate::snapshot`]).
-pub(crate) async fn snapshot_before(
+async fn snapshot_before(
     sandboxed: bool,
     walls: &Walls,
 ) -> Option<super::capture::Captured> {

@@ -90,31 +90,6 @@ fn shell_command(
     Ok((tokio::process::Command::from(command), capturing))
 }
 
-/// The hook's shell with its writes caught (an overlay where the walls can, else a snapshot of
-/// the workspace taken now), as a command's are.
-async fn captured_shell(
-    hook: &HookCommand,
-    walls: &Walls,
-) -> Result<(tokio::process::Command, Option<super::capture::Captured>), ToolError> {
-    let (mount, mut captured) = super::command::prepare_capture(hook.sandboxed, walls).unzip();
-    let (command, capturing) = match shell_command(hook, walls, mount) {
-        Ok(made) => made,
-        Err(e) => {
-            if let Some(c) = &captured {
-                c.discard();
-            }
-            return Err(e);
-        }
-    };
-    if !capturing {
-        if let Some(c) = captured.take() {
-            c.discard();
-        }
-        captured = super::command::snapshot_before(hook.sandboxed, walls).await;
-    }
-    Ok((command, captured))
-}
-
 /// Runs a hook to its end, its timeout or a cancel.
 pub async fn run_hook(
     hook: &HookCommand,
@@ -123,7 +98,11 @@ pub async fn run_hook(
 ) -> Result<HookExit, ToolError> {
     let spawn_error =
         |e: std::io::Error| ToolError::new(ErrorKind::Io, format!("could not start the hook: {e}"));
-    let (mut command, captured) = captured_shell(hook, walls).await?;
+    let (mut command, captured) =
+        super::command::captured_command(hook.sandboxed, walls, |mount| {
+            shell_command(hook, walls, mount)
+        })
+        .await?;
     command
         .current_dir(&hook.cwd)
         .stdin(Stdio::piped())
