@@ -394,10 +394,7 @@ pub(crate) async fn run(
 
 /// Where no overlay catches a sandboxed command's (or hook's) writes: the workspace's files
 /// before it runs, to record what it changed (see [`crate::snapshot`]).
-async fn snapshot_before(
-    sandboxed: bool,
-    walls: &Walls,
-) -> Option<super::capture::Captured> {
+async fn snapshot_before(sandboxed: bool, walls: &Walls) -> Option<super::capture::Captured> {
     let settings = walls.capture.as_ref()?;
     if !sandboxed || walls.mode == SandboxMode::Off {
         return None;
