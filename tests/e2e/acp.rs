@@ -1138,6 +1138,11 @@ fn subagents_permission_request_names_the_subagent_and_its_task_call() {
 /// binary `gone.bin`; the workspace before it. A project command file named `undo` is there too:
 /// the built-in hides it.
 fn command_turn() -> (Fixture, Vec<u8>) {
+    command_turn_with(false)
+}
+
+/// [`command_turn`], the client offering its `fs` methods or not.
+fn command_turn_with(fs: bool) -> (Fixture, Vec<u8>) {
     let f = fixture(
         [
             Reply::tool(
@@ -1146,7 +1151,7 @@ fn command_turn() -> (Fixture, Vec<u8>) {
             ),
             Reply::text("Changed them.").expect_tool_result_contains("done"),
         ],
-        false,
+        fs,
     );
     std::fs::write(f.root.join("a.txt"), "one\ntwo\n").unwrap();
     let binary = vec![0u8, 0xff, 1, b'\n', 0x80];
@@ -1232,6 +1237,31 @@ fn undo_puts_back_what_a_command_changed() {
     let again = f.client.prompt(&session, "/undo");
     assert_eq!(f.client.result(again)["stopReason"], "end_turn");
     assert_eq!(said_since(&f.client, &session, from), "Nothing to undo.");
+    f.client.close();
+}
+
+/// With the client's `fs` methods, a text file the command changed goes back through the editor
+/// (`fs/write_text_file`, so an open buffer gets it, as edits came); what it created and the
+/// binary it deleted are put back on disk.
+#[test]
+fn undo_with_the_clients_fs_puts_text_back_through_the_editor() {
+    let (mut f, binary) = command_turn_with(true);
+    let session = f.session.clone();
+    let written = f.client.writes.len();
+    let from = f.client.log.len();
+    let undo = f.client.prompt(&session, "/undo");
+    assert_eq!(f.client.result(undo)["stopReason"], "end_turn");
+    let said = said_since(&f.client, &session, from);
+    assert!(said.starts_with("Restored 3 files: "), "{said}");
+    let through_editor: Vec<&(PathBuf, String)> = f.client.writes[written..].iter().collect();
+    assert!(
+        through_editor
+            .iter()
+            .any(|(path, text)| path.ends_with("a.txt") && text == "one\ntwo\n"),
+        "{through_editor:?}"
+    );
+    assert_eq!(std::fs::read(f.root.join("gone.bin")).unwrap(), binary);
+    assert!(!f.root.join("b.txt").exists());
     f.client.close();
 }
 
