@@ -126,13 +126,32 @@ fn shell_command(
     walls: &Walls,
     capture: Option<tandem_sandbox::launch::CaptureMount>,
 ) -> Result<(tokio::process::Command, bool), ToolError> {
+    shell_in_walls(
+        &proposal.command,
+        proposal.sandboxed,
+        walls,
+        capture,
+        "nothing was run. Ask to run it with outsideSandbox, which the user must approve",
+    )
+}
+
+/// The shell running `line`, inside the walls when `sandboxed` (never unconfined by accident:
+/// a sandbox that can't be set up is an error, ending with `unconfined_advice`), its writes
+/// caught in `capture`'s overlay when given; the `bool` says whether they are. A command's
+/// shell and a hook's.
+pub(crate) fn shell_in_walls(
+    line: &str,
+    sandboxed: bool,
+    walls: &Walls,
+    capture: Option<tandem_sandbox::launch::CaptureMount>,
+    unconfined_advice: &str,
+) -> Result<(tokio::process::Command, bool), ToolError> {
     let shell = process::shell();
-    if !proposal.sandboxed || walls.mode == SandboxMode::Off {
-        return Ok((shell.command(&proposal.command), false));
+    if !sandboxed || walls.mode == SandboxMode::Off {
+        return Ok((shell.command(line), false));
     }
     let mut args: Vec<std::ffi::OsString> = shell.args.iter().map(Into::into).collect();
-    args.push(proposal.command.clone().into());
-    // Never run unconfined by accident: a sandbox that can't be set up is an error.
+    args.push(line.into());
     let (command, _, captured) = tandem_sandbox::command_with_capture(
         shell.program.as_os_str(),
         &args,
@@ -142,10 +161,7 @@ fn shell_command(
     .map_err(|e| {
         ToolError::new(
             ErrorKind::Io,
-            format!(
-                "the sandbox could not be set up ({e}); nothing was run. Ask to run it with \
-                     outsideSandbox, which the user must approve"
-            ),
+            format!("the sandbox could not be set up ({e}); {unconfined_advice}"),
         )
     })?;
     Ok((tokio::process::Command::from(command), captured))

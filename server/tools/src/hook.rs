@@ -10,8 +10,6 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
-use tandem_sandbox::SandboxMode;
-
 use super::command::Walls;
 use super::process;
 use super::{ErrorKind, ToolError};
@@ -58,36 +56,21 @@ pub struct HookExit {
     pub captured: Option<super::capture::Captured>,
 }
 
-/// The shell running the hook's line, inside the walls when asked (and never unconfined by
-/// accident: a sandbox that can't be set up is an error), its writes caught in `capture`'s
-/// overlay when given; the `bool` says whether they are.
+/// The shell running the hook's line, inside the walls when asked, its writes caught in
+/// `capture`'s overlay when given; the `bool` says whether they are.
 fn shell_command(
     hook: &HookCommand,
     walls: &Walls,
     capture: Option<tandem_sandbox::launch::CaptureMount>,
 ) -> Result<(tokio::process::Command, bool), ToolError> {
-    let shell = process::shell();
-    if !hook.sandboxed || walls.mode == SandboxMode::Off {
-        return Ok((shell.command(&hook.line), false));
-    }
-    let mut args: Vec<std::ffi::OsString> = shell.args.iter().map(Into::into).collect();
-    args.push(hook.line.clone().into());
-    let (command, _, capturing) = tandem_sandbox::command_with_capture(
-        shell.program.as_os_str(),
-        &args,
-        &walls.policy(),
+    super::command::shell_in_walls(
+        &hook.line,
+        hook.sandboxed,
+        walls,
         capture,
+        "the hook was not run. Set `sandbox = false` on it in your config to run it outside the \
+         sandbox",
     )
-    .map_err(|e| {
-        ToolError::new(
-            ErrorKind::Io,
-            format!(
-                "the sandbox could not be set up ({e}); the hook was not run. Set `sandbox = \
-                 false` on it in your config to run it outside the sandbox"
-            ),
-        )
-    })?;
-    Ok((tokio::process::Command::from(command), capturing))
 }
 
 /// Runs a hook to its end, its timeout or a cancel.
@@ -254,7 +237,7 @@ mod tests {
     fn walls(root: &std::path::Path) -> Walls {
         Walls {
             root: root.to_path_buf(),
-            mode: SandboxMode::Off,
+            mode: tandem_sandbox::SandboxMode::Off,
             network: false,
             key_var: None,
             capture: None,
