@@ -307,3 +307,28 @@ fn code_follows_the_background_the_terminal_reports_and_keys_typed_meanwhile_are
     assert!(!raw.contains(LIGHT_CODE), "{raw:?}");
     assert_eq!(prompts(&mock), ["Go", "Go on", "half"]);
 }
+
+#[test]
+fn a_prompt_typed_while_the_answer_streams_is_sent_at_the_next_prompt() {
+    let env = Env::new();
+    // The first answer streams for about 3 s after its first line; the keys go in meanwhile,
+    // where the terminal's line mode holds them with Enter turned into a line feed.
+    let slow = Reply::text(format!("first line\n{}\n", "more ".repeat(16)))
+        .chunk_size(4)
+        .delay_ms(150);
+    let mock = MockServer::start(Scenario::new([slow, Reply::text("the second answer")]));
+    let provider = provider(&mock);
+    let mut chat = Pty::spawn_sized(&env, &args(&provider), "xterm-256color", 100, false);
+    chat.wait_for_screen("you> ");
+    chat.type_keys("Go\r");
+    chat.wait_for_screen("first line");
+    chat.type_keys("and then\r");
+    // Sent as typed, not held as the first line of a longer message.
+    chat.wait_for_screen("the second answer");
+    assert_eq!(mock.chat_requests().len(), 2);
+    let last = mock.chat_requests().last().unwrap().body.clone();
+    let sent = last["messages"].as_array().unwrap().last().unwrap()["content"].clone();
+    assert_eq!(sent.as_str(), Some("and then"), "{last}");
+    chat.type_keys("/exit\r");
+    assert!(chat.exits_within(SAFETY).success());
+}

@@ -126,6 +126,11 @@ fn edit_lines(
             out(&format!("{above}\n"));
         }
         // Type-ahead answers prompts only: a question waits for keys typed after it is shown.
+        if ask.history
+            && let Some(keys) = crate::terminal::unread_input()
+        {
+            typed.push_keys(&keys);
+        }
         let ahead = if ask.history { typed.next_line() } else { None };
         let read = match ahead {
             Some(line) => {

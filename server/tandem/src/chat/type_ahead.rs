@@ -17,6 +17,16 @@ impl TypeAhead {
     /// Ctrl-U edit it, other control keys are dropped.
     pub fn from_keys(keys: &[u8]) -> TypeAhead {
         let mut typed = TypeAhead::default();
+        typed.push_keys(keys);
+        typed
+    }
+
+    /// More keys, going on from the half line already held.
+    pub fn push_keys(&mut self, keys: &[u8]) {
+        let typed = self;
+        if typed.ended {
+            return;
+        }
         for c in String::from_utf8_lossy(keys).chars() {
             match c {
                 '\r' | '\n' => {
@@ -38,7 +48,6 @@ impl TypeAhead {
                 break;
             }
         }
-        typed
     }
 
     /// The next prompt's answer when it was typed ahead: `Some(Some(line))`, or `Some(None)` to
@@ -84,5 +93,16 @@ mod tests {
         // Ctrl-D inside a line deletes, as the line editor's does: not a quit.
         assert_eq!(TypeAhead::from_keys(b"ab\x04").next_line(), None);
         assert_eq!(TypeAhead::from_keys(b""), TypeAhead::default());
+    }
+
+    #[test]
+    fn keys_pushed_later_go_on_from_the_half_line() {
+        let mut t = TypeAhead::from_keys(b"/ex");
+        t.push_keys(b"it\nnext");
+        assert_eq!(t.next_line(), Some(Some("/exit".to_string())));
+        assert_eq!(t.take_partial(), "next");
+        let mut quit = TypeAhead::from_keys(b"\x03");
+        quit.push_keys(b"more\n");
+        assert_eq!(quit.next_line(), Some(None));
     }
 }

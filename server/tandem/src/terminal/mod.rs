@@ -4,8 +4,8 @@
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]
-pub use unix::{ask, columns, discard_unread_input};
+pub use unix::{ask, columns, discard_unread_input, unread_input};
 #[cfg(windows)]
 mod windows;
 #[cfg(windows)]
-pub use windows::{ask, columns, discard_unread_input};
+pub use windows::{ask, columns, discard_unread_input, unread_input};

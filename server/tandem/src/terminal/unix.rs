@@ -38,6 +38,16 @@ pub fn ask(
     ask_on(input, output, query, answered, wait)
 }
 
+/// What the user typed that sits unread in the terminal: keys typed while a turn ran, which the
+/// terminal's line mode holds with Enter already turned into a line feed (ICRNL). The line editor
+/// would read that line feed as Ctrl-J, a new line in the message, so the chat reads them first.
+/// `None` when stdin is not this foreground job's terminal.
+pub fn unread_input() -> Option<Vec<u8>> {
+    // An empty question, answered by nothing: what comes back is what was typed. The short wait
+    // only bounds the read; the keys are there already.
+    ask(b"", &|_| false, std::time::Duration::from_millis(2))
+}
+
 /// [`ask`] on the terminal `input` and `output` are. For that moment the terminal neither echoes
 /// (the answer would show) nor waits for Enter nor turns Ctrl-C into a signal (its default
 /// action would end the chat with echo off); its modes are put back however this returns,

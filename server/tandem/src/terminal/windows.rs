@@ -24,3 +24,8 @@ pub fn ask(
 ) -> Option<Vec<u8>> {
     None
 }
+
+/// Keys typed ahead reach the line editor as key events, Enter included: nothing to read first.
+pub fn unread_input() -> Option<Vec<u8>> {
+    None
+}
