@@ -13,8 +13,10 @@
 # list records with that of what the names' hashes are derived from now (the compiler, the release
 # profile, every crate of the release build with its features: scripts/startup-fingerprint.py).
 #
-# The full tier (tests/run-all) runs it on the release binary tests/vscode/run.sh builds. The list
-# is only linked on x86_64 Linux; elsewhere this says so and passes.
+# The fingerprint misses one cause: changes to Tandem's own code (fat LTO inlines a different set
+# of functions), which only the binary shows. The full tier (tests/run-all) runs the binary check
+# when a release binary is in the target dir (it builds none itself: a fat-LTO build is ~8 min on 2
+# cores). The list is only linked on x86_64 Linux; elsewhere this says so and passes.
 set -euo pipefail
 export LC_ALL=C
 repo=$(cd "$(dirname "$0")/.." && pwd)

@@ -50,8 +50,9 @@ command -v qemu-system-x86_64 >/dev/null || { echo "kernels: no qemu-system-x86_
 target=${CARGO_TARGET_DIR:-$repo/target}
 mkdir -p "$target"
 target=$(cd "$target" && pwd)
-# The binaries the guest runs, from this tree (a no-op after the suite's build).
-cargo build -p tandem -p mock-model --quiet || exit 1
+# The binaries the guest runs, from this tree: built as the suite builds them (with the tests,
+# which changes dependencies' features), so this is a no-op after the suite's build.
+cargo build --workspace --bins --tests --quiet || exit 1
 tandem=$target/debug/tandem mock=$target/debug/mock-model
 
 # The columns of the expected table are two or more spaces apart (wall names have spaces).

@@ -65,7 +65,10 @@ step "Building the sidecar and the mock model ($profile; already built when the 
 if [ "$profile" = release ]; then
   (cd "$repo" && cargo build --release --locked -p tandem -p mock-model)
 else
-  (cd "$repo" && cargo build --locked -p tandem -p mock-model)
+  # With the tests, so the binaries get the suite's dependency features and this is a no-op
+  # after `cargo test` (a bare `-p tandem` build compiled ~200 crates again, and the next
+  # `cargo test` did the same back).
+  (cd "$repo" && cargo build --locked --workspace --bins --tests)
 fi
 
 step "Packaging the extension"
