@@ -165,6 +165,27 @@ impl Pty {
         }
     }
 
+    /// Waits for the screen's last line with text to be `line` (trailing spaces aside).
+    pub fn wait_for_last_line(&self, line: &str) {
+        let deadline = Instant::now() + SAFETY;
+        let last = |screen: &str| {
+            screen
+                .lines()
+                .map(str::trim_end)
+                .rfind(|l| !l.is_empty())
+                .unwrap_or("")
+                .to_string()
+        };
+        while last(&self.screen()) != line {
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {line:?} as the last line:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     pub fn output(&self) -> String {
         self.output.lock().unwrap().clone()
     }
@@ -351,4 +372,87 @@ fn a_commands_changes_show_in_diff_and_undo_puts_them_back() {
     assert!(chat.exits_within(SAFETY).success());
     let failures = mock.failures();
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// `/rewind 1` in a real terminal: the first prompt comes back in the line editor, edited there
+/// and sent in a new session from before that turn: the model sees the edited prompt and nothing
+/// of the later turn; the old session stays, and the files stay as they are.
+#[test]
+fn rewind_edits_an_earlier_prompt_and_sends_it_in_a_fork() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([
+        Reply::text("First answer."),
+        Reply::text("Second answer."),
+        Reply::text("Answer to the edit."),
+    ]));
+    let url = mock.base_url();
+    let mut chat = Pty::spawn_as(
+        &env,
+        &["--base-url", &url, "--model", "mock-coder"],
+        "xterm",
+    );
+    chat.wait_for("you> ");
+    chat.type_keys("alpha question\r");
+    chat.wait_for("First answer.");
+    chat.wait_for_n("you> ", 2);
+    chat.type_keys("later question\r");
+    chat.wait_for("Second answer.");
+    chat.wait_for_n("you> ", 3);
+
+    chat.type_keys("/rewind 1\r");
+    chat.wait_for("Edit the prompt of turn t1");
+    // The old prompt is in the line, editable: the cursor at its end, Ctrl-W drops its last word.
+    chat.wait_for_last_line("you> alpha question");
+    chat.type_keys("\x17edited\r");
+    chat.wait_for("Answer to the edit.");
+    let sent = mock.chat_requests().last().unwrap().body.to_string();
+    assert!(sent.contains("alpha edited"), "{sent}");
+    assert!(
+        !sent.contains("later question"),
+        "the later turn went with the fork: {sent}"
+    );
+    assert!(!sent.contains("Second answer."), "{sent}");
+    chat.wait_for("New session ");
+
+    // Two sessions now: the original is kept.
+    chat.wait_for_n("you> ", 5);
+    chat.type_keys("/sessions\r");
+    chat.wait_for("/resume ID reopens one.");
+    let listed = chat.output();
+    let listed = &listed[listed.rfind("/sessions").unwrap()..];
+    assert_eq!(listed.matches("alpha question").count(), 2, "{listed}");
+    chat.wait_for_last_line("you>");
+    chat.type_keys("/rewind 9\r");
+    chat.wait_for("This session has no turn 9; its turns are: t1.");
+    chat.type_keys("/exit\r");
+    assert!(chat.exits_within(SAFETY).success());
+}
+
+/// Without a line editor (TERM=dumb, an editor's shell buffer) `/rewind` shows the old prompt and
+/// the next line replaces it; an empty line sends it unchanged.
+#[test]
+fn rewind_without_a_line_editor_resends_the_prompt_on_an_empty_line() {
+    let env = Env::new();
+    let mock = MockServer::start(Scenario::new([
+        Reply::text("First answer."),
+        Reply::text("Again."),
+    ]));
+    let url = mock.base_url();
+    let mut chat = Pty::spawn(&env, &["--base-url", &url, "--model", "mock-coder"]);
+    chat.wait_for("you> ");
+    chat.type_keys("the only question\r");
+    chat.wait_for("First answer.");
+    chat.wait_for_n("you> ", 2);
+    chat.type_keys("/rewind\r");
+    chat.wait_for("Edit the prompt of turn t1");
+    chat.wait_for_n("the only question", 2);
+    chat.type_keys("\r");
+    chat.wait_for("Again.");
+    let requests = mock.chat_requests();
+    let sent = requests.last().unwrap().body["messages"].to_string();
+    assert_eq!(sent.matches("the only question").count(), 1, "{sent}");
+    assert!(!sent.contains("First answer."), "{sent}");
+    chat.wait_for_n("you> ", 4);
+    chat.type_keys("/exit\r");
+    assert!(chat.exits_within(SAFETY).success());
 }

@@ -27,6 +27,8 @@ struct Ask {
     prompt: String,
     /// A prompt for the model (kept in the history), not an answer to a question.
     history: bool,
+    /// Text the line starts with, for the user to edit (an earlier prompt, for `/rewind`).
+    initial: String,
     reply: oneshot::Sender<Option<String>>,
 }
 
@@ -55,10 +57,21 @@ impl Input {
     /// One line typed after `prompt`; `None` when input ended (Ctrl-D, end of the pipe) or the
     /// user pressed Ctrl-C in the editor.
     pub async fn read(&self, prompt: &str, history: bool) -> Option<String> {
+        self.read_from(prompt, history, String::new()).await
+    }
+
+    /// A prompt for the model that starts as `initial`, for the user to edit; typed ahead lines
+    /// don't answer it (they were typed before the text they would replace was shown).
+    pub async fn edit(&self, prompt: &str, initial: &str) -> Option<String> {
+        self.read_from(prompt, true, initial.to_string()).await
+    }
+
+    async fn read_from(&self, prompt: &str, history: bool, initial: String) -> Option<String> {
         let (reply, answer) = oneshot::channel();
         let ask = Ask {
             prompt: prompt.to_string(),
             history,
+            initial,
             reply,
         };
         self.asks.send(ask).ok()?;
@@ -71,6 +84,18 @@ fn read_lines(rx: std::sync::mpsc::Receiver<Ask>, mut typed: TypeAhead) {
     let mut stdin = std::io::stdin().lock();
     for ask in rx {
         out(&ask.prompt);
+        if !ask.initial.is_empty() {
+            // A pipe can't edit: the next line replaces the text, an empty one keeps it.
+            out(&format!("{}\n", ask.initial));
+            let mut line = String::new();
+            let line = match stdin.read_line(&mut line) {
+                Ok(0) | Err(_) => None,
+                Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_string()),
+            };
+            let line = line.map(|l| if l.is_empty() { ask.initial.clone() } else { l });
+            let _ = ask.reply.send(line);
+            continue;
+        }
         if ask.history
             && let Some(line) = typed.next_line()
         {
@@ -131,7 +156,12 @@ fn edit_lines(
         {
             typed.push_keys(&keys);
         }
-        let ahead = if ask.history { typed.next_line() } else { None };
+        let editing = !ask.initial.is_empty();
+        let ahead = if ask.history && !editing {
+            typed.next_line()
+        } else {
+            None
+        };
         let read = match ahead {
             Some(line) => {
                 out(&format!(
@@ -140,6 +170,7 @@ fn edit_lines(
                 ));
                 line.ok_or(ReadlineError::Eof)
             }
+            None if editing => editor.readline_with_initial(prompt, (&ask.initial, "")),
             None if ask.history => {
                 editor.readline_with_initial(prompt, (&typed.take_partial(), ""))
             }

@@ -11,6 +11,7 @@ mod input;
 mod inspect;
 mod json_log;
 mod render;
+mod rewind;
 mod sessions;
 mod slash;
 mod status;
@@ -172,6 +173,54 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
                 session = open_session(&agent, None, &root).await?.0;
                 out(&style.dim("New session.\n"));
             }
+            Slash::Rewind(wanted) => {
+                let target = match rewind::target(&agent, &session, wanted.as_deref()) {
+                    Ok(target) => target,
+                    Err(e) => {
+                        out(&style.paint("31", &format!("error: {e}\n")));
+                        continue;
+                    }
+                };
+                out(&style.dim(&format!(
+                    "Edit the prompt of turn {}: Enter sends it in a new session from before that \
+                     turn; Ctrl-C keeps this session as it is.\n",
+                    target.turn
+                )));
+                let edited = tokio::select! {
+                    line = input.edit("you> ", &target.prompt) => line,
+                    _ = tokio::signal::ctrl_c() => None,
+                };
+                let Some(text) = edited.filter(|t| !t.trim().is_empty()) else {
+                    out(&style.dim("Not rewound: this session goes on.\n"));
+                    continue;
+                };
+                let forked = match agent.fork_session(&session, &target.turn) {
+                    Ok(info) => info.session_id,
+                    Err(e) => {
+                        out(&style.paint("31", &format!("error: {e}\n")));
+                        continue;
+                    }
+                };
+                out(&style.dim(&format!(
+                    "New session {forked}, from before turn {turn}. The files are as the later \
+                     turns left them: `/resume {old}` then `/undo {turn}` restores them.\n",
+                    turn = target.turn,
+                    old = session,
+                )));
+                session = forked;
+                let (_, error) = run_turn(
+                    &agent,
+                    &session,
+                    slash::prompt_text(&text).to_string(),
+                    frontend.clone(),
+                    &mut ended,
+                    &log,
+                )
+                .await?;
+                if let Some(error) = error {
+                    out(&style.paint("31", &format!("error: {error}\n")));
+                }
+            }
             Slash::Resume(wanted) => match resume(&agent, &wanted, &root).await {
                 Ok((id, _)) => {
                     session = id;
@@ -302,7 +351,7 @@ impl Chat<'_> {
                     inert(&word, true)
                 ),
             )),
-            Slash::Exit | Slash::New | Slash::Resume(_) => {}
+            Slash::Exit | Slash::New | Slash::Resume(_) | Slash::Rewind(_) => {}
         }
     }
 

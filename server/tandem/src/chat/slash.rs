@@ -15,6 +15,9 @@ pub enum Slash {
     Undo(Option<String>),
     /// A turn's changes as a diff: the last turn that changed files, or this one.
     Diff(Option<String>),
+    /// Edit an earlier prompt (the last, or this turn's) and send it again in a fork of the
+    /// session from before that turn.
+    Rewind(Option<String>),
     /// Compact the conversation now.
     Compact,
     Rules,
@@ -30,7 +33,7 @@ pub enum Slash {
 }
 
 /// The commands, for `/help` (and completion): name, arguments, what it does.
-pub const COMMANDS: [(&str, &str, &str); 15] = [
+pub const COMMANDS: [(&str, &str, &str); 16] = [
     ("/help", "", "this list"),
     ("/model", "[NAME]", "show the model, or switch to NAME"),
     ("/models", "", "the models the server offers"),
@@ -50,6 +53,11 @@ pub const COMMANDS: [(&str, &str, &str); 15] = [
         "/diff",
         "[TURN]",
         "the last turn's changes, edits and commands (or TURN's)",
+    ),
+    (
+        "/rewind",
+        "[TURN]",
+        "edit the last prompt (or TURN's) and resend it, in a new session from before it",
     ),
     (
         "/compact",
@@ -94,6 +102,7 @@ pub fn parse(line: &str) -> Option<Slash> {
         "resume" => Slash::Resume(arg.to_string()),
         "undo" => Slash::Undo(arg_opt()),
         "diff" => Slash::Diff(arg_opt()),
+        "rewind" => Slash::Rewind(arg_opt()),
         "compact" => Slash::Compact,
         "rules" => Slash::Rules,
         "mcp" => Slash::Mcp,
@@ -146,6 +155,8 @@ mod tests {
         assert_eq!(parse("/undo t3"), Some(Slash::Undo(Some("t3".into()))));
         assert_eq!(parse("/diff"), Some(Slash::Diff(None)));
         assert_eq!(parse("/diff 2"), Some(Slash::Diff(Some("2".into()))));
+        assert_eq!(parse("/rewind"), Some(Slash::Rewind(None)));
+        assert_eq!(parse("/rewind 2"), Some(Slash::Rewind(Some("2".into()))));
         assert_eq!(parse("/quit"), Some(Slash::Exit));
         assert_eq!(parse("/compact"), Some(Slash::Compact));
         assert_eq!(parse("/mcp"), Some(Slash::Mcp));
