@@ -180,7 +180,11 @@ async fn scripted_task(steps: usize, file_bytes: usize, window: u64) {
         ));
     }
     replies.push(Reply::text("All files read."));
-    let mock = MockServer::start(Scenario::new(replies));
+    // A compaction's summary is asked aside: answered apart, so the steps keep their replies.
+    let mock = MockServer::start(Scenario::new(replies).with_aside(
+        "You compress a coding assistant's conversation",
+        Reply::text("The task: read the files. Read so far: some of f0.rs to f19.rs."),
+    ));
     let (agent, _client) = StartOptions {
         provider: ProviderOptions {
             base_url: Some(mock.base_url()),

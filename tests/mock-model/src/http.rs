@@ -157,7 +157,7 @@ async fn respond(
     }
     let answer = match (request.method.as_str(), route) {
         _ if fixed.is_some() => json_answer(200, &fixed.unwrap_or_default()),
-        _ if ollama_chat => match shared.next_reply() {
+        _ if ollama_chat => match shared.next_reply(&body) {
             (number, None) => {
                 let message = format!("mock-model: no scripted response left (request {number})");
                 shared.fail(message.clone());
@@ -171,7 +171,7 @@ async fn respond(
                 None => render::ollama(&reply, &body),
             },
         },
-        _ if chat => match shared.next_reply() {
+        _ if chat => match shared.next_reply(&body) {
             (number, None) => {
                 let message = format!("mock-model: no scripted response left (request {number})");
                 shared.fail(message.clone());

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use scenario::{ModelEntry, Reply, Scenario, ToolCallSpec, UsageSpec};
+pub use scenario::{Aside, ModelEntry, Reply, Scenario, ToolCallSpec, UsageSpec};
 
 /// A request as the mock received it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -97,8 +97,22 @@ impl Shared {
         self.state().requests.push(request);
     }
 
-    /// The next chat request's number (1-based) and its reply, if one is left.
-    fn next_reply(&self) -> (usize, Option<Reply>) {
+    /// The next chat request's number (1-based) and its reply, if one is left: an aside's when
+    /// the request's system message names one, else the next of the sequence.
+    fn next_reply(&self, body: &Value) -> (usize, Option<Reply>) {
+        let system = body["messages"][0]
+            .get("content")
+            .filter(|_| body["messages"][0]["role"] == "system")
+            .map(|c| c.as_str().map_or_else(|| c.to_string(), String::from))
+            .unwrap_or_default();
+        if let Some(aside) = self
+            .scenario
+            .asides
+            .iter()
+            .find(|a| system.contains(&a.system_contains))
+        {
+            return (self.state().chat_requests, Some(aside.reply.clone()));
+        }
         let mut state = self.state();
         state.chat_requests += 1;
         (state.chat_requests, state.replies.pop_front())

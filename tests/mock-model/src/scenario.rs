@@ -42,6 +42,18 @@ pub struct Scenario {
     /// `GET /slots`, whose slots fill and empty as requests are served). `routes` wins.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub route_states: BTreeMap<String, Vec<Value>>,
+    /// Replies to requests asked aside (a compaction's summary), by a text their system message
+    /// holds: given each time one comes, leaving `responses` to the conversation's requests.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asides: Vec<Aside>,
+}
+
+/// A reply for every chat request whose system message contains `system_contains`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Aside {
+    pub system_contains: String,
+    pub reply: Reply,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -176,7 +188,18 @@ impl Scenario {
             responses: responses.into_iter().collect(),
             routes: BTreeMap::new(),
             route_states: BTreeMap::new(),
+            asides: Vec::new(),
         }
+    }
+
+    /// Answers every request whose system message contains `system_contains` with `reply`,
+    /// outside the sequence of `responses`.
+    pub fn with_aside(mut self, system_contains: impl Into<String>, reply: Reply) -> Self {
+        self.asides.push(Aside {
+            system_contains: system_contains.into(),
+            reply,
+        });
+        self
     }
 
     /// Reads a scenario file; `sse` paths in it are taken relative to the file.

@@ -347,3 +347,34 @@ fn the_binary_prints_its_url_and_serves_its_requests() {
     assert_eq!(requests.as_array().unwrap().len(), 1);
     assert_eq!(requests[0]["body"]["messages"][0]["content"], "hi");
 }
+
+#[tokio::test]
+async fn a_request_asked_aside_gets_its_reply_and_leaves_the_sequence_alone() {
+    let mock = MockServer::start(
+        Scenario::new([Reply::text("first"), Reply::text("second")])
+            .with_aside("You summarize", Reply::text("a summary")),
+    );
+    let aside = json!({"model": "mock-coder", "stream": false,
+        "messages": [{"role": "system", "content": "You summarize.\nBriefly."},
+                     {"role": "user", "content": "the talk"}]});
+    async fn answer(mock: &MockServer, body: Value) -> Option<String> {
+        let response = within_bound(post(mock, &body)).await;
+        let v = response.json::<Value>().await.unwrap();
+        v["choices"][0]["message"]["content"]
+            .as_str()
+            .map(String::from)
+    }
+    assert_eq!(
+        answer(&mock, chat_body(false)).await.as_deref(),
+        Some("first")
+    );
+    assert_eq!(
+        answer(&mock, aside.clone()).await.as_deref(),
+        Some("a summary")
+    );
+    assert_eq!(answer(&mock, aside).await.as_deref(), Some("a summary"));
+    assert_eq!(
+        answer(&mock, chat_body(false)).await.as_deref(),
+        Some("second")
+    );
+}
