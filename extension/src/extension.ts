@@ -134,6 +134,9 @@ export function activate(context: vscode.ExtensionContext): void {
       case 'listCommands':
         void chat.postCommands();
         return;
+      case 'editPromptOf':
+        chat.postEditAttachments(m.turnId);
+        return;
       case 'ready':
         return;
     }

@@ -1037,6 +1037,16 @@ step('editing an earlier prompt and sending it continues a new chat from before 
   await until('the chat is empty', async () => (await chat().locator('.turn').count()) === 0);
   await send('Name a colour');
   await turnDone();
+  // The second prompt goes with a selection of README.md: the edited prompt keeps it.
+  const readme = await openFile('README.md');
+  await readme.locator('.view-lines').click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.press('Shift+End');
+  await page.keyboard.press('F1');
+  await page.locator('.quick-input-widget input').fill('>Tandem: Add Selection to Chat');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Add Selection to Chat' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await chat().locator('.chip', { hasText: 'README.md' }).waitFor({ timeout: 10_000 });
   await send('Create fork.txt');
   await diffEditors().first().waitFor({ timeout: 60_000 });
   await lastTurn().locator('.approval').getByRole('button', { name: 'Accept creation of fork.txt', exact: true }).click();
@@ -1048,6 +1058,7 @@ step('editing an earlier prompt and sending it continues a new chat from before 
   const prompt = chat().locator('textarea.prompt');
   assert.equal(await prompt.inputValue(), 'Create fork.txt');
   await chat().locator('.composer .editing', { hasText: 'Editing an earlier prompt' }).waitFor();
+  await chat().locator('.composer .chip', { hasText: 'README.md' }).waitFor({ timeout: 10_000 });
   await prompt.fill('Name a fruit instead');
   await shot('37-editing-an-earlier-prompt');
   await prompt.press('Enter');
@@ -1068,7 +1079,7 @@ step('editing an earlier prompt and sending it continues a new chat from before 
   // What the model got: the edited prompt and what came before it, not the turn it replaced.
   const sent = (await mockRequests()).filter((r) => r.path.endsWith('/chat/completions')).at(-1);
   const texts = JSON.stringify(sent.body.messages);
-  for (const kept of ['Name a colour', 'Blue.', 'Name a fruit instead']) assert.ok(texts.includes(kept), `${kept} in ${texts}`);
+  for (const kept of ['Name a colour', 'Blue.', 'Name a fruit instead', 'README.md\\" lines=\\"1-1\\"']) assert.ok(texts.includes(kept), `${kept} in ${texts}`);
   for (const gone of ['Create fork.txt', 'Created fork.txt']) assert.ok(!texts.includes(gone), `${gone} still in ${texts}`);
   await shot('39-forked-chat');
 
