@@ -15,7 +15,7 @@ import { openConfigFile } from './chat/configFile';
 import { userConfigFile } from './chat/configPath';
 import { selectionAttachment } from './context/selection';
 import { getDiagnostics, watchCoverage } from './diagnostics/handler';
-import { EndpointKeys, normalizeBaseUrl, sidecarEnv } from './secrets';
+import { EndpointKeys, migrateLegacyOnce, normalizeBaseUrl, sidecarEnv } from './secrets';
 import { externalLink } from './shared/links';
 import type { WebviewMessage } from './shared/messages';
 import { Sidecar, type Launch } from './sidecar/connection';
@@ -133,6 +133,9 @@ export function activate(context: vscode.ExtensionContext): void {
         return;
       case 'listCommands':
         void chat.postCommands();
+        return;
+      case 'editPromptOf':
+        chat.postEditAttachments(m.turnId);
         return;
       case 'ready':
         return;
@@ -253,7 +256,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
   // Not awaited: the chat view opens while the sidecar starts, and says so.
   void (async () => {
-    const migration = await keys.migrateLegacy(endpoint()).catch(() => 'none' as const);
+    const migration = await migrateLegacyOnce(keys, context.globalState, endpoint());
     if (migration === 'migrated') output.appendLine(`Moved the API key of an earlier version to the key of ${endpoint()}.`);
     if (migration === 'superseded') output.appendLine(`Removed the API key of an earlier version: ${endpoint()} has its own.`);
     if (migration === 'dropped') {

@@ -116,3 +116,29 @@ export function sidecarEnv(
   if (key) env.TANDEM_API_KEY = key;
   return env;
 }
+
+/** The part of vscode.Memento this uses. */
+export interface Flags {
+  get<T>(key: string): T | undefined;
+  update(key: string, value: unknown): PromiseLike<void>;
+}
+
+/** Set once the earlier versions' key was looked for (and moved, if there was one). */
+export const LEGACY_KEY_CHECKED = 'tandem.legacyKeyChecked';
+
+/**
+ * `migrateLegacy`, once per install: the look is a round trip to the secret store that the
+ * sidecar's start waits for, and a reloaded window's chat waits for the sidecar. A look that
+ * failed is tried again at the next start.
+ */
+export async function migrateLegacyOnce(keys: EndpointKeys, flags: Flags, baseUrl: string | undefined): Promise<Migration> {
+  if (flags.get<boolean>(LEGACY_KEY_CHECKED) === true) return 'none';
+  let result: Migration;
+  try {
+    result = await keys.migrateLegacy(baseUrl);
+  } catch {
+    return 'none';
+  }
+  void flags.update(LEGACY_KEY_CHECKED, true);
+  return result;
+}

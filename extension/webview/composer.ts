@@ -39,7 +39,7 @@ export class Composer {
   private findTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly slash: SlashMenu;
   /** The earlier prompt being edited (its turn), shown above the box; null: a new prompt. */
-  private editing: { turnId: TurnId; draft: string } | null = null;
+  private editing: { turnId: TurnId; draft: string; attachments: Attachment[]; images: ImageAttachment[] } | null = null;
   private readonly editRow: HTMLElement;
 
   constructor(private readonly events: ComposerEvents) {
@@ -151,13 +151,18 @@ export class Composer {
   }
 
   /**
-   * Puts an earlier prompt's text in the box to edit; Send then forks the chat from before its
-   * turn. The draft that was in the box comes back on Cancel.
+   * Puts an earlier prompt's text in the box to edit, with what it was sent with when given
+   * (else `editAttachments` brings it); Send then forks the chat from before its turn. The
+   * draft that was in the box, chips and images included, comes back on Cancel.
    */
-  editPrompt(turnId: TurnId, text: string): void {
-    const draft = this.editing ? this.editing.draft : this.input.value;
-    this.editing = { turnId, draft };
+  editPrompt(turnId: TurnId, text: string, attachments: Attachment[] = [], images: ImageAttachment[] = []): void {
+    const draft = this.editing ?? { draft: this.input.value, attachments: this.attachments, images: this.images };
+    this.editing = { turnId, draft: draft.draft, attachments: draft.attachments, images: draft.images };
     this.input.value = text;
+    this.attachments = [...attachments];
+    this.images = [...images];
+    this.showProblem(undefined);
+    this.renderChips();
     this.editRow.replaceChildren(
       h('span', {}, 'Editing an earlier prompt: Send continues a new chat from before it (this chat stays in the history).'),
       button('Cancel', () => this.cancelEdit(), 'link cancel-edit', 'Stop editing; the draft you had comes back'),
@@ -168,6 +173,16 @@ export class Composer {
     this.events.changed();
   }
 
+  /**
+   * The chips and images the prompt being edited was sent with, as the host remembers them;
+   * for another turn than the one being edited (the user moved on), nothing happens.
+   */
+  editAttachments(turnId: TurnId, attachments: Attachment[], images: ImageAttachment[]): void {
+    if (this.editing?.turnId !== turnId) return;
+    for (const a of attachments) if (!this.attachments.some((x) => x.label === a.label)) this.attachments.push(a);
+    this.addImages(images.filter((i) => !this.images.some((x) => x.data === i.data)));
+  }
+
   /** The turn whose prompt is being edited, if one is. */
   get editingTurn(): TurnId | null {
     return this.editing?.turnId ?? null;
@@ -176,6 +191,10 @@ export class Composer {
   cancelEdit(): void {
     if (!this.editing) return;
     this.input.value = this.editing.draft;
+    this.attachments = this.editing.attachments;
+    this.images = this.editing.images;
+    this.showProblem(undefined);
+    this.renderChips();
     this.stopEditing();
     this.events.changed();
   }

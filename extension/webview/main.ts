@@ -148,7 +148,10 @@ function render(): void {
       onRetry: () => post({ type: 'retry' }),
       onCommand: (command) => post({ type: 'command', command }),
       onRestore: (turnId) => post({ type: 'restore', turnId }),
-      onEditPrompt: (turnId, text) => composer.editPrompt(turnId, text),
+      onEditPrompt: (turnId, text) => {
+        composer.editPrompt(turnId, text);
+        post({ type: 'editPromptOf', turnId });
+      },
       onShowChanges: (turnId) => post({ type: 'showChanges', turnId }),
       onOpenOutput: (turnId, toolCallId, path) => post({ type: 'openOutput', turnId, toolCallId, path }),
     });
@@ -214,7 +217,10 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
       modePicker.set(m.mode);
       return;
     case 'editPrompt':
-      composer.editPrompt(m.turnId, m.text);
+      composer.editPrompt(m.turnId, m.text, m.attachments, m.images);
+      return;
+    case 'editAttachments':
+      composer.editAttachments(m.turnId, m.attachments, m.images);
       return;
     case 'server':
       server = m.state;

@@ -1037,6 +1037,16 @@ step('editing an earlier prompt and sending it continues a new chat from before 
   await until('the chat is empty', async () => (await chat().locator('.turn').count()) === 0);
   await send('Name a colour');
   await turnDone();
+  // The second prompt goes with a selection of README.md: the edited prompt keeps it.
+  const readme = await openFile('README.md');
+  await readme.locator('.view-lines').click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.press('Shift+End');
+  await page.keyboard.press('F1');
+  await page.locator('.quick-input-widget input').fill('>Tandem: Add Selection to Chat');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Add Selection to Chat' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await chat().locator('.chip', { hasText: 'README.md' }).waitFor({ timeout: 10_000 });
   await send('Create fork.txt');
   await diffEditors().first().waitFor({ timeout: 60_000 });
   await lastTurn().locator('.approval').getByRole('button', { name: 'Accept creation of fork.txt', exact: true }).click();
@@ -1048,6 +1058,7 @@ step('editing an earlier prompt and sending it continues a new chat from before 
   const prompt = chat().locator('textarea.prompt');
   assert.equal(await prompt.inputValue(), 'Create fork.txt');
   await chat().locator('.composer .editing', { hasText: 'Editing an earlier prompt' }).waitFor();
+  await chat().locator('.composer .chip', { hasText: 'README.md' }).waitFor({ timeout: 10_000 });
   await prompt.fill('Name a fruit instead');
   await shot('37-editing-an-earlier-prompt');
   await prompt.press('Enter');
@@ -1068,7 +1079,7 @@ step('editing an earlier prompt and sending it continues a new chat from before 
   // What the model got: the edited prompt and what came before it, not the turn it replaced.
   const sent = (await mockRequests()).filter((r) => r.path.endsWith('/chat/completions')).at(-1);
   const texts = JSON.stringify(sent.body.messages);
-  for (const kept of ['Name a colour', 'Blue.', 'Name a fruit instead']) assert.ok(texts.includes(kept), `${kept} in ${texts}`);
+  for (const kept of ['Name a colour', 'Blue.', 'Name a fruit instead', 'README.md\\" lines=\\"1-1\\"']) assert.ok(texts.includes(kept), `${kept} in ${texts}`);
   for (const gone of ['Create fork.txt', 'Created fork.txt']) assert.ok(!texts.includes(gone), `${gone} still in ${texts}`);
   await shot('39-forked-chat');
 
@@ -1077,6 +1088,97 @@ step('editing an earlier prompt and sending it continues a new chat from before 
   const rows = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Name a colour' });
   await until('both chats are listed', async () => (await rows.count()) === 2);
   await page.keyboard.press('Escape');
+});
+
+/**
+ * When VS Code last activated Tandem, after `since` (ms since the epoch), from the extension
+ * host's log (local time, this machine's clock); undefined when it does not say.
+ */
+function activatedAfter(since) {
+  const found = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else if (e.name === 'remoteexthost.log') found.push(join(dir, e.name));
+    }
+  };
+  walk(join(run, 'ud', 'logs'));
+  const times = found
+    .flatMap((f) => readFileSync(f, 'utf8').split('\n'))
+    .map((l) => /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3}) .*_doActivateExtension tandem\.tandem\b/.exec(l))
+    .filter(Boolean)
+    .map(([, day, time]) => new Date(`${day}T${time}`).getTime());
+  return times.filter((t) => t >= since).sort((a, b) => a - b)[0];
+}
+
+/**
+ * The 30 prompts of the reload step, in order; scenario.json answers each with "Answer N of 30"
+ * and a code block, every third one (1, 4, …, 28) after reading greet.js.
+ */
+const RELOAD_TURNS = 30;
+const RELOAD_READS = 10;
+const reloadPrompt = (n) => `Reload turn ${n} of ${RELOAD_TURNS}: show a sample`;
+
+// Last: it reloads the whole window. How long the chat takes to come back is printed, not
+// asserted (no timed assertions): the figure is for the reader (issue 33 asks for < 3 s).
+step(`after Developer: Reload Window a chat of ${RELOAD_TURNS} turns comes back whole and in order`, { replies: RELOAD_TURNS + RELOAD_READS }, async () => {
+  await viewAction('New Chat').click();
+  await until('the chat is empty', async () => (await chat().locator('.turn').count()) === 0);
+  for (let n = 1; n <= RELOAD_TURNS; n++) {
+    await send(reloadPrompt(n));
+    await lastTurn().locator('.answer', { hasText: `That is answer ${n}.` }).waitFor({ timeout: 30_000 });
+    await turnDone();
+  }
+  assert.equal(await chat().locator('.turn').count(), RELOAD_TURNS);
+
+  const reloaded = page.waitForEvent('load', { timeout: 60_000 });
+  await page.keyboard.press('F1');
+  await page.locator('.quick-input-widget input').fill('>Developer: Reload Window');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Reload Window' }).first().waitFor();
+  const start = Date.now();
+  await page.keyboard.press('Enter');
+  await reloaded;
+  await page.waitForSelector('.monaco-workbench .part.activitybar', { timeout: 60_000 });
+  const workbench = Date.now();
+  // Timed inside the chat's own frame (the same clock), when its DOM has the 30th answer: polling
+  // from here through two frames adds a delay of its own. VS Code's webview page holds the chat
+  // in an iframe that is `pending-frame` while it loads and `active-frame` after.
+  const frame = await until(
+    'the chat frame is there',
+    async () => {
+      for (const f of page.frames()) {
+        const id = await (await f.frameElement().catch(() => null))?.getAttribute('id');
+        if (id === 'active-frame' || id === 'pending-frame') return f;
+      }
+      return undefined;
+    },
+    60_000,
+  );
+  const shownAt = await (
+    await frame.waitForFunction(
+      ({ n, text }) => {
+        const turns = globalThis.document.querySelectorAll('.turn');
+        return turns.length >= n && (turns[n - 1]?.querySelector('.answer')?.textContent ?? '').includes(text) && Date.now();
+      },
+      { n: RELOAD_TURNS, text: `That is answer ${RELOAD_TURNS}.` },
+      { polling: 'raf', timeout: 120_000 },
+    )
+  ).jsonValue();
+  const chatPage = await frame.evaluate(() => globalThis.performance.timeOrigin);
+  const activated = activatedAfter(start);
+  console.log(
+    `reload: the ${RELOAD_TURNS}th turn showed ${shownAt - start} ms after Reload Window ` +
+      `(the workbench was up by ${workbench - start} ms; Tandem was activated at ${activated === undefined ? '?' : activated - start} ms; ` +
+      `the chat's page began loading at ${Math.round(chatPage - start)} ms)`,
+  );
+
+  // Every turn, in order, each with its own answer.
+  const prompts = (await chat().locator('.turn .user').allTextContents()).map((t) => t.trim());
+  assert.deepEqual(prompts, Array.from({ length: RELOAD_TURNS }, (_, i) => reloadPrompt(i + 1)));
+  const answers = await chat().locator('.turn').evaluateAll((turns) => turns.map((t) => t.querySelector('.answer')?.textContent ?? ''));
+  answers.forEach((a, i) => assert.match(a, new RegExp(`That is answer ${i + 1}\\.`), `turn ${i + 1}'s answer`));
+  assert.equal(await chat().locator('.turn .tool').count(), RELOAD_READS, 'every read_file card is back');
+  await shot('40-reloaded-30-turns');
 });
 
 runSteps();

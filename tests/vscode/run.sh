@@ -8,6 +8,9 @@
 #                                       only the steps whose names match (case-insensitive), and
 #                                       the first; the mock model gets only their replies. The
 #                                       steps build on each other: pick ones that stand alone.
+#   TANDEM_VSCODE_STEPS='Reload Window' bash tests/vscode/run.sh
+#                                       the reload step alone: a 30-turn chat, Developer: Reload
+#                                       Window, and a line `reload: the 30th turn showed N ms …`
 #   bash tests/vscode/run.sh install    only the installs (Node 24, code-server): tests/run-all runs
 #                                       this in the background while cargo builds
 #

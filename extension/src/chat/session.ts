@@ -23,6 +23,7 @@ import type { Sidecar } from '../sidecar/connection';
 import { historyPicks } from './history';
 import { restoreNotice, restoreTo, type RestoreOutcome } from './restore';
 import { forkBefore, KEEP_FILES, RESTORE_FILES } from './fork';
+import { SentAttachments, type SentWith } from './sentAttachments';
 import { extractMentions } from './mentions';
 import { FileSearch, isText } from './fileSearch';
 import { EDITOR_MENTIONS, editorContext, editorMentionsMatching, TerminalOutputs } from '../context/editorContext';
@@ -70,6 +71,8 @@ export class ChatSession {
   private readonly files = new FileSearch();
   private readonly terminals = new TerminalOutputs();
   private readonly mode: ChatMode;
+  /** Each prompt's chips and images, for Edit. */
+  private readonly sentWith = new SentAttachments();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -237,7 +240,7 @@ export class ChatSession {
    */
   async send(text: string, attachments: Attachment[], images: ImageAttachment[] = [], fork?: TurnId): Promise<void> {
     if (this.runningTurn) return;
-    if (fork !== undefined && !(await this.forkAt(fork, text))) return;
+    if (fork !== undefined && !(await this.forkAt(fork, text, { attachments, images }))) return;
     try {
       if (!this.sessionId) {
         const root = this.root();
@@ -259,6 +262,7 @@ export class ChatSession {
       const params: PromptParams = { sessionId, text, context, images: all.map((i) => ({ mimeType: i.mimeType, data: i.data })) };
       this.lastImages = images;
       const { turnId } = await this.sidecar.request(Method.prompt, params);
+      this.sentWith.remember(sessionId, turnId, { attachments, images });
       if (!this.ended.has(turnId)) {
         this.runningTurn = turnId;
         this.postStatus();
@@ -276,11 +280,14 @@ export class ChatSession {
     }
   }
 
-  /** Forks the shown chat before `turnId` and shows the fork; false when nothing was forked. */
-  private async forkAt(turnId: TurnId, text: string): Promise<boolean> {
+  /**
+   * Forks the shown chat before `turnId` and shows the fork; false when nothing was forked (the
+   * edited prompt goes back in the box, with what it was to be sent with).
+   */
+  private async forkAt(turnId: TurnId, text: string, sent: SentWith): Promise<boolean> {
     const sessionId = this.sessionId;
     if (!sessionId) return false;
-    const again = () => this.toView({ type: 'editPrompt', turnId, text });
+    const again = () => this.toView({ type: 'editPrompt', turnId, text, ...sent });
     try {
       const outcome = await forkBefore(
         {
@@ -314,6 +321,7 @@ export class ChatSession {
         return false;
       }
       const { loaded } = outcome;
+      this.sentWith.forked(sessionId, loaded.sessionId, turnId);
       const notices: Notice[] = [{ kind: 'notice', level: 'info', text: 'Continued as a new chat from before the edited prompt; the earlier chat is in the history, unchanged.' }];
       if (outcome.restore) notices.push({ kind: 'notice', level: 'info', text: restoreNotice(outcome.restore, turnId) });
       this.setSession(loaded.sessionId, [...loaded.entries, ...notices], loaded.mode);
@@ -324,6 +332,12 @@ export class ChatSession {
       again();
       return false;
     }
+  }
+
+  /** Edit on an earlier prompt: what it was sent with, for the box (none when not known). */
+  postEditAttachments(turnId: TurnId): void {
+    if (!this.sessionId) return;
+    this.toView({ type: 'editAttachments', turnId, ...this.sentWith.of(this.sessionId, turnId) });
   }
 
   /** Sends the last prompt of this chat again (the error card's Retry). */

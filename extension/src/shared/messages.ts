@@ -80,7 +80,9 @@ export type HostMessage =
   /** What the last check for a model server found. */
   | { type: 'server'; state: ServerState }
   /** An earlier prompt back in the box to edit (its fork was cancelled before it was sent). */
-  | { type: 'editPrompt'; turnId: TurnId; text: string };
+  | { type: 'editPrompt'; turnId: TurnId; text: string; attachments: Attachment[]; images: ImageAttachment[] }
+  /** What the earlier prompt being edited was sent with, back as chips (`editPromptOf`'s answer). */
+  | { type: 'editAttachments'; turnId: TurnId; attachments: Attachment[]; images: ImageAttachment[] };
 
 export type { Decision };
 
@@ -114,7 +116,9 @@ export type WebviewMessage =
   /** The mode picker. */
   | { type: 'setMode'; mode: Mode }
   /** The composer's `/` menu opened: the commands, please. */
-  | { type: 'listCommands' };
+  | { type: 'listCommands' }
+  /** Edit on an earlier prompt: what it was sent with, please (an `editAttachments`). */
+  | { type: 'editPromptOf'; turnId: TurnId };
 
 const CHAT_COMMANDS: readonly string[] = ['newChat', 'showHistory', 'undoLastTurn', 'setApiKey', 'openSettings', 'checkServer', 'openConfigFile', 'showOutput'];
 
@@ -206,6 +210,8 @@ export function parseWebviewMessage(x: unknown): WebviewMessage | undefined {
       return isTurnId(x.turnId) ? { type: 'restore', turnId: turnIdFrom(x.turnId) } : undefined;
     case 'showChanges':
       return isTurnId(x.turnId) ? { type: 'showChanges', turnId: turnIdFrom(x.turnId) } : undefined;
+    case 'editPromptOf':
+      return isTurnId(x.turnId) ? { type: 'editPromptOf', turnId: turnIdFrom(x.turnId) } : undefined;
     case 'setModel':
       return isString(x.model) && x.model !== '' ? { type: 'setModel', model: x.model } : undefined;
     case 'openOutput':

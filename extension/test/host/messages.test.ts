@@ -14,6 +14,7 @@ describe('parseWebviewMessage', () => {
     });
     assert.deepEqual(parseWebviewMessage({ type: 'decide', ref, decision: 'acceptAlways' }), { type: 'decide', ref, decision: 'acceptAlways' });
     assert.deepEqual(parseWebviewMessage({ type: 'restore', turnId: 't2', extra: true }), { type: 'restore', turnId: 't2' });
+    assert.deepEqual(parseWebviewMessage({ type: 'editPromptOf', turnId: 't2' }), { type: 'editPromptOf', turnId: 't2' });
     const attachment = { label: 'a.ts:1-2', item: { path: '/w/a.ts', range: { start: { line: 0, character: 0 }, end: { line: 2, character: 0 } } } };
     // Without images (an older webview's state): none.
     assert.deepEqual(parseWebviewMessage({ type: 'send', text: 'hi', attachments: [attachment] }), { type: 'send', text: 'hi', attachments: [attachment], images: [] });
@@ -30,6 +31,8 @@ describe('parseWebviewMessage', () => {
       { type: 'restore', turnId: '' },
       { type: 'restore', turnId: 7 },
       { type: 'restore' },
+      { type: 'editPromptOf', turnId: '' },
+      { type: 'editPromptOf' },
       { type: 'decide', ref: { sessionId: 's', turnId: 't1', toolCallId: 1 }, decision: 'accept' },
       { type: 'decide', toolCallId: 'c', decision: 'accept' },
       { type: 'openDiff', ref: { sessionId: 's', toolCallId: 'c' } },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EndpointKeys, LEGACY_SECRET, normalizeBaseUrl, secretName, sidecarEnv, type SecretStore } from '../../src/secrets';
+import { EndpointKeys, LEGACY_KEY_CHECKED, LEGACY_SECRET, migrateLegacyOnce, normalizeBaseUrl, secretName, sidecarEnv, type SecretStore } from '../../src/secrets';
 
 /** An in-memory SecretStorage. */
 class Secrets implements SecretStore {
@@ -88,5 +88,43 @@ describe('sidecarEnv', () => {
     assert.equal(env.TANDEM_API_KEY, 'sk-from-shell');
     assert.equal(env.TANDEM_BASE_URL, 'https://elsewhere/v1');
     assert.equal('UNSET' in env, false);
+  });
+});
+
+describe('the earlier versions’ key is looked for once', () => {
+  /** A Memento in memory. */
+  const flags = () => {
+    const map = new Map<string, unknown>();
+    return { map, get: <T>(k: string) => map.get(k) as T | undefined, update: async (k: string, v: unknown) => void map.set(k, v) };
+  };
+  /** A secret store that counts its reads. */
+  class Counted extends Secrets {
+    reads = 0;
+    override async get(k: string) {
+      this.reads++;
+      return super.get(k);
+    }
+  }
+
+  it('reads the secret store at the first start only', async () => {
+    const s = new Counted();
+    const f = flags();
+    const keys = new EndpointKeys(s);
+    s.map.set(LEGACY_SECRET, 'sk-old');
+    assert.equal(await migrateLegacyOnce(keys, f, 'https://api.openai.com/v1'), 'migrated');
+    const reads = s.reads;
+    assert.equal(f.map.get(LEGACY_KEY_CHECKED), true);
+    assert.equal(await migrateLegacyOnce(keys, f, 'https://api.openai.com/v1'), 'none');
+    assert.equal(s.reads, reads, 'no secret was read at the second start');
+  });
+
+  it('looks again at the next start when the look failed', async () => {
+    const s = new Secrets();
+    s.get = async () => {
+      throw new Error('the keychain is locked');
+    };
+    const f = flags();
+    assert.equal(await migrateLegacyOnce(new EndpointKeys(s), f, undefined), 'none');
+    assert.equal(f.map.has(LEGACY_KEY_CHECKED), false);
   });
 });

@@ -2,6 +2,8 @@ import './dom';
 import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import type { TurnId, UpdateParams } from '../../src/protocol';
+import type { ImageAttachment } from '../../src/shared/images';
+import type { Attachment } from '../../src/shared/messages';
 import { sessionIdFrom, turnIdFrom } from '../../src/protocol';
 import { Composer } from '../../webview/composer';
 import { TranscriptView } from '../../webview/render';
@@ -19,9 +21,10 @@ const entries = [
 ];
 
 function composer() {
-  const sent: { text: string; forkBefore: TurnId | undefined }[] = [];
+  const sent: { text: string; forkBefore: TurnId | undefined; attachments?: string[]; images?: string[] }[] = [];
   const c = new Composer({
-    send: (text, _a, _i, forkBefore) => sent.push({ text, forkBefore }),
+    send: (text, a, i, forkBefore) =>
+      sent.push({ text, forkBefore, ...(a.length > 0 ? { attachments: a.map((x) => x.label) } : {}), ...(i.length > 0 ? { images: i.map((x) => x.name) } : {}) }),
     stop: () => undefined,
     findFiles: () => undefined,
     listCommands: () => undefined,
@@ -83,5 +86,53 @@ describe('editing an earlier prompt', () => {
     assert.equal(input.value, 'a draft');
     assert.equal(c.editingTurn, null);
     assert.deepEqual(sent, []);
+  });
+
+  const selection: Attachment = { label: 'greet.js:1-3', item: { path: 'greet.js', text: 'function greet() {}', range: { start: { line: 0, character: 0 }, end: { line: 3, character: 0 } } } };
+  const problems: Attachment = { label: '@problems', item: { kind: 'editor', path: 'problems', text: 'greet.js:1: error' } };
+  // A 1×1 PNG.
+  const png: ImageAttachment = { name: 'pasted image 1', mimeType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=' };
+  const chips = (c: Composer) => [...c.el.querySelectorAll('.chip')].map((e) => e.textContent);
+
+  it('the prompt’s attachments come back as chips, go with the edited prompt, and can be removed first', () => {
+    const { c, sent, input, enter } = composer();
+    c.editPrompt(turnIdFrom('t1'), 'Explain this');
+    c.editAttachments(turnIdFrom('t1'), [selection, problems], [png]);
+    assert.deepEqual(chips(c), ['greet.js:1-3', '@problems', 'pasted image 1']);
+    c.el.querySelector<HTMLButtonElement>('.chip button[aria-label="Remove @problems"]')?.click();
+    assert.deepEqual(chips(c), ['greet.js:1-3', 'pasted image 1']);
+    input.value = 'Explain this, briefly';
+    enter();
+    assert.deepEqual(sent, [{ text: 'Explain this, briefly', forkBefore: 't1', attachments: ['greet.js:1-3'], images: ['pasted image 1'] }]);
+    assert.deepEqual(chips(c), []);
+  });
+
+  it('attachments for another prompt than the one being edited are not added', () => {
+    const { c } = composer();
+    c.editPrompt(turnIdFrom('t2'), 'Name a fruit');
+    c.editAttachments(turnIdFrom('t1'), [selection], [png]);
+    assert.deepEqual(chips(c), []);
+  });
+
+  it('a cancelled fork’s prompt comes back with its attachments', () => {
+    const { c, sent, enter } = composer();
+    c.editPrompt(turnIdFrom('t1'), 'Explain this', [selection], [png]);
+    assert.deepEqual(chips(c), ['greet.js:1-3', 'pasted image 1']);
+    enter();
+    assert.deepEqual(sent, [{ text: 'Explain this', forkBefore: 't1', attachments: ['greet.js:1-3'], images: ['pasted image 1'] }]);
+  });
+
+  it('the draft’s own chips wait while an earlier prompt is edited, and come back on Cancel', () => {
+    const { c, sent, input, enter } = composer();
+    input.value = 'a draft';
+    c.attach(problems);
+    c.editPrompt(turnIdFrom('t1'), 'Explain this');
+    c.editAttachments(turnIdFrom('t1'), [selection], []);
+    assert.deepEqual(chips(c), ['greet.js:1-3']);
+    c.el.querySelector<HTMLButtonElement>('button.cancel-edit')?.click();
+    assert.equal(input.value, 'a draft');
+    assert.deepEqual(chips(c), ['@problems']);
+    enter();
+    assert.deepEqual(sent, [{ text: 'a draft', forkBefore: undefined, attachments: ['@problems'] }]);
   });
 });
