@@ -214,6 +214,11 @@ pub struct NewSessionParams {
     /// A path or a `file://` URI; the first workspace folder when absent.
     #[serde(default)]
     pub root: Option<String>,
+    /// The workspace's other folders (paths or `file://` URIs), which the tools reach by
+    /// absolute path: when absent, the client's other workspace folders if `root` is absent
+    /// too, else none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub additional_roots: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
