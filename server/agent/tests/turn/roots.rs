@@ -75,7 +75,7 @@ async fn an_edit_in_an_additional_root_is_approved_written_and_undone() {
         .undo(&h.session, None, false, h.idle_face().as_ref())
         .await
         .unwrap();
-    assert_eq!(undone.restored, [notes.clone()]);
+    assert_eq!(undone.restored, [notes]);
     assert_eq!(
         std::fs::read_to_string(extra.join("notes.md")).unwrap(),
         "old\n"
