@@ -5,6 +5,7 @@ use crate::support::*;
 use mock_model::{Reply, Scenario};
 use serde_json::json;
 use tandem_agent::approval::ApprovalAction;
+use tandem_agent::changes::Content;
 use tandem_agent::events::ToolStatus;
 use tandem_tools::ErrorKind;
 
@@ -66,6 +67,18 @@ async fn an_edit_in_an_additional_root_is_approved_written_and_undone() {
         )),
         "{system}"
     );
+
+    // The turn's change set names it by that path, with both sides read from the other root.
+    let changes = h
+        .agent
+        .turn_changes(&h.session, None, h.idle_face().as_ref())
+        .await
+        .unwrap()
+        .expect("the turn's changes");
+    assert_eq!(changes.files.len(), 1, "{changes:?}");
+    assert_eq!(changes.files[0].path, notes);
+    assert_eq!(changes.files[0].before, Content::Text("old\n".into()));
+    assert_eq!(changes.files[0].after, Content::Text("new\n".into()));
 
     // The undo log puts it back, by the path it was written by, in a restarted sidecar too
     // (which has the root from the transcript).
