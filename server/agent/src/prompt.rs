@@ -23,8 +23,8 @@ pub enum ContextKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContextItem {
     pub kind: ContextKind,
-    /// Relative to the session root, or absolute inside it (a file's, a folder's); a label for
-    /// the editor's text; a URL.
+    /// Relative to the session root, or absolute inside one of its roots (a file's, a folder's);
+    /// a label for the editor's text; a URL.
     pub path: String,
     /// The text as the editor has it (unsaved changes included); read from disk when absent.
     pub text: Option<String>,
