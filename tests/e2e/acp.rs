@@ -1338,3 +1338,47 @@ fn undo_asks_before_overwriting_a_file_the_user_changed_and_keep_keeps_it() {
     assert_eq!(f.mock.chat_requests().len(), 2, "the model was asked");
     f.client.close();
 }
+
+/// `session/new`'s `additionalDirectories` (advertised in `sessionCapabilities`): the model reads
+/// a file there by absolute path; a folder beside it stays outside; a relative one is refused.
+#[test]
+fn additional_directories_are_roots_of_the_session() {
+    let (_workspace, root) = workspace();
+    let (_elsewhere, other) = workspace();
+    std::fs::create_dir(other.join("extra")).unwrap();
+    std::fs::create_dir(other.join("sibling")).unwrap();
+    std::fs::write(other.join("extra/lib.txt"), "in the extra root\n").unwrap();
+    std::fs::write(other.join("sibling/secret.txt"), "keep out\n").unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let mock = MockServer::start(Scenario::new([
+        Reply::tool("read_file", json!({"path": other.join("extra/lib.txt")})),
+        Reply::tool(
+            "read_file",
+            json!({"path": other.join("sibling/secret.txt")}),
+        )
+        .expect_tool_result_contains("in the extra root"),
+        Reply::text("Read.").expect_tool_result_contains("outside the workspace"),
+    ]));
+    let mut client = AcpClient::spawn(&mock.base_url(), data.path());
+    let init = client.initialize(false);
+    assert_eq!(
+        init["agentCapabilities"]["sessionCapabilities"]["additionalDirectories"],
+        json!({}),
+        "{init}"
+    );
+    let relative = client.request(
+        "session/new",
+        json!({"cwd": root, "mcpServers": [], "additionalDirectories": ["extra"]}),
+    );
+    let refused = client.response(relative);
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let id = client.request(
+        "session/new",
+        json!({"cwd": root, "mcpServers": [], "additionalDirectories": [other.join("extra")]}),
+    );
+    let session = client.result(id)["sessionId"].as_str().unwrap().to_string();
+    let turn = client.prompt(&session, "Read it");
+    assert_eq!(client.result(turn)["stopReason"], "end_turn");
+    assert_eq!(mock.failures(), Vec::<String>::new());
+    client.close();
+}

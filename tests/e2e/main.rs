@@ -46,6 +46,8 @@ mod plan;
 mod plan_faces;
 mod policy;
 mod protocol;
+#[cfg(target_os = "linux")]
+mod roots;
 mod sessions;
 mod subagents;
 mod tools_cli;

@@ -8,6 +8,7 @@ import type {
   ListSessionsResult,
   Mode,
   ModelInfo,
+  NewSessionParams,
   PromptParams,
   SessionId,
   SetModelParams,
@@ -34,6 +35,7 @@ import { serverState } from './welcome';
 import { isWholeOutputPath } from './wholeOutput';
 import { ChatMode } from './mode';
 import { listCommands } from './commands';
+import { foldersChangedNotice, sessionRoots } from './roots';
 
 /** The configured endpoint (null: the sidecar finds a local server) and whether it has a key. */
 export interface EndpointStatus {
@@ -84,6 +86,12 @@ export class ChatSession {
     this.sessionId = stored === undefined ? null : sessionIdFrom(stored);
     context.subscriptions.push(this.loss, this.changesView, this.files, this.terminals);
     this.mode = new ChatMode(sidecar);
+    // A session's roots are fixed when it starts: say so when the window's folders change.
+    context.subscriptions.push(
+      vscode.workspace.onDidChangeWorkspaceFolders((e) => {
+        if (this.sessionId !== null) this.notice('info', foldersChangedNotice(e.added.length, e.removed.length));
+      }),
+    );
   }
 
   /** The model picked in the chat, which wins over `tandem.provider.model`. */
@@ -182,6 +190,12 @@ export class ChatSession {
     return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   }
 
+  /** Every folder of the window, the first one the primary root. */
+  private roots(): NewSessionParams | undefined {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    return sessionRoots(folders.map((f) => ({ fsPath: f.uri.fsPath, onDisk: f.uri.scheme === 'file' })));
+  }
+
   /** Reads a workspace image for the composer's thumbnails; a notice says why it can't be. */
   async attachImage(given: string): Promise<void> {
     const root = this.root();
@@ -243,12 +257,12 @@ export class ChatSession {
     if (fork !== undefined && !(await this.forkAt(fork, text, { attachments, images }))) return;
     try {
       if (!this.sessionId) {
-        const root = this.root();
-        if (!root) {
+        const roots = this.roots();
+        if (!roots) {
           this.notice('error', 'Open a folder first: Tandem works in a workspace folder.');
           return;
         }
-        const created = await this.sidecar.request(Method.newSession, { root });
+        const created = await this.sidecar.request(Method.newSession, roots);
         this.setSession(created.sessionId, []);
         await this.mode.started(created.sessionId);
       }

@@ -18,8 +18,8 @@ use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
     ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
     McpCapabilities, McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities,
-    PromptRequest, PromptResponse, SessionCapabilities, SessionInfo, SessionListCapabilities,
-    SetSessionModeRequest, SetSessionModeResponse,
+    PromptRequest, PromptResponse, SessionAdditionalDirectoriesCapabilities, SessionCapabilities,
+    SessionInfo, SessionListCapabilities, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error, ErrorCode};
@@ -165,7 +165,11 @@ impl Server {
             .prompt_capabilities(PromptCapabilities::new().embedded_context(true).image(true))
             // `session_servers` reads stdio and Streamable HTTP servers; SSE is not implemented.
             .mcp_capabilities(McpCapabilities::new().http(true))
-            .session_capabilities(SessionCapabilities::new().list(SessionListCapabilities::new()));
+            .session_capabilities(
+                SessionCapabilities::new()
+                    .list(SessionListCapabilities::new())
+                    .additional_directories(SessionAdditionalDirectoriesCapabilities::new()),
+            );
         responder.respond(
             InitializeResponse::new(ProtocolVersion::V1)
                 .agent_capabilities(capabilities)
@@ -198,7 +202,23 @@ impl Server {
                     .respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, message));
             }
         };
-        match self.agent.new_session_with(&request.cwd, servers) {
+        if let Some(relative) = request
+            .additional_directories
+            .iter()
+            .find(|d| !d.is_absolute())
+        {
+            return responder.respond_with_error(Error::new(
+                ErrorCode::INVALID_PARAMS,
+                format!(
+                    "additionalDirectories must be absolute paths, not {}",
+                    relative.display()
+                ),
+            ));
+        }
+        match self
+            .agent
+            .new_session_in(&request.cwd, &request.additional_directories, servers)
+        {
             Ok(info) => {
                 let id = info.session_id.clone();
                 responder.respond(
@@ -225,7 +245,8 @@ impl Server {
         }
     }
 
-    /// The session keeps the root it was created with; the request's `cwd` is not used. The
+    /// The session keeps the roots it was created with; the request's `cwd` and
+    /// `additionalDirectories` are not used. The
     /// request's `mcpServers` (and the project's) are the session's servers from now on.
     async fn load_session(
         &self,

@@ -49,6 +49,7 @@ impl Agent {
             let first = Record::Session {
                 session_id: id.clone(),
                 root: original.workspace.root().to_path_buf(),
+                additional_roots: original.workspace.additional_roots().to_vec(),
                 created_at: OffsetDateTime::now_utc(),
                 format_version: transcript::FORMAT_VERSION,
             };
@@ -180,6 +181,7 @@ mod tests {
             Record::Session {
                 session_id: "s".into(),
                 root: "/tmp".into(),
+                additional_roots: Vec::new(),
                 created_at: OffsetDateTime::UNIX_EPOCH,
                 format_version: transcript::FORMAT_VERSION,
             },

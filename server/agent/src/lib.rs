@@ -313,6 +313,7 @@ fn sandbox_policy(settings: &AgentSettings, root: &Path) -> tandem_sandbox::Sand
 fn walls(settings: &AgentSettings, root: &Path) -> tandem_tools::Walls {
     tandem_tools::Walls {
         root: root.to_path_buf(),
+        readonly: Vec::new(),
         mode: settings.policy.sandbox,
         network: settings.policy.network,
         key_var: settings.key_var.clone(),
@@ -499,8 +500,20 @@ impl Agent {
         root: &Path,
         servers: Vec<mcp::SessionServer>,
     ) -> Result<SessionInfo, AgentError> {
+        self.new_session_in(root, &[], servers)
+    }
+
+    /// [`Agent::new_session_with`] on a workspace of several folders: `root` is the primary one
+    /// (relative paths, commands' directory, project settings and rules), `additional` the
+    /// others, reached by absolute path. Fails, naming it, when one can't be opened.
+    pub fn new_session_in(
+        &self,
+        root: &Path,
+        additional: &[PathBuf],
+        servers: Vec<mcp::SessionServer>,
+    ) -> Result<SessionInfo, AgentError> {
         let mcp = mcp::SessionMcp::new(self.inner.mcp.clone(), servers);
-        let session = Session::create(&self.sessions_dir(), root, mcp)?;
+        let session = Session::create(&self.sessions_dir(), root, additional, mcp)?;
         clean_up_after_crashes(&session.workspace);
         session_start::begin(self, &session, session_start::Source::Startup);
         let info = session.info();

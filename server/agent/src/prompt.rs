@@ -23,8 +23,8 @@ pub enum ContextKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContextItem {
     pub kind: ContextKind,
-    /// Relative to the session root, or absolute inside it (a file's, a folder's); a label for
-    /// the editor's text; a URL.
+    /// Relative to the session root, or absolute inside one of its roots (a file's, a folder's);
+    /// a label for the editor's text; a URL.
     pub path: String,
     /// The text as the editor has it (unsaved changes included); read from disk when absent.
     pub text: Option<String>,
@@ -95,6 +95,33 @@ pub fn system_prompt(root: &Path) -> String {
         replace = ReplaceInFile::NAME,
         write = WriteToFile::NAME,
     )
+}
+
+/// The system prompt of a session on `ws`: [`system_prompt`], with its additional roots named.
+pub fn workspace_system_prompt(ws: &Workspace) -> String {
+    with_additional_roots(system_prompt(ws.root()), ws, "\n\n")
+}
+
+/// The compact system prompt of a session on `ws`: [`compact_system_prompt`], with its
+/// additional roots named.
+pub fn compact_workspace_system_prompt(ws: &Workspace) -> String {
+    with_additional_roots(compact_system_prompt(ws.root()), ws, " ")
+}
+
+/// `prompt` and one short line naming the additional roots, after `gap`; a workspace without
+/// any gets `prompt` unchanged (the same prompt, and cache, as ever).
+pub(crate) fn with_additional_roots(mut prompt: String, ws: &Workspace, gap: &str) -> String {
+    let extra = ws.additional_roots();
+    if extra.is_empty() {
+        return prompt;
+    }
+    let names: Vec<String> = extra.iter().map(|r| r.display().to_string()).collect();
+    prompt.push_str(gap);
+    prompt.push_str(&format!(
+        "Also in the workspace (use absolute paths there): {}.",
+        names.join(", ")
+    ));
+    prompt
 }
 
 /// The system prompt for small context windows (16k tokens or less): the same rules in fewer
@@ -233,6 +260,29 @@ fn read_for_context(ws: &Workspace, path: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn additional_roots_are_one_line_and_a_single_root_prompt_is_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let extra = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        // Byte for byte what a session has always had (and the prompt cache with it).
+        assert_eq!(workspace_system_prompt(&ws), system_prompt(ws.root()));
+        assert_eq!(
+            compact_workspace_system_prompt(&ws),
+            compact_system_prompt(ws.root())
+        );
+        let ws = ws.with_additional_roots([extra.path()]).unwrap();
+        let extra = ws.additional_roots()[0].display().to_string();
+        let line = format!("Also in the workspace (use absolute paths there): {extra}.");
+        let full = workspace_system_prompt(&ws);
+        assert_eq!(full, format!("{}\n\n{line}", system_prompt(ws.root())));
+        let compact = compact_workspace_system_prompt(&ws);
+        assert_eq!(
+            compact,
+            format!("{} {line}", compact_system_prompt(ws.root()))
+        );
+    }
 
     #[test]
     fn context_with_range_takes_selected_lines() {

@@ -79,14 +79,30 @@ fn undo_dir(dir: &Path, id: &SessionId) -> PathBuf {
     dir.join(format!("{id}.undo"))
 }
 
+/// A loaded session's workspace with the additional roots it had that can still be opened: one
+/// that is gone is left out (its paths are then outside, for the tools and for undo), not a
+/// reason to refuse the whole session, whose primary root is there.
+fn with_remaining_roots(workspace: Workspace, id: &SessionId, additional: &[PathBuf]) -> Workspace {
+    let mut workspace = workspace;
+    for root in additional {
+        match workspace.clone().with_additional_roots([root]) {
+            Ok(with) => workspace = with,
+            Err(e) => tracing::warn!(session = %id, "{e}: the session goes on without it"),
+        }
+    }
+    workspace
+}
+
 fn io_err(e: std::io::Error) -> AgentError {
     AgentError::Io(e.to_string())
 }
 
 impl Session {
+    /// A new session on `root`, with `additional` as the workspace's other roots.
     pub fn create(
         dir: &Path,
         root: &Path,
+        additional: &[PathBuf],
         mcp: super::mcp::SessionMcp,
     ) -> Result<Self, AgentError> {
         let workspace = Workspace::new(root).map_err(|e| {
@@ -101,6 +117,9 @@ impl Session {
                 root.display()
             )));
         }
+        let workspace = workspace.with_additional_roots(additional).map_err(|e| {
+            AgentError::InvalidRoot(format!("{e}: open the session without that folder"))
+        })?;
         let id = SessionId::generate();
         let created_at = OffsetDateTime::now_utc();
         let transcript = Transcript::create(
@@ -108,6 +127,7 @@ impl Session {
             &Record::Session {
                 session_id: id.clone(),
                 root: workspace.root().to_path_buf(),
+                additional_roots: workspace.additional_roots().to_vec(),
                 created_at,
                 format_version: transcript::FORMAT_VERSION,
             },
@@ -115,7 +135,7 @@ impl Session {
         .map_err(io_err)?;
         let undo = UndoLog::open(&undo_dir(dir, &id)).map_err(io_err)?;
         let system = Message::System {
-            content: super::prompt::system_prompt(workspace.root()),
+            content: super::prompt::workspace_system_prompt(&workspace),
         };
         Ok(Self {
             id,
@@ -161,11 +181,15 @@ impl Session {
                 path.display()
             ))
         })?;
-        let root = loaded.records.iter().find_map(|r| match r {
-            Record::Session { root, .. } => Some(root.clone()),
+        let roots = loaded.records.iter().find_map(|r| match r {
+            Record::Session {
+                root,
+                additional_roots,
+                ..
+            } => Some((root.clone(), additional_roots.clone())),
             _ => None,
         });
-        let root = root.ok_or_else(|| {
+        let (root, additional) = roots.ok_or_else(|| {
             AgentError::Io(format!(
                 "the transcript {} has no session line: it is not a Tandem transcript, or its \
                  first line was lost",
@@ -208,6 +232,7 @@ impl Session {
                 root.display()
             ))
         })?;
+        let workspace = with_remaining_roots(workspace, id, &additional);
         repair_conversation(&mut messages);
         // Rules are given at a session's first turn; a loaded session has had it (or, written
         // before rules files were read, goes on without them). Its folders' files given stay so.
@@ -228,7 +253,7 @@ impl Session {
             .map(OffsetDateTime::from)
             .unwrap_or(created_at);
         let mut conversation = vec![Message::System {
-            content: super::prompt::system_prompt(workspace.root()),
+            content: super::prompt::workspace_system_prompt(&workspace),
         }];
         conversation.extend(messages);
         Ok(Self {

@@ -48,7 +48,7 @@ pub(crate) fn begin(agent: &Agent, session: &Session, source: Source) {
     // No turn yet to record what they write in: it goes straight to the workspace.
     let walls = tandem_tools::Walls {
         capture: None,
-        ..walls(settings, &root)
+        ..walls(settings, &root).of_workspace(&session.workspace)
     };
     let run = runtime.spawn(async move {
         let picked: Vec<_> = hooks.iter().collect();

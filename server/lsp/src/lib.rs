@@ -242,12 +242,22 @@ impl Backend {
                 )
             })?,
         };
-        // A project's MCP servers wait for the user's trust (asked at the first turn).
+        // Every folder of the client's workspace is in it, unless the client says otherwise.
+        let additional = match (&params.additional_roots, &params.root) {
+            (Some(given), _) => given
+                .iter()
+                .map(|r| to_path(r))
+                .collect::<Result<Vec<_>>>()?,
+            (None, None) => ready.folders.iter().skip(1).cloned().collect(),
+            (None, Some(_)) => Vec::new(),
+        };
+        // A project's MCP servers wait for the user's trust (asked at the first turn); the
+        // primary root is the project.
         let servers = tandem_config::project_mcp_servers(&root)
             .map_err(|e| invalid_params(format!("bad project config file: {e}")))?;
         let info = ready
             .agent
-            .new_session_with(&root, servers)
+            .new_session_in(&root, &additional, servers)
             .map_err(agent_error)?;
         Ok(NewSessionResult {
             session_id: info.session_id.into_wire(),

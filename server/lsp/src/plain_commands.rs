@@ -62,7 +62,7 @@ impl Backend {
                 let servers = project_servers(&root)?;
                 let info = ready
                     .agent
-                    .new_session_with(&root, servers)
+                    .new_session_in(&root, &self.other_folders()?, servers)
                     .map_err(agent_error)?;
                 *lock(&self.current) = Some(info.session_id.clone());
                 // The editor shows nothing else: the user would not know it worked.
@@ -154,6 +154,11 @@ impl Backend {
             .ok_or_else(|| invalid_params("the editor has no workspace folder to work in".into()))
     }
 
+    /// The editor's workspace folders after the first: a session's additional roots.
+    fn other_folders(&self) -> Result<Vec<PathBuf>> {
+        Ok(self.ready()?.folders.iter().skip(1).cloned().collect())
+    }
+
     /// The client's session, made on first use.
     pub(super) fn current_session(&self) -> Result<SessionId> {
         if let Some(session) = lock(&self.current).clone() {
@@ -164,7 +169,7 @@ impl Backend {
         let info = self
             .ready()?
             .agent
-            .new_session_with(&root, servers)
+            .new_session_in(&root, &self.other_folders()?, servers)
             .map_err(agent_error)?;
         let mut current = lock(&self.current);
         Ok(current.get_or_insert(info.session_id).clone())

@@ -214,6 +214,11 @@ pub struct NewSessionParams {
     /// A path or a `file://` URI; the first workspace folder when absent.
     #[serde(default)]
     pub root: Option<String>,
+    /// The workspace's other folders (paths or `file://` URIs), which the tools reach by
+    /// absolute path: when absent, the client's other workspace folders if `root` is absent
+    /// too, else none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub additional_roots: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -254,8 +259,8 @@ pub struct ContextItem {
     /// What the item is; a file when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<ContextKind>,
-    /// A file's or folder's path, relative to the session root or absolute inside it; the
-    /// label of the editor's text (`problems`, `terminal`, `changes`); a page's URL.
+    /// A file's or folder's path, relative to the session root or absolute inside one of its
+    /// roots; the label of the editor's text (`problems`, `terminal`, `changes`); a page's URL.
     pub path: String,
     /// The text as the editor has it (unsaved changes included); read from disk when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]

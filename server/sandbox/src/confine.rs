@@ -42,6 +42,11 @@ pub struct SandboxPolicy {
     /// Those of the writable roots that are temp directories: with namespaces each command gets
     /// them private and empty (so a workspace under `/tmp` is the only thing writable there).
     pub temp_dirs: Vec<PathBuf>,
+    /// Directories readable and never writable, wherever they are (a workspace's additional
+    /// roots): with namespaces bound back read-only (visible in a private temp directory too);
+    /// a writable root holding one is left out where that is the only way to keep it read-only
+    /// (see [`SandboxPolicy::writable_for`]).
+    pub readonly_roots: Vec<PathBuf>,
 }
 
 impl SandboxPolicy {
@@ -55,6 +60,7 @@ impl SandboxPolicy {
             network: false,
             writable_roots,
             temp_dirs,
+            readonly_roots: Vec::new(),
         }
     }
 
@@ -64,7 +70,24 @@ impl SandboxPolicy {
             network: true,
             writable_roots: Vec::new(),
             temp_dirs: Vec::new(),
+            readonly_roots: Vec::new(),
         }
+    }
+
+    /// The writable roots a wall that grants whole trees (Landlock, Seatbelt) may grant. A tree
+    /// holding a read-only root can't be granted without making that root writable too, so it
+    /// is left out, unless it is a temp directory that `private_temps` (namespaces) replaces with
+    /// an empty one: a command then can't write `/tmp` at all while an additional root lies
+    /// there. Never writable and unrecorded: a read-only root stays read-only.
+    pub fn writable_for(&self, private_temps: bool) -> Vec<PathBuf> {
+        self.writable_roots
+            .iter()
+            .filter(|w| {
+                (private_temps && self.temp_dirs.contains(*w))
+                    || !self.readonly_roots.iter().any(|r| r.starts_with(w))
+            })
+            .cloned()
+            .collect()
     }
 }
 
@@ -432,6 +455,12 @@ pub fn command_with_capture(
             .cloned()
             .collect(),
         temp: policy.temp_dirs.clone(),
+        readonly: policy
+            .readonly_roots
+            .iter()
+            .filter(|p| p.exists())
+            .cloned()
+            .collect(),
         capture: None,
     };
     let mut options = options;
@@ -670,7 +699,7 @@ mod imp {
                 created = add(created, &entry.path(), AccessFs::from_read(TARGET))?;
             }
         }
-        for path in &policy.writable_roots {
+        for path in &policy.writable_for(namespaces) {
             let access = if path.is_dir() {
                 AccessFs::from_all(TARGET)
             } else {

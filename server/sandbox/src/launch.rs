@@ -3,14 +3,15 @@
 //! risky (namespaces, mounts, filters) may run between its `fork` and `exec`; the launcher is a
 //! fresh process, where all of it is ordinary code.
 //!
-//! `tandem __sandbox-launch [--network] [--no-namespaces] [--probe] [--writable PATH]... [--temp PATH]... -- PROGRAM ARGS...`
+//! `tandem __sandbox-launch [--network] [--no-namespaces] [--probe] [--writable PATH]... [--temp PATH]... [--readonly PATH]... -- PROGRAM ARGS...`
 //!
 //! With namespaces (where the kernel allows an unprivileged user namespace):
 //! * a user namespace mapping only the caller's own uid and gid, whose capabilities are dropped
 //!   before the command runs;
 //! * a mount namespace where every mount is read-only, the temp directories are private empty
-//!   `tmpfs`, the writable roots (the workspace) are bound back writable, and `.git` in each
-//!   writable root is bound read-only again;
+//!   `tmpfs`, the writable roots (the workspace) are bound back writable, the read-only roots
+//!   (its additional roots) are bound back read-only, and `.git` in each writable root is bound
+//!   read-only again;
 //! * a PID namespace whose init is the command, with its own `/proc`: the sidecar and every other
 //!   process are invisible, and when the command exits the kernel kills all it left behind;
 //! * without the network, a network namespace with loopback alone (no route out: TCP, UDP, DNS,
@@ -71,6 +72,8 @@ pub struct LaunchOptions {
     pub writable: Vec<PathBuf>,
     /// Temp directories: private and empty with namespaces, shared without.
     pub temp: Vec<PathBuf>,
+    /// Readable, never writable (a workspace's additional roots): bound back read-only.
+    pub readonly: Vec<PathBuf>,
     /// With namespaces: this writable root becomes an overlay whose upper dir records the
     /// command's writes (see [`crate::capture`]).
     pub capture: Option<CaptureMount>,
@@ -99,7 +102,11 @@ impl LaunchOptions {
         if self.probe {
             args.push("--probe".into());
         }
-        for (flag, paths) in [("--writable", &self.writable), ("--temp", &self.temp)] {
+        for (flag, paths) in [
+            ("--writable", &self.writable),
+            ("--temp", &self.temp),
+            ("--readonly", &self.readonly),
+        ] {
             for path in paths {
                 args.push(flag.into());
                 args.push(path.clone().into_os_string());
@@ -155,12 +162,13 @@ impl LaunchOptions {
                         .passthrough
                         .push(path.into());
                 }
-                Some(flag @ ("--writable" | "--temp")) => {
+                Some(flag @ ("--writable" | "--temp" | "--readonly")) => {
                     let Some(path) = args.next() else {
                         return Err(format!("{flag} needs a path"));
                     };
                     let list = match flag {
                         "--temp" => &mut options.temp,
+                        "--readonly" => &mut options.readonly,
                         _ => &mut options.writable,
                     };
                     list.push(PathBuf::from(path));

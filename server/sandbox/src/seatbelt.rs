@@ -32,7 +32,8 @@ impl SeatbeltProfile {
     pub fn new(policy: &SandboxPolicy) -> SeatbeltProfile {
         let mut params = Vec::new();
         let mut writable = Vec::new();
-        for (i, root) in policy.writable_roots.iter().enumerate() {
+        // Temp directories are shared here: one holding a read-only root is not writable.
+        for (i, root) in policy.writable_for(false).iter().enumerate() {
             let name = format!("WRITABLE_ROOT_{i}");
             let git = root.join(".git");
             if root.is_dir() {
@@ -100,6 +101,7 @@ mod tests {
             mode: SandboxMode::WorkspaceWrite,
             network,
             writable_roots: roots.iter().map(|r| r.to_path_buf()).collect(),
+            readonly_roots: Vec::new(),
             temp_dirs: Vec::new(),
         }
     }

@@ -51,6 +51,7 @@ fn main() {
 
     let walls = |root: &Path, mode: SandboxMode, capture: bool| Walls {
         root: root.to_path_buf(),
+        readonly: Vec::new(),
         mode,
         network: false,
         key_var: None,

@@ -26,6 +26,9 @@ use super::{CommandOutcome, CommandProposal, ErrorKind, ToolError, Workspace};
 pub struct Walls {
     /// The workspace: writable inside the sandbox; git finds no repository above it.
     pub root: std::path::PathBuf,
+    /// The workspace's additional roots (those outside `root`): readable, never writable inside
+    /// the sandbox, since no capture records writes there.
+    pub readonly: Vec<std::path::PathBuf>,
     pub mode: SandboxMode,
     /// TCP connect and bind allowed inside the sandbox.
     pub network: bool,
@@ -40,11 +43,27 @@ impl Walls {
     /// The sandbox's policy for a command of this workspace.
     pub fn policy(&self) -> SandboxPolicy {
         let mut policy = match self.mode {
-            SandboxMode::WorkspaceWrite => SandboxPolicy::workspace_write(&self.root),
+            SandboxMode::WorkspaceWrite => SandboxPolicy {
+                readonly_roots: self.readonly.clone(),
+                ..SandboxPolicy::workspace_write(&self.root)
+            },
             SandboxMode::Off => SandboxPolicy::off(),
         };
         policy.network = self.network;
         policy
+    }
+
+    /// The walls of commands in `ws`: its root writable, its additional roots outside the root
+    /// read-only; mode, network and capture as `self` says.
+    pub fn of_workspace(mut self, ws: &Workspace) -> Walls {
+        self.root = ws.root().to_path_buf();
+        self.readonly = ws
+            .additional_roots()
+            .iter()
+            .filter(|r| !r.starts_with(ws.root()))
+            .cloned()
+            .collect();
+        self
     }
 }
 
@@ -376,6 +395,7 @@ pub(crate) async fn run(
     let mut output = keeper.finish();
     if proposal.sandboxed && walls.mode == SandboxMode::WorkspaceWrite {
         add_git_hint(&mut output);
+        add_readonly_root_hint(&mut output, &proposal.cwd, &walls.readonly);
         if captured.is_some() {
             add_passthrough_hint(&mut output);
         }
@@ -449,6 +469,34 @@ fn add_git_hint(output: &mut String) {
              the command with outsideSandbox, which the user must approve]",
         );
     }
+}
+
+/// The additional roots are read-only inside the sandbox (no capture records writes there): a
+/// write refused there (the command ran in one, or its output names one) gets a line saying so
+/// and how to change files there.
+fn add_readonly_root_hint(
+    output: &mut String,
+    cwd: &std::path::Path,
+    readonly: &[std::path::PathBuf],
+) {
+    let refused = output.contains("Read-only file system") || output.contains("Permission denied");
+    let there: Vec<&std::path::PathBuf> = readonly
+        .iter()
+        .filter(|r| cwd.starts_with(r) || output.contains(&*r.to_string_lossy()))
+        .collect();
+    if !refused || there.is_empty() {
+        return;
+    }
+    if !output.is_empty() && !output.ends_with('\n') {
+        output.push('\n');
+    }
+    let names: Vec<String> = there.iter().map(|r| r.display().to_string()).collect();
+    output.push_str(&format!(
+        "[{} is an additional root of the workspace: read-only for commands inside the sandbox. \
+         Change its files with the edit tools, or ask to run the command with outsideSandbox, \
+         which the user must approve]",
+        names.join(", ")
+    ));
 }
 
 /// Ignored build dirs (`target/`, `node_modules/`) pass through the capture's overlay as mounts:
@@ -659,6 +707,24 @@ mod tests {
             "cp: cannot create regular file '/etc/x': Read-only file system\n".to_string();
         add_git_hint(&mut other);
         assert!(!other.contains("outsideSandbox"), "{other}");
+    }
+
+    #[test]
+    fn a_write_refused_in_an_additional_root_says_it_is_read_only() {
+        let extra = std::path::PathBuf::from("/w/extra");
+        let roots = [extra.clone()];
+        let mut inside = "touch: cannot touch 'x': Read-only file system\n".to_string();
+        add_readonly_root_hint(&mut inside, &extra.join("src"), &roots);
+        assert!(
+            inside.contains("/w/extra is an additional root"),
+            "{inside}"
+        );
+        let mut named = "sh: 1: cannot create /w/extra/x: Permission denied".to_string();
+        add_readonly_root_hint(&mut named, std::path::Path::new("/w/main"), &roots);
+        assert!(named.ends_with("which the user must approve]"), "{named}");
+        let mut elsewhere = "cp: cannot create '/etc/x': Read-only file system\n".to_string();
+        add_readonly_root_hint(&mut elsewhere, std::path::Path::new("/w/main"), &roots);
+        assert!(!elsewhere.contains("additional root"), "{elsewhere}");
     }
 
     #[test]

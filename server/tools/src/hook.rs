@@ -237,6 +237,7 @@ mod tests {
     fn walls(root: &std::path::Path) -> Walls {
         Walls {
             root: root.to_path_buf(),
+            readonly: Vec::new(),
             mode: tandem_sandbox::SandboxMode::Off,
             network: false,
             key_var: None,

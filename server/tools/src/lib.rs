@@ -187,10 +187,14 @@ pub struct CommandOutcome {
     pub captured: Option<capture::Captured>,
 }
 
-/// The workspace a session works in: the one root every tool path resolves against.
+/// The workspace a session works in: its primary root, which relative paths resolve against
+/// (commands' default directory, where project settings and rules are read), and the additional
+/// roots the user gave (the other folders of an editor's window), reached by absolute path.
 #[derive(Clone, Debug)]
 pub struct Workspace {
     root: PathBuf,
+    /// Canonical, none equal to `root` or to another.
+    additional: Vec<PathBuf>,
 }
 
 impl Workspace {
@@ -198,11 +202,63 @@ impl Workspace {
     pub fn new(root: impl AsRef<Path>) -> std::io::Result<Self> {
         Ok(Self {
             root: dunce::canonicalize(root.as_ref())?,
+            additional: Vec::new(),
         })
     }
 
+    /// This workspace with `roots` as its additional roots, each canonicalised once (a root
+    /// that names the primary one or an earlier one, through a link or not, is dropped).
+    /// Fails, naming the folder, when one can't be opened or is not a directory.
+    pub fn with_additional_roots<P: AsRef<Path>>(
+        mut self,
+        roots: impl IntoIterator<Item = P>,
+    ) -> std::io::Result<Self> {
+        for given in roots {
+            let given = given.as_ref();
+            let real = dunce::canonicalize(given).map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!("the additional root {} can't be used: {e}", given.display()),
+                )
+            })?;
+            if !real.is_dir() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::NotADirectory,
+                    format!("the additional root {} is not a directory", given.display()),
+                ));
+            }
+            if real != self.root && !self.additional.contains(&real) {
+                self.additional.push(real);
+            }
+        }
+        Ok(self)
+    }
+
+    /// The primary root.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The additional roots, canonical, in the order given.
+    pub fn additional_roots(&self) -> &[PathBuf] {
+        &self.additional
+    }
+
+    /// Every root, the primary one first.
+    pub fn roots(&self) -> impl Iterator<Item = &Path> {
+        std::iter::once(self.root.as_path()).chain(self.additional.iter().map(PathBuf::as_path))
+    }
+
+    /// The root a real path lies in: the primary root when it is inside it (roots may nest),
+    /// else the first additional root holding it; `None` outside every root.
+    pub fn root_of(&self, real: &Path) -> Option<&Path> {
+        self.roots().find(|root| real.starts_with(root))
+    }
+
+    /// The root a write to `path` goes through ([`atomic::write_in`]): the one holding it, or
+    /// the primary one for a path outside every root (where the write then fails).
+    pub(crate) fn anchor_of(&self, path: &Path) -> &Path {
+        self.root_of(path).unwrap_or(&self.root)
     }
 }
 
@@ -325,7 +381,7 @@ pub fn read_text(ws: &Workspace, path: &str) -> Result<String, ToolError> {
 /// Removes what writes killed mid-way (`kill -9`) left in the workspace: temp files of processes
 /// that are gone. Walks the workspace: call it off the async runtime.
 pub fn remove_stale_temp_files(ws: &Workspace) -> usize {
-    atomic::remove_stale_temp_files(ws.root())
+    ws.roots().map(atomic::remove_stale_temp_files).sum()
 }
 
 /// Runs an approved command in its own process group with stdin closed, relaying output as it

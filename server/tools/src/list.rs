@@ -16,7 +16,13 @@ pub(crate) fn list_files(ws: &Workspace, args: ListFiles) -> Result<String, Tool
     }
     let recursive = args.recursive.unwrap_or(false);
     let limit = args.limit.unwrap_or(DEFAULT_LIMIT).max(1) as usize;
-    let mut entries = entries(ws.root(), &start, recursive);
+    let (base, prefix) = ws.listing_base(&start);
+    let mut entries = entries(base, &start, recursive);
+    if !prefix.is_empty() {
+        for entry in &mut entries {
+            entry.insert_str(0, &prefix);
+        }
+    }
     let total = entries.len();
     if total == 0 {
         return Ok(format!(

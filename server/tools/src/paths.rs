@@ -1,4 +1,6 @@
 //! Scoping: every path a tool touches is resolved here, against the workspace root, before any I/O.
+//! A workspace may have additional roots: an absolute path inside any root is inside; a relative
+//! path is always the primary root's.
 //!
 //! Resolution is lexical first (`.` and `..` folded, never above the root), then real: the deepest
 //! existing ancestor is canonicalised, so a symbolic link that leads out of the workspace is caught
@@ -17,9 +19,9 @@ use super::{ErrorKind, ToolError, Workspace};
 use rules::Platform;
 
 impl Workspace {
-    /// Resolves a path the model gave (relative to the root, or absolute inside it) to the real
-    /// path the tools use. Refuses, with `outside_workspace`, anything that is or leads outside the
-    /// root: `..` escapes, absolute paths elsewhere, symbolic links (and junctions) out, `~`, NUL
+    /// Resolves a path the model gave (relative to the root, or absolute inside a root) to the
+    /// real path the tools use. Refuses, with `outside_workspace`, anything that is or leads
+    /// outside every root: `..` escapes, absolute paths elsewhere, symbolic links (and junctions) out, `~`, NUL
     /// bytes, UNC paths, and on Windows devices (`CON`, `\\.\`) and streams (`a.txt:s`).
     pub fn resolve(&self, path: &str) -> Result<PathBuf, ToolError> {
         let given = path.trim();
@@ -27,13 +29,13 @@ impl Workspace {
         let lexical = self.lexical(given)?;
         let real = real_path(&lexical)
             .map_err(|e| ToolError::new(ErrorKind::Io, format!("cannot resolve `{given}`: {e}")))?;
-        if !real.starts_with(&self.root) {
+        if self.root_of(&real).is_none() {
             return Err(outside(
                 given,
                 &format!(
                     "it leads through a symbolic link to {}, outside the workspace ({})",
                     real.display(),
-                    self.root.display()
+                    self.roots_shown()
                 ),
             ));
         }
@@ -50,7 +52,8 @@ impl Workspace {
         let real = self.resolve(path)?;
         // Both what was asked and where it leads: on a case-insensitive disk `.GIT` is `.git`,
         // and on Windows so are `.git.` and `GIT~1`.
-        let relative = real.strip_prefix(&self.root).unwrap_or(&real);
+        let root = self.root_of(&real).unwrap_or(&self.root);
+        let relative = real.strip_prefix(root).unwrap_or(&real);
         if rules::names_git_dir(&relative.to_string_lossy(), Platform::CURRENT)
             || rules::names_git_dir(path.trim(), Platform::CURRENT)
         {
@@ -70,19 +73,36 @@ impl Workspace {
     /// inside a `.git` directory.
     pub fn resolve_for_write(&self, path: &str) -> Result<PathBuf, ToolError> {
         let real = self.resolve_outside_git(path, "write")?;
-        if real == self.root {
+        if self.roots().any(|root| real == root) {
             return Err(ToolError::new(
                 ErrorKind::InvalidArguments,
-                "the path names the workspace root, which is a directory, not a file",
+                "the path names a workspace root, which is a directory, not a file",
             ));
         }
         Ok(real)
     }
 
     /// The path relative to the root with `/` separators (`.` for the root itself): what the user
-    /// and the model see.
+    /// and the model see. A path in an additional root (and not in the primary one) is shown
+    /// whole, as the model must give it: this is also what the undo log keys it by.
     pub fn display_path(&self, path: &Path) -> String {
         tandem_stdx::display_relative(path, &self.root)
+    }
+
+    /// What the entries below `start` (a resolved path) are shown relative to, and the prefix
+    /// that makes each a path the tools take: nothing in the primary root, the root's absolute
+    /// path and `/` in an additional one (as [`Workspace::display_path`] shows them).
+    pub(crate) fn listing_base(&self, start: &Path) -> (&Path, String) {
+        match self.root_of(start) {
+            Some(root) if root != self.root => (root, format!("{}/", root.display())),
+            _ => (self.root.as_path(), String::new()),
+        }
+    }
+
+    /// The roots as an error names them: the primary one, then the additional ones.
+    fn roots_shown(&self) -> String {
+        let all: Vec<String> = self.roots().map(|r| r.display().to_string()).collect();
+        all.join(", ")
     }
 
     /// Folds `.` and `..` without touching the disk; `..` may not climb above the root.
@@ -118,16 +138,16 @@ impl Workspace {
                 Component::Normal(name) => out.push(name),
             }
         }
-        if path.is_absolute() && !out.starts_with(&self.root) {
-            // The root is canonical; the path may name it through a link (e.g. /tmp vs /private/tmp),
-            // so judge the real path of what exists.
+        if path.is_absolute() && self.root_of(&out).is_none() {
+            // The roots are canonical; the path may name one through a link (e.g. /tmp vs
+            // /private/tmp), so judge the real path of what exists.
             let real = real_path(&out).unwrap_or_else(|_| out.clone());
-            if !real.starts_with(&self.root) {
+            if self.root_of(&real).is_none() {
                 return Err(outside(
                     given,
                     &format!(
                         "it is an absolute path outside the workspace ({})",
-                        self.root.display()
+                        self.roots_shown()
                     ),
                 ));
             }

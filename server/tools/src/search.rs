@@ -43,13 +43,16 @@ pub(crate) fn search_files(ws: &Workspace, args: SearchFiles) -> Result<String, 
         return Err(super::text::no_such_file(ws, &start));
     }
     let matcher = matcher(&args.regex, args.case_sensitive)?;
-    let glob = args
-        .glob
-        .as_deref()
-        .map(|g| glob(ws.root(), g))
-        .transpose()?;
+    // In an additional root, globs and shown paths are that root's.
+    let (base, prefix) = ws.listing_base(&start);
+    let glob = args.glob.as_deref().map(|g| glob(base, g)).transpose()?;
     let limit = args.limit.unwrap_or(DEFAULT_LIMIT).max(1) as usize;
-    let found = search(ws.root(), &start, &matcher, glob.as_ref(), limit);
+    let mut found = search(base, &start, &matcher, glob.as_ref(), limit);
+    if !prefix.is_empty() {
+        for file in &mut found.files {
+            file.path.insert_str(0, &prefix);
+        }
+    }
     Ok(render(&found, limit, &args.regex, &ws.display_path(&start)))
 }
 

@@ -60,7 +60,7 @@ pub enum Change {
 #[derive(Debug)]
 pub struct Restore {
     seqs: Vec<u64>,
-    /// Relative to the workspace root.
+    /// Relative to the workspace root (absolute in an additional root: what it is keyed by).
     pub display_path: String,
     /// Absolute, resolved inside the workspace.
     pub path: PathBuf,
@@ -425,6 +425,7 @@ impl UndoLog {
                 continue;
             }
             let path = ws.resolve_for_write(&save.path)?;
+            let root = ws.anchor_of(&path).to_path_buf();
             let content = if save.existed {
                 Some(
                     tandem_stdx::regular::read(&self.blob(save.seq), MAX_SAVED_BYTES)
@@ -440,7 +441,7 @@ impl UndoLog {
                 path,
                 content,
                 mode: save.mode,
-                root: ws.root().to_path_buf(),
+                root,
                 conflict: None,
                 written: None,
                 removed: false,

@@ -139,8 +139,13 @@ pub(crate) fn begin(
 
 /// Writes the file atomically.
 pub(crate) fn to_disk(ctx: &ToolContext<'_>, path: &Path, content: &str) -> Result<(), ToolError> {
-    super::atomic::write_in(ctx.workspace.root(), path, content.as_bytes(), None)
-        .map_err(|e| text::io_error(&ctx.workspace.display_path(path), &e))
+    super::atomic::write_in(
+        ctx.workspace.anchor_of(path),
+        path,
+        content.as_bytes(),
+        None,
+    )
+    .map_err(|e| text::io_error(&ctx.workspace.display_path(path), &e))
 }
 
 /// After the write: the model now knows the file holds `content`; the diff of what was written.

@@ -11,8 +11,8 @@ export type ContextItem = {
  */
 kind?: ContextKind, 
 /**
- * A file's or folder's path, relative to the session root or absolute inside it; the
- * label of the editor's text (`problems`, `terminal`, `changes`); a page's URL.
+ * A file's or folder's path, relative to the session root or absolute inside one of its
+ * roots; the label of the editor's text (`problems`, `terminal`, `changes`); a page's URL.
  */
 path: string, 
 /**

@@ -4,4 +4,10 @@ export type NewSessionParams = {
 /**
  * A path or a `file://` URI; the first workspace folder when absent.
  */
-root?: string, };
+root?: string, 
+/**
+ * The workspace's other folders (paths or `file://` URIs), which the tools reach by
+ * absolute path: when absent, the client's other workspace folders if `root` is absent
+ * too, else none.
+ */
+additionalRoots?: Array<string>, };

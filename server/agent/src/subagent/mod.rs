@@ -106,15 +106,16 @@ pub fn granted_tools(definition: &Definition, registry: &Registry) -> Vec<String
 }
 
 /// The child's system prompt: what it is, then its definition's own text.
-pub fn system_prompt(root: &std::path::Path, definition: &Definition) -> String {
-    let mut prompt = format!(
+pub fn system_prompt(ws: &tandem_tools::Workspace, definition: &Definition) -> String {
+    let prompt = format!(
         "You are a subagent of Tandem, a coding agent, working in the folder {}. The main agent \
          gave you one self-contained job; it sees only your final answer, not your tool calls. \
          Use the tools to find what the job needs, then answer with the facts it asked for, \
          citing file paths and line numbers (path:line). Be brief. Nobody will answer questions: \
          do the job with what you can find.",
-        root.display()
+        ws.root().display()
     );
+    let mut prompt = crate::prompt::with_additional_roots(prompt, ws, " ");
     let own = definition.prompt.trim();
     if !own.is_empty() {
         prompt.push_str("\n\n");

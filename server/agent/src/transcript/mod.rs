@@ -192,6 +192,7 @@ mod tests {
             &Record::Session {
                 session_id: "s".into(),
                 root: "/tmp".into(),
+                additional_roots: Vec::new(),
                 created_at: OffsetDateTime::UNIX_EPOCH,
                 format_version: FORMAT_VERSION,
             },

@@ -49,6 +49,10 @@ pub enum Record {
     Session {
         session_id: SessionId,
         root: PathBuf,
+        /// The workspace's other folders (absent: none, as in every transcript before them; a
+        /// reader that predates them opens the session on `root` alone).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        additional_roots: Vec<PathBuf>,
         #[serde(with = "time::serde::rfc3339")]
         created_at: OffsetDateTime,
         #[serde(default = "version_one")]

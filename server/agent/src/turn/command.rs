@@ -29,7 +29,7 @@ impl Turn {
         let settings = &self.agent.inner.settings;
         let policy = &settings.policy;
         let root = self.session.workspace.root();
-        let walls = crate::walls(settings, root);
+        let walls = crate::walls(settings, root).of_workspace(&self.session.workspace);
         // Unasked only inside a sandbox that holds: a command the model wants outside it always
         // asks (acceptAlways included), and where the kernel can't sandbox, so does every
         // allow-listed one.

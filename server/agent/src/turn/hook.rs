@@ -71,7 +71,8 @@ impl Turn {
             },
         };
         let input = input::input(&common, event, fields);
-        let walls = crate::walls(&self.agent.inner.settings, root);
+        let walls =
+            crate::walls(&self.agent.inner.settings, root).of_workspace(&self.session.workspace);
         let (mut reply, writes) = run::run(&picked, &input, root, &walls, &self.cancel).await;
         let changed = self.apply_hook_writes(event, call, writes).await;
         if event == HookEvent::PostToolUse && !changed.is_empty() {

@@ -52,7 +52,7 @@ impl Turn {
             && self.child.is_none()
             && let Some(Message::System { content }) = conversation.first_mut()
         {
-            *content = prompt::compact_system_prompt(self.session.workspace.root());
+            *content = prompt::compact_workspace_system_prompt(&self.session.workspace);
         }
         if let Some(sizing) = &sizing {
             let client = self.client().clone();

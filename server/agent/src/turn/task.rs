@@ -50,7 +50,7 @@ impl Turn {
             .await;
         let max_steps = definition.max_steps.unwrap_or(subagent::DEFAULT_MAX_STEPS);
         let mut conversation = vec![Message::System {
-            content: subagent::system_prompt(self.session.workspace.root(), definition),
+            content: subagent::system_prompt(&self.session.workspace, definition),
         }];
         // The session's rules hold for the child as they do for the parent.
         let session_rules = {

@@ -14,6 +14,7 @@ mod project_hooks;
 mod registry;
 #[cfg(unix)]
 mod review;
+mod roots;
 mod steps;
 mod subagents;
 mod support;

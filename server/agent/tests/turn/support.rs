@@ -168,6 +168,15 @@ impl Harness {
         }
     }
 
+    /// Moves to a new session on the root with `additional` as its additional roots.
+    pub fn new_session_in_roots(&mut self, additional: &[std::path::PathBuf]) {
+        self.session = self
+            .agent
+            .new_session_in(self.root.path(), additional, Vec::new())
+            .expect("session")
+            .session_id;
+    }
+
     /// Moves to a new session in the same workspace (the same agent and data dir): what a new
     /// editor window or `tandem exec` run gets.
     // Used by the project hooks' tests, which run on Unix.
@@ -230,6 +239,14 @@ impl Harness {
 
     /// The session as a new agent on the same data dir loads it from its transcript.
     pub fn reloaded(&self) -> tandem_agent::LoadedSession {
+        self.fresh_agent()
+            .load_session(&self.session)
+            .expect("the session loads")
+    }
+
+    /// A new agent on the same data dir and mock: what a restarted sidecar is, loading the
+    /// session from its transcript when asked for it.
+    pub fn fresh_agent(&self) -> Agent {
         let client = LazyClient::new(
             ProviderOptions {
                 base_url: Some(self.mock.base_url()),
@@ -238,10 +255,7 @@ impl Harness {
             },
             Limits::default(),
         );
-        let agent = Agent::new(self.agent.settings().clone(), Arc::new(client));
-        agent
-            .load_session(&self.session)
-            .expect("the session loads")
+        Agent::new(self.agent.settings().clone(), Arc::new(client))
     }
 
     /// The chat requests the model got, and a check that it found nothing amiss with them.

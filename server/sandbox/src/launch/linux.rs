@@ -172,6 +172,7 @@ fn become_the_command(
             network: options.network,
             writable_roots,
             temp_dirs: options.temp.clone(),
+            readonly_roots: options.readonly.clone(),
         };
         // With namespaces the mount namespace confines the files and Landlock adds what this
         // kernel has; without, Landlock is the files' only wall and must hold.
@@ -315,9 +316,9 @@ fn apparmor_restricts() -> bool {
         .is_ok_and(|v| v.trim() == "1")
 }
 
-/// `/` read-only, a private `/dev` and temp directories, writable roots bound back, every `.git`
-/// under them read-only, and the user's runtime directory (D-Bus, systemd, Wayland sockets)
-/// hidden.
+/// `/` read-only, a private `/dev` and temp directories, writable roots bound back, read-only
+/// roots bound back read-only, every `.git` under the writable ones read-only, and the user's
+/// runtime directory (D-Bus, systemd, Wayland sockets) hidden.
 fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
     // Opened before anything covers them: a workspace under /tmp is hidden by the private /tmp
     // and bound back from this handle.
@@ -325,6 +326,12 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
     for path in &options.writable {
         if let Ok(file) = open_path(path) {
             roots.push((path.clone(), file));
+        }
+    }
+    let mut readonly: Vec<(PathBuf, File)> = Vec::new();
+    for path in &options.readonly {
+        if let Ok(file) = open_path(path) {
+            readonly.push((path.clone(), file));
         }
     }
     // The real directories that pass through the overlay, opened before it covers them.
@@ -398,27 +405,17 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
         )?;
         private.push(temp);
     }
-    for (path, handle) in &roots {
-        let is_dir = handle.metadata().map(|m| m.is_dir()).unwrap_or(false);
-        if !path.exists() {
-            // Covered by a private temp dir: make the mount point there.
-            if is_dir {
-                std::fs::create_dir_all(path)
-            } else {
-                path.parent()
-                    .map_or(Ok(()), std::fs::create_dir_all)
-                    .and_then(|()| File::create(path).map(drop))
-            }
-            .map_err(|e| format!("could not create {}: {e}", path.display()))?;
+    // Before the writable roots, so one inside a read-only root is bound over it, writable.
+    for (path, handle) in &readonly {
+        if options.writable.iter().any(|w| path.starts_with(w)) {
+            // Inside a writable root (the workspace): its files are the workspace's.
+            continue;
         }
-        let source = PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()));
-        mount(
-            Some(&source),
-            path,
-            None,
-            libc::MS_BIND | libc::MS_REC,
-            None,
-        )?;
+        bind_back(path, handle)?;
+        set_readonly(path, true, true)?;
+    }
+    for (path, handle) in &roots {
+        let is_dir = bind_back(path, handle)?;
         set_readonly(path, false, false)?;
         for (inner, handle) in passthrough.iter().filter(|(p, _)| p.starts_with(path)) {
             // Ignored build and dependency dirs: the real ones, writes go straight through.
@@ -443,6 +440,32 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Binds `handle` (opened before the temp directories covered it) at `path`, making the mount
+/// point in a private temp directory where it is missing; returns whether it is a directory.
+fn bind_back(path: &Path, handle: &File) -> Result<bool, String> {
+    let is_dir = handle.metadata().map(|m| m.is_dir()).unwrap_or(false);
+    if !path.exists() {
+        // Covered by a private temp dir: make the mount point there.
+        if is_dir {
+            std::fs::create_dir_all(path)
+        } else {
+            path.parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| File::create(path).map(drop))
+        }
+        .map_err(|e| format!("could not create {}: {e}", path.display()))?;
+    }
+    let source = PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()));
+    mount(
+        Some(&source),
+        path,
+        None,
+        libc::MS_BIND | libc::MS_REC,
+        None,
+    )?;
+    Ok(is_dir)
 }
 
 /// An overlay at `root`: the real directory (`lower`, a handle to it) below, `dir/upper` and

@@ -421,3 +421,47 @@ fn the_walls_are_decided_one_by_one_from_what_the_kernel_has() {
     off.mode = SandboxMode::Off;
     assert!(!machine(7, true, true).enforces(&off));
 }
+
+/// A read-only root (a workspace's additional root) under a temp directory: Landlock grants
+/// trees, so that temp directory is not granted, and neither the root nor its temp directory can
+/// be written, while the root is read and the workspace written.
+#[test]
+fn a_read_only_root_in_a_temp_dir_is_read_and_not_written() {
+    require_landlock();
+    let ws = scratch();
+    let extra = tempfile::tempdir().unwrap();
+    let extra_path = extra.path().canonicalize().unwrap();
+    std::fs::write(extra_path.join("in.txt"), "readable\n").unwrap();
+    let mut policy = SandboxPolicy::workspace_write(ws.path());
+    policy.readonly_roots = vec![extra_path.clone()];
+    let mut command = Command::new("/bin/sh");
+    command
+        .args([
+            "-c",
+            "cat \"$1/in.txt\"; echo x > \"$1/out.txt\" || echo refused; echo ok > f",
+            "sh",
+        ])
+        .arg(&extra_path)
+        .current_dir(ws.path());
+    confine(&mut command, &policy).unwrap();
+    let out = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("readable"), "{out:?}");
+    assert!(stdout.contains("refused"), "{out:?}");
+    assert!(!extra_path.join("out.txt").exists());
+    assert!(ws.path().join("f").exists());
+}
+
+#[test]
+fn a_tree_holding_a_read_only_root_is_not_granted_unless_private() {
+    let mut policy = SandboxPolicy::workspace_write(Path::new("/w/main"));
+    policy.temp_dirs = vec![PathBuf::from("/tmp")];
+    policy.writable_roots = vec![PathBuf::from("/w/main"), PathBuf::from("/tmp")];
+    policy.readonly_roots = vec![PathBuf::from("/tmp/extra"), PathBuf::from("/w")];
+    // `/w` holds the workspace, which stays writable; `/tmp` holds `/tmp/extra`.
+    assert_eq!(policy.writable_for(false), [PathBuf::from("/w/main")]);
+    assert_eq!(
+        policy.writable_for(true),
+        [PathBuf::from("/w/main"), PathBuf::from("/tmp")]
+    );
+}

@@ -16,6 +16,7 @@ fn options_round_trip_through_the_arguments() {
         probe: false,
         writable: vec![PathBuf::from("/home/me/my project"), PathBuf::from("/x")],
         temp: vec![PathBuf::from("/tmp")],
+        readonly: vec![PathBuf::from("/home/me/other lib")],
         capture: Some(tandem_sandbox::launch::CaptureMount {
             root: PathBuf::from("/home/me/my project"),
             dir: PathBuf::from("/data/captures/1"),

@@ -18,6 +18,7 @@ fn mode(path: &Path) -> u32 {
 async fn run(root: &Path, data: &Path, undo: &UndoLog, command: &str) -> Applied {
     let walls = Walls {
         root: root.to_path_buf(),
+        readonly: Vec::new(),
         mode: tandem_sandbox::SandboxMode::WorkspaceWrite,
         network: false,
         key_var: None,

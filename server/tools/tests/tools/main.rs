@@ -17,4 +17,5 @@ mod props;
 mod read;
 #[cfg(windows)]
 mod reparse_windows;
+mod roots;
 mod write;
