@@ -96,21 +96,16 @@ async fn run_command(env: &Env, namespaces: bool) -> (Sidecar, String, Turn) {
         Reply::tool("execute_command", json!({"command": COMMAND})),
         Reply::text("Done.").expect_messages_contain("files changed by the command (117)"),
     ]));
-    let tandem = Sidecar::spawn_with(env, |c| {
-        if !namespaces {
-            c.env("TANDEM_SANDBOX_NAMESPACES", "off");
-        }
-    });
-    let params = initialize_params(
+    let tandem = Sidecar::start_walled(
         env,
         &mock,
         Options {
             approval: json!({"autoApprove": {"command": true}}),
             ..Options::default()
         },
-    );
-    tandem.request("initialize", params).await.unwrap();
-    tandem.rpc.notify("initialized", json!({})).await;
+        namespaces,
+    )
+    .await;
     let session = tandem.new_session().await;
     let turn = tandem.run_turn(&session, "Change them").await;
     assert!(tandem.approvals().is_empty(), "the command asked");
@@ -418,21 +413,16 @@ async fn review_holds_a_commands_writes(namespaces: bool) {
         Reply::text("Done.")
             .expect_messages_contain("rejected the command's changes to (1): b.txt"),
     ]));
-    let tandem = Sidecar::spawn_with(&env, |c| {
-        if !namespaces {
-            c.env("TANDEM_SANDBOX_NAMESPACES", "off");
-        }
-    });
-    let params = initialize_params(
+    let tandem = Sidecar::start_walled(
         &env,
         &mock,
         Options {
             approval: json!({"autoApprove": {"command": true}, "commandWrites": "review"}),
             ..Options::default()
         },
-    );
-    tandem.request("initialize", params).await.unwrap();
-    tandem.rpc.notify("initialized", json!({})).await;
+        namespaces,
+    )
+    .await;
     let session = tandem.new_session().await;
     let turn = tandem.prompt(&session, "Change them").await;
     let first = tandem.wait_for_approvals(1).await;

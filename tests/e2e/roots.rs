@@ -48,21 +48,16 @@ async fn a_command_reads_an_additional_root_and_cannot_write_it(namespaces: bool
             .expect_tool_result_contains("from the extra root")
             .expect_tool_result_contains("is an additional root of the workspace: read-only"),
     ]));
-    let tandem = Sidecar::spawn_with(&env, |c| {
-        if !namespaces {
-            c.env("TANDEM_SANDBOX_NAMESPACES", "off");
-        }
-    });
-    let params = initialize_params(
+    let tandem = Sidecar::start_walled(
         &env,
         &mock,
         Options {
             approval: json!({"autoApprove": {"command": true}}),
             ..Options::default()
         },
-    );
-    tandem.request("initialize", params).await.unwrap();
-    tandem.rpc.notify("initialized", json!({})).await;
+        namespaces,
+    )
+    .await;
     let session = session_with(&tandem, &extra).await;
     let turn = tandem.run_turn(&session, "Try it").await;
     assert!(mock.failures().is_empty(), "{:?}", mock.failures());

@@ -193,6 +193,27 @@ impl Sidecar {
         sidecar
     }
 
+    /// As [`Sidecar::start`], with the sandbox's namespaces on or (`false`) off: the Landlock
+    /// and snapshot path a machine without user namespaces takes.
+    pub async fn start_walled(
+        env: &Env,
+        mock: &MockServer,
+        options: Options,
+        namespaces: bool,
+    ) -> Sidecar {
+        let sidecar = Self::spawn_with(env, |c| {
+            if !namespaces {
+                c.env("TANDEM_SANDBOX_NAMESPACES", "off");
+            }
+        });
+        sidecar
+            .request("initialize", initialize_params(env, mock, options))
+            .await
+            .expect("initialize failed");
+        sidecar.rpc.notify("initialized", json!({})).await;
+        sidecar
+    }
+
     /// Spawns `tandem lsp`, not yet initialized.
     pub fn spawn(env: &Env) -> Sidecar {
         Self::spawn_with(env, |_| {})

@@ -144,92 +144,51 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
             Some(Slash::Unknown(_)) => custom::prompt(&agent, &session, &line),
             _ => None,
         };
-        let Some(command) = slash::parse(&line).filter(|_| custom.is_none()) else {
-            let (_, error) = run_turn(
-                &agent,
-                &session,
-                custom.unwrap_or_else(|| slash::prompt_text(&line).to_string()),
-                frontend.clone(),
-                &mut ended,
-                &log,
-            )
-            .await?;
-            if let Some(error) = error {
-                out(&style.paint("31", &format!("error: {error}\n")));
-            }
-            continue;
-        };
-        let chat = Chat {
-            agent: &agent,
-            client: &client,
-            style,
-            root: &root,
-            input: &input,
-            frontend: &frontend,
-        };
-        match command {
-            Slash::Exit => return Ok(0),
-            Slash::New => {
-                session = open_session(&agent, None, &root).await?.0;
-                out(&style.dim("New session.\n"));
-            }
-            Slash::Rewind(wanted) => {
-                let target = match rewind::target(&agent, &session, wanted.as_deref()) {
-                    Ok(target) => target,
-                    Err(e) => {
-                        out(&style.paint("31", &format!("error: {e}\n")));
-                        continue;
+        let prompt = match slash::parse(&line).filter(|_| custom.is_none()) {
+            None => custom.unwrap_or_else(|| slash::prompt_text(&line).to_string()),
+            Some(Slash::Rewind(wanted)) => {
+                match rewind::edit_and_fork(&agent, &input, style, &session, wanted.as_deref())
+                    .await
+                {
+                    Some((forked, text)) => {
+                        session = forked;
+                        text
                     }
-                };
-                out(&style.dim(&format!(
-                    "Edit the prompt of turn {}: Enter sends it in a new session from before that \
-                     turn; Ctrl-C keeps this session as it is.\n",
-                    target.turn
-                )));
-                let edited = tokio::select! {
-                    line = input.edit("you> ", &target.prompt) => line,
-                    _ = tokio::signal::ctrl_c() => None,
-                };
-                let Some(text) = edited.filter(|t| !t.trim().is_empty()) else {
-                    out(&style.dim("Not rewound: this session goes on.\n"));
-                    continue;
-                };
-                let forked = match agent.fork_session(&session, &target.turn) {
-                    Ok(info) => info.session_id,
-                    Err(e) => {
-                        out(&style.paint("31", &format!("error: {e}\n")));
-                        continue;
-                    }
-                };
-                out(&style.dim(&format!(
-                    "New session {forked}, from before turn {turn}. The files are as the later \
-                     turns left them: `/resume {old}` then `/undo {turn}` restores them.\n",
-                    turn = target.turn,
-                    old = session,
-                )));
-                session = forked;
-                let (_, error) = run_turn(
-                    &agent,
-                    &session,
-                    slash::prompt_text(&text).to_string(),
-                    frontend.clone(),
-                    &mut ended,
-                    &log,
-                )
-                .await?;
-                if let Some(error) = error {
-                    out(&style.paint("31", &format!("error: {error}\n")));
+                    None => continue,
                 }
             }
-            Slash::Resume(wanted) => match resume(&agent, &wanted, &root).await {
-                Ok((id, _)) => {
-                    session = id;
-                    out(&style.dim(&replay(&agent, &session)));
-                    out(&style.dim(&resumed_line(&agent, &session)));
+            Some(command) => {
+                let chat = Chat {
+                    agent: &agent,
+                    client: &client,
+                    style,
+                    root: &root,
+                    input: &input,
+                    frontend: &frontend,
+                };
+                match command {
+                    Slash::Exit => return Ok(0),
+                    Slash::New => {
+                        session = open_session(&agent, None, &root).await?.0;
+                        out(&style.dim("New session.\n"));
+                    }
+                    Slash::Resume(wanted) => match resume(&agent, &wanted, &root).await {
+                        Ok((id, _)) => {
+                            session = id;
+                            out(&style.dim(&replay(&agent, &session)));
+                            out(&style.dim(&resumed_line(&agent, &session)));
+                        }
+                        Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
+                    },
+                    other => chat.command(other, &session).await,
                 }
-                Err(e) => out(&style.paint("31", &format!("error: {e}\n"))),
-            },
-            other => chat.command(other, &session).await,
+                continue;
+            }
+        };
+        let (_, error) =
+            run_turn(&agent, &session, prompt, frontend.clone(), &mut ended, &log).await?;
+        if let Some(error) = error {
+            out(&style.paint("31", &format!("error: {error}\n")));
         }
     }
 }

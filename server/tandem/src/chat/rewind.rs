@@ -5,16 +5,57 @@
 use tandem_agent::events::Event;
 use tandem_agent::{Agent, SessionId, TurnId};
 
+use super::input::Input;
+use super::slash;
+use super::style::{Style, out};
 use super::turn_diff::turn_arg;
 
+/// Asks for the edited prompt of the session's last turn (or `wanted`'s), then forks the session
+/// from before that turn: the fork and the prompt to send in it. `None` when there is nothing to
+/// send (no such turn, the user kept the session, the fork failed); the user was told why.
+pub async fn edit_and_fork(
+    agent: &Agent,
+    input: &Input,
+    style: Style,
+    session: &SessionId,
+    wanted: Option<&str>,
+) -> Option<(SessionId, String)> {
+    let error = |e: &dyn std::fmt::Display| out(&style.paint("31", &format!("error: {e}\n")));
+    let target = target(agent, session, wanted).map_err(|e| error(&e)).ok()?;
+    out(&style.dim(&format!(
+        "Edit the prompt of turn {}: Enter sends it in a new session from before that turn; \
+         Ctrl-C keeps this session as it is.\n",
+        target.turn
+    )));
+    let edited = tokio::select! {
+        line = input.edit("you> ", &target.prompt) => line,
+        _ = tokio::signal::ctrl_c() => None,
+    };
+    let Some(text) = edited.filter(|t| !t.trim().is_empty()) else {
+        out(&style.dim("Not rewound: this session goes on.\n"));
+        return None;
+    };
+    let forked = agent
+        .fork_session(session, &target.turn)
+        .map_err(|e| error(&e))
+        .ok()?
+        .session_id;
+    out(&style.dim(&format!(
+        "New session {forked}, from before turn {turn}. The files are as the later turns left \
+         them: `/resume {session}` then `/undo {turn}` restores them.\n",
+        turn = target.turn,
+    )));
+    Some((forked, slash::prompt_text(&text).to_string()))
+}
+
 /// A turn to rewind to, and the prompt it was sent with.
-pub struct Target {
-    pub turn: TurnId,
-    pub prompt: String,
+struct Target {
+    turn: TurnId,
+    prompt: String,
 }
 
 /// The session's last turn, or `wanted` (`3` or `t3`), with its prompt.
-pub fn target(agent: &Agent, session: &SessionId, wanted: Option<&str>) -> Result<Target, String> {
+fn target(agent: &Agent, session: &SessionId, wanted: Option<&str>) -> Result<Target, String> {
     let history = agent
         .load_session(session)
         .map_err(|e| e.to_string())?
