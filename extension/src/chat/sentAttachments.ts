@@ -12,8 +12,10 @@ export interface SentWith {
   images: ImageAttachment[];
 }
 
-/** The most prompts remembered; the oldest goes first (images can be megabytes each). */
+/** The most prompts remembered; the oldest goes first. */
 const MAX_PROMPTS = 200;
+/** The most image data (base64 characters) kept for them: a prompt may carry 10 images of 5 MiB. */
+export const MAX_IMAGE_CHARS = 64 * 1024 * 1024;
 
 export class SentAttachments {
   private readonly sent = new Map<string, SentWith>();
@@ -24,9 +26,12 @@ export class SentAttachments {
     const key = keyOf(sessionId, turnId);
     this.sent.delete(key);
     this.sent.set(key, { attachments: [...sent.attachments], images: [...sent.images] });
-    for (const oldest of this.sent.keys()) {
-      if (this.sent.size <= MAX_PROMPTS) break;
+    let chars = 0;
+    for (const kept of this.sent.values()) chars += imageChars(kept);
+    for (const [oldest, kept] of this.sent) {
+      if (this.sent.size <= MAX_PROMPTS && chars <= MAX_IMAGE_CHARS) break;
       this.sent.delete(oldest);
+      chars -= imageChars(kept);
     }
   }
 
@@ -51,5 +56,7 @@ export class SentAttachments {
     }
   }
 }
+
+const imageChars = (sent: SentWith) => sent.images.reduce((n, image) => n + image.data.length, 0);
 
 const keyOf = (sessionId: SessionId, turnId: TurnId) => `${sessionId}\u0000${turnId}`;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SentAttachments } from '../../src/chat/sentAttachments';
+import { MAX_IMAGE_CHARS, SentAttachments } from '../../src/chat/sentAttachments';
 import { sessionIdFrom, turnIdFrom } from '../../src/protocol';
 import type { Attachment } from '../../src/shared/messages';
 
@@ -36,5 +36,13 @@ describe('what each prompt was sent with, for Edit', () => {
     assert.deepEqual(labels(sent, s1, 1), []);
     assert.deepEqual(labels(sent, s1, 2), ['f2']);
     assert.deepEqual(labels(sent, s1, 201), ['f201']);
+  });
+
+  it('keeps at most MAX_IMAGE_CHARS of image data, forgetting the oldest prompts first', () => {
+    const sent = new SentAttachments();
+    const big = { name: 'shot', mimeType: 'image/png' as const, data: 'A'.repeat(MAX_IMAGE_CHARS / 4) };
+    for (let n = 1; n <= 5; n++) sent.remember(s1, t(n), { attachments: [], images: [big] });
+    assert.equal(sent.of(s1, t(1)).images.length, 0, 'the oldest went');
+    for (let n = 2; n <= 5; n++) assert.equal(sent.of(s1, t(n)).images.length, 1, `t${n} kept`);
   });
 });
