@@ -86,7 +86,17 @@ impl Workspace {
     /// and the model see. A path in an additional root (and not in the primary one) is shown
     /// whole, as the model must give it: this is also what the undo log keys it by.
     pub fn display_path(&self, path: &Path) -> String {
-        tandem_stdx::display_relative(path, &self.root)
+        match self.root_of(path) {
+            Some(root) if root != self.root => {
+                let rel = path.strip_prefix(root).unwrap_or(path);
+                if rel.as_os_str().is_empty() {
+                    root.display().to_string()
+                } else {
+                    format!("{}/{}", root.display(), tandem_stdx::slash_path(rel))
+                }
+            }
+            _ => tandem_stdx::display_relative(path, &self.root),
+        }
     }
 
     /// What the entries below `start` (a resolved path) are shown relative to, and the prefix

@@ -138,16 +138,8 @@ fn a_link_from_an_additional_root_to_outside_is_refused() {
 #[test]
 fn an_edit_in_an_additional_root_is_proposed_applied_and_undone_by_its_absolute_path() {
     let r = roots();
-    // Written with the system's separators, as the display paths are (`\` on Windows).
-    let native = |parts: &[&str]| {
-        parts
-            .iter()
-            .fold(std::path::PathBuf::from(&r.extra), |p, part| p.join(part))
-            .to_string_lossy()
-            .into_owned()
-    };
-    let file = native(&["src", "lib.rs"]);
-    let created = native(&["new.txt"]);
+    let file = format!("{}/src/lib.rs", r.extra);
+    let created = format!("{}/new.txt", r.extra);
     // The same relative name in the primary root is another file, kept apart in the undo log.
     r.env.write("src/lib.rs", "primary\n");
     let edit = r.env.proposal(
