@@ -47,6 +47,14 @@ fi
 . "$cache/kernels.env"
 command -v qemu-system-x86_64 >/dev/null || { echo "kernels: no qemu-system-x86_64: run tests/kernels/setup.sh" >&2; exit 1; }
 
+# The unprivileged passes run this tree's files (pass.py, the binaries) as uid 65534 over the
+# shared root: a tree in a directory others can't enter (mktemp -d makes one 0700) fails them all.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+  ! setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$repo/tests/kernels/pass.py"; then
+  echo "kernels: uid 65534 can't read $repo/tests/kernels/pass.py, and the unprivileged passes run as it: let others enter the directories above the tree (chmod o+x; mktemp -d makes them 0700)" >&2
+  exit 1
+fi
+
 target=${CARGO_TARGET_DIR:-$repo/target}
 mkdir -p "$target"
 target=$(cd "$target" && pwd)
