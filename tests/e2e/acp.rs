@@ -1380,5 +1380,17 @@ fn additional_directories_are_roots_of_the_session() {
     let turn = client.prompt(&session, "Read it");
     assert_eq!(client.result(turn)["stopReason"], "end_turn");
     assert_eq!(mock.failures(), Vec::<String>::new());
+    // session/list reports the session's additional roots, as the schema's `SessionInfo` has them.
+    let list = client.request("session/list", json!({"cwd": root}));
+    let sessions = client.result(list)["sessions"].clone();
+    let listed = sessions
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["sessionId"] == session.as_str()))
+        .unwrap_or_else(|| panic!("{session} is not listed: {sessions}"));
+    assert_eq!(
+        listed["additionalDirectories"],
+        json!([other.join("extra").canonicalize().unwrap()]),
+        "{listed}"
+    );
     client.close();
 }

@@ -7,6 +7,7 @@ mod support;
 
 mod acp;
 mod acp_framing;
+mod add_dir;
 mod approvals;
 mod cancel;
 #[cfg(target_os = "linux")]

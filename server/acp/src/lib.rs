@@ -411,6 +411,7 @@ impl Server {
             .filter(|s| cwd.as_ref().is_none_or(|cwd| s.root == *cwd))
             .map(|s| {
                 SessionInfo::new(s.session_id.into_string(), s.root)
+                    .additional_directories(s.additional_roots)
                     .title((!s.title.is_empty()).then_some(s.title))
                     .updated_at(s.updated_at.format(&Rfc3339).ok())
             })

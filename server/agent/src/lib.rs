@@ -185,6 +185,8 @@ pub struct SessionInfo {
     pub session_id: SessionId,
     pub title: String,
     pub root: PathBuf,
+    /// The workspace's other folders.
+    pub additional_roots: Vec<PathBuf>,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
 }
@@ -743,6 +745,18 @@ impl Agent {
     /// The root of a session.
     pub fn session_root(&self, session_id: &SessionId) -> Result<PathBuf, AgentError> {
         Ok(self.session(session_id)?.workspace.root().to_path_buf())
+    }
+
+    /// The session's other folders (canonical), those that could be opened.
+    pub fn session_additional_roots(
+        &self,
+        session_id: &SessionId,
+    ) -> Result<Vec<PathBuf>, AgentError> {
+        Ok(self
+            .session(session_id)?
+            .workspace
+            .additional_roots()
+            .to_vec())
     }
 
     /// Every file `turn_id` changed (the last turn with changes not undone when `None`), by

@@ -297,6 +297,7 @@ impl Session {
             session_id: self.id.clone(),
             title: state.title.clone(),
             root: self.workspace.root().to_path_buf(),
+            additional_roots: self.workspace.additional_roots().to_vec(),
             created_at: self.created_at,
             updated_at: state.updated_at,
         }
@@ -567,6 +568,7 @@ pub(super) fn info_from_disk(path: &Path) -> Option<SessionInfo> {
         session_id: summary.session_id,
         title: summary.title,
         root: summary.root,
+        additional_roots: summary.additional_roots,
         created_at: summary.created_at,
         updated_at,
     })

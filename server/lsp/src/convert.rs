@@ -361,6 +361,7 @@ impl IntoWire for tandem_agent::SessionInfo {
             session_id: s.session_id.into_wire(),
             title: s.title,
             root: s.root,
+            additional_roots: s.additional_roots,
             created_at: rfc3339(s.created_at),
             updated_at: rfc3339(s.updated_at),
         }

@@ -338,6 +338,10 @@ pub struct SessionInfo {
     pub title: String,
     #[cfg_attr(test, ts(type = "string"))]
     pub root: PathBuf,
+    /// The workspace's other folders (absolute paths), in order; empty for a one-folder session.
+    #[serde(default)]
+    #[cfg_attr(test, ts(type = "string[]"))]
+    pub additional_roots: Vec<PathBuf>,
     /// RFC 3339.
     pub created_at: String,
     /// RFC 3339.

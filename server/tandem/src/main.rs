@@ -246,6 +246,10 @@ struct ChatArgs {
     /// Reopen a saved session: by its id, or this workspace's latest when no id is given
     #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "ID")]
     resume: Option<String>,
+    /// Another folder of the workspace, beside the root (repeatable): the tools reach it by
+    /// absolute path, edits there wait for approval as in the root
+    #[arg(long = "add-dir", value_name = "DIR")]
+    add_dirs: Vec<PathBuf>,
 }
 
 #[derive(Args)]
@@ -267,6 +271,10 @@ struct ExecArgs {
     /// Continue a saved session: by its id, or this workspace's latest when no id is given
     #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "ID")]
     resume: Option<String>,
+    /// Another folder of the workspace, beside the root (repeatable): the tools reach it by
+    /// absolute path, edits there wait for approval as in the root
+    #[arg(long = "add-dir", value_name = "DIR")]
+    add_dirs: Vec<PathBuf>,
     /// Also write the final answer to this file (replaced whole)
     #[arg(long, value_name = "FILE")]
     output_last_message: Option<PathBuf>,
@@ -337,6 +345,7 @@ fn main() -> ExitCode {
                 rules: exec::Rules::from_flags(args.yes, args.serve.sandbox),
                 start,
                 root: args.root,
+                add_dirs: args.add_dirs,
                 prompt: args.prompt,
                 json: args.json,
                 resume: args.resume,
@@ -356,6 +365,7 @@ fn main() -> ExitCode {
             let options = chat::ChatOptions {
                 start,
                 root: args.root,
+                add_dirs: args.add_dirs,
                 prompt: args.prompt,
                 resume: args.resume,
                 json_log: args.json_log,

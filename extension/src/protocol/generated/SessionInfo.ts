@@ -6,6 +6,10 @@ import type { SessionId } from "./SessionId";
  */
 export type SessionInfo = { sessionId: SessionId, title: string, root: string, 
 /**
+ * The workspace's other folders (absolute paths), in order; empty for a one-folder session.
+ */
+additionalRoots: string[], 
+/**
  * RFC 3339.
  */
 createdAt: string, 

@@ -141,6 +141,7 @@ pub fn read_records(path: &Path) -> std::io::Result<Loaded> {
 pub struct Summary {
     pub session_id: tandem_model::SessionId,
     pub root: PathBuf,
+    pub additional_roots: Vec<PathBuf>,
     pub created_at: OffsetDateTime,
     pub title: String,
 }
@@ -157,12 +158,14 @@ pub fn read_summary(path: &Path) -> Option<Summary> {
             Ok(Record::Session {
                 session_id,
                 root,
+                additional_roots,
                 created_at,
                 ..
             }) => {
                 summary = Some(Summary {
                     session_id,
                     root,
+                    additional_roots,
                     created_at,
                     title: String::new(),
                 })

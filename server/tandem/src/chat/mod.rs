@@ -34,7 +34,7 @@ use frontend::{ChatFrontend, Shown};
 use input::Input;
 use json_log::JsonLog;
 use sessions::open_session;
-pub(crate) use sessions::{Started, start};
+pub(crate) use sessions::{Place, Started, start};
 use sessions::{replay, resume, resumed_line, sessions_list};
 use slash::Slash;
 use status::Status;
@@ -45,6 +45,8 @@ pub struct ChatOptions {
     pub resume: Option<String>,
     pub start: StartOptions,
     pub root: Option<PathBuf>,
+    /// The workspace's other folders (`--add-dir`), for every new session of this chat.
+    pub add_dirs: Vec<PathBuf>,
     pub prompt: Option<String>,
     pub json_log: Option<PathBuf>,
 }
@@ -58,7 +60,14 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
     let ask = style.on && style::capable_terminal();
     let (typed, started) = tokio::join!(
         tokio::task::spawn_blocking(move || background::detect(ask)),
-        sessions::start(options.start, options.root, options.resume.as_deref()),
+        sessions::start(
+            options.start,
+            Place {
+                root: options.root,
+                add_dirs: options.add_dirs,
+            },
+            options.resume.as_deref(),
+        ),
     );
     let typed = type_ahead::TypeAhead::from_keys(&typed.unwrap_or_default());
     let sessions::Started {
@@ -66,6 +75,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         client,
         mut session,
         root,
+        mut additional,
         config_file,
     } = started?;
 
@@ -116,7 +126,7 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
     let banner = format!(
         "Tandem {} in {}, {}. /help lists the commands; Ctrl-C stops a turn, /exit quits.",
         env!("CARGO_PKG_VERSION"),
-        inert(&root.display().to_string(), true),
+        inert(&sessions::folders(&root, &additional), true),
         inert(&model, true),
     );
     out(&style.dim(&format!("{}\n", crate::display::wrap_for_stdout(&banner))));
@@ -169,12 +179,15 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
                 match command {
                     Slash::Exit => return Ok(0),
                     Slash::New => {
-                        session = open_session(&agent, None, &root).await?.0;
+                        session = open_session(&agent, None, &root, &additional).await?.0;
                         out(&style.dim("New session.\n"));
                     }
                     Slash::Resume(wanted) => match resume(&agent, &wanted, &root).await {
                         Ok((id, _)) => {
                             session = id;
+                            // A later `/new` opens the folders of the session resumed.
+                            additional =
+                                agent.session_additional_roots(&session).unwrap_or_default();
                             out(&style.dim(&replay(&agent, &session)));
                             out(&style.dim(&resumed_line(&agent, &session)));
                         }

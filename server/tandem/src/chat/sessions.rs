@@ -15,50 +15,81 @@ pub(crate) struct Started {
     pub session: SessionId,
     /// The session's root, canonical: paths in approvals are made relative to it.
     pub root: PathBuf,
+    /// The session's other folders, canonical; a new session of the chat (`/new`) has them too.
+    pub additional: Vec<PathBuf>,
     /// The user's config file, for the first-run guide.
     pub config_file: Option<PathBuf>,
 }
 
-/// Starts the agent in `root` (default: the current directory) and opens the session: a new
-/// one, or the one `resume` names.
+/// Where the terminal faces work: `--root` (default: the current directory) and `--add-dir`.
+pub(crate) struct Place {
+    pub root: Option<PathBuf>,
+    pub add_dirs: Vec<PathBuf>,
+}
+
+/// Starts the agent in the place's root and opens the session: a new one (with the place's
+/// other folders), or the one `resume` names (with its own).
 pub(crate) async fn start(
     mut start: tandem_config::StartOptions,
-    root: Option<PathBuf>,
+    place: Place,
     resume: Option<&str>,
 ) -> Result<Started, String> {
-    let root = match root {
+    if resume.is_some() && !place.add_dirs.is_empty() {
+        return Err(
+            "--add-dir can't be used with --resume: a saved session keeps the folders it was \
+             started with (`/sessions` lists them); leave out --add-dir, or start a new session"
+                .to_string(),
+        );
+    }
+    let root = match place.root {
         Some(root) => root,
         None => std::env::current_dir().map_err(|e| e.to_string())?,
     };
     start.workspace.get_or_insert_with(|| root.clone());
     let config_file = crate::first_run::user_config_file(start.config_file.as_deref());
     let (agent, client) = start.start().map_err(|e| e.to_string())?;
-    let (session, root) = open_session(&agent, resume, &root).await?;
+    let (session, root) = open_session(&agent, resume, &root, &place.add_dirs).await?;
+    let additional = agent
+        .session_additional_roots(&session)
+        .map_err(|e| e.to_string())?;
     Ok(Started {
         agent,
         client,
         session,
         root,
+        additional,
         config_file,
     })
 }
 
-/// A new session in `root` (with its project's MCP servers), or the one `resume` names.
+/// A new session in `root` and `additional` (with the root's project MCP servers), or the one
+/// `resume` names.
 pub(crate) async fn open_session(
     agent: &Agent,
     resume_id: Option<&str>,
     root: &Path,
+    additional: &[PathBuf],
 ) -> Result<(SessionId, PathBuf), String> {
     match resume_id {
         None => {
             let servers = tandem_config::project_mcp_servers(root).map_err(|e| e.to_string())?;
             let info = agent
-                .new_session_with(root, servers)
+                .new_session_in(root, additional, servers)
                 .map_err(|e| e.to_string())?;
             Ok((info.session_id, info.root))
         }
         Some(wanted) => resume(agent, wanted, root).await,
     }
+}
+
+/// The session's folders for a line of text: the root, then ` + ` and the others.
+pub(crate) fn folders(root: &Path, additional: &[PathBuf]) -> String {
+    let mut out = root.display().to_string();
+    for (i, dir) in additional.iter().enumerate() {
+        out.push_str(if i == 0 { " + " } else { ", " });
+        out.push_str(&dir.display().to_string());
+    }
+    out
 }
 
 /// The session to reopen: `wanted` by id, or (empty) the latest one of this workspace.
@@ -131,8 +162,13 @@ pub fn sessions_list(agent: &Agent, root: &Path, current: &SessionId) -> String 
                 .updated_at
                 .format(&time::format_description::well_known::Rfc3339)
                 .unwrap_or_default();
+            let more = match s.additional_roots.len() {
+                0 => String::new(),
+                1 => "  (+1 folder)".to_string(),
+                n => format!("  (+{n} folders)"),
+            };
             format!(
-                "{mark} {}  {when}  {}\n",
+                "{mark} {}  {when}  {}{more}\n",
                 s.session_id,
                 inert(&s.title, true)
             )

@@ -43,6 +43,8 @@ pub mod code {
 pub struct ExecOptions {
     pub start: StartOptions,
     pub root: Option<PathBuf>,
+    /// The workspace's other folders (`--add-dir`).
+    pub add_dirs: Vec<PathBuf>,
     /// The prompt, or `-` for stdin.
     pub prompt: String,
     pub json: bool,
@@ -91,7 +93,15 @@ pub async fn run(options: ExecOptions) -> Result<u8, String> {
         root,
         config_file,
         ..
-    } = crate::chat::start(options.start, options.root, options.resume.as_deref()).await?;
+    } = crate::chat::start(
+        options.start,
+        crate::chat::Place {
+            root: options.root,
+            add_dirs: options.add_dirs,
+        },
+        options.resume.as_deref(),
+    )
+    .await?;
     // An image the prompt names that can't be attached is a usage error: nothing runs.
     let images = crate::attach::images_in(&root, &prompt)?;
     let context = crate::attach::context_in(&root, &prompt)?;
