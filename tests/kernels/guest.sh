@@ -59,7 +59,7 @@ run_pass() {
       ;;
   esac
   start=$(date +%s)
-  (cd "$work" && "${run[@]}" python3 "$KT_REPO/tests/kernels/pass.py" "$name" "$work") >"$lines" 2>&1
+  (cd "$work" && "${run[@]}" python3 "$KT_BIN/pass.py" "$name" "$work") >"$lines" 2>&1
   grep -qx "KT done $name" "$lines" ||
     echo "KT FAIL $name pass.py: stopped before its end (its output is above)" >>"$lines"
   echo "KT info $name took $(($(date +%s) - start))s" >>"$lines"

@@ -47,14 +47,6 @@ fi
 . "$cache/kernels.env"
 command -v qemu-system-x86_64 >/dev/null || { echo "kernels: no qemu-system-x86_64: run tests/kernels/setup.sh" >&2; exit 1; }
 
-# The unprivileged passes run this tree's files (pass.py, the binaries) as uid 65534 over the
-# shared root: a tree in a directory others can't enter (mktemp -d makes one 0700) fails them all.
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
-  ! setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$repo/tests/kernels/pass.py"; then
-  echo "kernels: uid 65534 can't read $repo/tests/kernels/pass.py, and the unprivileged passes run as it: let others enter the directories above the tree (chmod o+x; mktemp -d makes them 0700)" >&2
-  exit 1
-fi
-
 target=${CARGO_TARGET_DIR:-$repo/target}
 mkdir -p "$target"
 target=$(cd "$target" && pwd)
@@ -86,12 +78,21 @@ while read -r variant kernel append landlock; do
   passes=$(printf '%s\n' "$expected" | awk -v v="$variant" '$1 == v { printf "%s ", $2 }')
   out=$target/kernels/$variant
   rm -rf "$out"
-  mkdir -p "$out/share"
+  # What the passes run (the binaries, pass.py, attack.sh) goes into the share, which the guest
+  # mounts at /run/kt-out: the unprivileged passes (uid 65534) can read it there even when the
+  # tree sits under a directory others can't enter (mktemp -d makes one 0700). Hard links where
+  # the file system allows, else copies.
+  mkdir -p "$out/share/bin"
+  chmod 0755 "$out/share" "$out/share/bin"
+  for f in "$tandem" "$mock" tests/kernels/pass.py tests/kernels/attack.sh; do
+    ln -f "$f" "$out/share/bin/" 2>/dev/null || cp "$f" "$out/share/bin/" || exit 1
+  done
+  chmod a+rX "$out/share/bin"/*
   echo "$repo/tests/kernels/guest.sh" >"$out/share/script"
   {
-    printf 'export KT_VARIANT=%q KT_PASSES=%q KT_REPO=%q KT_RELEASE=%q KT_LANDLOCK=%q\n' \
-      "$variant" "$passes" "$repo" "$(cat "$kdir/release")" "$landlock"
-    printf 'export KT_TANDEM=%q KT_MOCK=%q KT_ATTACK=%q\n' "$tandem" "$mock" "$repo/tests/kernels/attack.sh"
+    printf 'export KT_VARIANT=%q KT_PASSES=%q KT_BIN=%q KT_RELEASE=%q KT_LANDLOCK=%q\n' \
+      "$variant" "$passes" /run/kt-out/bin "$(cat "$kdir/release")" "$landlock"
+    printf 'export KT_TANDEM=%q KT_MOCK=%q KT_ATTACK=%q\n' /run/kt-out/bin/tandem /run/kt-out/bin/mock-model /run/kt-out/bin/attack.sh
     for pass in $passes; do
       printf 'export KT_EXPECT_%s=%q\n' "${pass//-/_}" "$(row "$variant" "$pass")"
     done
