@@ -5,10 +5,12 @@
 attack=$1
 shift
 case $attack in
-  all) # $1 port, $2 tag, $3 sleep length, then the outside files: every attack, in sections
-    port=$1 tag=$2 sleeps=$3
-    shift 3
-    for a in caps inside "outside $*" "net $port" "tty $tag" mknod hostname "spawn $sleeps"; do
+  all) # $1 port, $2 tag, $3 sleep length, $4 the added folder, $5 one beside it, then the
+    # outside files: every attack, in sections
+    port=$1 tag=$2 sleeps=$3 extra=$4 sibling=$5
+    shift 5
+    for a in caps inside "outside $*" "net $port" "tty $tag" mknod hostname "spawn $sleeps" \
+      "extra $extra $sibling"; do
       echo "== ${a%% *}"
       # shellcheck disable=SC2086 # the attack's name and arguments, split on purpose
       sh attack.sh $a
@@ -35,6 +37,11 @@ case $attack in
       [ -e "$p" ] || continue
       if (printf 'KT-TTY-LEAK %s\n' "$1" >"$p") 2>/dev/null; then echo "WROTE $p"; else echo "refused $p"; fi
     done
+    ;;
+  extra) # $1: the session's added folder (--add-dir), $2: a folder beside it, never added
+    printf 'read %s\n' "$(cat "$1/in.txt")"
+    if (echo from-command >"$1/written.txt") 2>/dev/null; then echo "wrote $1"; else echo "REFUSED $1"; fi
+    if (echo x >"$2/leak.txt") 2>/dev/null; then echo "WROTE $2"; else echo "refused $2"; fi
     ;;
   mknod)
     if mknod blk b 8 0 2>/dev/null; then echo MADE; else echo refused; fi

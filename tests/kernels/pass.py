@@ -148,8 +148,16 @@ except OSError:
     hostname_before = None
 # One command makes every attack (one sandbox launch: they are slow under TCG), its output in
 # sections `== NAME`; the leftovers are looked for after the turn.
-attacks = ["caps", "inside", "outside", "net", "tty", "mknod", "hostname", "spawn"]
-command = f"sh attack.sh all {port} {NAME.replace('/', '-')} {sleep_s} {' '.join(probes)}"
+attacks = ["caps", "inside", "outside", "net", "tty", "mknod", "hostname", "spawn", "extra"]
+# A second folder of the session (`--add-dir`), and one beside it that is no root, in the home:
+# outside every temp directory, so only the walls' grant of the added folder lets a write in.
+extra, sibling = os.path.join(home, "extra"), os.path.join(home, "sibling")
+os.makedirs(extra)
+os.makedirs(sibling)
+with open(os.path.join(extra, "in.txt"), "w") as f:
+    f.write("from the added folder\n")
+command = (f"sh attack.sh all {port} {NAME.replace('/', '-')} {sleep_s} {extra} {sibling} "
+           f"{' '.join(probes)}")
 scenario = {
     "responses": [
         {"toolCalls": [{"name": "execute_command", "arguments": {"command": command}}]},
@@ -199,7 +207,7 @@ t = time.monotonic()
 with open(events_path, "w") as events_file, open(stderr_path, "w") as stderr_file:
     exec_proc = subprocess.Popen(
         [TANDEM, "exec", "Run the checks", "--json", "--root", ws, "--base-url", base_url,
-         "--model", "mock-coder", "--allow", "sh attack.sh"],
+         "--model", "mock-coder", "--allow", "sh attack.sh", "--add-dir", extra],
         stdin=slave, stdout=events_file, stderr=stderr_file, env=env, cwd=ws,
         preexec_fn=controlling_terminal,
     )
@@ -325,6 +333,21 @@ if unasked != "false":
         case("leftovers", not alive, f"the command's sleeps outlived it (pids {alive})")
     else:
         case("leftovers", False, not_run("spawn"))
+    if ran("extra"):
+        # The added folder: read, and written through the capture (applied after the command,
+        # recorded for undo: named in the result); the folder beside it: refused.
+        out = output_of("extra")
+        written = os.path.join(extra, "written.txt")
+        result = (call["result"] or {}).get("output") or ""
+        case("added folder",
+             "read from the added folder" in out
+             and os.path.exists(written) and open(written).read() == "from-command\n"
+             and "written.txt" in result
+             and not os.path.exists(os.path.join(sibling, "leak.txt")),
+             f"{oneline(out)}; written: {os.path.exists(written)}; "
+             f"leaked: {os.path.exists(os.path.join(sibling, 'leak.txt'))}")
+    else:
+        case("added folder", False, not_run("extra"))
     for pid, cmd in processes():  # whatever leaked goes before the next pass
         if cmd[:1] == [b"sleep"] and cmd[1:2] in sleeps:
             try:
