@@ -15,6 +15,9 @@ export const localDateTime = (iso: string): string => {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 };
 
+/** A folder's last name, whichever separator its path uses. */
+const folderName = (path: string): string => path.replace(/[\\/]+$/, '').split(/[\\/]/).pop() || path;
+
 /**
  * Newest first. The first prompt is the label; the start date and the last activity tell chats
  * with the same first prompt apart, and the id's first characters do when even those match.
@@ -25,7 +28,14 @@ export function historyPicks(sessions: readonly SessionInfo[], current: SessionI
     .map((s) => ({
       label: s.title.trim() || '(no prompt yet)',
       description: format(s.createdAt),
-      detail: [`last active ${format(s.updatedAt)}`, `#${s.sessionId.slice(0, 8)}`, ...(s.sessionId === current ? ['current chat'] : [])].join(' · '),
+      detail: [
+        `last active ${format(s.updatedAt)}`,
+        // A multi-root chat names its other folders: the same first prompt in another set of
+        // folders is another chat.
+        ...(s.additionalRoots.length > 0 ? [`also ${s.additionalRoots.map(folderName).join(', ')}`] : []),
+        `#${s.sessionId.slice(0, 8)}`,
+        ...(s.sessionId === current ? ['current chat'] : []),
+      ].join(' · '),
       sessionId: s.sessionId,
     }));
 }
