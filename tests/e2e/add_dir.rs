@@ -72,7 +72,9 @@ async fn exec_with_add_dir_reads_and_edits_the_added_folder_and_not_its_sibling(
     );
     // The system prompt names the added folder, so the model knows it may go there.
     let requests = model_requests(&mock);
-    let system = requests[0].body["messages"][0]["content"].as_str().unwrap_or("");
+    let system = requests[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or("");
     assert!(
         system.contains(&extra.display().to_string()),
         "the added folder is not in the system prompt: {system}"
