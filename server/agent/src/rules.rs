@@ -87,14 +87,21 @@ pub fn session_rules(ws: &Workspace, user_file: Option<&Path>) -> Rules {
 }
 
 /// The `AGENTS.md` of each folder between the root (not included) and `target` (a file or a
-/// folder the agent just worked on) that the session has not been given yet. `seen` holds the
-/// rules files already given, and gets these.
+/// folder the agent just worked on) that the session has not been given yet. In an additional
+/// root the root's own file counts too: only the primary root's are given at the first turn, so
+/// another folder's rules come when the agent first works there. `seen` holds the rules files
+/// already given, and gets these.
 pub fn nested_rules(ws: &Workspace, target: &Path, seen: &mut HashSet<PathBuf>) -> Rules {
-    let root = ws.root();
+    let Some(root) = ws.root_of(target) else {
+        return Rules::default();
+    };
     let Ok(relative) = target.strip_prefix(root) else {
         return Rules::default();
     };
     let mut dirs = Vec::new();
+    if root != ws.root() {
+        dirs.push(root.to_path_buf());
+    }
     let mut dir = root.to_path_buf();
     let parts: Vec<_> = relative.components().collect();
     for (i, part) in parts.iter().enumerate() {
@@ -112,11 +119,11 @@ pub fn nested_rules(ws: &Workspace, target: &Path, seen: &mut HashSet<PathBuf>) 
             continue;
         }
         seen.insert(file.clone());
-        let rel = file
-            .strip_prefix(root)
-            .unwrap_or(&file)
-            .to_string_lossy()
-            .into_owned();
+        // What the tools take: relative in the primary root, absolute in another.
+        let rel = match file.strip_prefix(ws.root()) {
+            Ok(rel) => rel.to_string_lossy().into_owned(),
+            Err(_) => file.to_string_lossy().into_owned(),
+        };
         read_one(ws, &rel, &mut found, &mut problems);
     }
     let mut rules = render(found, problems, MAX_NESTED_RULES_BYTES);
@@ -131,11 +138,14 @@ pub fn nested_rules(ws: &Workspace, target: &Path, seen: &mut HashSet<PathBuf>) 
 
 fn read_one(ws: &Workspace, rel: &str, found: &mut Vec<Found>, problems: &mut Vec<String>) {
     match tandem_tools::read_text(ws, rel) {
-        Ok(text) => found.push(Found {
-            path: ws.root().join(rel),
-            label: rel.to_string(),
-            text,
-        }),
+        Ok(text) => {
+            let path = ws.root().join(rel);
+            found.push(Found {
+                label: ws.display_path(&path),
+                path,
+                text,
+            })
+        }
         Err(e) => problems.push(format!("the rules file {rel} was not used: {}", e.message)),
     }
 }
