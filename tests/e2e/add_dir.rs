@@ -33,18 +33,22 @@ fn exec_command(env: &Env, mock: &MockServer, prompt: &str) -> tokio::process::C
     command
 }
 
-/// The model reads and edits the added folder by absolute path (`--yes` approves the edit); the
-/// folder beside it stays outside, for reading and for writing.
+/// The model reads and edits the added folder by absolute path (`--yes` approves the edit), and
+/// gets the folder's `AGENTS.md` with its first read there; the folder beside it stays outside,
+/// for reading and for writing, and its rules never come.
 #[tokio::test]
 async fn exec_with_add_dir_reads_and_edits_the_added_folder_and_not_its_sibling() {
     let env = Env::new();
     let (_dir, extra, sibling) = elsewhere();
     let added = extra.join("in.txt").display().to_string();
     let secret = sibling.join("secret.txt").display().to_string();
+    std::fs::write(extra.join("AGENTS.md"), "EXTRA-RULE: tabs, never spaces\n").unwrap();
+    std::fs::write(sibling.join("AGENTS.md"), "SIBLING-RULE\n").unwrap();
     let mock = MockServer::start(Scenario::new([
         Reply::tool("read_file", json!({"path": added})),
         Reply::tool("read_file", json!({"path": secret}))
-            .expect_tool_result_contains("from the added folder"),
+            .expect_tool_result_contains("from the added folder")
+            .expect_messages_contain("EXTRA-RULE: tabs, never spaces"),
         Reply::tool(
             "write_to_file",
             json!({"path": secret, "content": "pwned\n"}),
@@ -69,6 +73,11 @@ async fn exec_with_add_dir_reads_and_edits_the_added_folder_and_not_its_sibling(
     assert_eq!(
         std::fs::read_to_string(sibling.join("secret.txt")).unwrap(),
         "keep out\n"
+    );
+    let sent = serde_json::to_string(&model_requests(&mock).last().unwrap().body).unwrap();
+    assert!(
+        !sent.contains("SIBLING-RULE"),
+        "a sibling's rules reached the model"
     );
     // The system prompt names the added folder, so the model knows it may go there.
     let requests = model_requests(&mock);
