@@ -9,6 +9,25 @@ use std::process::{Command, Stdio};
 /// The most of git's output read; the prompt cuts it further.
 const MAX_BYTES: usize = 1024 * 1024;
 
+/// [`uncommitted`] of each folder of a session: of the root alone, as is, when it is the only
+/// one; else each under a `## FOLDER` heading, a folder that is no git repository said so
+/// rather than failing the whole.
+pub fn uncommitted_in(root: &Path, additional: &[std::path::PathBuf]) -> Result<String, String> {
+    if additional.is_empty() {
+        return uncommitted(root);
+    }
+    let mut out = String::new();
+    for folder in std::iter::once(root).chain(additional.iter().map(|p| p.as_path())) {
+        let text = if git(folder, &["rev-parse", "--is-inside-work-tree"]).is_err() {
+            "Not a git repository.".to_string()
+        } else {
+            uncommitted(folder)?
+        };
+        out.push_str(&format!("## {}\n{}\n", folder.display(), text.trim_end()));
+    }
+    Ok(out)
+}
+
 /// The diff of the working tree (staged and not) against `HEAD`, then the untracked files by
 /// name; a repository without commits yet diffs against the empty tree.
 pub fn uncommitted(root: &Path) -> Result<String, String> {
@@ -95,6 +114,37 @@ mod tests {
         let out = uncommitted(root).unwrap();
         assert!(out.contains("-one") && out.contains("+two"), "{out}");
         assert!(out.contains("Untracked files (1):\nnew.txt"), "{out}");
+    }
+
+    #[test]
+    fn each_folder_of_a_session_has_its_changes_under_its_name() {
+        let (a, b, plain) = (
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+        );
+        for (dir, text) in [(a.path(), "in a\n"), (b.path(), "in b\n")] {
+            run(dir, &["init", "-q"]);
+            std::fs::write(dir.join("f.txt"), text).unwrap();
+            run(dir, &["add", "f.txt"]);
+        }
+        let out = uncommitted_in(
+            a.path(),
+            &[b.path().to_path_buf(), plain.path().to_path_buf()],
+        )
+        .unwrap();
+        let heading = |p: &Path| format!("## {}\n", p.display());
+        let (at_a, at_b, at_plain) = (
+            out.find(&heading(a.path())).unwrap(),
+            out.find(&heading(b.path())).unwrap(),
+            out.find(&heading(plain.path())).unwrap(),
+        );
+        assert!(at_a < at_b && at_b < at_plain, "{out}");
+        assert!(out[at_a..at_b].contains("+in a"), "{out}");
+        assert!(out[at_b..at_plain].contains("+in b"), "{out}");
+        assert!(out[at_plain..].contains("Not a git repository."), "{out}");
+        // One folder: as before, no heading.
+        assert!(!uncommitted_in(a.path(), &[]).unwrap().contains("## "));
     }
 
     #[test]

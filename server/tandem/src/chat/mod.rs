@@ -372,12 +372,19 @@ async fn run_turn(
     log: &JsonLog,
 ) -> Result<(StopReason, Option<String>), String> {
     let root = agent.session_root(session).map_err(|e| e.to_string())?;
-    let images = match crate::attach::images_in(&root, &prompt) {
+    let additional = agent
+        .session_additional_roots(session)
+        .map_err(|e| e.to_string())?;
+    let folders = crate::attach::Folders {
+        root: &root,
+        additional: &additional,
+    };
+    let images = match crate::attach::images_in(&folders, &prompt) {
         Ok(images) => images,
         // Nothing was sent: the user fixes the mention and asks again.
         Err(why) => return Ok((StopReason::Error, Some(why))),
     };
-    let context = match crate::attach::context_in(&root, &prompt) {
+    let context = match crate::attach::context_in(&folders, &prompt) {
         Ok(context) => context,
         Err(why) => return Ok((StopReason::Error, Some(why))),
     };

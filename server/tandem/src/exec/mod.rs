@@ -103,8 +103,15 @@ pub async fn run(options: ExecOptions) -> Result<u8, String> {
     )
     .await?;
     // An image the prompt names that can't be attached is a usage error: nothing runs.
-    let images = crate::attach::images_in(&root, &prompt)?;
-    let context = crate::attach::context_in(&root, &prompt)?;
+    let additional = agent
+        .session_additional_roots(&session)
+        .map_err(|e| e.to_string())?;
+    let folders = crate::attach::Folders {
+        root: &root,
+        additional: &additional,
+    };
+    let images = crate::attach::images_in(&folders, &prompt)?;
+    let context = crate::attach::context_in(&folders, &prompt)?;
     if options.json {
         emit(&events::session_started(
             &session,
