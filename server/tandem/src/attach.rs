@@ -22,6 +22,7 @@ pub struct Folders<'a> {
     pub additional: &'a [PathBuf],
 }
 
+#[cfg(test)]
 impl<'a> Folders<'a> {
     /// A session of one folder.
     pub fn one(root: &'a Path) -> Self {
