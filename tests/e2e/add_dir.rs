@@ -1,36 +1,14 @@
 //! `--add-dir` on the terminal faces (`tandem exec`, `tandem chat`): a session of several
 //! folders, as VS Code's multi-root windows open; and every face's session list names them.
 
+use crate::exec::exec;
 use crate::support::*;
 
-/// A folder outside the workspace with the folder to add (`extra`, holding `in.txt`) and a
-/// `sibling` that is never added.
+/// The folders of `roots::elsewhere` with a secret beside the added one.
 fn elsewhere() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let extra = dir.path().join("extra");
-    let sibling = dir.path().join("sibling");
-    std::fs::create_dir(&extra).unwrap();
-    std::fs::create_dir(&sibling).unwrap();
-    std::fs::write(extra.join("in.txt"), "from the added folder\n").unwrap();
+    let (dir, extra, sibling) = crate::roots::elsewhere();
     std::fs::write(sibling.join("secret.txt"), "keep out\n").unwrap();
-    (
-        dir,
-        extra.canonicalize().unwrap(),
-        sibling.canonicalize().unwrap(),
-    )
-}
-
-fn exec_command(env: &Env, mock: &MockServer, prompt: &str) -> tokio::process::Command {
-    let mut command = env.command();
-    command
-        .args(["exec", prompt])
-        .args(["--base-url", &mock.base_url(), "--model", "mock-coder"])
-        .arg("--root")
-        .arg(&env.workspace)
-        .arg("--data-dir")
-        .arg(&env.data_dir)
-        .args(["--approval-timeout", "100000"]);
-    command
+    (dir, extra, sibling)
 }
 
 /// The model reads and edits the added folder by absolute path (`--yes` approves the edit), and
@@ -47,7 +25,7 @@ async fn exec_with_add_dir_reads_and_edits_the_added_folder_and_not_its_sibling(
     let mock = MockServer::start(Scenario::new([
         Reply::tool("read_file", json!({"path": added})),
         Reply::tool("read_file", json!({"path": secret}))
-            .expect_tool_result_contains("from the added folder")
+            .expect_tool_result_contains("from the extra root")
             .expect_messages_contain("EXTRA-RULE: tabs, never spaces"),
         Reply::tool(
             "write_to_file",
@@ -61,9 +39,15 @@ async fn exec_with_add_dir_reads_and_edits_the_added_folder_and_not_its_sibling(
         .expect_tool_result_contains("outside the workspace"),
         Reply::text("Done.").expect_tool_result_contains("Applied the edit"),
     ]));
-    let mut command = exec_command(&env, &mock, "Edit the other folder");
-    command.arg("--add-dir").arg(&extra).arg("--yes");
-    let output = run_piped(command, "").await;
+    let extra_arg = extra.display().to_string();
+    let output = exec(
+        &env,
+        &mock,
+        "Edit the other folder",
+        &["--add-dir", &extra_arg, "--yes"],
+        "",
+    )
+    .await;
     assert!(output.status.success(), "{}", show(&output));
     assert!(mock.failures().is_empty(), "{:?}", mock.failures());
     assert_eq!(
@@ -96,9 +80,8 @@ async fn exec_with_a_missing_add_dir_is_refused_by_name() {
     let env = Env::new();
     let mock = MockServer::start(Scenario::new([Reply::text("unreached")]));
     let missing = env.workspace.parent().unwrap().join("no-such-folder");
-    let mut command = exec_command(&env, &mock, "Hi");
-    command.arg("--add-dir").arg(&missing);
-    let output = run_piped(command, "").await;
+    let missing = missing.display().to_string();
+    let output = exec(&env, &mock, "Hi", &["--add-dir", &missing], "").await;
     assert_eq!(output.status.code(), Some(2), "{}", show(&output));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no-such-folder"), "{}", show(&output));
@@ -112,9 +95,15 @@ async fn add_dir_with_resume_is_a_usage_error() {
     let env = Env::new();
     let (_dir, extra, _sibling) = elsewhere();
     let mock = MockServer::start(Scenario::new([Reply::text("unreached")]));
-    let mut command = exec_command(&env, &mock, "Hi");
-    command.arg("--add-dir").arg(&extra).arg("--resume");
-    let output = run_piped(command, "").await;
+    let extra_arg = extra.display().to_string();
+    let output = exec(
+        &env,
+        &mock,
+        "Hi",
+        &["--add-dir", &extra_arg, "--resume"],
+        "",
+    )
+    .await;
     assert_eq!(output.status.code(), Some(2), "{}", show(&output));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -134,7 +123,7 @@ async fn chat_with_add_dir_names_the_folders_and_new_keeps_them() {
     let added = extra.join("in.txt").display().to_string();
     let mock = MockServer::start(Scenario::new([
         Reply::tool("read_file", json!({"path": added})),
-        Reply::text("Read it.").expect_tool_result_contains("from the added folder"),
+        Reply::text("Read it.").expect_tool_result_contains("from the extra root"),
     ]));
     let extra_arg = extra.display().to_string();
     let output = chat_piped(
@@ -177,16 +166,7 @@ async fn list_sessions_names_the_additional_roots() {
     };
     let (with, without) = {
         let tandem = Sidecar::start(&env, &mock, Options::default()).await;
-        let with = tandem
-            .request(
-                "tandem/newSession",
-                json!({"additionalRoots": [extra.display().to_string()]}),
-            )
-            .await
-            .unwrap()["sessionId"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let with = crate::roots::session_with(&tandem, &extra).await;
         let without = tandem
             .request("tandem/newSession", json!({}))
             .await

@@ -8,7 +8,13 @@ use crate::support::*;
 
 /// `tandem exec` against `mock` in `env`, with `args` after the prompt; `stdin` is written to
 /// its standard input (then closed).
-async fn exec(env: &Env, mock: &MockServer, prompt: &str, args: &[&str], stdin: &str) -> Output {
+pub(crate) async fn exec(
+    env: &Env,
+    mock: &MockServer,
+    prompt: &str,
+    args: &[&str],
+    stdin: &str,
+) -> Output {
     let mut command = env.command();
     command
         .args(["exec", prompt])

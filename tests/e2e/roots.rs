@@ -8,7 +8,7 @@ use crate::support::*;
 /// A folder outside the workspace holding the additional root `extra` (with `in.txt`) and a
 /// `sibling` folder that is no root. Under the temp dir, as a user's checkout may be: with
 /// namespaces the command's `/tmp` is private, so the root must be bound back into it.
-fn elsewhere() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+pub(crate) fn elsewhere() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let extra = dir.path().join("extra");
     let sibling = dir.path().join("sibling");
@@ -20,7 +20,7 @@ fn elsewhere() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     (dir, extra, sibling)
 }
 
-async fn session_with(tandem: &Sidecar, extra: &std::path::Path) -> String {
+pub(crate) async fn session_with(tandem: &Sidecar, extra: &std::path::Path) -> String {
     let result = tandem
         .request(
             "tandem/newSession",
