@@ -462,7 +462,12 @@ pub(crate) async fn run(
     let mut output = keeper.finish();
     if proposal.sandboxed && walls.mode == SandboxMode::WorkspaceWrite {
         add_git_hint(&mut output);
-        add_readonly_root_hint(&mut output, &proposal.cwd, &walls.readonly_roots());
+        add_readonly_root_hint(
+            &mut output,
+            &proposal.cwd,
+            &walls.root,
+            &walls.readonly_roots(),
+        );
         if captured.is_some() {
             add_passthrough_hint(&mut output);
         }
@@ -558,18 +563,27 @@ fn add_git_hint(output: &mut String) {
     }
 }
 
-/// An additional root that holds the primary root is read-only inside the sandbox (see
-/// [`Walls::readonly_roots`]): a write refused there (the command ran in one, or its output
-/// names one) gets a line saying so and how to change files there.
+/// An additional root that holds the primary root `root` is read-only inside the sandbox (see
+/// [`Walls::readonly_roots`]): a write refused there, outside `root` (the command ran there, or
+/// its output names a path there), gets a line saying so and how to change files there.
 fn add_readonly_root_hint(
     output: &mut String,
     cwd: &std::path::Path,
+    root: &std::path::Path,
     readonly: &[std::path::PathBuf],
 ) {
     let refused = output.contains("Read-only file system") || output.contains("Permission denied");
+    let root_text = root.to_string_lossy();
+    // Every path under `root` is under the holding root too: only the others count.
+    let names_outside_root = |r: &std::path::PathBuf| {
+        let r = r.to_string_lossy();
+        output
+            .match_indices(&*r)
+            .any(|(at, _)| !output[at..].starts_with(&*root_text))
+    };
     let there: Vec<&std::path::PathBuf> = readonly
         .iter()
-        .filter(|r| cwd.starts_with(r) || output.contains(&*r.to_string_lossy()))
+        .filter(|r| (cwd.starts_with(r) && !cwd.starts_with(root)) || names_outside_root(r))
         .collect();
     if !refused || there.is_empty() {
         return;
@@ -797,21 +811,53 @@ mod tests {
     }
 
     #[test]
-    fn a_write_refused_in_an_additional_root_says_it_is_read_only() {
-        let extra = std::path::PathBuf::from("/w/extra");
-        let roots = [extra.clone()];
-        let mut inside = "touch: cannot touch 'x': Read-only file system\n".to_string();
-        add_readonly_root_hint(&mut inside, &extra.join("src"), &roots);
-        assert!(
-            inside.contains("/w/extra is an additional root"),
-            "{inside}"
+    fn a_write_refused_in_an_additional_root_holding_the_root_says_it_is_read_only() {
+        let (holder, root) = (
+            std::path::PathBuf::from("/w"),
+            std::path::PathBuf::from("/w/main"),
         );
-        let mut named = "sh: 1: cannot create /w/extra/x: Permission denied".to_string();
-        add_readonly_root_hint(&mut named, std::path::Path::new("/w/main"), &roots);
+        let roots = [holder.clone()];
+        let mut inside = "touch: cannot touch 'x': Read-only file system\n".to_string();
+        add_readonly_root_hint(&mut inside, &holder.join("other"), &root, &roots);
+        assert!(inside.contains("/w is an additional root"), "{inside}");
+        let mut named = "sh: 1: cannot create /w/x: Permission denied".to_string();
+        add_readonly_root_hint(&mut named, &root, &root, &roots);
         assert!(named.ends_with("which the user must approve]"), "{named}");
         let mut elsewhere = "cp: cannot create '/etc/x': Read-only file system\n".to_string();
-        add_readonly_root_hint(&mut elsewhere, std::path::Path::new("/w/main"), &roots);
+        add_readonly_root_hint(&mut elsewhere, &root, &root, &roots);
         assert!(!elsewhere.contains("additional root"), "{elsewhere}");
+        // The root's own paths are under the holder too: they are not the holder's.
+        let mut in_root = "cp: cannot create '/w/main/.git/x': Read-only file system\n".to_string();
+        add_readonly_root_hint(&mut in_root, &root.join("src"), &root, &roots);
+        assert!(!in_root.contains("additional root"), "{in_root}");
+    }
+
+    #[test]
+    fn additional_roots_are_written_unless_one_holds_the_root_or_lies_in_another() {
+        let p = std::path::PathBuf::from;
+        let walls = Walls {
+            root: p("/w/main"),
+            extra_roots: vec![
+                p("/x/lib/inner"),
+                p("/x/lib"),
+                p("/w"),
+                p("/y"),
+                p("/w/other"),
+            ],
+            mode: SandboxMode::WorkspaceWrite,
+            network: false,
+            key_var: None,
+            capture: None,
+        };
+        // `/x/lib/inner` is `/x/lib`'s; `/w/other` lies in the read-only `/w`, bound over it.
+        assert_eq!(walls.written_roots(), [p("/x/lib"), p("/y"), p("/w/other")]);
+        let policy = walls.policy();
+        assert_eq!(policy.readonly_roots, [p("/w")]);
+        for root in [p("/w/main"), p("/x/lib"), p("/y"), p("/w/other")] {
+            assert!(policy.writable_roots.contains(&root), "{root:?}");
+        }
+        assert!(!policy.writable_roots.contains(&p("/w")));
+        assert!(!policy.writable_roots.contains(&p("/x/lib/inner")));
     }
 
     #[test]
