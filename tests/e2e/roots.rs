@@ -1,23 +1,33 @@
 //! A session with an additional root (`tandem/newSession`'s `additionalRoots`): the model reads
-//! and edits there by absolute path; a sandboxed command reads it and cannot write it (no capture
-//! records writes there, so it is read-only inside the walls, with a line saying so), with and
-//! without namespaces; a folder beside it stays out.
+//! and edits there by absolute path; a sandboxed command writes there, its writes captured as the
+//! root's are (in the turn's changes, undone by `tandem/undo`), with and without namespaces; a
+//! folder beside it, its `.git` and a link out of it stay out.
 
 use crate::support::*;
 
-/// A folder outside the workspace holding the additional root `extra` (with `in.txt`) and a
-/// `sibling` folder that is no root. Under the temp dir, as a user's checkout may be: with
-/// namespaces the command's `/tmp` is private, so the root must be bound back into it.
-pub(crate) fn elsewhere() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
+/// A folder outside the workspace holding the additional root `extra` (with `in.txt`, a `.git`
+/// and `out`, a link to the sibling) and a `sibling` folder that is no root, in `parent`.
+fn elsewhere_in(
+    parent: &std::path::Path,
+) -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    std::fs::create_dir_all(parent).unwrap();
+    let dir = tempfile::tempdir_in(parent).unwrap();
     let extra = dir.path().join("extra");
     let sibling = dir.path().join("sibling");
-    std::fs::create_dir(&extra).unwrap();
+    std::fs::create_dir_all(extra.join(".git")).unwrap();
     std::fs::create_dir(&sibling).unwrap();
     std::fs::write(extra.join("in.txt"), "from the extra root\n").unwrap();
+    std::fs::write(extra.join(".git/config"), "[core]\n").unwrap();
+    std::os::unix::fs::symlink(&sibling, extra.join("out")).unwrap();
     let extra = extra.canonicalize().unwrap();
     let sibling = sibling.canonicalize().unwrap();
     (dir, extra, sibling)
+}
+
+/// [`elsewhere_in`] the temp dir, as a user's checkout may be: with namespaces the command's
+/// `/tmp` is private, so the root must be bound back into it.
+pub(crate) fn elsewhere() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    elsewhere_in(&std::env::temp_dir())
 }
 
 pub(crate) async fn session_with(tandem: &Sidecar, extra: &std::path::Path) -> String {
@@ -31,22 +41,26 @@ pub(crate) async fn session_with(tandem: &Sidecar, extra: &std::path::Path) -> S
     result["sessionId"].as_str().unwrap().to_string()
 }
 
-async fn a_command_reads_an_additional_root_and_cannot_write_it(namespaces: bool) {
+async fn a_commands_writes_in_an_additional_root_are_recorded_and_undone(namespaces: bool) {
     let env = Env::new();
     if namespaces {
         crate::walls::require_namespaces(&env).await;
     }
-    let (_dir, extra, _sibling) = elsewhere();
-    let e = extra.display();
+    // Without namespaces the temp dirs are writable to every command: a sibling there would
+    // prove nothing, so the folders are made where only the roots are writable.
+    let (_dir, extra, sibling) = match namespaces {
+        true => elsewhere(),
+        false => elsewhere_in(std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))),
+    };
+    let (e, s) = (extra.display(), sibling.display());
     let command = format!(
-        "cat {e}/in.txt; echo x > {e}/out.txt; echo mine > mine.txt; cd {e} && touch new.txt; \
-         echo end"
+        "cat {e}/in.txt; echo changed > {e}/in.txt; cd {e} && echo new > new.txt; cd -; \
+         echo mine > mine.txt; echo planted > {s}/planted.txt; echo escaped > {e}/out/escaped.txt; \
+         echo '[core] fsmonitor = evil' >> {e}/.git/config; echo end"
     );
     let mock = MockServer::start(Scenario::new([
         Reply::tool("execute_command", json!({"command": command})),
-        Reply::text("Done.")
-            .expect_tool_result_contains("from the extra root")
-            .expect_tool_result_contains("is an additional root of the workspace: read-only"),
+        Reply::text("Done.").expect_tool_result_contains("from the extra root"),
     ]));
     let tandem = Sidecar::start_walled(
         &env,
@@ -62,26 +76,94 @@ async fn a_command_reads_an_additional_root_and_cannot_write_it(namespaces: bool
     let turn = tandem.run_turn(&session, "Try it").await;
     assert!(mock.failures().is_empty(), "{:?}", mock.failures());
     let output = turn.tool_result()["output"].as_str().unwrap().to_string();
-    assert!(output.contains("from the extra root"), "{output}");
     assert!(output.contains("end"), "{output}");
-    assert!(!extra.join("out.txt").exists(), "{output}");
-    assert!(!extra.join("new.txt").exists(), "{output}");
-    // The root's own write still lands (and is recorded, as ever).
+
+    // Written, and told by the paths the tools use.
+    let read = |name: &str| std::fs::read_to_string(extra.join(name)).unwrap();
+    assert_eq!(read("in.txt"), "changed\n", "{output}");
+    assert_eq!(read("new.txt"), "new\n", "{output}");
     assert_eq!(env.read("mine.txt"), "mine\n");
-    assert!(
-        output.contains("mine.txt (created"),
-        "the root's write is recorded: {output}"
+    for told in [
+        format!("{e}/in.txt (modified +1 -1)"),
+        format!("{e}/new.txt (created +1"),
+        "mine.txt (created".to_string(),
+    ] {
+        assert!(output.contains(&told), "{told} in {output}");
+    }
+
+    // Nothing outside the roots, through a link or not, nor the extra root's repository.
+    assert!(!sibling.join("planted.txt").exists(), "{output}");
+    assert!(!sibling.join("escaped.txt").exists(), "{output}");
+    if namespaces {
+        assert_eq!(read(".git/config"), "[core]\n", "{output}");
+    } else {
+        // Landlock grants whole trees, `.git` too, as in the root: the change is told.
+        assert!(
+            output.contains(&format!("changed the git repository at {e}/.git")),
+            "{output}"
+        );
+    }
+
+    // In the turn's changes.
+    let changes = tandem
+        .request("tandem/turnChanges", json!({"sessionId": session}))
+        .await
+        .unwrap();
+    let mut files: Vec<(String, String)> = changes["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            (format!("{e}/in.txt"), "modified".to_string()),
+            (format!("{e}/new.txt"), "created".to_string()),
+            ("mine.txt".to_string(), "created".to_string()),
+        ],
+        "{changes}"
     );
+
+    // And undone.
+    let done = tandem
+        .request("tandem/undo", json!({"sessionId": session}))
+        .await
+        .unwrap();
+    let mut restored: Vec<String> = done["restored"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    restored.sort();
+    assert_eq!(
+        restored,
+        [
+            format!("{e}/in.txt"),
+            format!("{e}/new.txt"),
+            "mine.txt".to_string()
+        ],
+        "{done}"
+    );
+    assert_eq!(read("in.txt"), "from the extra root\n");
+    assert!(!extra.join("new.txt").exists());
 }
 
 #[tokio::test]
-async fn a_command_reads_an_additional_root_and_cannot_write_it_with_namespaces() {
-    a_command_reads_an_additional_root_and_cannot_write_it(true).await;
+async fn a_commands_writes_in_an_additional_root_are_recorded_and_undone_with_namespaces() {
+    a_commands_writes_in_an_additional_root_are_recorded_and_undone(true).await;
 }
 
 #[tokio::test]
-async fn a_command_reads_an_additional_root_and_cannot_write_it_without_namespaces() {
-    a_command_reads_an_additional_root_and_cannot_write_it(false).await;
+async fn a_commands_writes_in_an_additional_root_are_recorded_and_undone_without_namespaces() {
+    a_commands_writes_in_an_additional_root_are_recorded_and_undone(false).await;
 }
 
 #[tokio::test]

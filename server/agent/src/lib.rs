@@ -315,7 +315,7 @@ fn sandbox_policy(settings: &AgentSettings, root: &Path) -> tandem_sandbox::Sand
 fn walls(settings: &AgentSettings, root: &Path) -> tandem_tools::Walls {
     tandem_tools::Walls {
         root: root.to_path_buf(),
-        readonly: Vec::new(),
+        extra_roots: Vec::new(),
         mode: settings.policy.sandbox,
         network: settings.policy.network,
         key_var: settings.key_var.clone(),

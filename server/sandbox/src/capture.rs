@@ -1,7 +1,9 @@
 //! What a command wrote to the workspace, as the kernel recorded it: with namespaces the launcher
 //! mounts the workspace as an overlay (the real workspace below, an upper dir in Tandem's data
 //! dir above; see [`crate::launch::CaptureMount`]), so every write lands in the upper dir and the
-//! real workspace is untouched until the caller applies the changes. This module owns that dir
+//! real workspace is untouched until the caller applies the changes; each additional root of the
+//! workspace gets an overlay of its own, its dirs inside the command's ([`ROOTS`]). This module
+//! owns that dir
 //! and reads it back as a list of [`UpperEntry`]: files written (new or changed, with their
 //! mode), paths deleted (overlayfs's whiteouts), directories made opaque (deleted and made
 //! again), and whatever else appeared there (links, FIFOs, devices), which the caller reports
@@ -13,6 +15,9 @@ use std::path::{Path, PathBuf};
 pub const UPPER: &str = "upper";
 /// The overlay's work dir (its scratch space; empty once the overlay is gone).
 pub const WORK: &str = "work";
+
+/// The folder of a capture dir holding one capture dir per additional root (`roots/0`, ...).
+pub const ROOTS: &str = "roots";
 
 /// Left in the capture dir by a launcher that could not mount the overlay (its reason inside):
 /// the command wrote to the workspace itself.
@@ -42,6 +47,21 @@ impl CaptureDir {
                 }
             }
         }
+    }
+
+    /// The capture dir of the `n`th additional root, made inside this one (`roots/<n>`, with
+    /// its own `upper` and `work`: an overlay needs its work dir on its upper dir's filesystem,
+    /// and this keeps one command's writes in one place).
+    pub fn create_root(&self, n: usize) -> std::io::Result<CaptureDir> {
+        let roots = self.path.join(ROOTS);
+        if !roots.is_dir() {
+            create_private_dir(&roots)?;
+        }
+        let path = roots.join(n.to_string());
+        create_private_dir(&path)?;
+        create_private_dir(&path.join(UPPER))?;
+        create_private_dir(&path.join(WORK))?;
+        Ok(CaptureDir { path })
     }
 
     /// An existing capture dir (one kept after a failed apply).

@@ -42,8 +42,8 @@ pub struct SandboxPolicy {
     /// Those of the writable roots that are temp directories: with namespaces each command gets
     /// them private and empty (so a workspace under `/tmp` is the only thing writable there).
     pub temp_dirs: Vec<PathBuf>,
-    /// Directories readable and never writable, wherever they are (a workspace's additional
-    /// roots): with namespaces bound back read-only (visible in a private temp directory too);
+    /// Directories readable and never writable, wherever they are (an additional root of the
+    /// workspace that holds the workspace itself): with namespaces bound back read-only (visible in a private temp directory too);
     /// a writable root holding one is left out where that is the only way to keep it read-only
     /// (see [`SandboxPolicy::writable_for`]).
     pub readonly_roots: Vec<PathBuf>,
@@ -408,17 +408,19 @@ pub fn command(
     args: &[std::ffi::OsString],
     policy: &SandboxPolicy,
 ) -> Result<(std::process::Command, Confinement), SandboxError> {
-    command_with_capture(program, args, policy, None).map(|(c, confinement, _)| (c, confinement))
+    command_with_capture(program, args, policy, Vec::new())
+        .map(|(c, confinement, _)| (c, confinement))
 }
 
-/// [`command`], with the writes to `capture.root` caught in an overlay (see [`crate::capture`])
-/// where the launcher raises namespaces; the `bool` says whether they are caught (else the
-/// command writes to the real workspace).
+/// [`command`], with the writes to each capture's root caught in an overlay (see
+/// [`crate::capture`]) where the launcher raises namespaces; the `bool` says whether they are
+/// caught (else the command writes to the real roots). A capture whose root is no writable root
+/// that exists is left out (nothing can be written there).
 pub fn command_with_capture(
     program: &std::ffi::OsStr,
     args: &[std::ffi::OsString],
     policy: &SandboxPolicy,
-    capture: Option<crate::launch::CaptureMount>,
+    captures: Vec<crate::launch::CaptureMount>,
 ) -> Result<(std::process::Command, Confinement, bool), SandboxError> {
     let plain = || {
         let mut command = std::process::Command::new(program);
@@ -461,13 +463,16 @@ pub fn command_with_capture(
             .filter(|p| p.exists())
             .cloned()
             .collect(),
-        capture: None,
+        captures: Vec::new(),
     };
     let mut options = options;
     if options.namespaces {
-        options.capture = capture.filter(|c| options.writable.contains(&c.root));
+        options.captures = captures
+            .into_iter()
+            .filter(|c| options.writable.contains(&c.root))
+            .collect();
     }
-    let captured = options.capture.is_some();
+    let captured = !options.captures.is_empty();
     let mut command = std::process::Command::new(launcher);
     command
         .arg(crate::launch::SUBCOMMAND)

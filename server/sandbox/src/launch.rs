@@ -3,15 +3,15 @@
 //! risky (namespaces, mounts, filters) may run between its `fork` and `exec`; the launcher is a
 //! fresh process, where all of it is ordinary code.
 //!
-//! `tandem __sandbox-launch [--network] [--no-namespaces] [--probe] [--writable PATH]... [--temp PATH]... [--readonly PATH]... -- PROGRAM ARGS...`
+//! `tandem __sandbox-launch [--network] [--no-namespaces] [--probe] [--writable PATH]... [--temp PATH]... [--readonly PATH]... [--capture ROOT DIR [--passthrough PATH]...]... -- PROGRAM ARGS...`
 //!
 //! With namespaces (where the kernel allows an unprivileged user namespace):
 //! * a user namespace mapping only the caller's own uid and gid, whose capabilities are dropped
 //!   before the command runs;
 //! * a mount namespace where every mount is read-only, the temp directories are private empty
-//!   `tmpfs`, the writable roots (the workspace) are bound back writable, the read-only roots
-//!   (its additional roots) are bound back read-only, and `.git` in each writable root is bound
-//!   read-only again;
+//!   `tmpfs`, the writable roots (the workspace and its additional roots) are bound back
+//!   writable (each captured one as an overlay), the read-only roots are bound back read-only,
+//!   and `.git` in each writable root is bound read-only again;
 //! * a PID namespace whose init is the command, with its own `/proc`: the sidecar and every other
 //!   process are invisible, and when the command exits the kernel kills all it left behind;
 //! * without the network, a network namespace with loopback alone (no route out: TCP, UDP, DNS,
@@ -68,15 +68,18 @@ pub struct LaunchOptions {
     pub namespaces: bool,
     /// Raise the walls, run nothing, exit 0: how the sidecar learns what this machine allows.
     pub probe: bool,
-    /// Writable with everything beneath (the workspace): bound back writable.
+    /// Writable with everything beneath (the workspace and its additional roots): bound back
+    /// writable.
     pub writable: Vec<PathBuf>,
     /// Temp directories: private and empty with namespaces, shared without.
     pub temp: Vec<PathBuf>,
-    /// Readable, never writable (a workspace's additional roots): bound back read-only.
+    /// Readable, never writable (an additional root holding the workspace): bound back
+    /// read-only.
     pub readonly: Vec<PathBuf>,
-    /// With namespaces: this writable root becomes an overlay whose upper dir records the
-    /// command's writes (see [`crate::capture`]).
-    pub capture: Option<CaptureMount>,
+    /// With namespaces: each of these writable roots becomes an overlay whose upper dir records
+    /// the command's writes (see [`crate::capture`]); the workspace's first, then its
+    /// additional roots'.
+    pub captures: Vec<CaptureMount>,
 }
 
 /// The overlay over one writable root: `root` is the lower layer, `dir` holds `upper` and
@@ -112,7 +115,7 @@ impl LaunchOptions {
                 args.push(path.clone().into_os_string());
             }
         }
-        if let Some(capture) = &self.capture {
+        for capture in &self.captures {
             args.push("--capture".into());
             args.push(capture.root.clone().into_os_string());
             args.push(capture.dir.clone().into_os_string());
@@ -141,26 +144,23 @@ impl LaunchOptions {
                     let (Some(root), Some(dir)) = (args.next(), args.next()) else {
                         return Err("--capture needs a root and a directory".to_string());
                     };
-                    let passthrough = options
-                        .capture
-                        .take()
-                        .map(|c| c.passthrough)
-                        .unwrap_or_default();
-                    options.capture = Some(CaptureMount {
+                    options.captures.push(CaptureMount {
                         root: root.into(),
                         dir: dir.into(),
-                        passthrough,
+                        passthrough: Vec::new(),
                     });
                 }
+                // Belongs to the `--capture` before it.
                 Some("--passthrough") => {
                     let Some(path) = args.next() else {
                         return Err("--passthrough needs a path".to_string());
                     };
-                    options
-                        .capture
-                        .get_or_insert_with(CaptureMount::default)
-                        .passthrough
-                        .push(path.into());
+                    let Some(capture) = options.captures.last_mut() else {
+                        return Err(
+                            "--passthrough comes after the --capture it is part of".to_string()
+                        );
+                    };
+                    capture.passthrough.push(path.into());
                 }
                 Some(flag @ ("--writable" | "--temp" | "--readonly")) => {
                     let Some(path) = args.next() else {
@@ -278,11 +278,11 @@ pub fn probe_capture(scratch: &std::path::Path) -> Result<(), String> {
         probe: true,
         writable: vec![root.clone()],
         temp: crate::default_temp_dirs(),
-        capture: Some(CaptureMount {
+        captures: vec![CaptureMount {
             root,
             dir: capture.path().to_path_buf(),
             passthrough: Vec::new(),
-        }),
+        }],
         ..LaunchOptions::default()
     };
     let out = std::process::Command::new(launcher)

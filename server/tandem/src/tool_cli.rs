@@ -189,7 +189,7 @@ async fn execute(args: ToolCliArgs) -> Result<Value, ToolError> {
             // the environment every command gets (provider keys removed, git hardened).
             let walls = tandem_tools::Walls {
                 root: ctx.workspace.root().to_path_buf(),
-                readonly: Vec::new(),
+                extra_roots: Vec::new(),
                 mode: tandem_sandbox::SandboxMode::WorkspaceWrite,
                 network: false,
                 key_var: None,

@@ -51,7 +51,7 @@ fn main() {
 
     let walls = |root: &Path, mode: SandboxMode, capture: bool| Walls {
         root: root.to_path_buf(),
-        readonly: Vec::new(),
+        extra_roots: Vec::new(),
         mode,
         network: false,
         key_var: None,

@@ -1,10 +1,13 @@
 //! A command's writes to the workspace, caught by its walls ([`tandem_sandbox::capture`]: an
 //! overlay whose upper dir holds them), applied to the real workspace once the command is over,
-//! each file's earlier content saved in the undo log first, as edits are.
+//! each file's earlier content saved in the undo log first, as edits are. The workspace's
+//! additional roots (those outside the primary one) are captured the same way, each on its own
+//! ([`Part`]), their files named as the edit tools name them (the root's absolute path, `/` and
+//! the rest), so undo, review and the turn's changes find them.
 //!
 //! What is applied and how:
 //! * every change is checked before any is written: a change that can't be applied (a path
-//!   that leads out of the workspace through a link, a file the user changed on the real side
+//!   that leads out of its root through a link, anything in a `.git`, a file the user changed on the real side
 //!   while the command ran, a file over [`MAX_SAVED_BYTES`], a link, FIFO, socket or device the
 //!   command made) is reported, and the capture dir is kept (its path in the report) so nothing
 //!   is lost; the rest is applied;
@@ -58,12 +61,21 @@ impl CaptureSettings {
 /// caught them, already in the workspace and known from a snapshot taken before).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Captured {
-    pub(crate) how: How,
-    pub(crate) root: PathBuf,
+    /// Each root written: the workspace's primary root first, then its additional roots.
+    pub(crate) parts: Vec<Part>,
+    /// The command's capture dir, holding every root's overlay (`None`: snapshots).
+    pub(crate) dir: Option<CaptureDir>,
     /// When the command started: a real file changed after it was changed by someone else.
     pub(crate) started: std::time::SystemTime,
     pub(crate) passthrough: Vec<String>,
     pub(crate) max_paths: usize,
+}
+
+/// One root's writes: its overlay's dir, or its snapshot from before the command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Part {
+    pub(crate) root: PathBuf,
+    pub(crate) how: How,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,16 +87,36 @@ pub(crate) enum How {
 impl Captured {
     /// The capture dir holding the command's writes, if they are held.
     pub fn dir(&self) -> Option<&Path> {
-        match &self.how {
-            How::Overlay(dir) => Some(dir.path()),
-            How::Snapshot(_) => None,
-        }
+        self.dir.as_ref().map(CaptureDir::path)
     }
 
     /// Drops the writes held (the command never ran).
     pub(crate) fn discard(&self) {
-        if let How::Overlay(dir) = &self.how {
+        if let Some(dir) = &self.dir {
             let _ = dir.remove();
+        }
+    }
+
+    /// Whether an overlay's upper dir still holds something: what a problem left unapplied.
+    fn holds_writes(&self) -> bool {
+        self.parts.iter().any(|part| match &part.how {
+            How::Overlay(dir) => std::fs::read_dir(dir.upper())
+                .map(|mut entries| entries.next().is_some())
+                .unwrap_or(false),
+            How::Snapshot(_) => false,
+        })
+    }
+
+    /// Done with the capture dir: removed, unless a problem left writes in it (then kept, its
+    /// path in `applied`, so nothing is lost).
+    pub(crate) fn finish(&self, applied: &mut Applied) {
+        let Some(dir) = &self.dir else {
+            return;
+        };
+        if !applied.problems.is_empty() && self.holds_writes() {
+            applied.kept = Some(dir.path().to_path_buf());
+        } else if let Err(e) = dir.remove() {
+            tracing::warn!(dir = %dir.path().display(), "could not remove a capture dir: {e}");
         }
     }
 }
@@ -92,7 +124,8 @@ impl Captured {
 /// One file a command changed, as applied.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppliedChange {
-    /// Relative to the workspace root, `/`-separated.
+    /// As the tools show it: relative to the primary root, `/`-separated; in an additional
+    /// root, that root's absolute path, `/` and the rest.
     pub path: String,
     pub kind: ChangeKind,
     /// Lines added and removed (0 and 0 for binary or large files and mode changes).
@@ -131,6 +164,15 @@ pub struct Applied {
 const MAX_LISTED: usize = 30;
 
 impl Applied {
+    /// Adds what one root's capture did.
+    fn merge(&mut self, other: Applied) {
+        self.changes.extend(other.changes);
+        self.unrecorded += other.unrecorded;
+        self.problems.extend(other.problems);
+        self.rejected.extend(other.rejected);
+        self.unreviewed.extend(other.unreviewed);
+    }
+
     /// A short text for the model: each change with its stat (bounded), then the problems.
     pub fn summary(&self) -> String {
         let mut out = String::new();
@@ -202,7 +244,7 @@ enum Op {
 }
 
 /// Applies a finished command's writes to the workspace (see the module's documentation),
-/// recording each in `undo` for `turn`, by `by`.
+/// recording each in `undo` for `turn`, by `by`: each root's in turn.
 pub fn apply(
     captured: &Captured,
     ws: &Workspace,
@@ -210,36 +252,71 @@ pub fn apply(
     turn: &TurnId,
     by: &ChangedBy,
 ) -> Applied {
-    let dir = match &captured.how {
-        How::Overlay(dir) => dir,
-        How::Snapshot(before) => return record_snapshot(captured, before, undo, turn, by),
+    let mut applied = Applied::default();
+    for part in &captured.parts {
+        applied.merge(match &part.how {
+            How::Overlay(dir) => apply_overlay(captured, part, dir, ws, undo, turn, by),
+            How::Snapshot(before) => record_snapshot(captured, part, before, ws, undo, turn, by),
+        });
+    }
+    applied.changes.sort_by(|a, b| a.path.cmp(&b.path));
+    captured.finish(&mut applied);
+    applied
+}
+
+/// The problem of a root whose overlay the launcher could not mount: the command wrote there
+/// itself, `unrecorded` (how: unrecorded, or unreviewed and unrecorded).
+fn not_captured(ws: &Workspace, part: &Part, why: &str, unrecorded: &str) -> String {
+    let over = if part.root == ws.root() {
+        "this workspace".to_string()
+    } else {
+        format!("the additional root {}", part.root.display())
     };
+    format!(
+        "the overlay could not be mounted over {over} ({}); the command wrote there itself, \
+         {unrecorded}",
+        why.trim()
+    )
+}
+
+/// One root's overlay, applied.
+fn apply_overlay(
+    captured: &Captured,
+    part: &Part,
+    dir: &CaptureDir,
+    ws: &Workspace,
+    undo: &UndoLog,
+    turn: &TurnId,
+    by: &ChangedBy,
+) -> Applied {
     let mut applied = Applied::default();
     if let Some(why) = dir.not_captured() {
-        applied.problems.push(format!(
-            "the overlay could not be mounted over this workspace ({}); the command wrote to \
-             the workspace itself and its changes are not recorded for undo",
-            why.trim()
+        applied.problems.push(not_captured(
+            ws,
+            part,
+            &why,
+            "and its changes there are not recorded for undo",
         ));
-        let _ = dir.remove();
         return applied;
     }
-    let Some(ops) = gather(captured, dir, &mut applied) else {
+    let Some(ops) = gather(captured, part, dir, ws, &mut applied) else {
         return applied;
     };
-    let root = &captured.root;
+    let root = &part.root;
     let rules = super::passthrough::ignore_rules(root, &captured.passthrough);
     let mut deleted: HashMap<String, u64> = HashMap::new();
     for op in ops {
         match op {
             Op::MakeDir { rel } => {
-                if let Err(e) = make_dir(ws, &rel) {
+                if let Err(e) = make_dir(ws, root, &rel) {
                     applied.problems.push(e);
                 }
             }
             Op::Write { rel, mode } => {
                 let is_ignored = super::passthrough::ignored(&rules, root, &rel, false);
-                match write_one(captured, dir, ws, undo, turn, by, &rel, mode, is_ignored) {
+                match write_one(
+                    captured, part, dir, ws, undo, turn, by, &rel, mode, is_ignored,
+                ) {
                     Ok(Some(change)) => applied.changes.push(change),
                     Ok(None) if is_ignored => applied.unrecorded += 1,
                     Ok(None) => {}
@@ -248,7 +325,7 @@ pub fn apply(
             }
             Op::Delete { rel } => {
                 let is_ignored = super::passthrough::ignored(&rules, root, &rel, false);
-                match delete_one(captured, ws, undo, turn, by, &rel, is_ignored) {
+                match delete_one(captured, part, ws, undo, turn, by, &rel, is_ignored) {
                     Ok(Some((change, hash))) => {
                         deleted.insert(change.path.clone(), hash);
                         applied.changes.push(change);
@@ -260,36 +337,35 @@ pub fn apply(
             }
         }
     }
-    // Directories the command deleted: gone once emptied (never a directory still holding
-    // something).
-    pair_renames(&mut applied.changes, &deleted, root);
-    applied.changes.sort_by(|a, b| a.path.cmp(&b.path));
-    if applied.problems.is_empty() {
-        if let Err(e) = dir.remove() {
-            tracing::warn!(dir = %dir.path().display(), "could not remove a capture dir: {e}");
-        }
-    } else {
-        applied.kept = Some(dir.path().to_path_buf());
-    }
+    pair_renames(&mut applied.changes, &deleted, ws);
     applied
 }
 
 /// The changes an overlay's upper dir holds, in order; `None` (with the problem in `applied` and
 /// the dir kept) when it can't be read.
-fn gather(captured: &Captured, dir: &CaptureDir, applied: &mut Applied) -> Option<Vec<Op>> {
+fn gather(
+    captured: &Captured,
+    part: &Part,
+    dir: &CaptureDir,
+    ws: &Workspace,
+    applied: &mut Applied,
+) -> Option<Vec<Op>> {
     let upper = dir.upper();
     let entries = match read_entries(&upper, captured.max_paths) {
         Ok(entries) => entries,
         Err(e) => {
             applied.problems.push(format!(
-                "{e}; nothing of it was applied (the cap is {} paths)",
+                "{e}{}; nothing of it was applied (the cap is {} paths)",
+                match part.root == ws.root() {
+                    true => String::new(),
+                    false => format!(" in {}", part.root.display()),
+                },
                 captured.max_paths
             ));
-            applied.kept = Some(dir.path().to_path_buf());
             return None;
         }
     };
-    let root = &captured.root;
+    let root = &part.root;
     let mut ops = Vec::new();
     for entry in entries {
         match entry {
@@ -297,7 +373,7 @@ fn gather(captured: &Captured, dir: &CaptureDir, applied: &mut Applied) -> Optio
                 if size > MAX_SAVED_BYTES {
                     applied.problems.push(format!(
                         "{} is {size} bytes, over the cap of {MAX_SAVED_BYTES} the undo log keeps",
-                        display(&path)
+                        shown(ws, root, &path)
                     ));
                     continue;
                 }
@@ -325,7 +401,7 @@ fn gather(captured: &Captured, dir: &CaptureDir, applied: &mut Applied) -> Optio
             },
             UpperEntry::Special { path, what } => applied.problems.push(format!(
                 "{} is {what}, which is never applied to the workspace",
-                display(&path)
+                shown(ws, root, &path)
             )),
         }
     }
@@ -336,7 +412,9 @@ fn gather(captured: &Captured, dir: &CaptureDir, applied: &mut Applied) -> Optio
 /// taken before it, saved in the undo log as if applied.
 fn record_snapshot(
     captured: &Captured,
+    part: &Part,
     before: &super::snapshot::Snapshot,
+    ws: &Workspace,
     undo: &UndoLog,
     turn: &TurnId,
     by: &ChangedBy,
@@ -344,12 +422,14 @@ fn record_snapshot(
     use super::snapshot::Difference;
     let mut applied = Applied::default();
     let mut deleted: HashMap<String, u64> = HashMap::new();
-    let root = &captured.root;
+    let root = &part.root;
     for difference in super::snapshot::differences(root, &captured.passthrough, before) {
         let result = match difference {
             Difference::Written { rel, before } => (|| {
-                let (now, meta) = tandem_stdx::regular::read(&root.join(&rel), MAX_SAVED_BYTES)
-                    .map_err(|e| {
+                let real = root.join(&rel);
+                let rel = shown(ws, root, Path::new(&rel));
+                let (now, meta) =
+                    tandem_stdx::regular::read(&real, MAX_SAVED_BYTES).map_err(|e| {
                         format!(
                             "{rel}: could not read it to record it: {}",
                             std::io::Error::from(e)
@@ -383,6 +463,7 @@ fn record_snapshot(
                 }))
             })(),
             Difference::Deleted { rel, before } => (|| {
+                let rel = shown(ws, root, Path::new(&rel));
                 undo.save_before(turn, &rel, Some((before.0.as_slice(), before.1)), by)
                     .and_then(|()| undo.record_removed(turn, &rel))
                     .map_err(|e| format!("{rel}: {}", e.message))?;
@@ -395,8 +476,9 @@ fn record_snapshot(
                 }))
             })(),
             Difference::Uncovered { rel } => Err(format!(
-                "{rel} changed, but the snapshot taken before the command did not hold it (over \
+                "{} changed, but the snapshot taken before the command did not hold it (over \
                  {} bytes or past its caps): not recorded for undo",
+                shown(ws, root, Path::new(&rel)),
                 super::snapshot::MAX_FILE_BYTES
             )),
         };
@@ -406,8 +488,7 @@ fn record_snapshot(
             Err(e) => applied.problems.push(e),
         }
     }
-    pair_renames(&mut applied.changes, &deleted, root);
-    applied.changes.sort_by(|a, b| a.path.cmp(&b.path));
+    pair_renames(&mut applied.changes, &deleted, ws);
     applied
 }
 
@@ -425,6 +506,16 @@ fn read_entries(_upper: &Path, _max: usize) -> std::io::Result<Vec<UpperEntry>> 
 
 fn display(rel: &Path) -> String {
     rel.to_string_lossy().replace('\\', "/")
+}
+
+/// What the user, the model, the undo log and the edit tools call `rel` in the captured root
+/// `root`: `rel` itself in the primary root; in an additional one, its absolute path.
+fn shown(ws: &Workspace, root: &Path, rel: &Path) -> String {
+    if root == ws.root() {
+        display(rel)
+    } else {
+        ws.display_path(&root.join(rel))
+    }
 }
 
 /// The regular files under `root/rel` (not following links), relative to `root`.
@@ -449,40 +540,54 @@ fn real_files(root: &Path, rel: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The real path of `rel`, refused if it leads out of the workspace or into `.git`.
-fn resolve(ws: &Workspace, rel: &Path) -> Result<PathBuf, String> {
+/// The real path of `rel` in the captured root `root`, refused if it is in a `.git` or leads
+/// out of that root (a link to another root too: each root's writes are its own overlay's).
+fn resolve(ws: &Workspace, root: &Path, rel: &Path) -> Result<PathBuf, String> {
+    let shown = shown(ws, root, rel);
     if rel
         .components()
         .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
     {
         // Git runs what a .git holds, outside every wall: a command's repository never lands.
         return Err(format!(
-            "{} is inside a .git directory, which a sandboxed command may not change; to change \
-             the repository, ask to run the command with outsideSandbox, which the user must \
-             approve",
-            display(rel)
+            "{shown} is inside a .git directory, which a sandboxed command may not change; to \
+             change the repository, ask to run the command with outsideSandbox, which the user \
+             must approve"
         ));
     }
-    ws.resolve_for_write(&display(rel))
-        .map_err(|e| format!("{}: {}", display(rel), e.message))
+    let real = ws
+        .resolve_for_write(&shown)
+        .map_err(|e| format!("{shown}: {}", e.message))?;
+    if !real.starts_with(root) {
+        return Err(format!(
+            "{shown}: it leads through a symbolic link to {}, outside {}; not written",
+            real.display(),
+            root.display()
+        ));
+    }
+    Ok(real)
 }
 
-fn make_dir(ws: &Workspace, rel: &Path) -> Result<(), String> {
-    let path = resolve(ws, rel)?;
+fn make_dir(ws: &Workspace, root: &Path, rel: &Path) -> Result<(), String> {
+    let path = resolve(ws, root, rel)?;
     match std::fs::symlink_metadata(&path) {
         Ok(meta) if meta.is_dir() => Ok(()),
         Ok(_) => Err(format!(
             "{}: the command made a directory where the workspace now has a file",
-            display(rel)
+            shown(ws, root, rel)
         )),
-        Err(_) => std::fs::create_dir_all(&path)
-            .map_err(|e| format!("{}: could not create the directory: {e}", display(rel))),
+        Err(_) => std::fs::create_dir_all(&path).map_err(|e| {
+            format!(
+                "{}: could not create the directory: {e}",
+                shown(ws, root, rel)
+            )
+        }),
     }
 }
 
 /// The real file's bytes and mode, `None` when there is none; an error for what is there but
 /// isn't a regular file.
-fn current(path: &Path, rel: &Path) -> Result<Option<(Vec<u8>, u32, std::fs::Metadata)>, String> {
+fn current(path: &Path, shown: &str) -> Result<Option<(Vec<u8>, u32, std::fs::Metadata)>, String> {
     match tandem_stdx::regular::read(path, MAX_SAVED_BYTES) {
         Ok((bytes, meta)) => {
             let mode = mode_of(&meta);
@@ -490,8 +595,7 @@ fn current(path: &Path, rel: &Path) -> Result<Option<(Vec<u8>, u32, std::fs::Met
         }
         Err(tandem_stdx::regular::NotRegular::Missing) => Ok(None),
         Err(e) => Err(format!(
-            "{}: what the workspace has there can't be replaced ({})",
-            display(rel),
+            "{shown}: what the workspace has there can't be replaced ({})",
             std::io::Error::from(e)
         )),
     }
@@ -530,14 +634,15 @@ pub(super) struct Written {
 /// command's version is then not `what`: written, proposed).
 pub(super) fn written(
     captured: &Captured,
+    part: &Part,
     dir: &CaptureDir,
     ws: &Workspace,
     rel: &Path,
     mode: u32,
     what: &str,
 ) -> Result<Option<Written>, String> {
-    let shown = display(rel);
-    let path = resolve(ws, rel)?;
+    let shown = shown(ws, &part.root, rel);
+    let path = resolve(ws, &part.root, rel)?;
     let (bytes, _) =
         tandem_stdx::regular::read(&dir.upper().join(rel), MAX_SAVED_BYTES).map_err(|e| {
             format!(
@@ -545,7 +650,7 @@ pub(super) fn written(
                 std::io::Error::from(e)
             )
         })?;
-    let before = current(&path, rel)?;
+    let before = current(&path, &shown)?;
     if let Some((old, old_mode, meta)) = &before {
         if *old == bytes && *old_mode == mode {
             return Ok(None);
@@ -577,12 +682,13 @@ pub(super) struct Deleted {
 /// when it changed while the command ran (it is kept).
 pub(super) fn deleted(
     captured: &Captured,
+    part: &Part,
     ws: &Workspace,
     rel: &Path,
 ) -> Result<Option<Deleted>, String> {
-    let shown = display(rel);
-    let path = resolve(ws, rel)?;
-    let Some((old, mode, meta)) = current(&path, rel)? else {
+    let shown = shown(ws, &part.root, rel);
+    let path = resolve(ws, &part.root, rel)?;
+    let Some((old, mode, meta)) = current(&path, &shown)? else {
         return Ok(None);
     };
     if changed_meanwhile(&meta, captured.started) {
@@ -602,6 +708,7 @@ pub(super) fn deleted(
 #[allow(clippy::too_many_arguments)]
 fn write_one(
     captured: &Captured,
+    part: &Part,
     dir: &CaptureDir,
     ws: &Workspace,
     undo: &UndoLog,
@@ -616,7 +723,7 @@ fn write_one(
         path,
         bytes,
         before,
-    }) = written(captured, dir, ws, rel, mode, "written")?
+    }) = written(captured, part, dir, ws, rel, mode, "written")?
     else {
         return Ok(None);
     };
@@ -629,7 +736,7 @@ fn write_one(
         )
         .map_err(|e| format!("{shown}: {}", e.message))?;
     }
-    atomic::write_in(ws.root(), &path, &bytes, Some(mode))
+    atomic::write_in(&part.root, &path, &bytes, Some(mode))
         .map_err(|e| format!("{shown}: could not write it: {e}"))?;
     if is_ignored {
         return Ok(None);
@@ -649,8 +756,10 @@ fn write_one(
     }))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn delete_one(
     captured: &Captured,
+    part: &Part,
     ws: &Workspace,
     undo: &UndoLog,
     turn: &TurnId,
@@ -663,7 +772,7 @@ fn delete_one(
         path,
         old,
         mode,
-    }) = deleted(captured, ws, rel)?
+    }) = deleted(captured, part, ws, rel)?
     else {
         return Ok(None);
     };
@@ -671,9 +780,9 @@ fn delete_one(
         undo.save_before(turn, &shown, Some((&old, mode)), by)
             .map_err(|e| format!("{shown}: {}", e.message))?;
     }
-    atomic::remove_in(ws.root(), &path)
+    atomic::remove_in(&part.root, &path)
         .map_err(|e| format!("{shown}: could not delete it: {e}"))?;
-    remove_empty_parents(ws.root(), &path);
+    remove_empty_parents(&part.root, &path);
     if is_ignored {
         return Ok(None);
     }
@@ -734,15 +843,17 @@ fn hash(bytes: &[u8]) -> u64 {
 
 /// A created file with the same name and bytes as a deleted one was moved: one `Renamed`
 /// change for the two (each still has its own save in the undo log).
-fn pair_renames(changes: &mut Vec<AppliedChange>, deleted: &HashMap<String, u64>, root: &Path) {
+fn pair_renames(changes: &mut Vec<AppliedChange>, deleted: &HashMap<String, u64>, ws: &Workspace) {
     let name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
     let mut used: Vec<String> = Vec::new();
     for change in changes.iter_mut() {
         if change.kind != ChangeKind::Created {
             continue;
         }
-        let Ok((bytes, _)) = tandem_stdx::regular::read(&root.join(&change.path), MAX_SAVED_BYTES)
-        else {
+        let Ok(path) = ws.resolve(&change.path) else {
+            continue;
+        };
+        let Ok((bytes, _)) = tandem_stdx::regular::read(&path, MAX_SAVED_BYTES) else {
             continue;
         };
         let h = hash(&bytes);
@@ -774,3 +885,6 @@ pub fn available(scratch: &Path) -> Result<(), String> {
         })
         .clone()
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests;

@@ -26,9 +26,10 @@ use super::{CommandOutcome, CommandProposal, ErrorKind, ToolError, Workspace};
 pub struct Walls {
     /// The workspace: writable inside the sandbox; git finds no repository above it.
     pub root: std::path::PathBuf,
-    /// The workspace's additional roots (those outside `root`): readable, never writable inside
-    /// the sandbox, since no capture records writes there.
-    pub readonly: Vec<std::path::PathBuf>,
+    /// The workspace's additional roots (those outside `root`): writable inside the sandbox,
+    /// their writes captured as `root`'s are ([`Walls::written_roots`]); one that holds `root`
+    /// stays read-only (its writes could not be told from `root`'s).
+    pub extra_roots: Vec<std::path::PathBuf>,
     pub mode: SandboxMode,
     /// TCP connect and bind allowed inside the sandbox.
     pub network: bool,
@@ -43,21 +44,52 @@ impl Walls {
     /// The sandbox's policy for a command of this workspace.
     pub fn policy(&self) -> SandboxPolicy {
         let mut policy = match self.mode {
-            SandboxMode::WorkspaceWrite => SandboxPolicy {
-                readonly_roots: self.readonly.clone(),
-                ..SandboxPolicy::workspace_write(&self.root)
-            },
+            SandboxMode::WorkspaceWrite => {
+                let mut policy = SandboxPolicy::workspace_write(&self.root);
+                policy.writable_roots.extend(self.written_roots());
+                policy.readonly_roots = self.readonly_roots();
+                policy
+            }
             SandboxMode::Off => SandboxPolicy::off(),
         };
         policy.network = self.network;
         policy
     }
 
-    /// The walls of commands in `ws`: its root writable, its additional roots outside the root
-    /// read-only; mode, network and capture as `self` says.
+    /// The additional roots a sandboxed command writes, each captured on its own: not one
+    /// inside `root` (it is `root`'s), nor one that holds `root` (read-only), nor one inside
+    /// another written one (it is that one's).
+    pub fn written_roots(&self) -> Vec<std::path::PathBuf> {
+        let written =
+            |r: &std::path::PathBuf| !r.starts_with(&self.root) && !self.root.starts_with(r);
+        self.extra_roots
+            .iter()
+            .filter(|r| written(r))
+            .filter(|r| {
+                !self
+                    .extra_roots
+                    .iter()
+                    .any(|outer| outer != *r && written(outer) && r.starts_with(outer))
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// The additional roots that hold `root`: readable, never writable (granting one would
+    /// grant `root` twice, its writes captured by neither overlay alone).
+    fn readonly_roots(&self) -> Vec<std::path::PathBuf> {
+        self.extra_roots
+            .iter()
+            .filter(|r| self.root.starts_with(r) && **r != self.root)
+            .cloned()
+            .collect()
+    }
+
+    /// The walls of commands in `ws`: its root and its additional roots writable (see
+    /// [`Walls::written_roots`]); mode, network and capture as `self` says.
     pub fn of_workspace(mut self, ws: &Workspace) -> Walls {
         self.root = ws.root().to_path_buf();
-        self.readonly = ws
+        self.extra_roots = ws
             .additional_roots()
             .iter()
             .filter(|r| !r.starts_with(ws.root()))
@@ -143,7 +175,7 @@ impl CommandOutcome {
 fn shell_command(
     proposal: &CommandProposal,
     walls: &Walls,
-    capture: Option<tandem_sandbox::launch::CaptureMount>,
+    capture: Vec<tandem_sandbox::launch::CaptureMount>,
 ) -> Result<(tokio::process::Command, bool), ToolError> {
     shell_in_walls(
         &proposal.command,
@@ -156,13 +188,13 @@ fn shell_command(
 
 /// The shell running `line`, inside the walls when `sandboxed` (never unconfined by accident:
 /// a sandbox that can't be set up is an error, ending with `unconfined_advice`), its writes
-/// caught in `capture`'s overlay when given; the `bool` says whether they are. A command's
+/// caught in `capture`'s overlays when given; the `bool` says whether they are. A command's
 /// shell and a hook's.
 pub(crate) fn shell_in_walls(
     line: &str,
     sandboxed: bool,
     walls: &Walls,
-    capture: Option<tandem_sandbox::launch::CaptureMount>,
+    capture: Vec<tandem_sandbox::launch::CaptureMount>,
     unconfined_advice: &str,
 ) -> Result<(tokio::process::Command, bool), ToolError> {
     let shell = process::shell();
@@ -189,18 +221,18 @@ pub(crate) fn shell_in_walls(
 /// A capture dir for one sandboxed command (or hook: `sandboxed` says whether it runs in the
 /// walls), where this machine's walls can capture (an overlay in the launcher's namespaces;
 /// probed once per process).
-/// The command `make` builds (given the overlay's mount, when the walls can make one; it says
-/// whether it used it) with its writes caught: by the overlay, else by a snapshot of the
-/// workspace taken now. A command's and a hook's shell alike.
+/// The command `make` builds (given the overlays' mounts, one per written root, when the walls
+/// can make them; it says whether it used them) with its writes caught: by the overlays, else
+/// by a snapshot of each written root taken now. A command's and a hook's shell alike.
 pub(crate) async fn captured_command(
     sandboxed: bool,
     walls: &Walls,
     make: impl FnOnce(
-        Option<tandem_sandbox::launch::CaptureMount>,
+        Vec<tandem_sandbox::launch::CaptureMount>,
     ) -> Result<(tokio::process::Command, bool), ToolError>,
 ) -> Result<(tokio::process::Command, Option<super::capture::Captured>), ToolError> {
-    let (mount, mut captured) = prepare_capture(sandboxed, walls).unzip();
-    let (command, capturing) = match make(mount) {
+    let (mounts, mut captured) = prepare_capture(sandboxed, walls).unzip();
+    let (command, capturing) = match make(mounts.unwrap_or_default()) {
         Ok(made) => made,
         Err(e) => {
             if let Some(c) = &captured {
@@ -222,7 +254,7 @@ fn prepare_capture(
     sandboxed: bool,
     walls: &Walls,
 ) -> Option<(
-    tandem_sandbox::launch::CaptureMount,
+    Vec<tandem_sandbox::launch::CaptureMount>,
     super::capture::Captured,
 )> {
     let settings = walls.capture.as_ref()?;
@@ -243,16 +275,44 @@ fn prepare_capture(
             return None;
         }
     };
-    let mount = tandem_sandbox::launch::CaptureMount {
-        root: walls.root.clone(),
-        dir: dir.path().to_path_buf(),
-        passthrough: super::passthrough::passthrough_dirs(&walls.root, &settings.passthrough),
-    };
+    // The primary root's overlay in the dir itself, each additional root's in `roots/<n>`.
+    let mut mounts = Vec::new();
+    let mut parts = Vec::new();
+    for (n, root) in std::iter::once(walls.root.clone())
+        .chain(walls.written_roots())
+        .enumerate()
+    {
+        let own = match n {
+            0 => Ok(dir.clone()),
+            n => dir.create_root(n - 1),
+        };
+        let own = match own {
+            Ok(own) => own,
+            Err(e) => {
+                tracing::warn!(
+                    dir = %dir.path().display(),
+                    "could not make a capture dir for {}, the command's writes are snapshotted: {e}",
+                    root.display()
+                );
+                let _ = dir.remove();
+                return None;
+            }
+        };
+        mounts.push(tandem_sandbox::launch::CaptureMount {
+            root: root.clone(),
+            dir: own.path().to_path_buf(),
+            passthrough: super::passthrough::passthrough_dirs(&root, &settings.passthrough),
+        });
+        parts.push(super::capture::Part {
+            root,
+            how: super::capture::How::Overlay(own),
+        });
+    }
     Some((
-        mount,
+        mounts,
         super::capture::Captured {
-            how: super::capture::How::Overlay(dir),
-            root: walls.root.clone(),
+            parts,
+            dir: Some(dir),
             started: std::time::SystemTime::now(),
             passthrough: settings.passthrough.clone(),
             max_paths: settings.max_paths,
@@ -278,7 +338,14 @@ pub(crate) async fn run(
         shell_command(proposal, walls, mount)
     })
     .await?;
-    let git_before = git_snapshot(&walls.root).await;
+    // Every root the command writes: a `.git` changed in any is told.
+    let written: Vec<std::path::PathBuf> = std::iter::once(walls.root.clone())
+        .chain(walls.written_roots())
+        .collect();
+    let mut git_before = Vec::new();
+    for root in &written {
+        git_before.push(git_snapshot(root).await);
+    }
     command
         .current_dir(&proposal.cwd)
         .stdin(Stdio::null())
@@ -395,19 +462,30 @@ pub(crate) async fn run(
     let mut output = keeper.finish();
     if proposal.sandboxed && walls.mode == SandboxMode::WorkspaceWrite {
         add_git_hint(&mut output);
-        add_readonly_root_hint(&mut output, &proposal.cwd, &walls.readonly);
+        add_readonly_root_hint(
+            &mut output,
+            &proposal.cwd,
+            &walls.root,
+            &walls.readonly_roots(),
+        );
         if captured.is_some() {
             add_passthrough_hint(&mut output);
         }
     }
-    let git_after = git_snapshot(&walls.root).await;
-    for change in git_after.changes_since(&git_before) {
-        let line = change.describe(&walls.root);
-        tracing::warn!("{line}");
-        if !output.is_empty() && !output.ends_with('\n') {
-            output.push('\n');
+    for (root, before) in written.iter().zip(&git_before) {
+        let after = git_snapshot(root).await;
+        for change in after.changes_since(before) {
+            // An additional root's repository is named by its absolute path, as its files are.
+            let line = match *root == walls.root {
+                true => change.describe(root),
+                false => change.describe(std::path::Path::new("")),
+            };
+            tracing::warn!("{line}");
+            if !output.is_empty() && !output.ends_with('\n') {
+                output.push('\n');
+            }
+            output.push_str(&format!("[{line}]\n"));
         }
-        output.push_str(&format!("[{line}]\n"));
     }
     tracing::info!(
         cwd = %proposal.display_cwd,
@@ -428,21 +506,35 @@ pub(crate) async fn run(
     })
 }
 
-/// Where no overlay catches a sandboxed command's (or hook's) writes: the workspace's files
-/// before it runs, to record what it changed (see [`crate::snapshot`]).
+/// Where no overlay catches a sandboxed command's (or hook's) writes: the files of the workspace
+/// and of each root it writes before it runs, to record what it changed (see
+/// [`crate::snapshot`]).
 async fn snapshot_before(sandboxed: bool, walls: &Walls) -> Option<super::capture::Captured> {
     let settings = walls.capture.as_ref()?;
     if !sandboxed || walls.mode == SandboxMode::Off {
         return None;
     }
-    let (root, passthrough) = (walls.root.clone(), settings.passthrough.clone());
-    let snapshot =
-        tokio::task::spawn_blocking(move || super::snapshot::Snapshot::take(&root, &passthrough))
-            .await
-            .ok()?;
+    let roots: Vec<std::path::PathBuf> = std::iter::once(walls.root.clone())
+        .chain(walls.written_roots())
+        .collect();
+    let passthrough = settings.passthrough.clone();
+    let parts = tokio::task::spawn_blocking(move || {
+        roots
+            .into_iter()
+            .map(|root| super::capture::Part {
+                how: super::capture::How::Snapshot(super::snapshot::Snapshot::take(
+                    &root,
+                    &passthrough,
+                )),
+                root,
+            })
+            .collect()
+    })
+    .await
+    .ok()?;
     Some(super::capture::Captured {
-        how: super::capture::How::Snapshot(snapshot),
-        root: walls.root.clone(),
+        parts,
+        dir: None,
         started: std::time::SystemTime::now(),
         passthrough: settings.passthrough.clone(),
         max_paths: settings.max_paths,
@@ -471,18 +563,27 @@ fn add_git_hint(output: &mut String) {
     }
 }
 
-/// The additional roots are read-only inside the sandbox (no capture records writes there): a
-/// write refused there (the command ran in one, or its output names one) gets a line saying so
-/// and how to change files there.
+/// An additional root that holds the primary root `root` is read-only inside the sandbox (see
+/// [`Walls::readonly_roots`]): a write refused there, outside `root` (the command ran there, or
+/// its output names a path there), gets a line saying so and how to change files there.
 fn add_readonly_root_hint(
     output: &mut String,
     cwd: &std::path::Path,
+    root: &std::path::Path,
     readonly: &[std::path::PathBuf],
 ) {
     let refused = output.contains("Read-only file system") || output.contains("Permission denied");
+    let root_text = root.to_string_lossy();
+    // Every path under `root` is under the holding root too: only the others count.
+    let names_outside_root = |r: &std::path::PathBuf| {
+        let r = r.to_string_lossy();
+        output
+            .match_indices(&*r)
+            .any(|(at, _)| !output[at..].starts_with(&*root_text))
+    };
     let there: Vec<&std::path::PathBuf> = readonly
         .iter()
-        .filter(|r| cwd.starts_with(r) || output.contains(&*r.to_string_lossy()))
+        .filter(|r| (cwd.starts_with(r) && !cwd.starts_with(root)) || names_outside_root(r))
         .collect();
     if !refused || there.is_empty() {
         return;
@@ -492,9 +593,9 @@ fn add_readonly_root_hint(
     }
     let names: Vec<String> = there.iter().map(|r| r.display().to_string()).collect();
     output.push_str(&format!(
-        "[{} is an additional root of the workspace: read-only for commands inside the sandbox. \
-         Change its files with the edit tools, or ask to run the command with outsideSandbox, \
-         which the user must approve]",
+        "[{} is an additional root of the workspace that holds its primary root: read-only for \
+         commands inside the sandbox. Change its files with the edit tools, or ask to run the \
+         command with outsideSandbox, which the user must approve]",
         names.join(", ")
     ));
 }
@@ -710,21 +811,53 @@ mod tests {
     }
 
     #[test]
-    fn a_write_refused_in_an_additional_root_says_it_is_read_only() {
-        let extra = std::path::PathBuf::from("/w/extra");
-        let roots = [extra.clone()];
-        let mut inside = "touch: cannot touch 'x': Read-only file system\n".to_string();
-        add_readonly_root_hint(&mut inside, &extra.join("src"), &roots);
-        assert!(
-            inside.contains("/w/extra is an additional root"),
-            "{inside}"
+    fn a_write_refused_in_an_additional_root_holding_the_root_says_it_is_read_only() {
+        let (holder, root) = (
+            std::path::PathBuf::from("/w"),
+            std::path::PathBuf::from("/w/main"),
         );
-        let mut named = "sh: 1: cannot create /w/extra/x: Permission denied".to_string();
-        add_readonly_root_hint(&mut named, std::path::Path::new("/w/main"), &roots);
+        let roots = [holder.clone()];
+        let mut inside = "touch: cannot touch 'x': Read-only file system\n".to_string();
+        add_readonly_root_hint(&mut inside, &holder.join("other"), &root, &roots);
+        assert!(inside.contains("/w is an additional root"), "{inside}");
+        let mut named = "sh: 1: cannot create /w/x: Permission denied".to_string();
+        add_readonly_root_hint(&mut named, &root, &root, &roots);
         assert!(named.ends_with("which the user must approve]"), "{named}");
         let mut elsewhere = "cp: cannot create '/etc/x': Read-only file system\n".to_string();
-        add_readonly_root_hint(&mut elsewhere, std::path::Path::new("/w/main"), &roots);
+        add_readonly_root_hint(&mut elsewhere, &root, &root, &roots);
         assert!(!elsewhere.contains("additional root"), "{elsewhere}");
+        // The root's own paths are under the holder too: they are not the holder's.
+        let mut in_root = "cp: cannot create '/w/main/.git/x': Read-only file system\n".to_string();
+        add_readonly_root_hint(&mut in_root, &root.join("src"), &root, &roots);
+        assert!(!in_root.contains("additional root"), "{in_root}");
+    }
+
+    #[test]
+    fn additional_roots_are_written_unless_one_holds_the_root_or_lies_in_another() {
+        let p = std::path::PathBuf::from;
+        let walls = Walls {
+            root: p("/w/main"),
+            extra_roots: vec![
+                p("/x/lib/inner"),
+                p("/x/lib"),
+                p("/w"),
+                p("/y"),
+                p("/w/other"),
+            ],
+            mode: SandboxMode::WorkspaceWrite,
+            network: false,
+            key_var: None,
+            capture: None,
+        };
+        // `/x/lib/inner` is `/x/lib`'s; `/w/other` lies in the read-only `/w`, bound over it.
+        assert_eq!(walls.written_roots(), [p("/x/lib"), p("/y"), p("/w/other")]);
+        let policy = walls.policy();
+        assert_eq!(policy.readonly_roots, [p("/w")]);
+        for root in [p("/w/main"), p("/x/lib"), p("/y"), p("/w/other")] {
+            assert!(policy.writable_roots.contains(&root), "{root:?}");
+        }
+        assert!(!policy.writable_roots.contains(&p("/w")));
+        assert!(!policy.writable_roots.contains(&p("/x/lib/inner")));
     }
 
     #[test]

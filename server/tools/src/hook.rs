@@ -57,11 +57,11 @@ pub struct HookExit {
 }
 
 /// The shell running the hook's line, inside the walls when asked, its writes caught in
-/// `capture`'s overlay when given; the `bool` says whether they are.
+/// `capture`'s overlays when given; the `bool` says whether they are.
 fn shell_command(
     hook: &HookCommand,
     walls: &Walls,
-    capture: Option<tandem_sandbox::launch::CaptureMount>,
+    capture: Vec<tandem_sandbox::launch::CaptureMount>,
 ) -> Result<(tokio::process::Command, bool), ToolError> {
     super::command::shell_in_walls(
         &hook.line,
@@ -82,8 +82,8 @@ pub async fn run_hook(
     let spawn_error =
         |e: std::io::Error| ToolError::new(ErrorKind::Io, format!("could not start the hook: {e}"));
     let (mut command, captured) =
-        super::command::captured_command(hook.sandboxed, walls, |mount| {
-            shell_command(hook, walls, mount)
+        super::command::captured_command(hook.sandboxed, walls, |mounts| {
+            shell_command(hook, walls, mounts)
         })
         .await?;
     command
@@ -237,7 +237,7 @@ mod tests {
     fn walls(root: &std::path::Path) -> Walls {
         Walls {
             root: root.to_path_buf(),
-            readonly: Vec::new(),
+            extra_roots: Vec::new(),
             mode: tandem_sandbox::SandboxMode::Off,
             network: false,
             key_var: None,

@@ -334,12 +334,13 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
             readonly.push((path.clone(), file));
         }
     }
-    // The real directories that pass through the overlay, opened before it covers them.
+    // The real directories that pass through each overlay, opened before it covers them.
     let mut passthrough: Vec<(PathBuf, File)> = Vec::new();
-    if let Some(capture) = &options.capture {
+    for capture in &options.captures {
+        let mut through: Vec<(PathBuf, File)> = Vec::new();
         for path in &capture.passthrough {
             if let Ok(file) = open_path(path) {
-                passthrough.push((path.clone(), file));
+                through.push((path.clone(), file));
             }
         }
         let Some((_, handle)) = roots.iter_mut().find(|(p, _)| *p == capture.root) else {
@@ -358,13 +359,13 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
                         capture.root.display()
                     )
                 })?;
+                passthrough.append(&mut through);
             }
-            // The workspace's filesystem may refuse to be a lower layer (some FUSE or network
-            // ones): the command runs as without capture, and the sidecar is told why.
+            // The root's filesystem may refuse to be a lower layer (some FUSE or network
+            // ones): that root is written as without capture, and the sidecar is told why.
             Err(e) => {
                 std::fs::write(capture.dir.join(crate::capture::NOT_CAPTURED), &e)
                     .map_err(|w| format!("{e}; and could not say so: {w}"))?;
-                passthrough.clear();
             }
         }
     }

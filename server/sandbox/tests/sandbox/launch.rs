@@ -17,11 +17,18 @@ fn options_round_trip_through_the_arguments() {
         writable: vec![PathBuf::from("/home/me/my project"), PathBuf::from("/x")],
         temp: vec![PathBuf::from("/tmp")],
         readonly: vec![PathBuf::from("/home/me/other lib")],
-        capture: Some(tandem_sandbox::launch::CaptureMount {
-            root: PathBuf::from("/home/me/my project"),
-            dir: PathBuf::from("/data/captures/1"),
-            passthrough: vec![PathBuf::from("/home/me/my project/target")],
-        }),
+        captures: vec![
+            tandem_sandbox::launch::CaptureMount {
+                root: PathBuf::from("/home/me/my project"),
+                dir: PathBuf::from("/data/captures/1"),
+                passthrough: vec![PathBuf::from("/home/me/my project/target")],
+            },
+            tandem_sandbox::launch::CaptureMount {
+                root: PathBuf::from("/x"),
+                dir: PathBuf::from("/data/captures/1/roots/0"),
+                passthrough: vec![PathBuf::from("/x/node_modules")],
+            },
+        ],
     };
     let mut args = options.to_args();
     args.extend(["/bin/sh", "-c", "echo --network"].map(OsString::from));
@@ -52,6 +59,11 @@ fn bad_launcher_arguments_are_refused_with_the_reason() {
     assert!(parse(&["--network"]).unwrap_err().contains("without --"));
     assert!(parse(&["--"]).unwrap_err().contains("no program"));
     assert!(parse(&["--probe", "--"]).is_ok());
+    assert!(
+        parse(&["--passthrough", "/w/target", "--", "x"])
+            .unwrap_err()
+            .contains("after the --capture")
+    );
 }
 
 #[test]

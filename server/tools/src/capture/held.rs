@@ -9,14 +9,14 @@
 //!   are unrecorded;
 //! * a file the user (or anything else) changed after it was proposed is never written over.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use tandem_model::TurnId;
 use tandem_sandbox::capture::CaptureDir;
 
 use super::{
-    Applied, AppliedChange, Captured, ChangeKind, How, MAX_SAVED_BYTES, Op, atomic, count_lines,
-    current, display, gather, resolve,
+    Applied, AppliedChange, Captured, ChangeKind, How, MAX_SAVED_BYTES, Op, Part, atomic,
+    count_lines, current, gather, resolve, shown,
 };
 use crate::{ChangedBy, UndoLog, Workspace};
 
@@ -24,10 +24,13 @@ use crate::{ChangedBy, UndoLog, Workspace};
 /// deleted), each with its mode.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Proposed {
-    /// Relative to the workspace root, `/`-separated.
+    /// As the tools show it (see [`AppliedChange::path`]).
     pub path: String,
     pub before: Option<(Vec<u8>, u32)>,
     pub after: Option<(Vec<u8>, u32)>,
+    /// The captured root it is in, and its path there: where it is written.
+    root: PathBuf,
+    rel: PathBuf,
 }
 
 impl Proposed {
@@ -59,61 +62,68 @@ pub struct Held {
     /// What was done without review (ignored files written through) and what could not be
     /// held.
     pub applied: Applied,
-    dir: Option<CaptureDir>,
+    captured: Captured,
 }
 
-/// Holds a finished command's changes (see the module's documentation).
+/// Holds a finished command's changes (see the module's documentation): each root's in turn.
 pub fn hold(captured: &Captured, ws: &Workspace) -> Held {
     let mut held = Held {
         files: Vec::new(),
         applied: Applied::default(),
-        dir: None,
+        captured: captured.clone(),
     };
-    match &captured.how {
-        How::Overlay(dir) => hold_overlay(captured, dir, ws, &mut held),
-        How::Snapshot(before) => put_back(captured, before, ws, &mut held),
+    for part in &captured.parts {
+        match &part.how {
+            How::Overlay(dir) => hold_overlay(captured, part, dir, ws, &mut held),
+            How::Snapshot(before) => put_back(captured, part, before, ws, &mut held),
+        }
     }
     held.files.sort_by(|a, b| a.path.cmp(&b.path));
     held
 }
 
-fn hold_overlay(captured: &Captured, dir: &CaptureDir, ws: &Workspace, held: &mut Held) {
+fn hold_overlay(
+    captured: &Captured,
+    part: &Part,
+    dir: &CaptureDir,
+    ws: &Workspace,
+    held: &mut Held,
+) {
     if let Some(why) = dir.not_captured() {
-        held.applied.problems.push(format!(
-            "the overlay could not be mounted over this workspace ({}); the command wrote to \
-             the workspace itself, unreviewed and unrecorded",
-            why.trim()
+        held.applied.problems.push(super::not_captured(
+            ws,
+            part,
+            &why,
+            "unreviewed and unrecorded",
         ));
-        let _ = dir.remove();
         return;
     }
-    held.dir = Some(dir.clone());
-    let Some(ops) = gather(captured, dir, &mut held.applied) else {
+    let Some(ops) = gather(captured, part, dir, ws, &mut held.applied) else {
         return;
     };
-    let root = &captured.root;
+    let root = &part.root;
     let rules = crate::passthrough::ignore_rules(root, &captured.passthrough);
     for op in ops {
         let result = match op {
             Op::MakeDir { .. } => Ok(None),
             Op::Write { rel, mode } => {
                 if crate::passthrough::ignored(&rules, root, &rel, false) {
-                    through(ws, &rel, Some((&dir.upper().join(&rel), mode))).map(|()| {
+                    through(ws, root, &rel, Some((&dir.upper().join(&rel), mode))).map(|()| {
                         held.applied.unrecorded += 1;
                         None
                     })
                 } else {
-                    proposed_write(captured, dir, ws, &rel, mode)
+                    proposed_write(captured, part, dir, ws, &rel, mode)
                 }
             }
             Op::Delete { rel } => {
                 if crate::passthrough::ignored(&rules, root, &rel, false) {
-                    through(ws, &rel, None).map(|()| {
+                    through(ws, root, &rel, None).map(|()| {
                         held.applied.unrecorded += 1;
                         None
                     })
                 } else {
-                    proposed_delete(captured, ws, &rel)
+                    proposed_delete(captured, part, ws, &rel)
                 }
             }
         };
@@ -126,17 +136,22 @@ fn hold_overlay(captured: &Captured, dir: &CaptureDir, ws: &Workspace, held: &mu
 }
 
 /// An ignored file written (or deleted) through, unreviewed and unrecorded.
-fn through(ws: &Workspace, rel: &Path, from: Option<(&Path, u32)>) -> Result<(), String> {
-    let shown = display(rel);
-    let path = resolve(ws, rel)?;
+fn through(
+    ws: &Workspace,
+    root: &Path,
+    rel: &Path,
+    from: Option<(&Path, u32)>,
+) -> Result<(), String> {
+    let shown = shown(ws, root, rel);
+    let path = resolve(ws, root, rel)?;
     match from {
         Some((upper, mode)) => {
             let (bytes, _) = tandem_stdx::regular::read(upper, MAX_SAVED_BYTES)
                 .map_err(|e| format!("{shown}: {}", std::io::Error::from(e)))?;
-            atomic::write_in(ws.root(), &path, &bytes, Some(mode))
+            atomic::write_in(root, &path, &bytes, Some(mode))
                 .map_err(|e| format!("{shown}: could not write it: {e}"))
         }
-        None => match atomic::remove_in(ws.root(), &path) {
+        None => match atomic::remove_in(root, &path) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(format!("{shown}: could not delete it: {e}")),
@@ -146,29 +161,35 @@ fn through(ws: &Workspace, rel: &Path, from: Option<(&Path, u32)>) -> Result<(),
 
 fn proposed_write(
     captured: &Captured,
+    part: &Part,
     dir: &CaptureDir,
     ws: &Workspace,
     rel: &Path,
     mode: u32,
 ) -> Result<Option<Proposed>, String> {
     Ok(
-        super::written(captured, dir, ws, rel, mode, "proposed")?.map(|w| Proposed {
+        super::written(captured, part, dir, ws, rel, mode, "proposed")?.map(|w| Proposed {
             path: w.shown,
             before: w.before.map(|(b, m, _)| (b, m)),
             after: Some((w.bytes, mode)),
+            root: part.root.clone(),
+            rel: rel.to_path_buf(),
         }),
     )
 }
 
 fn proposed_delete(
     captured: &Captured,
+    part: &Part,
     ws: &Workspace,
     rel: &Path,
 ) -> Result<Option<Proposed>, String> {
-    Ok(super::deleted(captured, ws, rel)?.map(|d| Proposed {
+    Ok(super::deleted(captured, part, ws, rel)?.map(|d| Proposed {
         path: d.shown,
         before: Some((d.old, d.mode)),
         after: None,
+        root: part.root.clone(),
+        rel: rel.to_path_buf(),
     }))
 }
 
@@ -176,46 +197,54 @@ fn proposed_delete(
 /// proposed.
 fn put_back(
     captured: &Captured,
+    part: &Part,
     before: &crate::snapshot::Snapshot,
     ws: &Workspace,
     held: &mut Held,
 ) {
     use crate::snapshot::Difference;
-    let root = &captured.root;
+    let root = &part.root;
     for difference in crate::snapshot::differences(root, &captured.passthrough, before) {
         let result = match difference {
             Difference::Written { rel, before } => (|| {
-                let path = resolve(ws, Path::new(&rel))?;
+                let (rel, shown) = (PathBuf::from(&rel), shown(ws, root, Path::new(&rel)));
+                let path = resolve(ws, root, &rel)?;
                 let (now, meta) =
                     tandem_stdx::regular::read(&path, MAX_SAVED_BYTES).map_err(|e| {
-                        format!("{rel}: could not read it: {}", std::io::Error::from(e))
+                        format!("{shown}: could not read it: {}", std::io::Error::from(e))
                     })?;
                 let now_mode = super::mode_of(&meta);
                 let before = before.map(|(b, m)| (b.to_vec(), m));
                 if before.as_ref() == Some(&(now.clone(), now_mode)) {
                     return Ok(None);
                 }
-                restore(ws, &path, &rel, before.as_ref())?;
+                restore(root, &path, &shown, before.as_ref())?;
                 Ok(Some(Proposed {
-                    path: rel,
+                    path: shown,
                     before,
                     after: Some((now, now_mode)),
+                    root: root.clone(),
+                    rel,
                 }))
             })(),
             Difference::Deleted { rel, before } => (|| {
-                let path = resolve(ws, Path::new(&rel))?;
+                let (rel, shown) = (PathBuf::from(&rel), shown(ws, root, Path::new(&rel)));
+                let path = resolve(ws, root, &rel)?;
                 let before = (before.0.to_vec(), before.1);
-                restore(ws, &path, &rel, Some(&before))?;
+                restore(root, &path, &shown, Some(&before))?;
                 Ok(Some(Proposed {
-                    path: rel,
+                    path: shown,
                     before: Some(before),
                     after: None,
+                    root: root.clone(),
+                    rel,
                 }))
             })(),
             Difference::Uncovered { rel } => Err(format!(
-                "{rel} changed, but the snapshot taken before the command did not hold it (over \
+                "{} changed, but the snapshot taken before the command did not hold it (over \
                  its size cap or past its caps): it can't be put back for review, so it is left \
-                 as the command wrote it, unrecorded"
+                 as the command wrote it, unrecorded",
+                shown(ws, root, Path::new(&rel))
             )),
         };
         match result {
@@ -226,18 +255,18 @@ fn put_back(
     }
 }
 
-/// Puts a file back as it was before the command (`None`: it did not exist).
+/// Puts a file of `root` back as it was before the command (`None`: it did not exist).
 fn restore(
-    ws: &Workspace,
+    root: &Path,
     path: &Path,
-    rel: &str,
+    shown: &str,
     before: Option<&(Vec<u8>, u32)>,
 ) -> Result<(), String> {
     match before {
-        Some((bytes, mode)) => atomic::write_in(ws.root(), path, bytes, Some(*mode)),
-        None => atomic::remove_in(ws.root(), path),
+        Some((bytes, mode)) => atomic::write_in(root, path, bytes, Some(*mode)),
+        None => atomic::remove_in(root, path),
     }
-    .map_err(|e| format!("{rel}: could not put it back as it was before the command: {e}"))
+    .map_err(|e| format!("{shown}: could not put it back as it was before the command: {e}"))
 }
 
 impl Held {
@@ -253,9 +282,9 @@ impl Held {
         turn: &TurnId,
         by: &ChangedBy,
     ) -> Result<AppliedChange, String> {
-        let rel = Path::new(&file.path);
-        let path = resolve(ws, rel)?;
-        let now = current(&path, rel)?.map(|(b, m, _)| (b, m));
+        let root = &file.root;
+        let path = resolve(ws, root, &file.rel)?;
+        let now = current(&path, &file.path)?.map(|(b, m, _)| (b, m));
         if now != file.before {
             return Err(format!(
                 "{} changed after the command's version was proposed; it was not written over",
@@ -282,15 +311,15 @@ impl Held {
         .map_err(|e| format!("{}: {}", file.path, e.message))?;
         match &after {
             Some((bytes, mode)) => {
-                atomic::write_in(ws.root(), &path, bytes, Some(*mode))
+                atomic::write_in(root, &path, bytes, Some(*mode))
                     .map_err(|e| format!("{}: could not write it: {e}", file.path))?;
                 undo.record_written(turn, &file.path, bytes)
                     .map_err(|e| format!("{}: {}", file.path, e.message))?;
             }
             None => {
-                atomic::remove_in(ws.root(), &path)
+                atomic::remove_in(root, &path)
                     .map_err(|e| format!("{}: could not delete it: {e}", file.path))?;
-                super::remove_empty_parents(ws.root(), &path);
+                super::remove_empty_parents(root, &path);
                 undo.record_removed(turn, &file.path)
                     .map_err(|e| format!("{}: {}", file.path, e.message))?;
             }
@@ -314,15 +343,6 @@ impl Held {
     /// Done deciding: the capture dir goes, unless something could not be held or written
     /// (then it is kept, its path in `applied`).
     pub fn finish(&self, applied: &mut Applied) {
-        let Some(dir) = &self.dir else {
-            return;
-        };
-        if applied.problems.is_empty() {
-            if let Err(e) = dir.remove() {
-                tracing::warn!(dir = %dir.path().display(), "could not remove a capture dir: {e}");
-            }
-        } else {
-            applied.kept = Some(dir.path().to_path_buf());
-        }
+        self.captured.finish(applied);
     }
 }

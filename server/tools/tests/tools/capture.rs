@@ -4,7 +4,7 @@
 //! tests/e2e/capture.rs).
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use tandem_model::TurnId;
@@ -16,14 +16,33 @@ fn mode(path: &Path) -> u32 {
 }
 
 async fn run(root: &Path, data: &Path, undo: &UndoLog, command: &str) -> Applied {
+    let (outcome, applied) = run_in(root, &[], data, undo, command).await;
+    assert_eq!(outcome.exit_code, Some(0), "{}", outcome.output);
+    applied
+}
+
+/// Runs `command` in the walls of the workspace `root` with the additional roots `extra`, and
+/// applies what it wrote.
+async fn run_in(
+    root: &Path,
+    extra: &[PathBuf],
+    data: &Path,
+    undo: &UndoLog,
+    command: &str,
+) -> (tandem_tools::CommandOutcome, Applied) {
+    let ws = Workspace::new(root)
+        .unwrap()
+        .with_additional_roots(extra)
+        .unwrap();
     let walls = Walls {
         root: root.to_path_buf(),
-        readonly: Vec::new(),
+        extra_roots: Vec::new(),
         mode: tandem_sandbox::SandboxMode::WorkspaceWrite,
         network: false,
         key_var: None,
         capture: Some(CaptureSettings::new(data.join("captures"))),
-    };
+    }
+    .of_workspace(&ws);
     let proposal = CommandProposal {
         command: command.to_string(),
         sandboxed: true,
@@ -31,7 +50,7 @@ async fn run(root: &Path, data: &Path, undo: &UndoLog, command: &str) -> Applied
         display_cwd: ".".into(),
         timeout: Duration::from_secs(60),
     };
-    let outcome = tandem_tools::run_command(
+    let mut outcome = tandem_tools::run_command(
         &proposal,
         &walls,
         &mut |_| {},
@@ -39,11 +58,14 @@ async fn run(root: &Path, data: &Path, undo: &UndoLog, command: &str) -> Applied
     )
     .await
     .unwrap();
-    assert_eq!(outcome.exit_code, Some(0), "{}", outcome.output);
-    let captured = outcome.captured.expect("a sandboxed command is captured");
-    let ws = Workspace::new(root).unwrap();
+    let captured = outcome
+        .captured
+        .take()
+        .expect("a sandboxed command is captured");
     let by = ChangedBy::new(ChangeSource::Command, Some("call_1"));
-    tandem_tools::capture::apply(&captured, &ws, undo, &TurnId::from("t1".to_string()), &by)
+    let applied =
+        tandem_tools::capture::apply(&captured, &ws, undo, &TurnId::from("t1".to_string()), &by);
+    (outcome, applied)
 }
 
 #[tokio::test]
@@ -114,6 +136,99 @@ async fn a_commands_changes_are_recorded_and_undone_byte_for_byte() {
         std::fs::read_to_string(root.join("target/out")).unwrap(),
         "built\n"
     );
+}
+
+/// An additional root is written as the root is (Landlock grants it whole) and its changes are
+/// recorded from the snapshot by its absolute paths, undone like the root's; a folder beside it
+/// stays out. Outside the temp dir, which is writable to every command.
+#[tokio::test]
+async fn a_commands_changes_in_an_additional_root_are_recorded_by_its_paths_and_undone() {
+    if !tandem_sandbox::status().filesystem() {
+        eprintln!("no Landlock here: nothing to confine the command in place");
+        return;
+    }
+    let parent = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::create_dir_all(parent).unwrap();
+    let dir = tempfile::tempdir_in(parent).unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    for d in ["ws", "extra/target", "sibling"] {
+        std::fs::create_dir_all(base.join(d)).unwrap();
+    }
+    let (root, extra, sibling) = (base.join("ws"), base.join("extra"), base.join("sibling"));
+    std::fs::write(extra.join("a.txt"), "alpha\n").unwrap();
+    std::fs::write(extra.join("gone.txt"), "bye\n").unwrap();
+    let data = base.join("data");
+    let undo = UndoLog::open(&data.join("undo")).unwrap();
+    let e = extra.display();
+
+    let (outcome, applied) = run_in(
+        &root,
+        std::slice::from_ref(&extra),
+        &data,
+        &undo,
+        &format!(
+            "sed -i s/alpha/beta/ {e}/a.txt && rm {e}/gone.txt && echo new > {e}/new.txt \
+             && echo built > {e}/target/out && echo mine > mine.txt"
+        ),
+    )
+    .await;
+    assert_eq!(outcome.exit_code, Some(0), "{}", outcome.output);
+    assert!(applied.problems.is_empty(), "{:?}", applied.problems);
+    let kinds: Vec<(&str, &ChangeKind)> = applied
+        .changes
+        .iter()
+        .map(|c| (c.path.as_str(), &c.kind))
+        .collect();
+    let (a, gone, new) = (
+        format!("{e}/a.txt"),
+        format!("{e}/gone.txt"),
+        format!("{e}/new.txt"),
+    );
+    assert_eq!(
+        kinds,
+        [
+            (a.as_str(), &ChangeKind::Modified),
+            (gone.as_str(), &ChangeKind::Deleted),
+            (new.as_str(), &ChangeKind::Created),
+            ("mine.txt", &ChangeKind::Created),
+        ],
+        "its target/ is not recorded"
+    );
+    assert!(
+        applied.summary().contains(&format!("{a} (modified +1 -1)")),
+        "{}",
+        applied.summary()
+    );
+
+    let ws = Workspace::new(&root)
+        .unwrap()
+        .with_additional_roots([&extra])
+        .unwrap();
+    let mut restored = undo.undo(&ws, None).unwrap();
+    restored.sort();
+    assert_eq!(restored, [a, gone, new, "mine.txt".to_string()]);
+    assert_eq!(std::fs::read(extra.join("a.txt")).unwrap(), b"alpha\n");
+    assert_eq!(std::fs::read(extra.join("gone.txt")).unwrap(), b"bye\n");
+    assert!(!extra.join("new.txt").exists());
+    assert!(!root.join("mine.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(extra.join("target/out")).unwrap(),
+        "built\n"
+    );
+
+    // Beside it, nothing.
+    let s = sibling.display();
+    let (outcome, applied) = run_in(
+        &root,
+        std::slice::from_ref(&extra),
+        &data,
+        &undo,
+        &format!("echo planted > {s}/planted.txt"),
+    )
+    .await;
+    assert_ne!(outcome.exit_code, Some(0), "{}", outcome.output);
+    assert!(!sibling.join("planted.txt").exists());
+    assert!(applied.changes.is_empty(), "{:?}", applied.changes);
 }
 
 #[test]

@@ -20,7 +20,7 @@ async fn proposal(env: &Env, args: serde_json::Value) -> CommandProposal {
 fn walls(p: &CommandProposal) -> tandem_tools::Walls {
     tandem_tools::Walls {
         root: p.cwd.clone(),
-        readonly: Vec::new(),
+        extra_roots: Vec::new(),
         mode: tandem_sandbox::SandboxMode::WorkspaceWrite,
         network: false,
         key_var: None,

@@ -19,7 +19,7 @@ async fn proposal(env: &Env, args: serde_json::Value) -> CommandProposal {
 fn walls(p: &CommandProposal, mode: tandem_sandbox::SandboxMode) -> tandem_tools::Walls {
     tandem_tools::Walls {
         root: p.cwd.clone(),
-        readonly: Vec::new(),
+        extra_roots: Vec::new(),
         mode,
         network: false,
         key_var: None,
