@@ -75,6 +75,13 @@ export class ChatSession {
   private readonly mode: ChatMode;
   /** Each prompt's chips and images, for Edit. */
   private readonly sentWith = new SentAttachments();
+  /**
+   * Whether `log` is the sidecar's transcript of `sessionId`: not before the first `reload` after
+   * the window opened. The webview shows its saved copy meanwhile and sends nothing.
+   */
+  private loaded: boolean;
+  private readonly firstLoad: Promise<void>;
+  private markLoaded: () => void = () => undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -84,6 +91,12 @@ export class ChatSession {
   ) {
     const stored = context.workspaceState.get<string>(SESSION_KEY);
     this.sessionId = stored === undefined ? null : sessionIdFrom(stored);
+    this.firstLoad = new Promise((resolve) => {
+      this.markLoaded = resolve;
+    });
+    // A new chat has nothing to load.
+    this.loaded = this.sessionId === null;
+    if (this.loaded) this.markLoaded();
     context.subscriptions.push(this.loss, this.changesView, this.files, this.terminals);
     this.mode = new ChatMode(sidecar);
     // A session's roots are fixed when it starts: say so when the window's folders change.
@@ -102,7 +115,7 @@ export class ChatSession {
   /** Connects a (new) webview and sends it everything. */
   attach(post: (m: HostMessage) => void): void {
     this.post = post;
-    post({ type: 'reset', sessionId: this.sessionId, entries: this.log });
+    post({ type: 'reset', sessionId: this.sessionId, entries: this.log, loaded: this.loaded });
     this.postStatus();
     this.postApprovals();
     post({ type: 'models', models: this.models, current: this.currentModel });
@@ -160,10 +173,12 @@ export class ChatSession {
     // Another chat's questions close with it: nobody would see them.
     this.approvals.keepOnly(id);
     this.log = entries;
+    this.loaded = true;
+    this.markLoaded();
     this.runningTurn = null;
     this.ended.clear();
     void this.context.workspaceState.update(SESSION_KEY, id ?? undefined);
-    this.toView({ type: 'reset', sessionId: id, entries });
+    this.toView({ type: 'reset', sessionId: id, entries, loaded: true });
     this.postStatus();
   }
 
@@ -253,6 +268,9 @@ export class ChatSession {
    * before that turn (fork.ts), and nothing is sent when the user cancels the files question.
    */
   async send(text: string, attachments: Attachment[], images: ImageAttachment[] = [], fork?: TurnId): Promise<void> {
+    // The webview sends nothing before the chat is loaded; a prompt from elsewhere (Edit
+    // Selection) waits for it, and then goes to the chat that is shown.
+    if (!this.loaded) await this.firstLoad;
     if (this.runningTurn) return;
     if (fork !== undefined && !(await this.forkAt(fork, text, { attachments, images }))) return;
     try {
