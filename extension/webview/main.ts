@@ -172,7 +172,19 @@ function render(): void {
     composer.setRunning(runningTurn !== null, !shown.sendable);
     // For the reader of the page (and the reload test): whose transcript this is.
     log.dataset.source = shown.source;
+    markShown();
   });
+}
+
+/**
+ * A performance mark the first time the saved copy, then the sidecar's transcript, is on screen
+ * (with how many turns): what a reload costs, in the devtools and in the reload test.
+ */
+const marked = new Set<string>();
+function markShown(): void {
+  if (shown.source === 'loading' || marked.has(shown.source)) return;
+  marked.add(shown.source);
+  performance.mark(`tandem-chat-${shown.source}`, { detail: { turns: log.querySelectorAll('.turn').length } });
 }
 
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
