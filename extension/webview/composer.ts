@@ -9,6 +9,9 @@ import { completeMention, mentionAtCaret, type MentionQuery } from './mentions';
 import { SlashMenu } from './slashMenu';
 import type { CustomCommand, TurnId } from '../src/protocol';
 
+/** Said when Send is pressed before the chat is back from the sidecar. */
+const LOADING = 'Tandem is still loading this chat; your prompt stays here until it is back.';
+
 export interface ComposerEvents {
   /** `forkBefore`: the text is an earlier prompt edited, sent as a fork from before its turn. */
   send(text: string, attachments: Attachment[], images: ImageAttachment[], forkBefore?: TurnId): void;
@@ -41,6 +44,8 @@ export class Composer {
   /** The earlier prompt being edited (its turn), shown above the box; null: a new prompt. */
   private editing: { turnId: TurnId; draft: string; attachments: Attachment[]; images: ImageAttachment[] } | null = null;
   private readonly editRow: HTMLElement;
+  /** The chat is still loading (see `setRunning`). */
+  private loading = false;
 
   constructor(private readonly events: ComposerEvents) {
     this.input = h('textarea', {
@@ -138,9 +143,13 @@ export class Composer {
     this.input.focus();
   }
 
-  setRunning(running: boolean): void {
+  /** `loading`: the chat is not back from the sidecar yet, so Send waits (the draft stays). */
+  setRunning(running: boolean, loading = false): void {
     this.stopButton.classList.toggle('hidden', !running);
-    this.sendButton.disabled = running;
+    this.sendButton.disabled = running || loading;
+    this.loading = loading;
+    this.sendButton.title = loading ? 'Tandem is loading this chat; Send works once it is back' : '';
+    if (!loading && this.problem.textContent === LOADING) this.showProblem(undefined);
   }
 
   showMatches(query: string, paths: string[]): void {
@@ -207,7 +216,12 @@ export class Composer {
 
   private submit(): void {
     const text = this.input.value.trim();
-    if ((!text && this.images.length === 0) || this.sendButton.disabled) return;
+    if (!text && this.images.length === 0) return;
+    if (this.loading) {
+      this.showProblem(LOADING);
+      return;
+    }
+    if (this.sendButton.disabled) return;
     const fork = this.editing?.turnId;
     if (fork === undefined) this.events.send(text, this.attachments, this.images);
     else this.events.send(text, this.attachments, this.images, fork);

@@ -3,16 +3,17 @@
 
 import { turnAnnouncement } from './announce';
 import { bannerText } from './banner';
-import type { ModelInfo, SessionId, TurnId } from '../src/protocol';
+import type { ModelInfo, TurnId } from '../src/protocol';
 import type { ImageAttachment } from '../src/shared/images';
-import { approvalRef, type Attachment, type HostMessage, type LogEntry, type PendingApproval, type ServerState, type SidecarState, type WebviewMessage } from '../src/shared/messages';
+import { approvalRef, type Attachment, type HostMessage, type PendingApproval, type ServerState, type SidecarState, type WebviewMessage } from '../src/shared/messages';
 import { Composer } from './composer';
 import { ModePicker } from './modePicker';
 import { nextPlan, planOf, PlanView, type PlanState } from './plan';
 import { button, h, icon } from './dom';
 import { installChatKeys } from './keys';
 import { pendingKey, TranscriptView } from './render';
-import { applyEntry, buildTranscript, usageView, type Transcript } from './transcript';
+import { ShownChat } from './shownChat';
+import { usageView } from './transcript';
 import { welcomeCard } from './welcome';
 
 interface VsCodeApi<S> {
@@ -28,13 +29,15 @@ interface Persisted {
   attachments: Attachment[];
   images: ImageAttachment[];
   expanded: Record<string, boolean>;
+  /** The chat's last turns (savedChat.ts), shown at once after a reload. */
+  chat?: string;
 }
 
 const vscode = acquireVsCodeApi<Persisted>();
 const persisted: Persisted = { draft: '', attachments: [], images: [], expanded: {}, ...vscode.getState() };
 
-let transcript: Transcript = buildTranscript([]);
-let shownSession: SessionId | null = null;
+// The saved copy is shown until the host's transcript confirms or replaces it.
+const shown = new ShownChat(persisted.chat);
 let pending = new Map<string, PendingApproval>();
 let runningTurn: TurnId | null = null;
 let sidecar: SidecarState = 'starting';
@@ -47,6 +50,13 @@ let server: ServerState = { problem: 'none' };
 
 const post = (m: WebviewMessage) => vscode.postMessage(m);
 const save = () => vscode.setState({ ...persisted, draft: composer.draft, attachments: [...composer.attached], images: [...composer.attachedImages] });
+/** Writes the chat's saved copy: only at a turn's end or a new transcript, never per token. */
+const saveChat = () => {
+  const chat = shown.saved();
+  if (chat === undefined) delete persisted.chat;
+  else persisted.chat = chat;
+  save();
+};
 
 // Header: the model picker and the context in use (New Chat and History are in the view's title bar).
 const modelSelect = h('select', { class: 'model', title: 'Model for the next prompts', attrs: { 'aria-label': 'Model' } });
@@ -89,7 +99,7 @@ function renderHeader(): void {
     ? `An API key is stored for ${endpoint.baseUrl}. Click to change or remove it.`
     : `No API key is stored for ${endpoint.baseUrl}. Click to set one (local servers need none).`;
   const window = models.find((m) => m.id === currentModel)?.contextWindow ?? undefined;
-  const u = usageView(transcript.usage, window);
+  const u = usageView(shown.transcript.usage, window);
   usage.textContent = u?.text ?? '';
   // Through the CSSOM: the CSP allows no style attributes.
   usageFill.style.width = `${Math.round((u?.fraction ?? 0) * 100)}%`;
@@ -100,7 +110,7 @@ let shownServer: ServerState | undefined;
 let shownCompact = false;
 function renderWelcome(): void {
   // Redrawn only when the state changes: a focused button keeps its focus through other updates.
-  const compact = transcript.blocks.some((b) => b.kind === 'turn');
+  const compact = shown.transcript.blocks.some((b) => b.kind === 'turn');
   if (shownServer === server && shownCompact === compact) return;
   shownServer = server;
   shownCompact = compact;
@@ -110,7 +120,7 @@ function renderWelcome(): void {
 
 /** Says how the turn ended, once its end is in the transcript (it may arrive after the status). */
 function announceEnd(turnId: TurnId, tries = 20): void {
-  const text = turnAnnouncement(transcript, turnId);
+  const text = turnAnnouncement(shown.transcript, turnId);
   if (text !== null) announcer.textContent = text;
   else if (tries > 0) setTimeout(() => announceEnd(turnId, tries - 1), 100);
 }
@@ -128,7 +138,7 @@ function render(): void {
   scheduled = true;
   requestAnimationFrame(() => {
     scheduled = false;
-    view.render(transcript, {
+    view.render(shown.transcript, {
       pending,
       runningTurn,
       expanded: persisted.expanded,
@@ -159,15 +169,22 @@ function render(): void {
     renderBanner();
     renderWelcome();
     planView.render(plan, runningTurn);
-    composer.setRunning(runningTurn !== null);
+    composer.setRunning(runningTurn !== null, !shown.sendable);
+    // For the reader of the page (and the reload test): whose transcript this is.
+    log.dataset.source = shown.source;
+    markShown();
   });
 }
 
-function appendEntries(entries: LogEntry[]): void {
-  for (const e of entries) {
-    applyEntry(transcript, e);
-    plan = nextPlan(plan, e);
-  }
+/**
+ * A performance mark the first time the saved copy, then the sidecar's transcript, is on screen
+ * (with how many turns): what a reload costs, in the devtools and in the reload test.
+ */
+const marked = new Set<string>();
+function markShown(): void {
+  if (shown.source === 'loading' || marked.has(shown.source)) return;
+  marked.add(shown.source);
+  performance.mark(`tandem-chat-${shown.source}`, { detail: { turns: log.querySelectorAll('.turn').length } });
 }
 
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
@@ -175,14 +192,16 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   switch (m.type) {
     case 'reset':
       // Another chat: an edit of this one's prompt has nothing to fork.
-      if (m.sessionId !== shownSession) composer.cancelEdit();
-      shownSession = m.sessionId;
-      view.clear();
-      transcript = buildTranscript(m.entries);
-      plan = planOf(m.entries);
+      if (m.sessionId !== shown.sessionId) composer.cancelEdit();
+      if (shown.reset(m.sessionId, m.entries, m.loaded) === 'replaced') {
+        view.clear();
+        plan = planOf(m.entries);
+      }
+      if (m.loaded) saveChat();
       break;
     case 'append':
-      appendEntries(m.entries);
+      for (const e of m.entries) plan = nextPlan(plan, e);
+      if (shown.append(m.entries)) saveChat();
       break;
     case 'status':
       if (runningTurn !== null && m.runningTurn !== runningTurn) announceEnd(runningTurn);
@@ -229,6 +248,7 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   render();
 });
 
+plan = planOf(shown.entries);
 installChatKeys(window, {
   pending: () => pending.values(),
   running: () => runningTurn !== null,

@@ -1164,13 +1164,28 @@ step(`after Developer: Reload Window a chat of ${RELOAD_TURNS} turns comes back 
       { polling: 'raf', timeout: 120_000 },
     )
   ).jsonValue();
-  const chatPage = await frame.evaluate(() => globalThis.performance.timeOrigin);
+  // The chat marks when its saved copy, then the sidecar's transcript, was first on screen
+  // (webview/main.ts), with the turns it showed; the sidecar's comes after its loadSession.
+  await frame.waitForFunction(() => globalThis.performance.getEntriesByName('tandem-chat-sidecar', 'mark').length > 0, null, { timeout: 120_000 });
+  const { chatPage, saved, confirmed } = await frame.evaluate(() => {
+    const perf = globalThis.performance;
+    const mark = (name) => {
+      const m = perf.getEntriesByName(name, 'mark')[0];
+      return m && { at: perf.timeOrigin + m.startTime, turns: m.detail?.turns };
+    };
+    return { chatPage: perf.timeOrigin, saved: mark('tandem-chat-saved'), confirmed: mark('tandem-chat-sidecar') };
+  });
   const activated = activatedAfter(start);
+  const ms = (t) => (t === undefined ? '?' : Math.round(t - start));
   console.log(
-    `reload: the ${RELOAD_TURNS}th turn showed ${shownAt - start} ms after Reload Window ` +
-      `(the workbench was up by ${workbench - start} ms; Tandem was activated at ${activated === undefined ? '?' : activated - start} ms; ` +
-      `the chat's page began loading at ${Math.round(chatPage - start)} ms)`,
+    `reload: the first turn showed ${ms(saved?.at)} ms after Reload Window (from the webview's saved copy, ${saved?.turns ?? 0} turns), ` +
+      `the ${RELOAD_TURNS}th turn ${ms(shownAt)} ms, the sidecar's transcript was in place at ${ms(confirmed.at)} ms ` +
+      `(the workbench was up by ${ms(workbench)} ms; Tandem was activated at ${ms(activated)} ms; ` +
+      `the chat's page began loading at ${ms(chatPage)} ms)`,
   );
+  assert.equal(saved?.turns, RELOAD_TURNS, "every turn came back from the webview's saved copy first");
+  assert.ok(saved.at <= confirmed.at, "the saved copy showed before the sidecar's transcript");
+  assert.equal(confirmed.turns, RELOAD_TURNS, "the sidecar's transcript has every turn, once");
 
   // Every turn, in order, each with its own answer.
   const prompts = (await chat().locator('.turn .user').allTextContents()).map((t) => t.trim());
@@ -1178,6 +1193,7 @@ step(`after Developer: Reload Window a chat of ${RELOAD_TURNS} turns comes back 
   const answers = await chat().locator('.turn').evaluateAll((turns) => turns.map((t) => t.querySelector('.answer')?.textContent ?? ''));
   answers.forEach((a, i) => assert.match(a, new RegExp(`That is answer ${i + 1}\\.`), `turn ${i + 1}'s answer`));
   assert.equal(await chat().locator('.turn .tool').count(), RELOAD_READS, 'every read_file card is back');
+  assert.equal(await chat().locator('.log').getAttribute('data-source'), 'sidecar', "what stays on screen is the sidecar's transcript");
   await shot('40-reloaded-30-turns');
 });
 

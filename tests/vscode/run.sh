@@ -10,7 +10,9 @@
 #                                       steps build on each other: pick ones that stand alone.
 #   TANDEM_VSCODE_STEPS='Reload Window' bash tests/vscode/run.sh
 #                                       the reload step alone: a 30-turn chat, Developer: Reload
-#                                       Window, and a line `reload: the 30th turn showed N ms …`
+#                                       Window, and a line `reload: the first turn showed N ms …`
+#                                       (from the chat's saved copy; then the 30th turn, and when
+#                                       the sidecar's transcript was in place)
 #   bash tests/vscode/run.sh install    only the installs (Node 24, code-server): tests/run-all runs
 #                                       this in the background while cargo builds
 #

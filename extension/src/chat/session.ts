@@ -36,6 +36,7 @@ import { isWholeOutputPath } from './wholeOutput';
 import { ChatMode } from './mode';
 import { listCommands } from './commands';
 import { foldersChangedNotice, sessionRoots } from './roots';
+import { type MentionFolder, mentionTarget, sidecarPath } from './mentionFolders';
 
 /** The configured endpoint (null: the sidecar finds a local server) and whether it has a key. */
 export interface EndpointStatus {
@@ -75,6 +76,13 @@ export class ChatSession {
   private readonly mode: ChatMode;
   /** Each prompt's chips and images, for Edit. */
   private readonly sentWith = new SentAttachments();
+  /**
+   * Whether `log` is the sidecar's transcript of `sessionId`: not before the first `reload` after
+   * the window opened. The webview shows its saved copy meanwhile and sends nothing.
+   */
+  private loaded: boolean;
+  private readonly firstLoad: Promise<void>;
+  private markLoaded: () => void = () => undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -84,6 +92,12 @@ export class ChatSession {
   ) {
     const stored = context.workspaceState.get<string>(SESSION_KEY);
     this.sessionId = stored === undefined ? null : sessionIdFrom(stored);
+    this.firstLoad = new Promise((resolve) => {
+      this.markLoaded = resolve;
+    });
+    // A new chat has nothing to load.
+    this.loaded = this.sessionId === null;
+    if (this.loaded) this.markLoaded();
     context.subscriptions.push(this.loss, this.changesView, this.files, this.terminals);
     this.mode = new ChatMode(sidecar);
     // A session's roots are fixed when it starts: say so when the window's folders change.
@@ -102,7 +116,7 @@ export class ChatSession {
   /** Connects a (new) webview and sends it everything. */
   attach(post: (m: HostMessage) => void): void {
     this.post = post;
-    post({ type: 'reset', sessionId: this.sessionId, entries: this.log });
+    post({ type: 'reset', sessionId: this.sessionId, entries: this.log, loaded: this.loaded });
     this.postStatus();
     this.postApprovals();
     post({ type: 'models', models: this.models, current: this.currentModel });
@@ -160,10 +174,12 @@ export class ChatSession {
     // Another chat's questions close with it: nobody would see them.
     this.approvals.keepOnly(id);
     this.log = entries;
+    this.loaded = true;
+    this.markLoaded();
     this.runningTurn = null;
     this.ended.clear();
     void this.context.workspaceState.update(SESSION_KEY, id ?? undefined);
-    this.toView({ type: 'reset', sessionId: id, entries });
+    this.toView({ type: 'reset', sessionId: id, entries, loaded: true });
     this.postStatus();
   }
 
@@ -196,23 +212,42 @@ export class ChatSession {
     return sessionRoots(folders.map((f) => ({ fsPath: f.uri.fsPath, onDisk: f.uri.scheme === 'file' })));
   }
 
-  /** Reads a workspace image for the composer's thumbnails; a notice says why it can't be. */
+  /** The window's folders as `@` mentions name them (mentionFolders.ts). */
+  private mentionFolders(): (MentionFolder & { uri: vscode.Uri; onDisk: boolean })[] {
+    return (vscode.workspace.workspaceFolders ?? []).map((f) => ({ name: f.name, fsPath: f.uri.fsPath, uri: f.uri, onDisk: f.uri.scheme === 'file' }));
+  }
+
+  /**
+   * Reads an image for the composer's thumbnails: a `file:` URI (a drop) in the first folder, or
+   * an `@` pick in any folder. A notice says why it can't be.
+   */
   async attachImage(given: string): Promise<void> {
-    const root = this.root();
-    if (!root) return;
-    const image = await readWorkspaceImage(root, given);
+    const image = await this.readImage(given);
+    if (image === undefined) return;
     if (typeof image === 'string') this.notice('error', image);
     else this.toView({ type: 'image', image });
   }
 
+  /** An image as `@given` names it; its `path` is `given`, so a later `@given` finds it attached. */
+  private async readImage(given: string): Promise<ImageAttachment | string | undefined> {
+    const folders = this.mentionFolders();
+    const root = folders[0]?.fsPath;
+    if (root === undefined) return undefined;
+    if (given.startsWith('file:')) return readWorkspaceImage(root, given);
+    const target = mentionTarget(given, folders);
+    const folder = target && folders[target.folder];
+    if (!target || !folder) return `${given} can't be attached: it is outside the workspace (${root}).`;
+    const image = await readWorkspaceImage(folder.fsPath, target.rel);
+    return typeof image === 'string' || target.folder === 0 ? image : { ...image, path: given };
+  }
+
   /** Images named as `@path` in the prompt and not attached as thumbnails already. */
   private async mentionedImages(text: string, images: ImageAttachment[]): Promise<ImageAttachment[]> {
-    const root = this.root();
-    if (!root) return [];
     const found: ImageAttachment[] = [];
     for (const rel of extractMentions(text)) {
       if (!imageTypeOfName(rel) || images.some((i) => i.path === rel)) continue;
-      const image = await readWorkspaceImage(root, rel);
+      const image = await this.readImage(rel);
+      if (image === undefined) return [];
       if (typeof image === 'string') throw new Error(image);
       found.push(image);
     }
@@ -226,12 +261,13 @@ export class ChatSession {
    * nothing is sent without it.
    */
   private async mentioned(text: string): Promise<Attachment[]> {
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-    if (!folder) return [];
+    const folders = this.mentionFolders();
+    const first = folders[0];
+    if (!first) return [];
     const found: Attachment[] = [];
     for (const rel of extractMentions(text)) {
       if (EDITOR_MENTIONS.some((m) => m.word === rel)) {
-        found.push({ label: `@${rel}`, item: await editorContext(rel, folder, this.terminals) });
+        found.push({ label: `@${rel}`, item: await editorContext(rel, first.uri, this.terminals) });
         continue;
       }
       if (/^https?:\/\/\S+$/i.test(rel)) {
@@ -239,11 +275,15 @@ export class ChatSession {
         continue;
       }
       if (imageTypeOfName(rel)) continue;
-      // Inside the folder only: no `..` segment may climb out of it.
-      if (rel.split(/[\\/]/).includes('..')) continue;
-      const uri = vscode.Uri.joinPath(folder, rel);
-      if (await isFolder(uri)) found.push({ label: rel, item: { kind: 'folder', path: rel.replace(/[\\/]+$/, '') || '.' } });
-      else if (await isText(uri)) found.push({ label: rel, item: { path: rel } });
+      // In one of the folders (no `..` climbs out), and one the session has as a root: another
+      // file system's folder is none (roots.ts).
+      const target = mentionTarget(rel, folders);
+      const folder = target && folders[target.folder];
+      const path = target && sidecarPath(target, folders);
+      if (!target || !folder || path === undefined || (target.folder > 0 && !folder.onDisk)) continue;
+      const uri = target.rel === '' ? folder.uri : vscode.Uri.joinPath(folder.uri, target.rel);
+      if (await isFolder(uri)) found.push({ label: rel, item: { kind: 'folder', path } });
+      else if (await isText(uri)) found.push({ label: rel, item: { path } });
     }
     return found;
   }
@@ -253,6 +293,9 @@ export class ChatSession {
    * before that turn (fork.ts), and nothing is sent when the user cancels the files question.
    */
   async send(text: string, attachments: Attachment[], images: ImageAttachment[] = [], fork?: TurnId): Promise<void> {
+    // The webview sends nothing before the chat is loaded; a prompt from elsewhere (Edit
+    // Selection) waits for it, and then goes to the chat that is shown.
+    if (!this.loaded) await this.firstLoad;
     if (this.runningTurn) return;
     if (fork !== undefined && !(await this.forkAt(fork, text, { attachments, images }))) return;
     try {

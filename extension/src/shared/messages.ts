@@ -63,7 +63,11 @@ export function approvalRef(r: ApprovalRef): ApprovalRef {
 }
 
 export type HostMessage =
-  | { type: 'reset'; sessionId: SessionId | null; entries: LogEntry[] }
+  /**
+   * The chat to show. `loaded`: whether `entries` are the sidecar's transcript of the session; false
+   * while the host is still loading it (after a reload), when nothing may be sent to it yet.
+   */
+  | { type: 'reset'; sessionId: SessionId | null; entries: LogEntry[]; loaded: boolean }
   | { type: 'append'; entries: LogEntry[] }
   | { type: 'status'; runningTurn: TurnId | null; sidecar: SidecarState; /** Why it stopped unasked, in its own words. */ sidecarProblem: string | null }
   | { type: 'approvals'; pending: PendingApproval[] }

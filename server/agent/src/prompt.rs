@@ -345,6 +345,34 @@ mod tests {
     }
 
     #[test]
+    fn a_mention_in_an_additional_root_is_read_as_its_root_and_the_rest() {
+        // What the VS Code extension sends for `@lib/src/u.ts` in a window whose second folder
+        // is `lib`: the folder's path as the editor knows it, "/", and the rest.
+        let dir = tempfile::tempdir().unwrap();
+        let extra = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(extra.path().join("src")).unwrap();
+        std::fs::write(extra.path().join("src/u.ts"), "export const u = 1;\n").unwrap();
+        let ws = Workspace::new(dir.path())
+            .unwrap()
+            .with_additional_roots([extra.path()])
+            .unwrap();
+        let root = extra.path().display().to_string();
+        let file = format!("{root}/src/u.ts");
+        let msg = user_message(&ws, "x", &[ContextItem::file(&file)]);
+        assert!(msg.contains("export const u = 1;"), "{msg}");
+        let folder = ContextItem {
+            kind: ContextKind::Folder,
+            ..ContextItem::file(&root)
+        };
+        let msg = user_message(&ws, "x", &[folder]);
+        assert!(msg.contains("src/u.ts"), "{msg}");
+        assert!(!msg.contains("unavailable="), "{msg}");
+        // The folder-relative path alone is the primary root's, where there is no such file.
+        let msg = user_message(&ws, "x", &[ContextItem::file("src/u.ts")]);
+        assert!(msg.contains("unavailable="), "{msg}");
+    }
+
+    #[test]
     fn the_editors_text_is_capped_and_cannot_close_its_tag_attribute() {
         let dir = tempfile::tempdir().unwrap();
         let ws = Workspace::new(dir.path()).unwrap();
