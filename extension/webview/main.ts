@@ -13,6 +13,7 @@ import { button, h, icon } from './dom';
 import { installChatKeys } from './keys';
 import { pendingKey, TranscriptView } from './render';
 import { ShownChat } from './shownChat';
+import { StateSaver } from './stateSaver';
 import { usageView } from './transcript';
 import { welcomeCard } from './welcome';
 
@@ -49,7 +50,14 @@ let plan: PlanState | null = null;
 let server: ServerState = { problem: 'none' };
 
 const post = (m: WebviewMessage) => vscode.postMessage(m);
-const save = () => vscode.setState({ ...persisted, draft: composer.draft, attachments: [...composer.attached], images: [...composer.attachedImages] });
+/** The draft's keystrokes are written at most this often (stateSaver.ts). */
+const DRAFT_SAVE_MS = 300;
+const saver = new StateSaver(
+  () => vscode.setState({ ...persisted, draft: composer.draft, attachments: [...composer.attached], images: [...composer.attachedImages] }),
+  DRAFT_SAVE_MS,
+);
+const save = () => saver.now();
+window.addEventListener('pagehide', () => saver.flush());
 /** Writes the chat's saved copy: only at a turn's end or a new transcript, never per token. */
 const saveChat = () => {
   const chat = shown.saved();
@@ -81,7 +89,7 @@ const composer = new Composer({
   stop: () => post({ type: 'stop' }),
   findFiles: (query) => post({ type: 'findFiles', query }),
   listCommands: () => post({ type: 'listCommands' }),
-  changed: save,
+  changed: () => saver.soon(),
 });
 composer.restore(persisted.draft, persisted.attachments, persisted.images);
 document.body.append(header, banner, welcome, planView.el, log, announcer, composer.el);
