@@ -194,7 +194,8 @@ impl Sidecar {
     }
 
     /// As [`Sidecar::start`], with the sandbox's namespaces on or (`false`) off: the Landlock
-    /// and snapshot path a machine without user namespaces takes.
+    /// and snapshot path a machine without user namespaces takes. Linux's walls only.
+    #[cfg(target_os = "linux")]
     pub async fn start_walled(
         env: &Env,
         mock: &MockServer,
