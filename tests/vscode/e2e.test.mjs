@@ -137,19 +137,27 @@ function runSteps() {
   }
 }
 
-/** The scenario the mock model serves: scenario.json, or its selected steps' replies alone. */
+/** The multi-root step's second folder, beside the run's workspace; scenario.json names it @SECOND_ROOT@. */
+const secondRoot = () => join(run, 'second-root');
+
+/**
+ * The scenario the mock model serves: scenario.json (with @SECOND_ROOT@ made this run's path), or
+ * its selected steps' replies alone.
+ */
 function scenarioFile() {
-  const file = join(here, 'scenario.json');
-  const scenario = JSON.parse(readFileSync(file, 'utf8'));
+  const scenario = JSON.parse(readFileSync(join(here, 'scenario.json'), 'utf8').replaceAll('@SECOND_ROOT@', secondRoot()));
   if (declaredReplies !== scenario.responses.length) {
     throw new Error(`the steps declare ${declaredReplies} model replies but scenario.json has ${scenario.responses.length}: fix the { replies } of the step you changed`);
   }
-  if (!stepFilter) return file;
+  const served = join(run, 'scenario.json');
+  if (!stepFilter) {
+    writeFileSync(served, JSON.stringify(scenario, null, 2));
+    return served;
+  }
   const responses = steps.filter((s) => s.selected).flatMap((s) => scenario.responses.slice(s.first, s.first + s.replies));
-  const filtered = join(run, 'scenario.json');
-  writeFileSync(filtered, JSON.stringify({ ...scenario, responses }, null, 2));
+  writeFileSync(served, JSON.stringify({ ...scenario, responses }, null, 2));
   console.log(`TANDEM_VSCODE_STEPS: ${steps.filter((s) => s.selected).length} of ${steps.length} steps, ${responses.length} model replies`);
-  return filtered;
+  return served;
 }
 
 /** The extension's output channel (the sidecar's stderr included), for a failure's report. */
@@ -1195,6 +1203,87 @@ step(`after Developer: Reload Window a chat of ${RELOAD_TURNS} turns comes back 
   assert.equal(await chat().locator('.turn .tool').count(), RELOAD_READS, 'every read_file card is back');
   assert.equal(await chat().locator('.log').getAttribute('data-source'), 'sidecar', "what stays on screen is the sidecar's transcript");
   await shot('40-reloaded-30-turns');
+});
+
+// A window of two folders, opened from a .code-workspace file in the same page: the first is the
+// run's workspace (the primary root), the second a folder beside it (an additional root).
+step('a multi-root window: an @ mention of a second folder’s file reaches the model, and a command writes there, recorded', { replies: 2 }, async () => {
+  const second = secondRoot();
+  const marker = "marker 5b1e: the second folder's util";
+  mkdirSync(join(second, 'lib'), { recursive: true });
+  writeFileSync(join(second, 'lib', 'util.txt'), `${marker}\n`);
+  const file = join(run, 'multi.code-workspace');
+  writeFileSync(file, JSON.stringify({ folders: [{ path: workspace }, { path: second }], settings: {} }, null, 2));
+
+  // The chat's unsaved buffer (notes.txt) may ask before the page goes: leave anyway.
+  const leave = (dialog) => (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
+  page.on('dialog', leave);
+  try {
+    await page.goto(`${new URL(page.url()).origin}/?workspace=${encodeURIComponent(file)}`);
+    await page.waitForSelector('.monaco-workbench .part.activitybar', { timeout: 60_000 });
+  } finally {
+    page.off('dialog', leave);
+  }
+  await page.locator('.activitybar .action-item a[aria-label^="Tandem"]').click();
+  await chat().locator('textarea.prompt').waitFor({ timeout: 60_000 });
+  await until('the model list arrived', async () => (await chat().locator('select.model option').count()) === 2);
+  await viewAction('New Chat').click();
+  await until('the chat is empty', async () => (await chat().locator('.turn').count()) === 0);
+
+  // The @ menu names the file by its folder: the second one's name first.
+  const prompt = chat().locator('textarea.prompt');
+  await prompt.click();
+  await prompt.pressSequentially('Where is the helper? @util');
+  // VS Code's file search may find nothing yet in a window that just opened: the menu's query is
+  // asked again (its last letter typed anew) until it lists the file, a bounded poll.
+  const mention = chat().locator('.mentions .mention', { hasText: 'second-root/lib/util.txt' }).first();
+  for (const deadline = Date.now() + 60_000; ; ) {
+    try {
+      await mention.waitFor({ timeout: 5_000 });
+      break;
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await prompt.press('Backspace');
+      await prompt.pressSequentially('l');
+    }
+  }
+  await shot('41-multi-root-mention');
+  await prompt.press('Enter');
+  assert.equal(await prompt.inputValue(), 'Where is the helper? @second-root/lib/util.txt ');
+  await prompt.press('Enter');
+
+  // The model was sent the file's text, read in the second folder (the mock asks for the command
+  // only if the request held the marker, scenario.json).
+  const approval = lastTurn().locator('.approval-command');
+  await approval.waitFor({ timeout: 60_000 });
+  const asked = (await mockRequests()).filter((r) => r.path.endsWith('/chat/completions')).at(-1);
+  const text = asked.body.messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
+  assert.match(text, /<context path="[^"]*\/second-root\/lib\/util\.txt">/, text);
+  assert.ok(text.includes(marker), `the marker in:\n${text}`);
+
+  // The command (tee: it asks) writes in the second folder by its absolute path, run in the
+  // first; approved, it runs.
+  assert.match(await approval.locator('.command').textContent(), /tee \/.*\/second-root\/lib\/made-there\.txt/);
+  assert.equal(await approval.locator('.cwd code').textContent(), realpathSync(workspace));
+  await approval.getByRole('button', { name: /^Run command / }).click();
+  await turnDone();
+  assert.equal(readFileSync(join(second, 'lib', 'made-there.txt'), 'utf8'), 'written by a command in the second folder\n');
+  assert.match(await lastTurn().locator('.answer').last().textContent(), /Wrote made-there\.txt in the second folder/);
+
+  // The command's card and the turn's changes list it.
+  const rows = lastTurn().locator('.tool .files-changed li');
+  await until('the card lists one file', async () => (await rows.count()) === 1);
+  assert.match((await rows.first().textContent()).replace(/\s+/g, ' '), /made-there\.txt created/);
+  const changes = (await lastTurn().locator('.changes').textContent()).replace(/\s+/g, ' ');
+  assert.match(changes, /Changed 1 file: .*made-there\.txt/);
+  await shot('42-multi-root-command-wrote-there');
+
+  // Review Changes shows it, created, with what the command wrote.
+  await lastTurn().locator('button.review-changes').click();
+  await page.locator('.tabs-container .tab', { hasText: 'Tandem: changes of turn' }).first().waitFor({ timeout: 20_000 });
+  await until('its diff is shown', async () => (await diffEditors().count()) === 1, 20_000);
+  await until('what the command wrote is on the right', async () => (await shown(diffEditors().first().locator('.editor.modified'))).includes('written by a command in the second folder'));
+  await shot('43-multi-root-changes-reviewed');
 });
 
 runSteps();

@@ -3,7 +3,7 @@
 
 import * as vscode from 'vscode';
 import type { TurnChangesResult } from '../protocol';
-import { BEFORE_SCHEME, changeRows } from './turnChanges';
+import { BEFORE_SCHEME, changeRows, isAbsolutePath } from './turnChanges';
 
 /** The read-only sides, by URI. */
 class Sides implements vscode.TextDocumentContentProvider {
@@ -22,13 +22,15 @@ export class ChangesView implements vscode.Disposable {
   async show(result: TurnChangesResult): Promise<boolean> {
     if (result.files.length === 0) return false;
     const root = vscode.Uri.file(result.root);
+    // A file of an additional root comes as its absolute path.
+    const at = (path: string) => (isAbsolutePath(path) ? vscode.Uri.file(path) : vscode.Uri.joinPath(root, path));
     // A new query each time: reopening a turn shows its texts as they are now.
     const shown = ++this.opened;
     const { title, rows } = changeRows(result, {
-      file: (path) => vscode.Uri.joinPath(root, path),
+      file: at,
       readOnly: (path, side, text) => {
         // The file's own path, so the editor names the row after the file (not as a rename).
-        const uri = vscode.Uri.joinPath(root, path).with({ scheme: BEFORE_SCHEME, query: `${side}-${shown}` });
+        const uri = at(path).with({ scheme: BEFORE_SCHEME, query: `${side}-${shown}` });
         this.sides.texts.set(uri.toString(), text);
         return uri;
       },

@@ -29,9 +29,18 @@ export interface ChangeRow<U> {
   modified: U;
 }
 
+/**
+ * Whether a path of the change set is absolute: a file in an additional root is sent as that
+ * root's absolute path and the rest (POSIX `/…`, Windows `C:\…`, `C:/…` or `\\server\…`); any
+ * other is relative to the primary root.
+ */
+export function isAbsolutePath(path: string): boolean {
+  return /^(?:[\\/]|[a-zA-Z]:[\\/])/.test(path);
+}
+
 /** How the rows name their sides, so the list is built without VS Code. */
 export interface UriMaker<U> {
-  /** The workspace file at `path` (relative to the root). */
+  /** The workspace file at `path` (relative to the root, or absolute: `isAbsolutePath`). */
   file(path: string): U;
   /** A read-only side of `path` with this text, under the before scheme. */
   readOnly(path: string, side: 'before' | 'after', text: string): U;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { changeRows, changedByText, sideText, type UriMaker } from '../../src/chat/turnChanges';
+import { changeRows, changedByText, isAbsolutePath, sideText, type UriMaker } from '../../src/chat/turnChanges';
 import type { TurnChangesResult } from '../../src/protocol';
 import { toolCallIdFrom, turnIdFrom } from '../../src/protocol';
 
@@ -59,5 +59,10 @@ describe("a turn's changes in the multi-diff editor", () => {
     assert.equal(changedByText(result.files[0]!), 'by a command (c1)');
     assert.equal(changedByText(result.files[1]!), 'by an edit');
     assert.equal(changedByText(result.files[2]!), '');
+  });
+
+  it("a path is an additional root's (absolute) or the primary root's (relative)", () => {
+    for (const p of ['/home/u/lib/util.txt', 'C:\\lib\\util.txt', 'c:/lib/util.txt', '\\\\server\\share\\x']) assert.ok(isAbsolutePath(p), p);
+    for (const p of ['lib/util.txt', 'a.txt', '.', 'C:relative', 'lib\\util.txt']) assert.ok(!isAbsolutePath(p), p);
   });
 });
