@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { UndoConflict } from '../protocol';
 import { restoredText } from './restore';
+import { isAbsolutePath } from './turnChanges';
 
 export const RESTORED_SCHEME = 'tandem-restored';
 const KEEP = 'Keep My Changes';
@@ -42,7 +43,8 @@ export class LossView implements vscode.Disposable {
 
   /** One file's diff; the restored side's URI, or undefined when none could be shown. */
   private async show(root: vscode.Uri, c: UndoConflict): Promise<vscode.Uri | undefined> {
-    const file = vscode.Uri.joinPath(root, c.path);
+    // A file of another folder of the window is named by its absolute path.
+    const file = isAbsolutePath(c.path) ? vscode.Uri.file(c.path) : vscode.Uri.joinPath(root, c.path);
     const now = await currentText(file);
     if (now === undefined) return undefined;
     const restored = restoredText(now, c.lost);
