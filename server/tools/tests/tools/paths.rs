@@ -5,7 +5,8 @@ use crate::support::Env;
 use serde_json::json;
 use tandem_tools::ErrorKind;
 
-fn refused(env: &Env, name: &str, args: serde_json::Value) -> String {
+/// The call's `outside_workspace` message; fails the test when it was accepted or failed otherwise.
+pub(crate) fn refused(env: &Env, name: &str, args: serde_json::Value) -> String {
     match env.call(name, args.clone()) {
         Err(e) => {
             assert_eq!(e.kind, ErrorKind::OutsideWorkspace, "{name} {args}: {e}");

@@ -2,6 +2,7 @@
 //! list, search, edit, undo); a sibling folder, `..` out of an additional root and a link from one
 //! to elsewhere are refused as any outside path is.
 
+use crate::paths::refused;
 use crate::support::Env;
 use serde_json::json;
 use tandem_tools::ErrorKind;
@@ -29,16 +30,6 @@ fn roots() -> Roots {
         .unwrap();
     let extra = env.ws.additional_roots()[0].to_string_lossy().into_owned();
     Roots { env, other, extra }
-}
-
-fn refused(env: &Env, name: &str, args: serde_json::Value) -> String {
-    match env.call(name, args.clone()) {
-        Err(e) => {
-            assert_eq!(e.kind, ErrorKind::OutsideWorkspace, "{name} {args}: {e}");
-            e.message
-        }
-        Ok(p) => panic!("{name} {args}: accepted ({p:?})"),
-    }
 }
 
 #[test]
