@@ -509,13 +509,10 @@ fn display(rel: &Path) -> String {
 }
 
 /// What the user, the model, the undo log and the edit tools call `rel` in the captured root
-/// `root`: `rel` itself in the primary root; in an additional one, its absolute path.
+/// `root` ([`Workspace::display_path`]: `rel` itself in the primary root; in an additional one,
+/// its absolute path).
 fn shown(ws: &Workspace, root: &Path, rel: &Path) -> String {
-    if root == ws.root() {
-        display(rel)
-    } else {
-        ws.display_path(&root.join(rel))
-    }
+    ws.display_path(&root.join(rel))
 }
 
 /// The regular files under `root/rel` (not following links), relative to `root`.
