@@ -6,6 +6,9 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+/// How the error for a git that can't be run begins.
+const NO_GIT: &str = "could not run git for @changes";
+
 /// The most of git's output read; the prompt cuts it further.
 const MAX_BYTES: usize = 1024 * 1024;
 
@@ -18,10 +21,11 @@ pub fn uncommitted_in(root: &Path, additional: &[std::path::PathBuf]) -> Result<
     }
     let mut out = String::new();
     for folder in std::iter::once(root).chain(additional.iter().map(|p| p.as_path())) {
-        let text = if git(folder, &["rev-parse", "--is-inside-work-tree"]).is_err() {
-            "Not a git repository.".to_string()
-        } else {
-            uncommitted(folder)?
+        let text = match git(folder, &["rev-parse", "--is-inside-work-tree"]) {
+            Ok(_) => uncommitted(folder)?,
+            // git missing is said as such, not as every folder being no repository.
+            Err(e) if e.starts_with(NO_GIT) => return Err(e),
+            Err(_) => "Not a git repository.".to_string(),
         };
         out.push_str(&format!("## {}\n{}\n", folder.display(), text.trim_end()));
     }
@@ -65,7 +69,7 @@ fn git(root: &Path, args: &[&str]) -> Result<String, String> {
         .args(args)
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| format!("could not run git for @changes: {e}; is git installed?"))?;
+        .map_err(|e| format!("{NO_GIT}: {e}; is git installed?"))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         return Err(format!(
