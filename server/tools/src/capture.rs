@@ -504,10 +504,6 @@ fn read_entries(_upper: &Path, _max: usize) -> std::io::Result<Vec<UpperEntry>> 
     ))
 }
 
-fn display(rel: &Path) -> String {
-    rel.to_string_lossy().replace('\\', "/")
-}
-
 /// What the user, the model, the undo log and the edit tools call `rel` in the captured root
 /// `root` ([`Workspace::display_path`]: `rel` itself in the primary root; in an additional one,
 /// its absolute path).
