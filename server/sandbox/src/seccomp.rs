@@ -6,6 +6,14 @@
 //!   `setdomainname`, `syslog`, kernel modules, every mount call, `pivot_root`, swap, reboot,
 //!   `kexec`, setting the clock, process accounting, port I/O, and the terminal ioctls that type
 //!   into or rewrite a console (`TIOCSTI`, `TIOCLINUX`).
+//! * **Set-id bits**: no command makes a setuid or setgid file, in the workspace or anywhere it
+//!   owns a file (as root without namespaces that is every root-owned file, since Landlock has no
+//!   right for modes): `chmod`, `fchmod`, `fchmodat`, `fchmodat2`, and `open`/`openat`/`creat`
+//!   with `O_CREAT`, whenever the mode asked for holds `S_ISUID` or `S_ISGID`. `openat2`, whose
+//!   mode sits in a struct a filter can't read, answers `ENOSYS`, so callers fall back to
+//!   `openat`. A build never needs these bits; a binary left setuid-root escalates.
+//! * **Owners, as root without namespaces**: the `chown` family fails, since root owns what is
+//!   outside the workspace and no file wall covers owners there.
 //! * **Network** (only while the network is off): `io_uring`, whose requests could open sockets
 //!   past the filter, and sockets of the families that reach outside. Inside the command's own
 //!   network namespace (loopback alone) Unix, IP and netlink sockets are fine, so a test server on
@@ -95,6 +103,70 @@ pub(crate) fn privilege_program() -> Result<BpfProgram, String> {
         })
         .collect::<Result<Vec<_>, String>>()?;
     rules.insert(libc::SYS_ioctl, ioctls);
+    for (call, mode, flags) in set_id_calls() {
+        rules.insert(call, set_id_modes(mode, flags)?);
+    }
+    compile(rules, libc::EPERM)
+}
+
+/// The calls that set a file's mode: the argument holding the mode, and for the `open` calls the
+/// one holding the flags (the mode only counts when they create a file).
+fn set_id_calls() -> Vec<(i64, u8, Option<u8>)> {
+    let mut calls = vec![
+        (libc::SYS_fchmod, 1, None),
+        (libc::SYS_fchmodat, 2, None),
+        (libc::SYS_fchmodat2, 2, None),
+        (libc::SYS_openat, 3, Some(2)),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    calls.extend([
+        (libc::SYS_chmod, 1, None),
+        (libc::SYS_open, 2, Some(1)),
+        (libc::SYS_creat, 1, None),
+    ]);
+    calls
+}
+
+/// Rules matching a mode (argument `mode`) that holds the setuid or the setgid bit, and where
+/// `flags` is given, flags that create a file (`O_CREAT`, `O_TMPFILE`).
+fn set_id_modes(mode: u8, flags: Option<u8>) -> Result<Vec<SeccompRule>, String> {
+    let mut rules = Vec::new();
+    for bit in [libc::S_ISUID, libc::S_ISGID] {
+        let bit = u64::from(bit);
+        let has_bit = || when(mode, SeccompCmpOp::MaskedEq(bit), bit);
+        match flags {
+            None => rules.push(SeccompRule::new(vec![has_bit()?]).map_err(err)?),
+            Some(flags) => {
+                for create in [libc::O_CREAT, libc::O_TMPFILE] {
+                    let create = create as u64;
+                    let creates = when(flags, SeccompCmpOp::MaskedEq(create), create)?;
+                    rules.push(SeccompRule::new(vec![has_bit()?, creates]).map_err(err)?);
+                }
+            }
+        }
+    }
+    Ok(rules)
+}
+
+/// `openat2`, answered `ENOSYS` (its mode is in a struct no filter can read), so callers use
+/// `openat`, which the privilege filter reads.
+fn openat2_program() -> Result<BpfProgram, String> {
+    let mut rules: Rules = BTreeMap::new();
+    rules.insert(libc::SYS_openat2, Vec::new());
+    compile(rules, libc::ENOSYS)
+}
+
+/// The `chown` family, refused to root without namespaces: it owns the files outside the
+/// workspace, and nothing else stops it giving them away.
+fn owners_program() -> Result<BpfProgram, String> {
+    let mut rules: Rules = BTreeMap::new();
+    for call in [libc::SYS_fchown, libc::SYS_fchownat] {
+        rules.insert(call, Vec::new());
+    }
+    #[cfg(target_arch = "x86_64")]
+    for call in [libc::SYS_chown, libc::SYS_lchown] {
+        rules.insert(call, Vec::new());
+    }
     compile(rules, libc::EPERM)
 }
 
@@ -146,14 +218,20 @@ pub(crate) fn network_program(
     compile(rules, libc::EACCES).map(Some)
 }
 
-/// Installs both filters on the calling thread (sets `no_new_privs` first if it isn't).
-pub(crate) fn apply(network: bool, own_network: bool) -> Result<(), String> {
+/// Installs the filters on the calling thread (sets `no_new_privs` first if it isn't).
+/// `namespaces`: the command has its own namespaces (and so its own network).
+pub(crate) fn apply(network: bool, namespaces: bool) -> Result<(), String> {
     let install = |program: &BpfProgram| {
         seccompiler::apply_filter(program)
             .map_err(|e| format!("could not install the seccomp filter: {e}"))
     };
     install(&privilege_program()?)?;
-    if let Some(program) = network_program(network, own_network)? {
+    install(&openat2_program()?)?;
+    // SAFETY: a plain integer call about this process alone.
+    if !namespaces && unsafe { libc::geteuid() } == 0 {
+        install(&owners_program()?)?;
+    }
+    if let Some(program) = network_program(network, namespaces)? {
         install(&program)?;
     }
     Ok(())

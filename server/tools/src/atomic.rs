@@ -38,6 +38,33 @@ fn parent_in(root: &Path, path: &Path, create: bool) -> std::io::Result<(Dir, Pa
     Ok((dir, PathBuf::from(name)))
 }
 
+/// The size of the runs of zeros left as holes by [`write_sparse`].
+const HOLE: usize = 64 * 1024;
+
+/// Writes `bytes`, leaving each aligned run of [`HOLE`] zero bytes a hole: a sparse file a
+/// command made stays as small on disk as it was in its capture, whatever its length says.
+fn write_sparse(file: &mut (impl Write + std::io::Seek), bytes: &[u8]) -> std::io::Result<()> {
+    if bytes.len() < 2 * HOLE {
+        return file.write_all(bytes);
+    }
+    let mut skipped = false;
+    for chunk in bytes.chunks(HOLE) {
+        if chunk.len() == HOLE && chunk.iter().all(|b| *b == 0) {
+            file.seek(std::io::SeekFrom::Current(HOLE as i64))?;
+            skipped = true;
+        } else {
+            file.write_all(chunk)?;
+            skipped = false;
+        }
+    }
+    if skipped {
+        // A trailing hole: the length comes from writing its last byte.
+        file.seek(std::io::SeekFrom::Current(-1))?;
+        file.write_all(&[0])?;
+    }
+    Ok(())
+}
+
 /// [`write`] for a file inside the workspace `root`, race-free: see the module's documentation.
 pub(crate) fn write_in(
     root: &Path,
@@ -64,7 +91,7 @@ pub(crate) fn write_in(
     files::create_with_mode(&mut options, mode.unwrap_or(0o666));
     let mut file = dir.open_with(&temp, &options)?;
     let written = (|| {
-        file.write_all(bytes)?;
+        write_sparse(&mut file, bytes)?;
         if let Some(mode) = mode {
             // The umask may have narrowed the mode at creation: set the exact bits.
             files::set_mode(&file, mode)?;
@@ -220,5 +247,27 @@ mod tests {
         let plain = dir.path().join("plain.txt");
         std::fs::write(&plain, b"x").unwrap();
         assert_eq!(mode(&path), mode(&plain));
+    }
+
+    /// A sparse file (a command's `truncate -s`, a disk image) is written with its holes: on
+    /// disk it takes what its data takes, not its length.
+    #[test]
+    fn long_runs_of_zeros_stay_holes() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let path = root.join("disk.img");
+        let mut bytes = vec![0u8; 64 * 1024 * 1024];
+        bytes[10] = 1;
+        bytes[40 * 1024 * 1024] = 2;
+        write_in(&root, &path, &bytes, Some(0o644)).unwrap();
+        assert!(std::fs::read(&path).unwrap() == bytes, "the same bytes");
+        let on_disk = std::fs::metadata(&path).unwrap().blocks() * 512;
+        assert!(on_disk < 1024 * 1024, "{on_disk} bytes on disk");
+        // Ending in a hole keeps the length.
+        let tail = vec![0u8; 3 * HOLE];
+        write_in(&root, &path, &tail, None).unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), tail.len() as u64);
+        assert!(std::fs::read(&path).unwrap() == tail);
     }
 }

@@ -33,6 +33,13 @@ pub mod held;
 pub const DEFAULT_PASSTHROUGH: &[&str] = &["target", "node_modules", ".venv"];
 /// Past this many paths in the upper dir, nothing is applied (the capture dir is kept).
 pub const DEFAULT_MAX_PATHS: usize = 20_000;
+/// Past this many bytes of files (their sizes added up), the rest of a root's writes is not
+/// applied (the capture dir is kept): a command's few kilobytes of sparse files must not fill
+/// the user's disk.
+pub const MAX_APPLIED_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+/// The mode bits no command's file keeps: setuid and setgid (a binary left setuid-root in the
+/// workspace gives anyone who runs it root).
+const SET_ID_BITS: u32 = 0o6000;
 /// Line counts are only worked out for text files up to this size.
 const MAX_COUNTED_BYTES: u64 = 1024 * 1024;
 
@@ -367,7 +374,19 @@ fn gather(
     };
     let root = &part.root;
     let mut ops = Vec::new();
+    let mut bytes = 0u64;
+    let mut repositories = HashMap::new();
     for entry in entries {
+        if let Some(repository) = in_repository(&upper, root, entry.path(), &mut repositories) {
+            applied.problems.push(format!(
+                "{} is inside {}, a git repository's directory, which a sandboxed command may \
+                 not change (git runs what its config says); to change it, ask to run the \
+                 command with outsideSandbox, which the user must approve",
+                shown(ws, root, entry.path()),
+                shown(ws, root, &repository)
+            ));
+            continue;
+        }
         match entry {
             UpperEntry::File { path, mode, size } => {
                 if size > MAX_SAVED_BYTES {
@@ -377,6 +396,16 @@ fn gather(
                     ));
                     continue;
                 }
+                if bytes + size > MAX_APPLIED_BYTES {
+                    applied.problems.push(format!(
+                        "{} would take the command's files past {MAX_APPLIED_BYTES} bytes \
+                         ({bytes} so far, this one {size}), the most one command applies",
+                        shown(ws, root, &path)
+                    ));
+                    continue;
+                }
+                bytes += size;
+                let mode = without_set_id(mode, &shown(ws, root, &path), applied);
                 ops.push(Op::Write { rel: path, mode });
             }
             UpperEntry::Dir { path } => ops.push(Op::MakeDir { rel: path }),
@@ -408,6 +437,60 @@ fn gather(
     Some(ops)
 }
 
+/// The git directory by another name than `.git` (a bare `x.git`) that is or holds `rel`, in
+/// the command's upper dir or the real root, if any; `seen` remembers each directory's answer.
+fn in_repository(
+    upper: &Path,
+    root: &Path,
+    rel: &Path,
+    seen: &mut HashMap<PathBuf, bool>,
+) -> Option<PathBuf> {
+    rel.ancestors()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .find(|dir| {
+            *seen.entry(dir.to_path_buf()).or_insert_with(|| {
+                tandem_sandbox::gitdirs::is_repository_dir(&upper.join(dir))
+                    || tandem_sandbox::gitdirs::is_repository_dir(&root.join(dir))
+            })
+        })
+        .map(Path::to_path_buf)
+}
+
+/// `mode` without its setuid and setgid bits, the problem told when it had them.
+pub(super) fn without_set_id(mode: u32, shown: &str, applied: &mut Applied) -> u32 {
+    if mode & SET_ID_BITS != 0 {
+        applied.problems.push(format!(
+            "{shown}: the command set its setuid or setgid bit (mode {mode:o}); the file is \
+             applied as {:o}, since no command's file keeps those bits",
+            mode & !SET_ID_BITS
+        ));
+    }
+    mode & !SET_ID_BITS
+}
+
+/// Takes the setuid and setgid bits off a file a command wrote in the workspace itself (its
+/// sandbox refuses to set them; this holds where one was set anyway): the mode it has then.
+#[cfg(unix)]
+fn strip_set_id(path: &Path, mode: u32, shown: &str, applied: &mut Applied) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    if mode & SET_ID_BITS == 0 {
+        return mode;
+    }
+    let kept = without_set_id(mode, shown, applied);
+    if let Err(e) = std::fs::set_permissions(path, std::fs::Permissions::from_mode(kept)) {
+        applied.problems.push(format!(
+            "{shown}: could not take its setuid or setgid bit off: {e}; remove it (chmod ug-s)"
+        ));
+        return mode;
+    }
+    kept
+}
+
+#[cfg(not(unix))]
+fn strip_set_id(_path: &Path, mode: u32, _shown: &str, _applied: &mut Applied) -> u32 {
+    mode
+}
+
 /// The record of a command that wrote to the workspace itself: what differs from the snapshot
 /// taken before it, saved in the undo log as if applied.
 fn record_snapshot(
@@ -424,6 +507,7 @@ fn record_snapshot(
     let mut deleted: HashMap<String, u64> = HashMap::new();
     let root = &part.root;
     for difference in super::snapshot::differences(root, &captured.passthrough, before) {
+        let mut stripped = Applied::default();
         let result = match difference {
             Difference::Written { rel, before } => (|| {
                 let real = root.join(&rel);
@@ -435,7 +519,7 @@ fn record_snapshot(
                             std::io::Error::from(e)
                         )
                     })?;
-                let mode = mode_of(&meta);
+                let mode = strip_set_id(&real, mode_of(&meta), &rel, &mut stripped);
                 if let Some((old, old_mode)) = &before
                     && **old == now
                     && *old_mode == mode
@@ -482,6 +566,7 @@ fn record_snapshot(
                 super::snapshot::MAX_FILE_BYTES
             )),
         };
+        applied.problems.append(&mut stripped.problems);
         match result {
             Ok(Some(change)) => applied.changes.push(change),
             Ok(None) => {}

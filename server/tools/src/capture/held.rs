@@ -213,7 +213,8 @@ fn put_back(
                     tandem_stdx::regular::read(&path, MAX_SAVED_BYTES).map_err(|e| {
                         format!("{shown}: could not read it: {}", std::io::Error::from(e))
                     })?;
-                let now_mode = super::mode_of(&meta);
+                let now_mode =
+                    super::without_set_id(super::mode_of(&meta), &shown, &mut held.applied);
                 let before = before.map(|(b, m)| (b.to_vec(), m));
                 if before.as_ref() == Some(&(now.clone(), now_mode)) {
                     return Ok(None);

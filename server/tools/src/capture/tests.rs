@@ -193,3 +193,84 @@ fn an_additional_roots_overlay_is_held_for_review_by_its_paths() {
     assert_eq!(s.undo.undo(&s.ws, None).unwrap(), [shown(&s, "src/lib.rs")]);
     assert_eq!(read(s.extra.join("src/lib.rs")), "old\n");
 }
+
+/// A command's `chmod 6755` is applied (or held for review) without its setuid and setgid bits,
+/// and told: as root, a binary left setuid-root in the workspace gives root to whoever runs it.
+#[test]
+fn set_id_bits_are_never_applied() {
+    use std::os::unix::fs::PermissionsExt;
+    let with_tool = || {
+        let s = setup();
+        let upper = match &s.captured.parts[1].how {
+            How::Overlay(dir) => dir.upper(),
+            _ => unreachable!(),
+        };
+        write(&upper.join("tool"), "#!/bin/sh\n");
+        std::fs::set_permissions(upper.join("tool"), std::fs::Permissions::from_mode(0o6755))
+            .unwrap();
+        s
+    };
+    let s = with_tool();
+    let held = held::hold(&s.captured, &s.ws);
+    let tool = held.files.iter().find(|f| f.path == shown(&s, "tool"));
+    let after = tool.and_then(|f| f.after.as_ref()).map(|(_, mode)| *mode);
+    assert_eq!(after, Some(0o755), "held without them");
+
+    let s = with_tool();
+    let turn = TurnId::from("t1".to_string());
+    let by = ChangedBy::new(ChangeSource::Command, Some("call_1"));
+    let applied = apply(&s.captured, &s.ws, &s.undo, &turn, &by);
+    let mode = std::fs::metadata(s.extra.join("tool"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o7777;
+    assert_eq!(mode, 0o755, "{:?}", applied.problems);
+    assert!(
+        applied
+            .problems
+            .iter()
+            .any(|p| p.starts_with(&shown(&s, "tool")) && p.contains("setuid or setgid")),
+        "{:?}",
+        applied.problems
+    );
+}
+
+/// A bare repository a command makes (`x.git`: `HEAD`, `objects`, `refs`, a `config` that runs a
+/// program) is refused as a `.git` is, and told; so is a change inside one the root holds.
+#[test]
+fn a_git_directory_by_another_name_is_never_applied() {
+    let s = setup();
+    let upper = match &s.captured.parts[1].how {
+        How::Overlay(dir) => dir.upper(),
+        _ => unreachable!(),
+    };
+    for repo in [upper.join("x.git"), s.extra.join("kept.git")] {
+        std::fs::create_dir_all(repo.join("objects")).unwrap();
+        std::fs::create_dir_all(repo.join("refs")).unwrap();
+        write(&repo.join("HEAD"), "ref: refs/heads/main\n");
+    }
+    write(
+        &upper.join("x.git/config"),
+        "[core]\n\tfsmonitor = ./evil\n",
+    );
+    write(
+        &upper.join("kept.git/config"),
+        "[core]\n\tfsmonitor = ./evil\n",
+    );
+    let turn = TurnId::from("t1".to_string());
+    let by = ChangedBy::new(ChangeSource::Command, Some("call_1"));
+    let applied = apply(&s.captured, &s.ws, &s.undo, &turn, &by);
+    assert!(!s.extra.join("x.git").exists(), "{:?}", applied.problems);
+    assert!(!s.extra.join("kept.git/config").exists());
+    for path in ["x.git/config", "kept.git/config"] {
+        assert!(
+            applied
+                .problems
+                .iter()
+                .any(|p| p.starts_with(&shown(&s, path)) && p.contains("git repository's")),
+            "{path}: {:?}",
+            applied.problems
+        );
+    }
+}
