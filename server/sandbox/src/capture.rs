@@ -149,6 +149,19 @@ pub enum UpperEntry {
     Special { path: PathBuf, what: &'static str },
 }
 
+impl UpperEntry {
+    /// Its path relative to the root.
+    pub fn path(&self) -> &Path {
+        match self {
+            UpperEntry::File { path, .. }
+            | UpperEntry::Dir { path }
+            | UpperEntry::Deleted { path }
+            | UpperEntry::Opaque { path }
+            | UpperEntry::Special { path, .. } => path,
+        }
+    }
+}
+
 /// Reads the upper dir of a finished command (every process of it gone), parents before
 /// children; at most `max_entries` entries, else an error saying how many there were at least.
 #[cfg(target_os = "linux")]

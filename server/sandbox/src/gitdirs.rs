@@ -24,7 +24,18 @@ pub struct Found {
     pub complete: bool,
 }
 
-/// Every `.git` under `root` (not following links, not inside a `.git`, not in [`SKIPPED`]).
+/// Whether `dir` is a git directory whatever its name (a bare repository, `x.git`, a
+/// repository's data moved out of `.git`): git takes one for a repository when it holds
+/// `HEAD`, `objects` and `refs`, and runs what its `config` says there as in any `.git`.
+pub fn is_repository_dir(dir: &Path) -> bool {
+    let kind = |name: &str| std::fs::symlink_metadata(dir.join(name)).map(|m| m.file_type());
+    kind("HEAD").is_ok_and(|k| k.is_file())
+        && kind("objects").is_ok_and(|k| k.is_dir())
+        && kind("refs").is_ok_and(|k| k.is_dir())
+}
+
+/// Every `.git` under `root`, and every directory that is a git directory by another name
+/// ([`is_repository_dir`]); not following links, not inside one, not in [`SKIPPED`].
 pub fn find(root: &Path) -> Found {
     let mut found = Found {
         paths: Vec::new(),
@@ -50,6 +61,8 @@ pub fn find(root: &Path) -> Found {
                 if !kind.is_symlink() {
                     found.paths.push(entry.path());
                 }
+            } else if kind.is_dir() && is_repository_dir(&entry.path()) {
+                found.paths.push(entry.path());
             } else if kind.is_dir() && !SKIPPED.iter().any(|s| name == *s) {
                 stack.push(entry.path());
             }
@@ -373,5 +386,29 @@ mod tests {
                 Path::new("c").join(".git").display()
             )
         );
+    }
+
+    /// A bare repository (`x.git`) or a git directory by any name is a repository git runs in,
+    /// found as a `.git` is; a folder that only looks like one in part is not.
+    #[test]
+    fn a_git_directory_by_another_name_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for repo in ["x.git", "vendor/data"] {
+            std::fs::create_dir_all(root.join(repo).join("objects")).unwrap();
+            std::fs::create_dir_all(root.join(repo).join("refs")).unwrap();
+            std::fs::write(root.join(repo).join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        }
+        std::fs::create_dir_all(root.join("half/objects")).unwrap();
+        std::fs::write(root.join("half/HEAD"), "").unwrap();
+        assert_eq!(
+            find(root).paths,
+            [root.join("vendor/data"), root.join("x.git")]
+        );
+        let before = GitSnapshot::take(root);
+        std::fs::write(root.join("x.git/config"), "[core]\nfsmonitor = ./evil\n").unwrap();
+        let changes = GitSnapshot::take(root).changes_since(&before);
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        assert_eq!(changes[0].dangerous, ["core.fsmonitor = ./evil"]);
     }
 }
