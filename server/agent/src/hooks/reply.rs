@@ -215,7 +215,18 @@ fn read_stdout(spec: &HookSpec, stdout: &str, reply: &mut Reply) {
                 Some("block") => Some(("deny", reason.clone())),
                 _ => None,
             });
+            let project = matches!(spec.source, super::HookSource::Project(_));
             reply.permission = match decision {
+                // A repository's hook may refuse or ask, never approve: approval is the
+                // user's, and the project's files are the model's to write.
+                Some(("allow", _)) if project => {
+                    reply.notices.push(format!(
+                        "The {what} (a project's hook) answered allow: a project's hook may \
+                         deny or ask, never approve, so the call's approval went as if it had \
+                         said nothing."
+                    ));
+                    None
+                }
                 Some(("allow", why)) => Some((Permission::Allow, why)),
                 Some(("ask", why)) => Some((Permission::Ask, why)),
                 Some(("deny", why)) => Some((Permission::Deny, why)),
@@ -304,5 +315,39 @@ mod tests {
         let mut merged = read(&pre, ended(0, r#"{"decision":"approve"}"#, ""));
         merged.merge(denied);
         assert_eq!(merged.permission.map(|p| p.0), Some(Permission::Deny));
+    }
+
+    /// A repository's hook, once its running is trusted, still can't approve: its allow (either
+    /// spelling) counts as nothing, and the user is told; its deny and ask stand.
+    #[test]
+    fn a_project_hook_may_deny_or_ask_but_never_allow() {
+        let mut pre = spec(HookEvent::PreToolUse);
+        pre.source = HookSource::Project("/ws/.claude/settings.json".into());
+        for allow in [
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}"#,
+            r#"{"decision":"approve"}"#,
+        ] {
+            let reply = read(&pre, ended(0, allow, ""));
+            assert_eq!(reply.permission, None, "{allow}");
+            assert!(reply.notices[0].contains("never approve"), "{reply:?}");
+        }
+        let ask =
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask"}}"#;
+        assert_eq!(
+            read(&pre, ended(0, ask, "")).permission.map(|p| p.0),
+            Some(Permission::Ask)
+        );
+        assert_eq!(
+            read(&pre, ended(2, "", "no")).permission.map(|p| p.0),
+            Some(Permission::Deny)
+        );
+        let user = spec(HookEvent::PreToolUse);
+        assert_eq!(
+            read(&user, ended(0, r#"{"decision":"approve"}"#, ""))
+                .permission
+                .map(|p| p.0),
+            Some(Permission::Allow),
+            "the user's own hook still approves"
+        );
     }
 }
