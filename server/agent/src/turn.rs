@@ -46,6 +46,8 @@ pub(super) struct Turn {
     pub hooks: hook::HookState,
     /// Set when this turn is a subagent's (`task`): its conversation, tools and step cap.
     pub child: Option<Arc<crate::subagent::ChildScope>>,
+    /// The requests of the turn's whole tree, shared with its subagents.
+    pub tree: Arc<stop::TreeSteps>,
 }
 
 /// What a tool call came to, for the model and the user.

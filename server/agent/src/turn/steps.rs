@@ -73,7 +73,7 @@ impl Turn {
     /// The steps until the model answers with text alone, an error, a cancel or the cap of
     /// `rules` (shared by the steps a `Stop` hook adds to the turn).
     async fn steps_under(&self, conversation: &mut Vec<Message>, rules: &mut StopRules) -> Ended {
-        while rules.next_step() {
+        while rules.next_step() && self.tree.take(self.agent.inner.settings.max_steps) {
             let request = match self.prepare(conversation).await {
                 Ok(request) => request,
                 Err(ended) => return ended,
@@ -95,6 +95,7 @@ impl Turn {
                         self.learn_from_overflow(&e, request.sent, conversation, &request.tools)
                             .await;
                         rules.retrying(request.sent, e);
+                        self.tree.give_back();
                         continue;
                     }
                     self.keep_partial(conversation, streamed.text, streamed.reasoning);

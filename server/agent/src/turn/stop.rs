@@ -24,6 +24,34 @@ pub(super) struct Sent {
     pub tools_chars: u64,
 }
 
+/// The requests a turn's whole tree has made (its subagents' with its own), against the user's
+/// step cap: a subagent's own cap (its definition's, which a project writes) never lets the tree
+/// make more requests than the user allowed the turn.
+#[derive(Debug, Default)]
+pub(crate) struct TreeSteps {
+    used: std::sync::atomic::AtomicU32,
+}
+
+impl TreeSteps {
+    /// Counts one request; `false` (nothing counted) once `max` are made.
+    pub fn take(&self, max: u32) -> bool {
+        use std::sync::atomic::Ordering;
+        self.used
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .is_ok()
+    }
+
+    /// A request that is retried does not count (as [`StopRules::retrying`]).
+    pub fn give_back(&self) {
+        use std::sync::atomic::Ordering;
+        let _ = self
+            .used
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+    }
+}
+
 /// Where a turn is in its rules: the steps taken, and what a refusal for size left behind.
 pub(super) struct StopRules {
     max_steps: u32,

@@ -48,7 +48,10 @@ impl Turn {
         let client = self
             .definition_client(&definition.name, definition.model.as_deref())
             .await;
-        let max_steps = definition.max_steps.unwrap_or(subagent::DEFAULT_MAX_STEPS);
+        // A definition's cap (a project's file may set one) never goes past the user's.
+        let max_steps = (definition.max_steps)
+            .unwrap_or(subagent::DEFAULT_MAX_STEPS)
+            .min(settings.max_steps);
         let mut conversation = vec![Message::System {
             content: subagent::system_prompt(&self.session.workspace, definition),
         }];
@@ -92,6 +95,7 @@ impl Turn {
                 max_steps,
                 client,
             })),
+            tree: self.tree.clone(),
         };
         // Boxed: a child's steps run inside the parent's (`steps` → `task` → `steps`).
         let (stop_reason, error) = Box::pin(child.steps(&mut conversation)).await;
@@ -100,8 +104,9 @@ impl Turn {
             StopReason::EndTurn => Outcome::ok(subagent::capped_answer(&last)),
             StopReason::Cancelled => Outcome::rejected("The user cancelled the subagent.".into()),
             StopReason::MaxSteps => Outcome::error(format!(
-                "The subagent {wanted} reached its cap of {max_steps} steps before answering. \
-                 What it said last: {}",
+                "The subagent {wanted} reached its cap of {max_steps} steps, or the turn's of {} \
+                 requests (the subagents' count too), before answering. What it said last: {}",
+                settings.max_steps,
                 subagent::capped_answer(&last)
             )),
             _ => Outcome::error(format!(

@@ -544,3 +544,39 @@ async fn a_model_the_server_doesnt_list_falls_back_to_the_sessions_with_a_notice
         "{notice}"
     );
 }
+
+/// The user's step cap bounds the turn's whole tree: a project's agent file that sets its own cap
+/// of 150 gets no more requests than the user's `--max-steps` allows, the child's counted with
+/// the parent's.
+#[tokio::test]
+async fn a_childs_steps_count_against_the_users_cap_for_the_whole_turn() {
+    let list = || Reply::tool("list_files", json!({}));
+    let h = Harness::with(
+        Scenario::new([
+            Reply::tool("task", task_of("looper", "Go round")),
+            list(),
+            list(),
+            list(),
+            list(),
+            list(),
+        ]),
+        Setup {
+            max_steps: 3,
+            ..Setup::default()
+        },
+    );
+    h.write(
+        ".tandem/agents/looper.md",
+        "---\ndescription: Loops\nmax-steps: 150\n---\nKeep listing.\n",
+    );
+    let turn = h.turn("Loop", Vec::new()).await;
+    assert_eq!(turn.stop_reason(), StopReason::MaxSteps, "{turn}");
+    assert_eq!(
+        h.requests().len(),
+        3,
+        "the parent's one request and the child's two make the user's 3"
+    );
+    let results = parent_results(&turn);
+    assert_eq!(results[0].0, ToolStatus::Error, "{results:?}");
+    assert!(results[0].1.contains("the turn's of 3"), "{results:?}");
+}
