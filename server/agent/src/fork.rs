@@ -87,7 +87,8 @@ impl Agent {
             ))
         })?;
         let mcp = mcp::SessionMcp::new(self.inner.mcp.clone(), Vec::new());
-        let fork = std::sync::Arc::new(Session::load(&dir, &id, mcp)?);
+        let protected = self.settings().protected_dirs();
+        let fork = std::sync::Arc::new(Session::load(&dir, &id, &protected, mcp)?);
         let info = fork.info();
         self.sessions().insert(id, fork);
         Ok(info)

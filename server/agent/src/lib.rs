@@ -164,6 +164,9 @@ pub struct AgentSettings {
     /// Reads a workspace's project hooks (`.tandem/config.toml`), which run only once the user
     /// trusts them; `None`: projects have none.
     pub project_hooks: Option<std::sync::Arc<dyn hooks::ProjectHooks>>,
+    /// Tandem's own config dir (and any other the face names): like [`AgentSettings::data_dir`],
+    /// never written by a tool or a command, whatever the workspace's roots.
+    pub protected: Vec<PathBuf>,
 }
 
 impl AgentSettings {
@@ -172,6 +175,13 @@ impl AgentSettings {
     /// The platform's local data dir: `~/.local/share/tandem` on Linux (`$XDG_DATA_HOME`),
     /// `~/Library/Application Support/tandem` on macOS, `%LOCALAPPDATA%\tandem` on Windows (the
     /// local one, not the roaming one: undo copies and transcripts are big and of this machine).
+    /// What no tool or command writes: [`AgentSettings::protected`] and the data dir.
+    pub fn protected_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = self.protected.clone();
+        dirs.push(self.data_dir.clone());
+        dirs
+    }
+
     pub fn default_data_dir() -> PathBuf {
         dirs::data_local_dir()
             .unwrap_or_else(std::env::temp_dir)
@@ -316,6 +326,7 @@ fn walls(settings: &AgentSettings, root: &Path) -> tandem_tools::Walls {
     tandem_tools::Walls {
         root: root.to_path_buf(),
         extra_roots: Vec::new(),
+        protected: Vec::new(),
         mode: settings.policy.sandbox,
         network: settings.policy.network,
         key_var: settings.key_var.clone(),
@@ -515,7 +526,8 @@ impl Agent {
         servers: Vec<mcp::SessionServer>,
     ) -> Result<SessionInfo, AgentError> {
         let mcp = mcp::SessionMcp::new(self.inner.mcp.clone(), servers);
-        let session = Session::create(&self.sessions_dir(), root, additional, mcp)?;
+        let protected = self.settings().protected_dirs();
+        let session = Session::create(&self.sessions_dir(), root, additional, &protected, mcp)?;
         clean_up_after_crashes(&session.workspace);
         session_start::begin(self, &session, session_start::Source::Startup);
         let info = session.info();
@@ -544,7 +556,7 @@ impl Agent {
             return Err(unknown());
         }
         let mcp = mcp::SessionMcp::new(self.inner.mcp.clone(), Vec::new());
-        let loaded = Session::load(&dir, session_id, mcp)?;
+        let loaded = Session::load(&dir, session_id, &self.settings().protected_dirs(), mcp)?;
         clean_up_after_crashes(&loaded.workspace);
         let loaded = Arc::new(loaded);
         let mut sessions = self.sessions();
@@ -587,6 +599,7 @@ impl Agent {
             images,
             hooks: Default::default(),
             child: None,
+            tree: Default::default(),
         });
         // A turn that panics must still end, or its session stays taken and its client waits.
         tokio::spawn(async move {

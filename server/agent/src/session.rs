@@ -103,6 +103,7 @@ impl Session {
         dir: &Path,
         root: &Path,
         additional: &[PathBuf],
+        protected: &[PathBuf],
         mcp: super::mcp::SessionMcp,
     ) -> Result<Self, AgentError> {
         let workspace = Workspace::new(root).map_err(|e| {
@@ -117,9 +118,12 @@ impl Session {
                 root.display()
             )));
         }
-        let workspace = workspace.with_additional_roots(additional).map_err(|e| {
-            AgentError::InvalidRoot(format!("{e}: open the session without that folder"))
-        })?;
+        let workspace = workspace
+            .with_additional_roots(additional)
+            .map_err(|e| {
+                AgentError::InvalidRoot(format!("{e}: open the session without that folder"))
+            })?
+            .protecting(protected);
         let id = SessionId::generate();
         let created_at = OffsetDateTime::now_utc();
         let transcript = Transcript::create(
@@ -172,6 +176,7 @@ impl Session {
     pub fn load(
         dir: &Path,
         id: &SessionId,
+        protected: &[PathBuf],
         mcp: super::mcp::SessionMcp,
     ) -> Result<Self, AgentError> {
         let path = transcript_path(dir, id);
@@ -232,7 +237,7 @@ impl Session {
                 root.display()
             ))
         })?;
-        let workspace = with_remaining_roots(workspace, id, &additional);
+        let workspace = with_remaining_roots(workspace, id, &additional).protecting(protected);
         repair_conversation(&mut messages);
         // Rules are given at a session's first turn; a loaded session has had it (or, written
         // before rules files were read, goes on without them). Its folders' files given stay so.

@@ -108,6 +108,7 @@ impl StartOptions {
         let key_var = provider.api_key.as_ref().and(key_var);
         let mut mcp_servers = user.mcp_servers;
         mcp_servers.extend(self.mcp_servers);
+        let protected = protected_dirs(user_path.as_ref().map(|(file, _)| file.as_path()));
         let settings = AgentSettings {
             policy: self.policy.or(user.policy).resolve(),
             max_steps: self
@@ -140,6 +141,7 @@ impl StartOptions {
             }),
             hooks: user.hooks,
             project_hooks: Some(Arc::new(ProjectHookFile)),
+            protected,
         };
         Ok(Resolved {
             settings,
@@ -200,6 +202,23 @@ pub fn project_mcp_servers(
             },
         })
         .collect())
+}
+
+/// Tandem's own config, which no tool or command may write: the platform's `tandem` config dir
+/// (its `config.toml`, commands, agents and rules: what runs unsandboxed, what is trusted), and
+/// a config file named elsewhere (`--config`, `TANDEM_CONFIG`) by itself, not its folder, which
+/// may be a project's.
+fn protected_dirs(user_config: Option<&std::path::Path>) -> Vec<std::path::PathBuf> {
+    let mut dirs: Vec<std::path::PathBuf> = dirs::config_dir()
+        .map(|d| d.join("tandem"))
+        .into_iter()
+        .collect();
+    if let Some(file) = user_config
+        && !dirs.iter().any(|d| file.starts_with(d))
+    {
+        dirs.push(file.to_path_buf());
+    }
+    dirs
 }
 
 #[cfg(test)]

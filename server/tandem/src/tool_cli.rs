@@ -190,6 +190,7 @@ async fn execute(args: ToolCliArgs) -> Result<Value, ToolError> {
             let walls = tandem_tools::Walls {
                 root: ctx.workspace.root().to_path_buf(),
                 extra_roots: Vec::new(),
+                protected: Vec::new(),
                 mode: tandem_sandbox::SandboxMode::WorkspaceWrite,
                 network: false,
                 key_var: None,

@@ -52,6 +52,7 @@ fn main() {
     let walls = |root: &Path, mode: SandboxMode, capture: bool| Walls {
         root: root.to_path_buf(),
         extra_roots: Vec::new(),
+        protected: Vec::new(),
         mode,
         network: false,
         key_var: None,

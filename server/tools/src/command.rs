@@ -38,6 +38,9 @@ pub struct Walls {
     /// Where and how a sandboxed command's writes to the workspace are captured (see
     /// [`crate::capture`]); `None`: they go straight to the workspace, unrecorded.
     pub capture: Option<super::capture::CaptureSettings>,
+    /// Tandem's own config and data dirs: never writable by a command, whatever the roots (one
+    /// inside a root is bound read-only with namespaces; without, that root is).
+    pub protected: Vec<std::path::PathBuf>,
 }
 
 impl Walls {
@@ -76,19 +79,33 @@ impl Walls {
     }
 
     /// The additional roots that hold `root`: readable, never writable (granting one would
-    /// grant `root` twice, its writes captured by neither overlay alone).
+    /// grant `root` twice, its writes captured by neither overlay alone). And the protected
+    /// dirs that lie in a root a command writes: Tandem's config (its MCP servers and hooks run
+    /// unsandboxed) and data (trust, transcripts, undo) stay out of a command's reach, even when
+    /// the user adds their home as a folder.
     fn readonly_roots(&self) -> Vec<std::path::PathBuf> {
-        self.extra_roots
+        let mut readonly: Vec<std::path::PathBuf> = self
+            .extra_roots
             .iter()
             .filter(|r| self.root.starts_with(r) && **r != self.root)
             .cloned()
-            .collect()
+            .collect();
+        let written: Vec<std::path::PathBuf> = std::iter::once(self.root.clone())
+            .chain(self.written_roots())
+            .collect();
+        for dir in &self.protected {
+            if written.iter().any(|r| dir.starts_with(r)) && !readonly.contains(dir) {
+                readonly.push(dir.clone());
+            }
+        }
+        readonly
     }
 
     /// The walls of commands in `ws`: its root and its additional roots writable (see
     /// [`Walls::written_roots`]); mode, network and capture as `self` says.
     pub fn of_workspace(mut self, ws: &Workspace) -> Walls {
         self.root = ws.root().to_path_buf();
+        self.protected.extend(ws.protected().iter().cloned());
         self.extra_roots = ws
             .additional_roots()
             .iter()
@@ -848,6 +865,7 @@ mod tests {
             network: false,
             key_var: None,
             capture: None,
+            protected: Vec::new(),
         };
         // `/x/lib/inner` is `/x/lib`'s; `/w/other` lies in the read-only `/w`, bound over it.
         assert_eq!(walls.written_roots(), [p("/x/lib"), p("/y"), p("/w/other")]);
@@ -858,6 +876,34 @@ mod tests {
         }
         assert!(!policy.writable_roots.contains(&p("/w")));
         assert!(!policy.writable_roots.contains(&p("/x/lib/inner")));
+    }
+
+    /// Tandem's config and data dirs inside a written root are read-only for commands; one
+    /// elsewhere (the usual `~/.config/tandem`, with the workspace elsewhere) changes nothing.
+    #[test]
+    fn tandems_own_dirs_inside_a_written_root_are_read_only() {
+        let p = std::path::PathBuf::from;
+        let walls = Walls {
+            root: p("/home/u/proj"),
+            extra_roots: vec![p("/home/u")],
+            mode: SandboxMode::WorkspaceWrite,
+            network: false,
+            key_var: None,
+            capture: None,
+            protected: vec![p("/home/u/.config/tandem"), p("/home/u/proj/.data")],
+        };
+        assert_eq!(
+            walls.policy().readonly_roots,
+            [p("/home/u"), p("/home/u/proj/.data")],
+            "the home holds the workspace and is read-only already"
+        );
+        let walls = Walls {
+            root: p("/home/u"),
+            extra_roots: Vec::new(),
+            protected: vec![p("/home/u/.config/tandem"), p("/var/lib/x")],
+            ..walls
+        };
+        assert_eq!(walls.policy().readonly_roots, [p("/home/u/.config/tandem")]);
     }
 
     #[test]

@@ -238,6 +238,7 @@ mod tests {
         Walls {
             root: root.to_path_buf(),
             extra_roots: Vec::new(),
+            protected: Vec::new(),
             mode: tandem_sandbox::SandboxMode::Off,
             network: false,
             key_var: None,

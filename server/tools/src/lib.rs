@@ -195,6 +195,9 @@ pub struct Workspace {
     root: PathBuf,
     /// Canonical, none equal to `root` or to another.
     additional: Vec<PathBuf>,
+    /// Tandem's own config and data dirs, canonical where they exist: no tool writes there,
+    /// whatever the roots (see [`Workspace::protecting`]).
+    protected: Vec<PathBuf>,
 }
 
 impl Workspace {
@@ -203,7 +206,27 @@ impl Workspace {
         Ok(Self {
             root: dunce::canonicalize(root.as_ref())?,
             additional: Vec::new(),
+            protected: Vec::new(),
         })
+    }
+
+    /// This workspace with `dirs` (Tandem's config and data dirs) never written by a tool or a
+    /// command, even where a root holds them: what the model may not change is how Tandem is
+    /// set up, its trust and its records.
+    pub fn protecting<P: AsRef<Path>>(mut self, dirs: impl IntoIterator<Item = P>) -> Self {
+        for dir in dirs {
+            let dir = dir.as_ref();
+            let real = dunce::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+            if !self.protected.contains(&real) {
+                self.protected.push(real);
+            }
+        }
+        self
+    }
+
+    /// The dirs [`Workspace::protecting`] keeps out of reach.
+    pub fn protected(&self) -> &[PathBuf] {
+        &self.protected
     }
 
     /// This workspace with `roots` as its additional roots, each canonicalised once (a root

@@ -73,6 +73,17 @@ impl Workspace {
     /// inside a `.git` directory.
     pub fn resolve_for_write(&self, path: &str) -> Result<PathBuf, ToolError> {
         let real = self.resolve_outside_git(path, "write")?;
+        if let Some(dir) = self.protected.iter().find(|d| real.starts_with(d)) {
+            return Err(ToolError::new(
+                ErrorKind::OutsideWorkspace,
+                format!(
+                    "`{}` is in {}, Tandem's own config or data folder, which no tool or command \
+                     writes (its settings, trust and records are the user's to change)",
+                    path.trim(),
+                    dir.display()
+                ),
+            ));
+        }
         if self.roots().any(|root| real == root) {
             return Err(ToolError::new(
                 ErrorKind::InvalidArguments,
@@ -279,6 +290,29 @@ mod tests {
             let err = ws.resolve(p).unwrap_err();
             assert_eq!(err.kind, ErrorKind::OutsideWorkspace, "{p}: {err}");
         }
+    }
+
+    /// Tandem's own folders in a root (the user opened their home) are never written by a
+    /// tool, through a link or not; they may still be read, and the rest of the root written.
+    #[cfg(unix)]
+    #[test]
+    fn tandems_own_folders_are_not_writable_though_in_a_root() {
+        let (_d, ws) = ws();
+        std::fs::create_dir_all(ws.root().join(".config/tandem")).unwrap();
+        std::os::unix::fs::symlink(ws.root().join(".config"), ws.root().join("cfg")).unwrap();
+        let config = ws.root().join(".config/tandem");
+        let ws = ws.protecting([config]);
+        for p in [
+            ".config/tandem/config.toml",
+            "cfg/tandem/x",
+            ".config/tandem",
+        ] {
+            let err = ws.resolve_for_write(p).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::OutsideWorkspace, "{p}: {err}");
+            assert!(err.message.contains("Tandem's own config or data"), "{err}");
+        }
+        assert!(ws.resolve_for_read(".config/tandem/config.toml").is_ok());
+        assert!(ws.resolve_for_write(".config/other.toml").is_ok());
     }
 
     #[test]

@@ -156,6 +156,7 @@ impl Harness {
                 user_dirs: Vec::new(),
             },
             project_hooks: setup.project_hooks,
+            protected: Vec::new(),
         };
         let agent = Agent::with_tools(settings, Arc::new(client), setup.tools);
         let session = agent.new_session(root.path()).expect("session").session_id;

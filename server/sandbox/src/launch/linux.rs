@@ -407,9 +407,11 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
         private.push(temp);
     }
     // Before the writable roots, so one inside a read-only root is bound over it, writable.
+    // One inside a writable root (Tandem's own config or data dir in a root the user opened)
+    // is bound read-only after that root, below.
+    let inside_writable = |path: &Path| options.writable.iter().any(|w| path.starts_with(w));
     for (path, handle) in &readonly {
-        if options.writable.iter().any(|w| path.starts_with(w)) {
-            // Inside a writable root (the workspace): its files are the workspace's.
+        if inside_writable(path) {
             continue;
         }
         bind_back(path, handle)?;
@@ -439,6 +441,11 @@ fn build_mounts(options: &LaunchOptions) -> Result<(), String> {
                 set_readonly(&git, true, true)?;
             }
         }
+    }
+    for (path, _) in readonly.iter().filter(|(p, _)| inside_writable(p)) {
+        // The root's own view of it (the overlay's, where the root is captured), read-only.
+        mount(Some(path), path, None, libc::MS_BIND | libc::MS_REC, None)?;
+        set_readonly(path, true, true)?;
     }
     Ok(())
 }

@@ -37,6 +37,7 @@ async fn run_in(
     let walls = Walls {
         root: root.to_path_buf(),
         extra_roots: Vec::new(),
+        protected: Vec::new(),
         mode: tandem_sandbox::SandboxMode::WorkspaceWrite,
         network: false,
         key_var: None,

@@ -21,6 +21,7 @@ fn walls(p: &CommandProposal) -> tandem_tools::Walls {
     tandem_tools::Walls {
         root: p.cwd.clone(),
         extra_roots: Vec::new(),
+        protected: Vec::new(),
         mode: tandem_sandbox::SandboxMode::WorkspaceWrite,
         network: false,
         key_var: None,

@@ -20,6 +20,7 @@ fn walls(p: &CommandProposal, mode: tandem_sandbox::SandboxMode) -> tandem_tools
     tandem_tools::Walls {
         root: p.cwd.clone(),
         extra_roots: Vec::new(),
+        protected: Vec::new(),
         mode,
         network: false,
         key_var: None,
