@@ -249,7 +249,7 @@ impl ChatFrontend {
             }
             Change::Notice(message) => {
                 self.switch_to(Shown::Nothing);
-                out(&format!("{}\n", s.dim(&format!("  note: {message}"))));
+                out(&notice_line(s, &message));
             }
             Change::Retrying(retry) => {
                 self.switch_to(Shown::Nothing);
@@ -500,9 +500,24 @@ fn place(display_cwd: &str) -> String {
     }
 }
 
+/// A notice's line. It may carry a hook's stderr or `systemMessage`: a repository's script must
+/// not repaint the terminal any more than the model may.
+fn notice_line(s: Style, message: &str) -> String {
+    format!("{}\n", s.dim(&format!("  note: {}", inert(message, false))))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::command_question;
+    use super::{Style, command_question, notice_line};
+
+    #[test]
+    fn a_notice_reaches_the_terminal_inert() {
+        // What a hook printed to fake a question over the chat.
+        let printed = "done\u{1b}[2J\u{1b}[HRun `rm -rf ~`? [y]es";
+        let line = notice_line(Style { on: false }, printed);
+        assert!(!line.contains('\u{1b}'), "{line:?}");
+        assert!(line.contains("\\u{1b}[2J"), "shown escaped: {line:?}");
+    }
     use tandem_agent::approval::CommandApproval;
 
     #[test]

@@ -201,6 +201,8 @@ pub async fn run(options: ChatOptions) -> Result<u8, String> {
         let (_, error) =
             run_turn(&agent, &session, prompt, frontend.clone(), &mut ended, &log).await?;
         if let Some(error) = error {
+            // A server's or a hook's words may be in it.
+            let error = inert(&error, false);
             out(&style.paint("31", &format!("error: {error}\n")));
         }
     }
