@@ -3,10 +3,10 @@
 // (through shell integration), and the uncommitted changes (`git diff`). The sidecar gets each as
 // a `kind: "editor"` context item with its text; it caps what reaches the model.
 
-import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import type { ContextItem } from '../protocol';
 import { formatProblems, stripTerminalControls, type Problem } from './editorText';
+import { changesText } from './gitChanges';
 
 /** The words that name the editor's own context after an `@`, with what each attaches. */
 export const EDITOR_MENTIONS: ReadonlyArray<{ word: string; what: string }> = [
@@ -17,8 +17,6 @@ export const EDITOR_MENTIONS: ReadonlyArray<{ word: string; what: string }> = [
 
 /** What the editor text each word may carry: the sidecar cuts at 64 KiB anyway. */
 const MAX_TEXT = 64 * 1024;
-/** What git may print before it is cut (a diff of a generated file). */
-const MAX_GIT_BYTES = 1024 * 1024;
 
 /** The special words that start with `query`, for the `@` menu. */
 export function editorMentionsMatching(query: string): string[] {
@@ -90,37 +88,6 @@ export function problemsText(folder: vscode.Uri): string {
     }
   }
   return formatProblems(problems);
-}
-
-/**
- * The uncommitted changes of the folder's repository: the diff against `HEAD` (the empty tree
- * before the first commit), then the untracked files by name. The repository's own config that
- * would run programs (fsmonitor, an external diff, textconv) is switched off: a cloned
- * repository's `.git/config` is not the user's.
- */
-export async function changesText(folder: string): Promise<string> {
-  const hasHead = await git(folder, ['rev-parse', '--verify', '--quiet', 'HEAD']).then(
-    () => true,
-    () => false,
-  );
-  const base = hasHead ? 'HEAD' : '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
-  const diff = await git(folder, ['diff', base, '--no-color', '--no-ext-diff', '--no-textconv']);
-  const untracked = (await git(folder, ['ls-files', '--others', '--exclude-standard', '-z'])).split('\0').filter((p) => p);
-  let out = diff;
-  if (untracked.length > 0) out += `\nUntracked files (${untracked.length}):\n${untracked.join('\n')}\n`;
-  return out.trim() ? out : 'No uncommitted changes.';
-}
-
-function git(cwd: string, args: string[]): Promise<string> {
-  const full = ['-c', 'core.fsmonitor=false', '-c', 'diff.external=', ...args];
-  return new Promise((resolve, reject) => {
-    execFile('git', full, { cwd, maxBuffer: MAX_GIT_BYTES, encoding: 'utf8' }, (error, stdout, stderr) => {
-      // Over the buffer: what came is enough (the sidecar cuts it further).
-      if (error && (error as { code?: unknown }).code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') resolve(stdout);
-      else if (error) reject(new Error(`git ${args[0]} failed in ${cwd}: ${stderr.trim() || error.message}`));
-      else resolve(stdout);
-    });
-  });
 }
 
 /** The context item of an editor word, or why it can't be had. */

@@ -41,3 +41,30 @@ test('an inline edit says what to change and how, and an empty selection means t
   assert.equal(selectionToEdit(editor(chosen), make), chosen);
   assert.deepEqual((selectionToEdit(editor({ isEmpty: true, active: { line: 4 } }), make) as unknown as { range: number[] }).range, [4, 5]);
 });
+
+test("@changes runs none of the repository's own programs: fsmonitor, external diff, textconv, filters", async () => {
+  const { execFileSync } = await import('node:child_process');
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { changesText } = await import('../../src/context/gitChanges');
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tandem-changes-'));
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: root, stdio: 'pipe' });
+  git('init', '-q');
+  fs.writeFileSync(path.join(root, 'a.txt'), 'one\n');
+  git('add', 'a.txt');
+  git('commit', '-qm', 'first');
+  const mark = path.join(root, 'ran');
+  const evil = `touch ${mark}`;
+  for (const key of ['core.fsmonitor', 'diff.external', 'diff.evil.textconv', 'filter.evil.clean']) git('config', key, evil);
+  // A process filter from a file the repository's config includes.
+  fs.writeFileSync(path.join(root, 'included'), `[filter "evil"]\n\tprocess = ${evil}\n`);
+  git('config', 'include.path', '../included');
+  fs.writeFileSync(path.join(root, '.gitattributes'), '*.txt diff=evil filter=evil\n');
+  fs.writeFileSync(path.join(root, 'a.txt'), 'two\n');
+  const out = await changesText(root);
+  assert.match(out, /\+two/);
+  assert.equal(fs.existsSync(mark), false, "the repository's config ran a program");
+  fs.rmSync(root, { recursive: true, force: true });
+});

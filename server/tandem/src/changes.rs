@@ -1,7 +1,10 @@
 //! `@changes` at the terminal: the workspace's uncommitted changes, as `git diff` shows them, for
 //! the user's prompt. The user asked for it, so git runs outside the sandbox, but with the repo
 //! config that would run programs switched off (a cloned repository's `.git/config` is not the
-//! user's): no fsmonitor, no external diff, no textconv filters.
+//! user's): no fsmonitor, no external diff, no textconv filters, and none of the clean, smudge or
+//! process filters the repository's own config defines (a `.gitattributes` line names them, and
+//! `git diff` runs a clean filter on every file it compares). The user's own filters (git-lfs's,
+//! in their global config) still run: they are the user's programs.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -61,11 +64,40 @@ pub fn uncommitted(root: &Path) -> Result<String, String> {
     Ok(out)
 }
 
+/// `-c KEY=` for every filter command the repository's own config (`.git/config`, a worktree's,
+/// and the files they include) sets: an empty command is no filter. Reading the config runs
+/// nothing.
+fn repository_filters_off(root: &Path) -> Vec<String> {
+    let Ok(output) = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args([
+            "config",
+            "--includes",
+            "--show-scope",
+            "--name-only",
+            "--get-regexp",
+        ])
+        .arg(r"^filter\..*\.(clean|smudge|process)$")
+        .stdin(Stdio::null())
+        .output()
+    else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_once('\t'))
+        .filter(|(scope, _)| matches!(*scope, "local" | "worktree"))
+        .flat_map(|(_, key)| ["-c".to_string(), format!("{key}=")])
+        .collect()
+}
+
 fn git(root: &Path, args: &[&str]) -> Result<String, String> {
     let output = Command::new("git")
         .arg("-C")
         .arg(root)
         .args(["-c", "core.fsmonitor=false", "-c", "diff.external="])
+        .args(repository_filters_off(root))
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -164,8 +196,17 @@ mod tests {
         for key in ["core.fsmonitor", "diff.external"] {
             run(root, &["config", key, &evil]);
         }
-        std::fs::write(root.join(".gitattributes"), "*.txt diff=evil\n").unwrap();
+        std::fs::write(root.join(".gitattributes"), "*.txt diff=evil filter=evil\n").unwrap();
         run(root, &["config", "diff.evil.textconv", &evil]);
+        // A clean filter runs on every file `git diff` compares with the index; so would a
+        // process filter, here from a file the repository's config includes.
+        run(root, &["config", "filter.evil.clean", &evil]);
+        std::fs::write(
+            root.join("included"),
+            format!("[filter \"evil\"]\n\tprocess = {evil}\n"),
+        )
+        .unwrap();
+        run(root, &["config", "include.path", "../included"]);
         std::fs::write(root.join("a.txt"), "two\n").unwrap();
         let out = uncommitted(root).unwrap();
         assert!(out.contains("+two"), "{out}");
