@@ -155,3 +155,36 @@ async fn doctor_exits_0_when_a_model_server_answers_and_says_how_to_set_an_unkno
     );
     assert!(!stdout.contains("contextWindow"), "{stdout}");
 }
+
+/// A configured endpoint that doesn't answer is a problem the doctor names (exit 1, the fix on
+/// its last line), even with the model given too, which needs no request to be known.
+#[tokio::test]
+async fn doctor_exits_1_when_the_configured_server_does_not_answer() {
+    let env = Env::new();
+    // A port nothing listens on: bound, then let go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = env
+        .command()
+        .args([
+            "doctor",
+            "--base-url",
+            &format!("http://127.0.0.1:{port}/v1"),
+        ])
+        .args(["--model", "qwen", "--root"])
+        .arg(&env.workspace)
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let last = stdout.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("Problem: the model server at http://127.0.0.1:")
+            && last.contains("TANDEM_BASE_URL"),
+        "{stdout}"
+    );
+}

@@ -39,7 +39,17 @@ pub async fn run(start: StartOptions, root: &Path) -> u8 {
     // What keeps the agent from working at all; each makes the exit code 1.
     let mut problems: Vec<String> = Vec::new();
     match client.endpoint().await {
-        Ok((url, model)) => println!("Endpoint: {url}, model {model}"),
+        Ok((url, model)) => {
+            println!("Endpoint: {url}, model {model}");
+            // A configured endpoint and model are taken as given until a request: ask it now.
+            if let Err(e) = client.list_models().await {
+                println!("  it does not answer: {e}");
+                problems.push(format!(
+                    "the model server at {url} did not answer: start it, or fix base_url under \
+                     [provider] in config.toml (--base-url, TANDEM_BASE_URL)"
+                ));
+            }
+        }
         Err(e) => {
             println!("Endpoint: none ({e})");
             problems.push(
