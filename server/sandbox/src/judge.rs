@@ -166,7 +166,7 @@ const HARMLESS_DEVICES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr"];
 
 /// Judges `line` under `rules`, run from `place` by a `dialect` shell.
 pub fn judge(line: &str, rules: &Rules, place: &Place, dialect: Dialect) -> Judgement {
-    if let Some((part, rule)) = denied_in_text(line, &rules.deny) {
+    if let Some((part, rule)) = crate::deny::denied(line, &rules.deny) {
         return Judgement::Denied { part, rule };
     }
     if dialect != Dialect::Posix {
@@ -200,6 +200,9 @@ pub fn judge(line: &str, rules: &Rules, place: &Place, dialect: Dialect) -> Judg
         }
         by.dedup();
         return Judgement::Allowed { by };
+    }
+    if let Some(why) = crate::precheck::ambiguous(line) {
+        return ask(line, Reason::Unparsed(why));
     }
     let script = match shell::parse(line) {
         Ok(script) => script,
@@ -237,6 +240,12 @@ pub fn judge(line: &str, rules: &Rules, place: &Place, dialect: Dialect) -> Judg
             (RedirectKind::Read, Some(t)) if t.known && is_socket(&t.text) => {
                 Some("it opens a network connection".to_string())
             }
+            // `cat < FILE`, `<FILE cmd`, `0<FILE`: a read of FILE, judged as a read-only
+            // command's file words are.
+            (RedirectKind::Read, Some(t)) if path_outside(t, &cwds, place) => Some(
+                "it reads a file outside the workspace and its temp dir (links followed)"
+                    .to_string(),
+            ),
             (RedirectKind::Read, _) => None,
             (RedirectKind::Write, Some(t)) if t.known && in_git_dir(&t.text) => {
                 Some("it writes into a repository's `.git` (hooks and config run code)".to_string())
@@ -352,7 +361,8 @@ fn directories(commands: &[Simple], place: &Place) -> Result<Vec<PathBuf>, Quest
         };
         let mut next = Vec::new();
         for cwd in &cwds {
-            let to = cwd.join(&target);
+            // The shell moves logically: `cd link/..` is back where it was, whatever `link` is.
+            let to = crate::reach::logical(&cwd.join(&target));
             if !inside(&to, &place.workspace) {
                 return Err(Question {
                     part: command.text.clone(),
@@ -376,16 +386,13 @@ fn directories(commands: &[Simple], place: &Place) -> Result<Vec<PathBuf>, Quest
 fn reads_outside(words: &[Word], cwds: &[PathBuf], place: &Place) -> Option<String> {
     for word in words {
         let text = word.text.as_str();
-        let outside = if !word.known {
-            // An expansion: only a relative one with no `..` stays below the directory.
-            text.starts_with(['/', '~', '$', '=', '`']) || text.contains("..")
-        } else if text.starts_with('-') {
+        let outside = if word.known && text.starts_with('-') {
             match text.split_once('=') {
                 Some((_, value)) => !value.is_empty() && !reads_inside(value, cwds, place),
                 None => text.contains('/'),
             }
         } else {
-            !reads_inside(text, cwds, place)
+            path_outside(word, cwds, place)
         };
         if outside {
             return Some(format!(
@@ -394,6 +401,24 @@ fn reads_outside(words: &[Word], cwds: &[PathBuf], place: &Place) -> Option<Stri
         }
     }
     None
+}
+
+/// A file word (or a read redirection's target) that may name a file outside the workspace
+/// and its temp dir. An expansion of a variable or a command's output may be any path
+/// (`"$(echo /etc/shadow)"`, `.$X` with `X=/../..`); a glob is walked, links followed
+/// (`vendor/*` where `vendor` or an entry in it links out).
+fn path_outside(word: &Word, cwds: &[PathBuf], place: &Place) -> bool {
+    let text = word.text.as_str();
+    if word.known {
+        return !reads_inside(text, cwds, place);
+    }
+    if text.starts_with(['/', '~', '=']) || text.contains(['$', '`']) || text.contains("..") {
+        return true;
+    }
+    let inside = |path: &Path| writable(path, place);
+    !cwds
+        .iter()
+        .all(|cwd| crate::reach::glob_stays(cwd, text, &inside))
 }
 
 fn reads_inside(path: &str, cwds: &[PathBuf], place: &Place) -> bool {
@@ -451,37 +476,13 @@ fn denied_words(words: &[Word], deny: &AllowList) -> Option<String> {
         .enumerate()
         .map(|(i, w)| {
             if i == 0 {
-                base(&w.text)
+                crate::deny::base(&w.text)
             } else {
                 w.text.clone()
             }
         })
         .collect();
     deny.matching(&known).map(str::to_string)
-}
-
-/// A deny rule matching any run of words in the raw line, split at blanks, operators and
-/// quotes: what a shell might run, however it nests or quotes it.
-fn denied_in_text(line: &str, deny: &AllowList) -> Option<(String, String)> {
-    let tokens: Vec<String> = line
-        .split(|c: char| c.is_whitespace() || ";&|()<>`$\"'{}\\".contains(c))
-        .filter(|t| !t.is_empty())
-        .map(str::to_string)
-        .collect();
-    (0..tokens.len()).find_map(|i| {
-        let mut run = tokens[i..].to_vec();
-        run[0] = base(&run[0]);
-        deny.matching(&run)
-            .map(|rule| (line.trim().to_string(), rule.to_string()))
-    })
-}
-
-fn base(program: &str) -> String {
-    program
-        .rsplit(['/', '\\'])
-        .next()
-        .unwrap_or(program)
-        .to_string()
 }
 
 /// The narrowest rules that would let `line` run unasked, for "always allow": for each part no
@@ -520,12 +521,7 @@ pub fn always_patterns(
                 crate::allow::split_checked(&question.part).ok()?
             }
         };
-        let pattern: Vec<String> = words
-            .into_iter()
-            .take_while(|w| !w.starts_with('-'))
-            .take(3)
-            .collect();
-        let pattern = shell_join(&pattern)?;
+        let pattern = shell_join(&narrowest(&words)?)?;
         if patterns.contains(&pattern) {
             return None;
         }
@@ -541,6 +537,150 @@ pub fn always_patterns(
         }
     }
     None
+}
+
+/// Programs that run whatever follows them (another command, text as code): a rule naming one
+/// alone would admit every program.
+const LAUNCHERS: &[&str] = &[
+    "env",
+    "xargs",
+    "sudo",
+    "doas",
+    "su",
+    "time",
+    "nice",
+    "nohup",
+    "timeout",
+    "exec",
+    "eval",
+    "command",
+    "builtin",
+    "busybox",
+    "stdbuf",
+    "ionice",
+    "setsid",
+    "chroot",
+    "watch",
+    "strace",
+    "ltrace",
+    "flock",
+    "unshare",
+    "nsenter",
+    "taskset",
+    "chrt",
+    "script",
+    "parallel",
+    "pkexec",
+    "run0",
+    "fakeroot",
+    "proot",
+    "firejail",
+    "systemd-run",
+    "source",
+    ".",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "sed",
+];
+
+/// Shells, interpreters and package runners: a rule must name the script, module or package
+/// they run (`python3 -m pytest`, `bash scripts/x.sh`, `npx jest`), never the program alone.
+const INTERPRETERS: &[&str] = &[
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "ksh",
+    "mksh",
+    "ash",
+    "yash",
+    "fish",
+    "csh",
+    "tcsh",
+    "python",
+    "python2",
+    "python3",
+    "pypy",
+    "pypy3",
+    "perl",
+    "ruby",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "php",
+    "lua",
+    "luajit",
+    "tclsh",
+    "Rscript",
+    "julia",
+    "pwsh",
+    "powershell",
+    "osascript",
+    "npx",
+    "uvx",
+    "pipx",
+    "bunx",
+    "pnpx",
+    "uv",
+    "poetry",
+    "pipenv",
+    "conda",
+    "npm",
+    "pnpm",
+    "yarn",
+];
+
+fn runs_anything(word: &str) -> bool {
+    let name = crate::deny::base(word);
+    // `python3.12`, `node22`: the same interpreter.
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    INTERPRETERS.contains(&name.as_str()) || INTERPRETERS.contains(&stem)
+}
+
+/// The words of the narrowest rule for a command: its program and the words after it up to the
+/// first option, at most three (`cargo test -p core` gives `cargo test`). An interpreter, shell
+/// or package runner among them must be followed by what it runs (`python3 -m MOD`, a script, a
+/// subcommand); code given inline (`-c`, `-e`) or a launcher (`env`, `sudo`, `xargs`) gets
+/// no rule at all.
+fn narrowest(words: &[String]) -> Option<Vec<String>> {
+    let mut pattern: Vec<String> = words
+        .iter()
+        .take_while(|w| !w.starts_with('-'))
+        .take(3)
+        .cloned()
+        .collect();
+    for (i, word) in words.iter().enumerate() {
+        if i >= pattern.len() {
+            break;
+        }
+        let name = crate::deny::base(word);
+        if LAUNCHERS.contains(&name.as_str()) {
+            return None;
+        }
+        if !runs_anything(word) {
+            continue;
+        }
+        match words.get(i + 1).map(String::as_str) {
+            // `python3 -m pytest`: the module.
+            Some("-m") if name.starts_with("python") || name.starts_with("pypy") => {
+                let module = words.get(i + 2).filter(|m| !m.starts_with('-'))?;
+                pattern.truncate(i + 1);
+                pattern.extend(["-m".to_string(), module.clone()]);
+                return Some(pattern);
+            }
+            // `-c`, `-e`, `-` (its input), any option before the script: no narrow rule.
+            Some(next) if !next.starts_with('-') && !next.starts_with('+') => {
+                if pattern.len() < i + 2 {
+                    pattern.push(next.to_string());
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(pattern)
 }
 
 /// Words as an allow-list entry: each must pass the entry rules unquoted.

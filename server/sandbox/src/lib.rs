@@ -40,12 +40,15 @@
 pub mod allow;
 pub mod capture;
 pub mod confine;
+mod deny;
 pub mod env;
 pub mod gitdirs;
 pub mod judge;
 pub mod launch;
 mod plain_lists;
+mod precheck;
 mod programs;
+mod reach;
 mod readonly;
 pub mod seatbelt;
 #[cfg(target_os = "linux")]

@@ -28,7 +28,6 @@ const fn plain(name: &'static str) -> ReadOnly {
 }
 
 const LIST: &[ReadOnly] = &[
-    plain("ls"),
     plain("cat"),
     plain("head"),
     plain("tail"),
@@ -48,18 +47,12 @@ const LIST: &[ReadOnly] = &[
     plain("whoami"),
     plain("id"),
     plain("stat"),
-    plain("du"),
     plain("df"),
     plain("cut"),
     plain("tr"),
     plain("paste"),
     plain("comm"),
     plain("cmp"),
-    plain("diff"),
-    plain("grep"),
-    plain("egrep"),
-    plain("fgrep"),
-    plain("file"),
     plain("which"),
     plain("strings"),
     plain("od"),
@@ -71,12 +64,9 @@ const LIST: &[ReadOnly] = &[
     plain("cksum"),
     plain("column"),
     plain("jq"),
-    plain("test"),
-    plain("["),
     plain("sleep"),
     plain("nproc"),
     plain("printenv"),
-    plain("uniq"),
     ReadOnly {
         any_word: true,
         ..plain("echo")
@@ -91,34 +81,95 @@ const LIST: &[ReadOnly] = &[
         short: &['s'],
         ..plain("date")
     },
+    // `-T DIR` writes its temporary files there.
     ReadOnly {
-        long: &["--output", "--compress-program"],
-        short: &['o'],
+        long: &["--output", "--compress-program", "--temporary-directory"],
+        short: &['o', 'T'],
         ..plain("sort")
     },
+    // `-o` writes the listing, `-R` reruns itself with `-o 00Tree.html` in every directory;
+    // `-l` follows links to directories.
     ReadOnly {
-        long: &["--fromfile"],
-        short: &['o'],
+        long: &["--fromfile", "--output"],
+        short: &['o', 'R', 'l'],
         ..plain("tree")
     },
-    // `--pre` and `-z` run other programs on each file; `--hostname-bin` runs one.
+    // `--pre` and `-z` run other programs on each file; `--hostname-bin` runs one; `-L` follows
+    // links out of the tree it searches.
     ReadOnly {
-        long: &["--pre", "--pre-glob", "--search-zip", "--hostname-bin"],
-        short: &['z'],
+        long: &[
+            "--pre",
+            "--pre-glob",
+            "--search-zip",
+            "--hostname-bin",
+            "--follow",
+        ],
+        short: &['z', 'L'],
         ..plain("rg")
     },
     ReadOnly {
-        long: &["--exec", "--exec-batch"],
-        short: &['x', 'X'],
+        long: &["--exec", "--exec-batch", "--follow"],
+        short: &['x', 'X', 'L'],
         ..plain("fd")
     },
+    // `-L` and `-follow` follow links out of the tree.
     ReadOnly {
         words: &[
             "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf",
-            "-fls",
+            "-fls", "-L", "-follow",
         ],
         ..plain("find")
     },
+    // `-L` follows links (`ls -R -L` lists a tree outside).
+    ReadOnly {
+        long: &["--dereference"],
+        short: &['L'],
+        ..plain("ls")
+    },
+    ReadOnly {
+        long: &["--dereference"],
+        short: &['L'],
+        ..plain("du")
+    },
+    // `-R` follows every link in the tree it searches.
+    ReadOnly {
+        long: &["--dereference-recursive"],
+        short: &['R'],
+        ..plain("grep")
+    },
+    ReadOnly {
+        long: &["--dereference-recursive"],
+        short: &['R'],
+        ..plain("egrep")
+    },
+    ReadOnly {
+        long: &["--dereference-recursive"],
+        short: &['R'],
+        ..plain("fgrep")
+    },
+    // `diff -r` reads what the links in both trees point to.
+    ReadOnly {
+        long: &["--recursive"],
+        short: &['r'],
+        ..plain("diff")
+    },
+    // `-C` compiles a magic file, writing `NAME.mgc`.
+    ReadOnly {
+        long: &["--compile"],
+        short: &['C'],
+        ..plain("file")
+    },
+    // `-v NAME[SUB]` and `-R` evaluate an array subscript, which runs `$(...)` in it.
+    ReadOnly {
+        words: &["-v", "-R"],
+        ..plain("test")
+    },
+    ReadOnly {
+        words: &["-v", "-R"],
+        ..plain("[")
+    },
+    // `uniq IN OUT` writes OUT: one file operand at most (`uniq_operands`).
+    plain("uniq"),
 ];
 
 /// `git` subcommands that only read (git's own deny list of the allow-list applies too).
@@ -170,7 +221,15 @@ pub(crate) fn judge(words: &[Word]) -> Option<Result<(), String>> {
         return Some(sed(&words[1..]));
     }
     let entry = LIST.iter().find(|e| e.name == program.text)?;
-    Some(words[1..].iter().try_for_each(|w| check(entry, w)))
+    Some(
+        words[1..]
+            .iter()
+            .try_for_each(|w| check(entry, w))
+            .and_then(|()| match program.text.as_str() {
+                "uniq" => uniq_operands(&words[1..]),
+                _ => Ok(()),
+            }),
+    )
 }
 
 fn check(entry: &ReadOnly, word: &Word) -> Result<(), String> {
@@ -197,6 +256,30 @@ fn check(entry: &ReadOnly, word: &Word) -> Result<(), String> {
             entry.name
         ))
     })
+}
+
+/// `uniq [OPTION]... [INPUT [OUTPUT]]`: a second operand is a file it writes.
+fn uniq_operands(rest: &[Word]) -> Result<(), String> {
+    let mut operands = 0;
+    let mut options = true;
+    let mut words = rest.iter();
+    while let Some(w) = words.next() {
+        let t = w.text.as_str();
+        if options && w.known && t == "--" {
+            options = false;
+        } else if options && w.known && t.starts_with('-') && t.len() > 1 {
+            // Options with a separate value: `-f N`, `-s N`, `-w N`.
+            if matches!(t, "-f" | "-s" | "-w") {
+                words.next();
+            }
+        } else {
+            operands += 1;
+        }
+    }
+    if operands > 1 {
+        return Err("`uniq IN OUT` writes its second file".to_string());
+    }
+    Ok(())
 }
 
 fn git(rest: &[Word]) -> Result<(), String> {

@@ -425,14 +425,43 @@ impl<'a> Walk<'a> {
                 Ok(())
             }
             "heredoc_redirect" => {
+                let (delimiter, quoted) = node
+                    .child_by_field_name("delimiter")
+                    .or_else(|| {
+                        (0..node.named_child_count())
+                            .filter_map(|i| node.named_child(i))
+                            .find(|c| c.kind() == "heredoc_start")
+                    })
+                    .map(|start| heredoc_delimiter(self.text(start)))
+                    .ok_or_else(|| unparsed("a here-document without a delimiter", &text))?
+                    .ok_or_else(|| {
+                        unparsed(
+                            "a here-document whose delimiter is partly quoted or escaped",
+                            &text,
+                        )
+                    })?;
+                let dash = (0..node.child_count())
+                    .filter_map(|i| node.child(i))
+                    .any(|c| !c.is_named() && self.text(c) == "<<-");
                 for i in 0..node.child_count() {
                     let Some(child) = node.child(i) else { continue };
                     if !child.is_named() {
                         continue;
                     }
                     match child.kind() {
-                        "heredoc_start" | "heredoc_end" | "file_descriptor" => {}
-                        "heredoc_body" => self.substitutions_in(child, substituted)?,
+                        "heredoc_start" | "file_descriptor" => {}
+                        "heredoc_end" => {
+                            if self.text(child).trim_start_matches('\t') != delimiter {
+                                return Err(unparsed(
+                                    "a here-document whose end the parser may place elsewhere than the shell",
+                                    &text,
+                                ));
+                            }
+                        }
+                        "heredoc_body" => {
+                            self.check_heredoc_body(child, &delimiter, quoted, dash, &text)?;
+                            self.substitutions_in(child, substituted)?
+                        }
                         "file_redirect" | "herestring_redirect" => {
                             self.redirect(child, substituted)?
                         }
@@ -449,6 +478,39 @@ impl<'a> Walk<'a> {
             }
             kind => Err(unparsed(construct(kind), &text)),
         }
+    }
+
+    /// A body the parser and the shell may end or expand differently: a line ending in a
+    /// backslash (the shell joins it to the next in an unquoted body, so a delimiter split
+    /// across two lines ends it), a line that is the delimiter inside what the parser took for
+    /// the body, and in an unquoted body backticks, `$(` and `$[` (the grammar's heredoc scanner
+    /// misses some of them; the shell runs them all).
+    fn check_heredoc_body(
+        &self,
+        body: Node,
+        delimiter: &str,
+        quoted: bool,
+        dash: bool,
+        text: &str,
+    ) -> Result<(), Unparsed> {
+        let content = self.text(body);
+        let odd = content.lines().any(|line| {
+            let line = if dash {
+                line.trim_start_matches('\t')
+            } else {
+                line
+            };
+            line.ends_with('\\') || line == delimiter
+        }) || (!quoted
+            && (content.contains('`') || content.contains("$(") || content.contains("$[")));
+        if odd {
+            return Err(unparsed(
+                "a here-document whose body the parser and the shell may read differently \
+                 (a line ending in a backslash, or a substitution in an unquoted body)",
+                text,
+            ));
+        }
+        Ok(())
     }
 
     /// The command substitutions in a here-document's body, each judged as a command.
@@ -620,6 +682,24 @@ impl<'a> Walk<'a> {
         }
         build.literal(&literal);
     }
+}
+
+/// A here-document's delimiter as the shell ends it, and whether it is quoted (the body then
+/// expands nothing): only a plain word, or one wholly in single or double quotes. Partly quoted
+/// (`E"O"F`), escaped (`\EOF`) or `$'…'` delimiters are `None`: the grammar's scanner and the
+/// shell may end the body at different lines.
+fn heredoc_delimiter(start: &str) -> Option<(String, bool)> {
+    let plain = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    };
+    for q in ['\'', '"'] {
+        if let Some(inner) = start.strip_prefix(q).and_then(|s| s.strip_suffix(q)) {
+            return plain(inner).then(|| (inner.to_string(), true));
+        }
+    }
+    plain(start).then(|| (start.to_string(), false))
 }
 
 /// Inside double quotes a backslash escapes only `$`, a backtick, `"`, `\` and a newline.

@@ -8,6 +8,8 @@ mod allow_props;
 #[cfg(target_os = "linux")]
 mod confine;
 mod corpus;
+#[cfg(target_os = "linux")]
+mod differential;
 mod env;
 mod judge;
 mod launch;
