@@ -41,6 +41,12 @@ def aider():
     return out.strip().splitlines()[-1]
 
 
+def opencode():
+    out = subprocess.run(["bash", os.path.join(REPO, "bench", "tasks", "opencode-setup.sh")],
+                         check=True, stdout=subprocess.PIPE, text=True).stdout
+    return out.strip().splitlines()[-1]
+
+
 def _paths_env():
     path = os.path.join(cache_root(), "llama", "paths.env")
     env = {}
