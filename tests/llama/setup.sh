@@ -110,10 +110,11 @@ if [ -n "$MODEL_SHA256" ] && [ "$sum" != "$MODEL_SHA256" ]; then
   exit 1
 fi
 
-# server-setup.sh's lines (llama-server) are kept; they share the file under this lock.
+# server-setup.sh's lines (llama-server) and coder-model-setup.sh's are kept; they share the
+# file under this lock.
 exec 7>"$root/.env.lock"
 flock 7
-server_lines=$(grep '^TANDEM_LLAMA_SERVER' "$root/paths.env" 2>/dev/null || true)
+server_lines=$(grep -e '^TANDEM_LLAMA_SERVER' -e '^TANDEM_CODER_MODEL' "$root/paths.env" 2>/dev/null || true)
 cat >"$root/paths.env.tmp" <<EOF
 # Written by tests/llama/setup.sh: source it, then run tests/llama/serve.sh.
 TANDEM_LLAMA_PYTHON=$venv/bin/python

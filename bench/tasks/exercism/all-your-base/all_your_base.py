@@ -1,0 +1,2 @@
+def rebase(input_base, digits, output_base):
+    pass

@@ -1,0 +1,7 @@
+
+class ConnectGame:
+    def __init__(self, board):
+        pass
+
+    def get_winner(self):
+        pass

@@ -1,0 +1,2 @@
+def cipher_text(plain_text):
+    pass

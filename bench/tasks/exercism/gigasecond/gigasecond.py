@@ -1,0 +1,2 @@
+def add(moment):
+    pass

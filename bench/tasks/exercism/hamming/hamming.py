@@ -1,0 +1,2 @@
+def distance(strand_a, strand_b):
+    pass

@@ -1,0 +1,2 @@
+def is_valid(isbn):
+    pass

@@ -1,0 +1,2 @@
+def combinations(target, size, exclude):
+    pass
