@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The full tier's real-model stage: one short bug fix (bench/tasks/bugfix/calc) with
+# The real-model stage (run by hand for now, not yet by tests/run-all: it asserts that no turn
+# ends with exit 0 on a call written as text and left unrun, which the small model still causes
+# until the text-call harness of issue 42 lands): one short bug fix (bench/tasks/bugfix/calc) with
 # Qwen2.5-Coder-0.5B-Instruct on llama.cpp's llama-server, through `tandem exec`; check.py
 # asserts Tandem's behaviour and reports whether the model solved it.
 #
