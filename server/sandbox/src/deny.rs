@@ -59,49 +59,12 @@ const SHELLS: &[&str] = &[
     "osascript",
 ];
 
-/// Programs whose further words are a command (or text run as one).
-const WRAPPERS: &[&str] = &[
-    "sudo",
-    "doas",
-    "su",
-    "env",
-    "xargs",
-    "time",
-    "nice",
-    "nohup",
-    "timeout",
-    "exec",
-    "eval",
-    "command",
-    "builtin",
-    "busybox",
-    "stdbuf",
-    "ionice",
-    "setsid",
-    "chroot",
-    "watch",
-    "strace",
-    "ltrace",
-    "flock",
-    "unshare",
-    "nsenter",
-    "taskset",
-    "chrt",
-    "script",
-    "parallel",
-    "pkexec",
-    "run0",
-    "fakeroot",
-    "proot",
-    "firejail",
-    "systemd-run",
-    "source",
-    ".",
-    "npx",
-    "uvx",
-    "pipx",
-    "bunx",
-];
+/// Programs whose further words are a command (or text run as one): the launchers every
+/// judgement knows, and the package runners.
+fn wraps(name: &str) -> bool {
+    crate::programs::RUNS_A_COMMAND.contains(&name)
+        || ["npx", "uvx", "pipx", "bunx"].contains(&name)
+}
 
 /// Words after which the next word starts a command.
 const RESERVED: &[&str] = &[
@@ -310,7 +273,7 @@ impl Scan {
             let reserved = name.as_deref().is_some_and(|n| RESERVED.contains(&n));
             if *position && !assignment && !reserved {
                 *position = false;
-                if name.as_deref().is_some_and(|n| WRAPPERS.contains(&n)) {
+                if name.as_deref().is_some_and(wraps) {
                     *wrapped = true;
                 }
             }
@@ -547,9 +510,7 @@ impl Scan {
                 w.position
                     && !w.literal().is_some_and(|l| {
                         let name = base(&l);
-                        WRAPPERS.contains(&name.as_str())
-                            || RESERVED.contains(&name.as_str())
-                            || l.contains('=')
+                        wraps(&name) || RESERVED.contains(&name.as_str()) || l.contains('=')
                     })
             })
             .unwrap_or(0);

@@ -541,49 +541,10 @@ pub fn always_patterns(
 
 /// Programs that run whatever follows them (another command, text as code): a rule naming one
 /// alone would admit every program.
-const LAUNCHERS: &[&str] = &[
-    "env",
-    "xargs",
-    "sudo",
-    "doas",
-    "su",
-    "time",
-    "nice",
-    "nohup",
-    "timeout",
-    "exec",
-    "eval",
-    "command",
-    "builtin",
-    "busybox",
-    "stdbuf",
-    "ionice",
-    "setsid",
-    "chroot",
-    "watch",
-    "strace",
-    "ltrace",
-    "flock",
-    "unshare",
-    "nsenter",
-    "taskset",
-    "chrt",
-    "script",
-    "parallel",
-    "pkexec",
-    "run0",
-    "fakeroot",
-    "proot",
-    "firejail",
-    "systemd-run",
-    "source",
-    ".",
-    "awk",
-    "gawk",
-    "mawk",
-    "nawk",
-    "sed",
-];
+fn launches(name: &str) -> bool {
+    crate::programs::RUNS_A_COMMAND.contains(&name)
+        || ["awk", "gawk", "mawk", "nawk", "sed"].contains(&name)
+}
 
 /// Shells, interpreters and package runners: a rule must name the script, module or package
 /// they run (`python3 -m pytest`, `bash scripts/x.sh`, `npx jest`), never the program alone.
@@ -657,7 +618,7 @@ fn narrowest(words: &[String]) -> Option<Vec<String>> {
             break;
         }
         let name = crate::deny::base(word);
-        if LAUNCHERS.contains(&name.as_str()) {
+        if launches(&name) {
             return None;
         }
         if !runs_anything(word) {

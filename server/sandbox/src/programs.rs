@@ -113,3 +113,44 @@ fn make_word(word: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Programs whose further words are another command they run (`sudo`, `env`, `timeout`, …):
+/// the deny rules look past them, and no "always" rule names one alone.
+pub(crate) const RUNS_A_COMMAND: &[&str] = &[
+    "sudo",
+    "doas",
+    "su",
+    "env",
+    "xargs",
+    "time",
+    "nice",
+    "nohup",
+    "timeout",
+    "exec",
+    "eval",
+    "command",
+    "builtin",
+    "busybox",
+    "stdbuf",
+    "ionice",
+    "setsid",
+    "chroot",
+    "watch",
+    "strace",
+    "ltrace",
+    "flock",
+    "unshare",
+    "nsenter",
+    "taskset",
+    "chrt",
+    "script",
+    "parallel",
+    "pkexec",
+    "run0",
+    "fakeroot",
+    "proot",
+    "firejail",
+    "systemd-run",
+    "source",
+    ".",
+];
